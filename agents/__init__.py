@@ -1,0 +1,5 @@
+"""Agents: the `Agent` interface, the registry of built-in agents and `agents.make`."""
+from agents.base import Agent, UnknownAgent, BadAgentParameter
+from agents.registry import agent_names, make, agent_class
+
+__all__ = ["Agent", "UnknownAgent", "BadAgentParameter", "agent_names", "make", "agent_class"]

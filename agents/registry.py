@@ -1,0 +1,26 @@
+"""Built-in agents by name."""
+import importlib
+
+from agents.base import UnknownAgent
+
+# name -> "module:Class"; an agent is listed once it plays every registered game.
+BUILTIN = {
+    "random": "agents.simple:RandomAgent",
+    "greedy": "agents.simple:GreedyAgent",
+}
+
+
+def agent_names():
+    return sorted(BUILTIN)
+
+
+def agent_class(name):
+    try:
+        module, cls = BUILTIN[name].split(":")
+    except KeyError:
+        raise UnknownAgent(f"unknown agent {name!r}; built-in agents: {', '.join(agent_names())}") from None
+    return getattr(importlib.import_module(module), cls)
+
+
+def make(name, **params):
+    return agent_class(name)(**params)

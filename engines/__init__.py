@@ -1,0 +1,4 @@
+"""Game engines and their registry: `engines.make("wizard", players=4, seed=1)`."""
+from engines.registry import GameSpec, UnknownGame, BadParameter, game_ids, spec, make
+
+__all__ = ["GameSpec", "UnknownGame", "BadParameter", "game_ids", "spec", "make"]

@@ -1,0 +1,403 @@
+"""Insert (BGA), published as DONUTS: rules in RULES.md sections 2 and 7.1.
+
+Squares are numbered rank * 6 + file (a1 = 0, f1 = 5, a6 = 30, f6 = 35); player 0 plays red (R),
+player 1 white (W). An action is the square a ring is placed on.
+"""
+import json
+import os
+from libc.stdint cimport uint64_t, int8_t
+from libc.string cimport memset
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, rng_shuffle, HORIZON_ROUND
+
+DEF N = 36          # squares
+DEF RINGS = 30      # 15 per player: the game ends after 30 plies
+
+cdef struct InsertPos:
+    uint64_t key            # Zobrist key: rings, side to move, last square (tile layout excluded)
+    uint64_t layout_key     # hash of the tile layout (part of the infoset key)
+    int8_t owner[N]         # -1 empty, else the player whose ring is there
+    int8_t orient[N]        # line through each square: 0 H, 1 V, 2 rising /, 3 falling backslash
+    int8_t last             # square of the previous ring, -1 before the first move
+    int8_t to_move
+    int8_t ply              # rings placed
+    int8_t winner           # -1 while playing, 0 or 1, 2 for a draw
+    int8_t axes             # insertion axes counted: 4 (all) or 2 (orthogonal)
+    int8_t tiebreak_next    # compare next largest groups on equal largest groups
+    int8_t first_player
+    int8_t _pad
+
+# Rays from each square in 8 directions; direction 2k and 2k+1 form axis k (same codes as orient).
+cdef int8_t RAY[N][8][5]
+cdef int8_t RAY_LEN[N][8]
+cdef uint64_t Z_RING[N][2]
+cdef uint64_t Z_LAST[N + 1]
+cdef uint64_t Z_SIDE
+cdef int8_t WINDOWS[32][5]       # every 5-square segment of a row, column or diagonal
+cdef int N_WINDOWS = 0
+
+ORIENT_CHARS = "HV/\\"
+LINE_MARKS = "-|/\\"
+RING_CHARS = "RW"
+
+
+cdef void _init_tables():
+    cdef int dfs[8]
+    cdef int drs[8]
+    cdef int s, d, f, r, k, i
+    cdef Rng rng
+    dfs[:] = [1, -1, 0, 0, 1, -1, 1, -1]
+    drs[:] = [0, 0, 1, -1, 1, -1, -1, 1]
+    for s in range(N):
+        for d in range(8):
+            f, r, k = s % 6 + dfs[d], s // 6 + drs[d], 0
+            while 0 <= f < 6 and 0 <= r < 6:
+                RAY[s][d][k] = r * 6 + f
+                k += 1
+                f += dfs[d]
+                r += drs[d]
+            RAY_LEN[s][d] = k
+    rng_seed(&rng, 0x1A5E27)
+    for s in range(N):
+        Z_RING[s][0] = rng_next(&rng)
+        Z_RING[s][1] = rng_next(&rng)
+    for s in range(N + 1):
+        Z_LAST[s] = rng_next(&rng)
+    global Z_SIDE, N_WINDOWS
+    Z_SIDE = rng_next(&rng)
+    # a window starts at s going in the positive direction of each axis (E, N, NE, SE)
+    for s in range(N):
+        for d in range(0, 8, 2):
+            if RAY_LEN[s][d] >= 4:
+                WINDOWS[N_WINDOWS][0] = s
+                for i in range(4):
+                    WINDOWS[N_WINDOWS][i + 1] = RAY[s][d][i]
+                N_WINDOWS += 1
+
+_init_tables()
+
+
+def _load_tiles():
+    with open(os.path.join(os.path.dirname(__file__), "data", "insert_tiles.json")) as f:
+        raw = json.load(f)["tiles"]
+    return {name: [row.split() for row in rows] for name, rows in raw.items()}
+
+TILES = _load_tiles()
+
+
+def layout_from_tiles(order, rotations=(0, 0, 0, 0)):
+    """The 36 line orientations (rank-major from a1) of tiles placed top-left, top-right,
+    bottom-left, bottom-right, each turned clockwise by 90 degrees times its rotation."""
+    swap = {"H": "V", "V": "H", "/": "\\", "\\": "/"}
+    grid = [[None] * 6 for _ in range(6)]          # grid[visual row from the top][file]
+    for pos, (name, turns) in enumerate(zip(order, rotations)):
+        cells = [list(row) for row in TILES[name]]
+        for _ in range(turns % 4):
+            cells = [[swap[cells[2 - c][r]] for c in range(3)] for r in range(3)]
+        for r in range(3):
+            for c in range(3):
+                grid[3 * (pos // 2) + r][3 * (pos % 2) + c] = cells[r][c]
+    return "".join(grid[5 - rank][f] for rank in range(6) for f in range(6))
+
+
+cdef inline int _run_end(InsertPos* p, int s, int d, int me) noexcept nogil:
+    """The first square beyond the run of `me`'s rings from s in direction d; -1 off the board."""
+    cdef int i
+    for i in range(RAY_LEN[s][d]):
+        if p.owner[RAY[s][d][i]] != me:
+            return RAY[s][d][i]
+    return -1
+
+cdef inline int _line_length(InsertPos* p, int s, int axis, int me) noexcept nogil:
+    cdef int n = 1, i, d
+    for d in range(2 * axis, 2 * axis + 2):
+        for i in range(RAY_LEN[s][d]):
+            if p.owner[RAY[s][d][i]] != me:
+                break
+            n += 1
+    return n
+
+cdef inline void _flip(InsertPos* p, int s, int me) noexcept nogil:
+    p.key ^= Z_RING[s][1 - me] ^ Z_RING[s][me]
+    p.owner[s] = me
+
+cdef inline bint _has_five(InsertPos* p, int s, int me) noexcept nogil:
+    cdef int axis
+    for axis in range(4):
+        if _line_length(p, s, axis, me) >= 5:
+            return True
+    return False
+
+cdef int _groups(InsertPos* p, int me, int* sizes) noexcept nogil:
+    """Sizes of `me`'s orthogonal groups, largest first; returns how many."""
+    cdef int seen[N]
+    cdef int stack[N]
+    cdef int s, t, top, n = 0, size, d, i, j, k
+    memset(seen, 0, sizeof(seen))
+    for s in range(N):
+        if p.owner[s] != me or seen[s]:
+            continue
+        seen[s] = 1
+        stack[0] = s
+        top, size = 1, 0
+        while top:
+            top -= 1
+            t = stack[top]
+            size += 1
+            for d in range(4):
+                if RAY_LEN[t][d]:
+                    i = RAY[t][d][0]
+                    if p.owner[i] == me and not seen[i]:
+                        seen[i] = 1
+                        stack[top] = i
+                        top += 1
+        # insertion sort, descending
+        j = n
+        while j > 0 and sizes[j - 1] < size:
+            sizes[j] = sizes[j - 1]
+            j -= 1
+        sizes[j] = size
+        n += 1
+    return n
+
+cdef int _legal(InsertPos* p, action_t* out) noexcept nogil:
+    cdef int n = 0, d, i, s, o
+    if p.last >= 0:
+        o = p.orient[p.last]
+        for d in range(2 * o, 2 * o + 2):
+            for i in range(RAY_LEN[p.last][d]):
+                s = RAY[p.last][d][i]
+                if p.owner[s] < 0:
+                    out[n] = s
+                    n += 1
+        if n:
+            return n
+    for s in range(N):
+        if p.owner[s] < 0:
+            out[n] = s
+            n += 1
+    return n
+
+cdef void _finish_by_groups(InsertPos* p) noexcept nogil:
+    cdef int a[N]
+    cdef int b[N]
+    cdef int na = _groups(p, 0, a), nb = _groups(p, 1, b), i
+    cdef int limit = (na if na > nb else nb) if p.tiebreak_next else 1
+    p.winner = 2
+    for i in range(limit):
+        if (a[i] if i < na else 0) != (b[i] if i < nb else 0):
+            p.winner = 0 if (a[i] if i < na else 0) > (b[i] if i < nb else 0) else 1
+            return
+
+cdef void _place(InsertPos* p, int s) noexcept nogil:
+    cdef int me = p.to_move, opp = 1 - p.to_move, axis, x, y
+    cdef int flipped[8]
+    cdef int nflip = 0, i
+    p.owner[s] = me
+    p.key ^= Z_RING[s][me] ^ Z_LAST[p.last + 1] ^ Z_LAST[s + 1] ^ Z_SIDE
+    p.last = s
+    p.ply += 1
+    p.to_move = opp
+    # insertion: on each axis, the two opponent rings bounding the run through s flip (no chain)
+    for axis in range(p.axes):
+        x = _run_end(p, s, 2 * axis, me)
+        y = _run_end(p, s, 2 * axis + 1, me)
+        if x >= 0 and y >= 0 and p.owner[x] == opp and p.owner[y] == opp:
+            flipped[nflip] = x
+            flipped[nflip + 1] = y
+            nflip += 2
+    for i in range(nflip):
+        _flip(p, flipped[i], me)
+    if _has_five(p, s, me):
+        p.winner = me
+        return
+    for i in range(nflip):
+        if _has_five(p, flipped[i], me):
+            p.winner = me
+            return
+    if p.ply == RINGS:
+        _finish_by_groups(p)
+
+
+cdef class InsertState(GameState):
+    cdef InsertPos s
+
+    def __cinit__(self, *args, **kwargs):
+        self._pos = &self.s
+        self._pos_size = sizeof(InsertPos)
+
+    def __init__(self, dict params, seed=0):
+        cdef int i
+        self.game_id = "insert"
+        self.params = dict(params)
+        self.num_players = 2
+        self.num_distinct_actions = N
+        rng_seed(&self.chance, <uint64_t>seed)
+        tiles = params.get("tiles", "")
+        if len(tiles) == N:
+            layout = tiles
+        elif sorted(tiles) == ["A", "B", "C", "D"]:
+            layout = layout_from_tiles(tiles)
+        elif tiles == "":
+            order = ["A", "B", "C", "D"]
+            for i in range(3, 0, -1):
+                j = rng_below(&self.chance, i + 1)
+                order[i], order[j] = order[j], order[i]
+            turns = [rng_below(&self.chance, 4) if params.get("tile_rotation") == "random" else 0
+                     for _ in range(4)]
+            layout = layout_from_tiles(order, turns)
+        else:
+            raise ValueError("tiles must be a permutation of ABCD or 36 line marks from H V / \\")
+        if any(c not in ORIENT_CHARS for c in layout):
+            raise ValueError("tiles must be a permutation of ABCD or 36 line marks from H V / \\")
+        memset(&self.s, 0, sizeof(InsertPos))
+        for i in range(N):
+            self.s.owner[i] = -1
+            self.s.orient[i] = ORIENT_CHARS.index(layout[i])
+            self.s.layout_key = self.s.layout_key * 1099511628211ULL + <uint64_t>(self.s.orient[i] + 1)
+        self.s.last = -1
+        self.s.winner = -1
+        self.s.axes = 2 if params.get("insert_axes") == "orthogonal" else 4
+        self.s.tiebreak_next = params.get("tiebreak") == "next_largest"
+        self.s.first_player = rng_below(&self.chance, 2)
+        self.s.to_move = self.s.first_player
+        self.s.key = Z_LAST[0] ^ (Z_SIDE if self.s.to_move else 0)
+
+    @classmethod
+    def from_board(cls, rows, to_move=0, last=None, tiles="ABCD", **params):
+        """A position drawn as 6 strings, rank 6 first, using R (player 0), W (player 1) and '.'.
+        `last` is the square of the previous ring (`"c3"`), which fixes the legal moves."""
+        from engines.registry import resolve
+        full = resolve("insert", tiles=tiles, **params)
+        cdef InsertState st = cls(full, 0)
+        cdef int rank, f, sq
+        if len(rows) != 6 or any(len(r.replace(" ", "")) != 6 for r in rows):
+            raise ValueError("the board is 6 rows of 6 squares")
+        for rank in range(6):
+            for f, ch in enumerate(rows[5 - rank].replace(" ", "")):
+                sq = rank * 6 + f
+                if ch in RING_CHARS:
+                    st.s.owner[sq] = RING_CHARS.index(ch)
+                    st.s.key ^= Z_RING[sq][st.s.owner[sq]]
+                    st.s.ply += 1
+                elif ch != ".":
+                    raise ValueError(f"unknown square mark {ch!r}")
+        st.s.key ^= Z_SIDE if st.s.to_move else 0
+        st.s.to_move = to_move
+        st.s.key ^= Z_SIDE if to_move else 0
+        if last is not None:
+            sq = st.string_to_action(last) if isinstance(last, str) else last
+            st.s.key ^= Z_LAST[0] ^ Z_LAST[sq + 1]
+            st.s.last = sq
+        return st
+
+    cdef int c_apply(self, action_t a) except -1 nogil:
+        _place(&self.s, a)
+        return 0
+
+    cdef int c_legal_actions(self, action_t* out) noexcept nogil:
+        if self.s.winner >= 0:
+            return 0
+        return _legal(&self.s, out)
+
+    cdef int c_current_player(self) noexcept nogil:
+        return -1 if self.s.winner >= 0 else self.s.to_move
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.s.winner >= 0
+
+    cdef double c_returns(self, int p) noexcept nogil:
+        if self.s.winner < 0 or self.s.winner == 2:
+            return 0.0
+        return 1.0 if self.s.winner == p else -1.0
+
+    cdef double c_evaluate(self, int p) noexcept nogil:
+        """Terminal: +-1000. Otherwise open five-windows (squared ring counts) and largest groups."""
+        cdef int w, i, mine, theirs, sq
+        cdef double v = 0.0
+        cdef int ga[N]
+        cdef int gb[N]
+        if self.s.winner >= 0:
+            return 1000.0 * self.c_returns(p)
+        for w in range(N_WINDOWS):
+            mine = theirs = 0
+            for i in range(5):
+                sq = self.s.owner[WINDOWS[w][i]]
+                if sq == p:
+                    mine += 1
+                elif sq >= 0:
+                    theirs += 1
+            if theirs == 0:
+                v += mine * mine
+            elif mine == 0:
+                v -= theirs * theirs
+        ga[0] = gb[0] = 0
+        _groups(&self.s, p, ga)
+        _groups(&self.s, 1 - p, gb)
+        return v + 3.0 * (ga[0] - gb[0])
+
+    cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
+        return self.s.key ^ (self.s.layout_key * 0x9E3779B97F4A7C15ULL)
+
+    cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil:
+        cdef action_t buf[N]
+        cdef int n
+        while self.s.winner < 0:
+            n = _legal(&self.s, buf)
+            _place(&self.s, buf[rng_below(rng, n)])
+        return 0
+
+    # ---- Python face ----
+    def zobrist_key(self):
+        return self.s.key
+
+    def action_to_string(self, int action):
+        if not 0 <= action < N:
+            raise ValueError(f"no square {action}")
+        return "abcdef"[action % 6] + str(action // 6 + 1)
+
+    def string_to_action(self, str text):
+        t = text.strip().lower()
+        if len(t) == 2 and t[0] in "abcdef" and t[1] in "123456":
+            return (int(t[1]) - 1) * 6 + "abcdef".index(t[0])
+        raise ValueError(f"unknown square {text!r}: squares are a1..f6")
+
+    def winner(self):
+        """0 or 1, None for a draw or while playing."""
+        return self.s.winner if self.s.winner in (0, 1) else None
+
+    def groups(self, int player):
+        cdef int sizes[N]
+        cdef int n = _groups(&self.s, player, sizes)
+        return [sizes[i] for i in range(n)]
+
+    def layout(self):
+        return "".join(ORIENT_CHARS[self.s.orient[i]] for i in range(N))
+
+    def observation(self, int player):
+        return {
+            "board": ["".join(".RW"[self.s.owner[r * 6 + f] + 1] for f in range(6)) for r in range(5, -1, -1)],
+            "lines": ["".join(ORIENT_CHARS[self.s.orient[r * 6 + f]] for f in range(6)) for r in range(5, -1, -1)],
+            "to_move": self.c_current_player(),
+            "last": None if self.s.last < 0 else self.action_to_string(self.s.last),
+            "rings_placed": int(self.s.ply),
+            "legal": [self.action_to_string(a) for a in self.legal_actions()],
+        }
+
+    def __str__(self):
+        legal = set(self.legal_actions())
+        out = []
+        for r in range(5, -1, -1):
+            cells = []
+            for f in range(6):
+                sq = r * 6 + f
+                ring = ".RW"[self.s.owner[sq] + 1]
+                cell = ring + LINE_MARKS[self.s.orient[sq]]
+                cells.append(f"[{cell}]" if sq == self.s.last else (f"<{cell}>" if sq in legal else f" {cell} "))
+            out.append(f"{r + 1} " + "".join(cells))
+        out.append("    a   b   c   d   e   f")
+        if self.s.winner >= 0:
+            out.append("draw" if self.s.winner == 2 else f"{RING_CHARS[self.s.winner]} wins")
+        else:
+            out.append(f"{RING_CHARS[self.s.to_move]} to move, ring {self.s.ply + 1} of 30; "
+                       "[ ] last ring, < > legal squares")
+        return "\n".join(out)

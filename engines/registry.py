@@ -1,0 +1,129 @@
+"""The game registry: ids, parameters with their defaults and types, and `make`.
+
+Parameters may arrive as Python values or as strings from the command line ("true", "3", "10,9");
+both are validated against the game's declared defaults, and unknown names are refused with the
+list of valid ones.
+"""
+from dataclasses import dataclass, field
+import importlib
+
+
+class UnknownGame(ValueError):
+    pass
+
+
+class BadParameter(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    game_id: str
+    module: str                      # the compiled engine module
+    cls: str                         # the GameState subclass in it
+    min_players: int
+    max_players: int
+    default_players: int
+    params: dict = field(default_factory=dict)   # name -> default value (its type is the param's type)
+    choices: dict = field(default_factory=dict)  # name -> allowed values, for string-valued params
+    card_game: bool = False          # deals are replayed with the seats rotated (duplicate format)
+    perfect_information: bool = False
+    description: str = ""
+
+    def state_class(self):
+        return getattr(importlib.import_module(self.module), self.cls)
+
+
+# A game is listed here once its engine passes the contract tests.
+GAMES = {
+    "insert": GameSpec(
+        "insert", "engines.insert", "InsertState", 2, 2, 2,
+        params={"insert_axes": "all4", "tiebreak": "draw", "tile_rotation": "off", "tiles": ""},
+        choices={"insert_axes": ("all4", "orthogonal"), "tiebreak": ("draw", "next_largest"),
+                 "tile_rotation": ("off", "random")},
+        perfect_information=True,
+        description="6x6 ring placement (DONUTS): insert between two rings to flip them",
+    ),
+}
+
+
+def game_ids():
+    return sorted(GAMES)
+
+
+def spec(game_id):
+    try:
+        return GAMES[game_id]
+    except KeyError:
+        raise UnknownGame(f"unknown game {game_id!r}; valid games: {', '.join(game_ids())}") from None
+
+
+def _coerce(game_id, name, value, default, choices):
+    where = f"parameter {name!r} of {game_id}"
+    if isinstance(default, bool):
+        if isinstance(value, str):
+            low = value.strip().lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise BadParameter(f"{where} must be true or false, not {value!r}")
+        if isinstance(value, (bool, int)):
+            return bool(value)
+    elif isinstance(default, int):
+        if isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                raise BadParameter(f"{where} must be an integer, not {value!r}") from None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif isinstance(default, float):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise BadParameter(f"{where} must be a number, not {value!r}") from None
+    elif isinstance(default, tuple):
+        if isinstance(value, str):
+            parts = [p for p in value.replace(";", ",").split(",") if p.strip()]
+            try:
+                return tuple(int(p) for p in parts)
+            except ValueError:
+                raise BadParameter(f"{where} must be a list of integers, not {value!r}") from None
+        if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+            return tuple(value)
+    elif isinstance(default, str):
+        if isinstance(value, str):
+            if choices and value not in choices:
+                raise BadParameter(f"{where} must be one of {', '.join(choices)}, not {value!r}")
+            return value
+    else:
+        return value
+    raise BadParameter(f"{where} has the wrong type: {value!r}")
+
+
+def resolve(game_id, players=None, **params):
+    """The complete, validated parameters of a game (defaults filled in), players included."""
+    s = spec(game_id)
+    unknown = sorted(set(params) - set(s.params))
+    if unknown:
+        valid = ", ".join(["players", "seed"] + sorted(s.params))
+        raise BadParameter(f"unknown parameter {unknown[0]!r} for {game_id}; valid parameters: {valid}")
+    n = s.default_players if players is None else _coerce(game_id, "players", players, 0, None)
+    if not s.min_players <= n <= s.max_players:
+        raise BadParameter(f"{game_id} is played by {s.min_players} to {s.max_players} players, not {n}")
+    full = {"players": n}
+    for name, default in s.params.items():
+        value = params.get(name, default)
+        full[name] = _coerce(game_id, name, value, default, s.choices.get(name))
+    return full
+
+
+def make(game_id, players=None, seed=0, **params):
+    """A new game state of `game_id` with the given parameters, its chance seeded by `seed`."""
+    full = resolve(game_id, players=players, **params)
+    try:
+        seed = int(seed)
+    except (TypeError, ValueError):
+        raise BadParameter(f"seed must be an integer, not {seed!r}") from None
+    return spec(game_id).state_class()(full, seed)
