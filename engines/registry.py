@@ -29,6 +29,7 @@ class GameSpec:
     card_game: bool = False          # deals are replayed with the seats rotated (duplicate format)
     perfect_information: bool = False
     description: str = ""
+    test_variants: tuple = ({},)     # parameter sets the contract tests run on every player count
 
     def state_class(self):
         return getattr(importlib.import_module(self.module), self.cls)

@@ -1,0 +1,211 @@
+"""The game-state contract, checked on every registered game, player count and test variant."""
+import json
+import pickle
+import random
+
+import pytest
+from hypothesis import given, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+import engines
+from engines.registry import GAMES
+
+
+def configurations():
+    for game_id in engines.game_ids():
+        s = GAMES[game_id]
+        for n in range(s.min_players, s.max_players + 1):
+            for variant in s.test_variants:
+                label = ",".join(f"{k}={v}" for k, v in variant.items())
+                yield pytest.param(game_id, n, variant, id=f"{game_id}-{n}p-{label or 'default'}")
+
+
+CONFIGS = list(configurations())
+
+
+def random_play(state, rng, check):
+    """Plays random legal actions to the end, calling check(state) before every move."""
+    while not state.is_terminal():
+        check(state)
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_random_playouts_reach_the_end(game_id, players, variant):
+    for seed in range(8):
+        state = engines.make(game_id, players=players, seed=seed, **variant)
+        assert state.num_players == players
+
+        def check(s):
+            legal = s.legal_actions()
+            assert legal, "no legal action before the end"
+            assert all(0 <= a < s.num_distinct_actions for a in legal)
+            assert len(set(legal)) == len(legal)
+            assert 0 <= s.current_player() < players
+
+        random_play(state, random.Random(seed), check)
+        assert state.legal_actions() == []
+        assert state.current_player() < 0
+        places = state.placements()
+        assert len(places) == players and min(places) == 1
+        assert all(1 <= p <= players for p in places)
+        r = state.returns()
+        for i in range(players):
+            for j in range(players):
+                assert (r[i] > r[j]) == (places[i] < places[j])
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_apply_then_undo_restores_the_exact_state(game_id, players, variant):
+    state = engines.make(game_id, players=players, seed=11, **variant)
+    rng = random.Random(5)
+
+    def check(s):
+        before = s.snapshot()
+        for a in s.legal_actions()[:6]:
+            s.apply_action(a)
+            assert s.undo_action() == a
+            assert s.snapshot() == before
+
+    random_play(state, rng, check)
+    # and the whole game unwinds to the start
+    start = engines.make(game_id, players=players, seed=11, **variant)
+    while state.history():
+        state.undo_action()
+    assert state.snapshot() == start.snapshot()
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_clones_are_independent_and_pickling_round_trips(game_id, players, variant):
+    state = engines.make(game_id, players=players, seed=3, **variant)
+    rng = random.Random(3)
+    step = 0
+
+    def check(s):
+        nonlocal step
+        step += 1
+        if step % 5:
+            return
+        before = s.snapshot()
+        c = s.clone()
+        assert c.snapshot() == before and c.history() == s.history()
+        c.apply_action(c.legal_actions()[0])
+        assert s.snapshot() == before
+        p = pickle.loads(pickle.dumps(s))
+        assert p == s and p.history() == s.history()
+        a = rng.choice(s.legal_actions())
+        p.apply_action(a)
+        q = s.clone()
+        q.apply_action(a)
+        assert p == q
+
+    random_play(state, rng, check)
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_determinize_keeps_the_observers_information(game_id, players, variant):
+    state = engines.make(game_id, players=players, seed=21, **variant)
+    rng = random.Random(21)
+    step = 0
+
+    def check(s):
+        nonlocal step
+        step += 1
+        if step % 3:
+            return
+        me = s.current_player()
+        before = s.snapshot()
+        key = s.information_state_key(me)
+        for seed in range(3):
+            d = s.determinize(me, seed=seed)
+            assert s.snapshot() == before, "determinize changed the original"
+            assert d.information_state_key(me) == key
+            assert d.observation(me) == s.observation(me)
+            assert d.current_player() == me
+            assert d.legal_actions() == s.legal_actions()
+            rollout = d.clone()
+            rollout.rollout(seed=seed)
+            assert rollout.is_terminal()
+
+    random_play(state, rng, check)
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_names_observations_and_drawing(game_id, players, variant):
+    state = engines.make(game_id, players=players, seed=8, **variant)
+    rng = random.Random(8)
+
+    def check(s):
+        for a in s.legal_actions():
+            assert s.string_to_action(s.action_to_string(a)) == a
+        for p in range(players):
+            json.dumps(s.observation(p))
+        assert str(s).strip()
+
+    random_play(state, rng, check)
+    assert str(state).strip()
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_c_level_rollout_matches_the_rules(game_id, players, variant):
+    for seed in range(20):
+        state = engines.make(game_id, players=players, seed=seed, **variant)
+        state.rollout(seed=seed)
+        assert state.is_terminal() and state.legal_actions() == []
+        again = engines.make(game_id, players=players, seed=seed, **variant)
+        again.rollout(seed=seed)
+        assert again == state, "a seeded rollout is not reproducible"
+
+
+@pytest.mark.parametrize("game_id", engines.game_ids())
+def test_unknown_parameters_are_refused_by_name(game_id):
+    with pytest.raises(engines.BadParameter, match="valid parameters"):
+        engines.make(game_id, no_such_rule=True)
+
+
+def test_unknown_game_names_the_valid_ones():
+    with pytest.raises(engines.UnknownGame, match="insert"):
+        engines.make("chess")
+
+
+class ApplyUndoClone(RuleBasedStateMachine):
+    """Random interleavings of apply, undo and clone agree with a replay from the start."""
+
+    def __init__(self):
+        super().__init__()
+        self.state = None
+
+    @rule(config=st.sampled_from([c.values for c in CONFIGS]), seed=st.integers(0, 2**32))
+    @precondition(lambda self: self.state is None)
+    def start(self, config, seed):
+        game_id, players, variant = config
+        self.make = lambda: engines.make(game_id, players=players, seed=seed, **variant)
+        self.state = self.make()
+
+    @rule(pick=st.integers(0, 10**6))
+    @precondition(lambda self: self.state is not None and not self.state.is_terminal())
+    def apply(self, pick):
+        legal = self.state.legal_actions()
+        self.state.apply_action(legal[pick % len(legal)])
+
+    @rule()
+    @precondition(lambda self: self.state is not None and self.state.history())
+    def undo(self):
+        self.state.undo_action()
+
+    @rule()
+    @precondition(lambda self: self.state is not None)
+    def clone(self):
+        self.state = self.state.clone()
+
+    @invariant()
+    def equals_a_replay(self):
+        if self.state is None:
+            return
+        replay = self.make()
+        for a in self.state.history():
+            replay.apply_action(a)
+        assert replay == self.state
+
+
+TestApplyUndoClone = ApplyUndoClone.TestCase
