@@ -65,6 +65,7 @@ cdef class GameState:
     cdef double c_score(self, int p) noexcept nogil           # p's points so far (cumulative)
     cdef int c_round(self) noexcept nogil                     # index of the current round (0 if one)
     cdef double c_evaluate(self, int p) noexcept nogil        # heuristic value of the position for p
+    cdef int c_reset(self, uint64_t seed) except -1 nogil     # a fresh game, same params, new deal
     # ---- engine: imperfect information ----
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil   # equal iff p cannot tell states apart
     cdef int c_determinize(self, int p, Rng* rng) except -1 nogil  # resample all p cannot see

@@ -54,6 +54,10 @@ cdef class GameState:
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
         return 0
 
+    cdef int c_reset(self, uint64_t seed) except -1 nogil:
+        with gil:
+            raise NotImplementedError(f"{type(self).__name__} does not implement c_reset")
+
     cdef int c_determinize(self, int p, Rng* rng) except -1 nogil:
         # Perfect-information games: nothing is hidden, but the unseen future (chance) is reseeded.
         rng_seed(&self.chance, rng_next(rng))
@@ -246,6 +250,45 @@ cdef class GameState:
 
     def __hash__(self):
         return hash(self.snapshot())
+
+
+# ---- throughput loops for `arena bench`: whole loops in C, timed by the caller ----
+
+def run_rollouts(GameState proto, long n, uint64_t seed, int horizon=HORIZON_GAME):
+    """n random playouts, each from a fresh deal (c_reset) of proto's game to its end."""
+    cdef GameState s = proto.clone()
+    cdef Rng rng
+    cdef long i
+    rng_seed(&rng, seed)
+    with nogil:
+        for i in range(n):
+            s.c_reset(seed + <uint64_t>i)
+            s.c_rollout(&rng, horizon)
+
+
+def run_clones(GameState proto, long n):
+    """n copies of proto's position into a scratch state (what search agents do per iteration)."""
+    cdef GameState s = proto.clone()
+    cdef long i
+    with nogil:
+        for i in range(n):
+            s.c_copy_from(proto)
+
+
+def run_apply_undo(GameState proto, long n, uint64_t seed):
+    """n apply+undo pairs on random legal actions of proto's position."""
+    cdef GameState s = proto.clone()
+    cdef action_t buf[MAX_ACTIONS]
+    cdef Rng rng
+    cdef long i
+    cdef int k = s.c_legal_actions(buf)
+    rng_seed(&rng, seed)
+    if k == 0:
+        raise ValueError("the position has no legal action")
+    with nogil:
+        for i in range(n):
+            s.c_apply_undoable(buf[rng_below(&rng, k)])
+            s.c_undo()
 
 
 def _restore(cls, game_id, params, num_players, num_distinct_actions, snap, undo, history):

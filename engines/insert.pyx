@@ -251,16 +251,29 @@ cdef class InsertState(GameState):
             raise ValueError("tiles must be a permutation of ABCD or 36 line marks from H V / \\")
         memset(&self.s, 0, sizeof(InsertPos))
         for i in range(N):
-            self.s.owner[i] = -1
             self.s.orient[i] = ORIENT_CHARS.index(layout[i])
             self.s.layout_key = self.s.layout_key * 1099511628211ULL + <uint64_t>(self.s.orient[i] + 1)
-        self.s.last = -1
-        self.s.winner = -1
         self.s.axes = 2 if params.get("insert_axes") == "orthogonal" else 4
         self.s.tiebreak_next = params.get("tiebreak") == "next_largest"
-        self.s.first_player = rng_below(&self.chance, 2)
-        self.s.to_move = self.s.first_player
-        self.s.key = Z_LAST[0] ^ (Z_SIDE if self.s.to_move else 0)
+        self._start(rng_below(&self.chance, 2))
+
+    cdef void _start(self, int first_player) noexcept nogil:
+        """An empty board on the current layout, first_player to move."""
+        cdef int i
+        for i in range(N):
+            self.s.owner[i] = -1
+        self.s.last = -1
+        self.s.ply = 0
+        self.s.winner = -1
+        self.s.first_player = first_player
+        self.s.to_move = first_player
+        self.s.key = Z_LAST[0] ^ (Z_SIDE if first_player else 0)
+
+    cdef int c_reset(self, uint64_t seed) except -1 nogil:
+        # The tile layout is part of the game's parameters here; a new game re-draws the first player.
+        rng_seed(&self.chance, seed)
+        self._start(rng_below(&self.chance, 2))
+        return 0
 
     @classmethod
     def from_board(cls, rows, to_move=0, last=None, tiles="ABCD", **params):
