@@ -1,0 +1,1 @@
+"""The arena: tournaments between agents, their storage, ratings and reports."""

@@ -1,0 +1,52 @@
+"""The values that cross process boundaries: what to play (MatchSpec) and what happened (MatchResult).
+
+Both are small and picklable, so the same code runs on a local process pool and on a Dask cluster.
+"""
+from dataclasses import dataclass, field, asdict
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    label: str            # the name shown on leaderboards (unique within a tournament)
+    source: str           # "ismcts" (built-in), "./bot.py:MyBot", "pkg.mod:Class", or an entry-point name
+    params: tuple = ()    # ((name, value), ...) as given by the user
+
+    def as_dict(self):
+        return {"label": self.label, "source": self.source, "params": dict(self.params)}
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    run_id: str
+    match_id: int         # position in the schedule: ratings are replayed in this order
+    game_id: str
+    game_params: tuple    # ((name, value), ...) complete, players included
+    seed: int             # the deal: every match of one duplicate group shares it
+    seats: tuple          # AgentSpec per seat
+    deal: int = 0         # duplicate group id: the same deal with the agents rotated through the seats
+    time_limit: float = 0.0   # seconds per move, 0 = none
+
+    def params_dict(self):
+        return dict(self.game_params)
+
+
+@dataclass
+class Fault:
+    seat: int
+    label: str
+    kind: str             # "exception", "illegal", "timeout", "crash"
+    message: str
+
+
+@dataclass
+class MatchResult:
+    match_id: int
+    returns: list         # final score per seat
+    placements: list      # 1 = best per seat; a faulty seat is placed last
+    actions: list         # every action in order, for replay
+    faults: list = field(default_factory=list)    # Fault values
+    metrics: dict = field(default_factory=dict)   # per-game metrics, e.g. {"bid_accuracy": [...]}
+    duration: float = 0.0
+
+    def as_dict(self):
+        return asdict(self)

@@ -1,0 +1,131 @@
+"""SQLite storage for tournaments: one row per run, one row per finished match.
+
+Only the coordinating process writes. WAL mode and one transaction per match make every finished
+match durable as soon as it arrives, so a killed tournament resumes without losing or repeating one.
+"""
+import json
+import os
+import sqlite3
+import time
+
+
+
+DEFAULT_STORE = os.path.join("results", "arena.sqlite")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      TEXT PRIMARY KEY,
+    created     REAL NOT NULL,
+    config      TEXT NOT NULL,     -- JSON: everything needed to rebuild the schedule (resume, report)
+    total       INTEGER NOT NULL,  -- matches in the schedule
+    status      TEXT NOT NULL      -- running | finished | interrupted
+);
+CREATE TABLE IF NOT EXISTS matches (
+    run_id      TEXT NOT NULL REFERENCES runs(run_id),
+    match_id    INTEGER NOT NULL,
+    game_id     TEXT NOT NULL,
+    game_params TEXT NOT NULL,     -- JSON object, players included
+    seed        INTEGER NOT NULL,
+    deal        INTEGER NOT NULL,  -- duplicate group
+    seats       TEXT NOT NULL,     -- JSON list of AgentSpec dicts, one per seat
+    returns     TEXT NOT NULL,     -- JSON list per seat
+    placements  TEXT NOT NULL,     -- JSON list per seat, 1 = best
+    actions     TEXT NOT NULL,     -- JSON list of every action, for replay
+    faults      TEXT NOT NULL,     -- JSON list of {seat, label, kind, message}
+    metrics     TEXT NOT NULL,     -- JSON object
+    duration    REAL NOT NULL,
+    finished    REAL NOT NULL,
+    PRIMARY KEY (run_id, match_id)
+);
+"""
+
+
+class StoreError(ValueError):
+    pass
+
+
+class Store:
+    def __init__(self, path=DEFAULT_STORE):
+        self.path = path
+        folder = os.path.dirname(os.path.abspath(path))
+        os.makedirs(folder, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(path, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"cannot open the store {path}: {e}") from None
+
+    def close(self):
+        self.db.close()
+
+    # ---- runs ----
+    def create_run(self, run_id, config, total):
+        with self.db:
+            self.db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, 'running')",
+                            (run_id, time.time(), json.dumps(config, sort_keys=True), total))
+
+    def set_status(self, run_id, status):
+        with self.db:
+            self.db.execute("UPDATE runs SET status = ? WHERE run_id = ?", (status, run_id))
+
+    def run(self, run_id=None):
+        """The run's row as a dict (the latest run when run_id is None); StoreError if missing."""
+        if run_id is None:
+            row = self.db.execute("SELECT * FROM runs ORDER BY created DESC, rowid DESC LIMIT 1").fetchone()
+            if row is None:
+                raise StoreError(f"no tournament in {self.path} yet: start one with `arena run`")
+        else:
+            row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                known = ", ".join(r["run_id"] for r in self.runs()[-5:]) or "none"
+                raise StoreError(f"no run {run_id!r} in {self.path} (latest: {known})")
+        return _run_dict(self.db, row)
+
+    def runs(self):
+        return [_run_dict(self.db, r) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
+
+    # ---- matches ----
+    def record(self, spec, result):
+        """Writes one finished match in its own transaction; a match already stored is kept as is."""
+        with self.db:
+            self.db.execute(
+                "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (spec.run_id, spec.match_id, spec.game_id, json.dumps(spec.params_dict(), sort_keys=True),
+                 spec.seed, spec.deal, json.dumps([s.as_dict() for s in spec.seats]),
+                 json.dumps(result.returns), json.dumps(result.placements), json.dumps(result.actions),
+                 json.dumps([f.__dict__ for f in result.faults]), json.dumps(result.metrics, sort_keys=True),
+                 result.duration, time.time()))
+
+    def finished_ids(self, run_id):
+        return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ?", (run_id,))}
+
+    def matches(self, run_id, game_id=None):
+        """Every stored match of a run as a dict, in match-id order (the order ratings replay)."""
+        sql, args = "SELECT * FROM matches WHERE run_id = ?", [run_id]
+        if game_id is not None:
+            sql, args = sql + " AND game_id = ?", args + [game_id]
+        return [_match_dict(r) for r in self.db.execute(sql + " ORDER BY match_id", args)]
+
+    def match(self, run_id, match_id):
+        row = self.db.execute("SELECT * FROM matches WHERE run_id = ? AND match_id = ?",
+                              (run_id, match_id)).fetchone()
+        if row is None:
+            raise StoreError(f"run {run_id!r} has no finished match {match_id}")
+        return _match_dict(row)
+
+
+def _run_dict(db, row):
+    names = [d[0] for d in db.execute("SELECT * FROM runs LIMIT 0").description]
+    d = dict(zip(names, row)) if not isinstance(row, dict) else row
+    d["config"] = json.loads(d["config"])
+    return d
+
+
+def _match_dict(row):
+    keys = ("run_id", "match_id", "game_id", "game_params", "seed", "deal", "seats", "returns",
+            "placements", "actions", "faults", "metrics", "duration", "finished")
+    d = dict(zip(keys, row))
+    for k in ("game_params", "seats", "returns", "placements", "actions", "faults", "metrics"):
+        d[k] = json.loads(d[k])
+    return d
