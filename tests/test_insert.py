@@ -1,0 +1,280 @@
+"""Insert (DONUTS) against RULES.md sections 2 and 7.1.
+
+Boards are drawn rank 6 first; R is player 0, W is player 1, '.' is empty.
+"""
+import random
+
+import pytest
+from hypothesis import given, strategies as st
+
+import engines
+from engines.insert import InsertState, layout_from_tiles
+
+FILES = "abcdef"
+# A layout with only vertical lines on the left half and horizontal on the right does not matter
+# for flips; the tile set is the RULES.md 7.1 default placed A B / C D.
+LAYOUT = "ABCD"
+
+
+def board(state):
+    return state.observation(0)["board"]
+
+
+def sq(name):
+    return (int(name[1]) - 1) * 6 + FILES.index(name[0])
+
+
+def play(rows, move, to_move=0, last=None, **params):
+    s = InsertState.from_board(rows, to_move=to_move, last=last, tiles=LAYOUT, **params)
+    s.apply_action(sq(move))
+    return s
+
+
+EMPTY = ["......"] * 6
+
+
+def test_sandwich_of_one_flips_both_ends():
+    """RULES.md 2.3.4: W_W -> WRW -> RRR."""
+    s = play(EMPTY[:5] + ["W.W..."], "b1")
+    assert board(s)[5] == "RRR..."
+
+
+def test_longer_run_flips_only_the_two_bounding_rings():
+    """RULES.md 2.3.4: WRR_RW -> WRRRW -> RRRRR (here with a W run behind that must stay)."""
+    s = play(EMPTY[:5] + ["WRR.RW"], "d1")
+    assert board(s)[5] == "RRRRRR"
+    s = play(EMPTY[:4] + [".WRR.R", "......"], "e2")
+    assert board(s)[4] == ".WRRRR", "a flip needs an opponent ring at both ends"
+
+
+def test_only_the_adjacent_opponent_ring_flips_not_the_run_behind_it():
+    """RULES.md 2.3.4 and 7.1: exactly the two bounding rings flip."""
+    s = play(EMPTY[:5] + ["WWR.WW"], "d1")
+    assert board(s)[5] == "WRRRRW"
+
+
+def test_flanking_flips_nothing():
+    """RULES.md 2.3.4: R W W _ -> R W W R changes nothing (not Othello)."""
+    s = play(EMPTY[:5] + ["RWW..."], "d1")
+    assert board(s)[5] == "RWWR.."
+
+
+def test_a_flip_needs_both_ends():
+    """RULES.md 2.3.4: a board edge or an empty square at either end means no flip."""
+    assert board(play(EMPTY[:5] + [".W...."], "a1"))[5] == "RW...."   # edge on the left
+    assert board(play(EMPTY[:5] + ["W..W.."], "b1"))[5] == "WR.W.."   # empty on the right
+
+
+def test_no_chain_reaction():
+    """RULES.md 2.3.4 and 7.1: a flipped ring never triggers further insertions."""
+    rows = ["......", "......", "......", "..W...", "W.W...", "..W..."]
+    s = play(rows, "b2")
+    # c2 flipped to R now sits between W c1 and W c3, which must stay white
+    assert board(s) == ["......", "......", "......", "..W...", "RRR...", "..W..."]
+
+
+def test_several_axes_in_one_move():
+    """RULES.md 2.3.4: axes are independent; one placement can make several insertions."""
+    rows = ["......", "......", "......", ".W....", "W.W...", ".W...."]
+    s = play(rows, "b2")
+    assert board(s) == ["......", "......", "......", ".R....", "RRR...", ".R...."]
+
+
+def test_diagonal_insertion_and_the_orthogonal_flag():
+    """RULES.md 2.6 and 7.1: all four axes count; insert_axes=orthogonal ignores diagonals."""
+    rows = ["......", "......", "......", "..W...", "......", "W....."]
+    assert board(play(rows, "b2"))[3:] == ["..R...", ".R....", "R....."]
+    assert board(play(rows, "b2", insert_axes="orthogonal"))[3:] == ["..W...", ".R....", "W....."]
+
+
+def test_the_line_through_the_last_ring_constrains_the_next_move():
+    """RULES.md 2.3.3: legal squares are the empty squares on the full line through the last ring."""
+    s = InsertState.from_board(EMPTY, tiles=LAYOUT)
+    layout = s.layout()
+    for last in range(36):
+        s = InsertState.from_board(EMPTY, last=last, tiles=LAYOUT)
+        f, r = last % 6, last // 6
+        step = {"H": (1, 0), "V": (0, 1), "/": (1, 1), "\\": (1, -1)}[layout[last]]
+        line = set()
+        for sign in (1, -1):
+            x, y = f + sign * step[0], r + sign * step[1]
+            while 0 <= x < 6 and 0 <= y < 6:
+                line.add(y * 6 + x)
+                x, y = x + sign * step[0], y + sign * step[1]
+        # a corner whose diagonal leaves the board has an empty line: the move is free
+        assert set(s.legal_actions()) == (line or set(range(36)))
+
+
+def test_a_full_line_frees_the_next_move():
+    """RULES.md 2.3.3: with no empty square on the line, any empty square is legal."""
+    s = InsertState.from_board(EMPTY, tiles=LAYOUT)
+    row1 = [sq(f + "1") for f in FILES]
+    horizontal = next(x for x in row1 if s.layout()[x] == "H")
+    s = InsertState.from_board(EMPTY[:5] + ["RWRWRW"], last=horizontal, tiles=LAYOUT)
+    assert s.legal_actions() == list(range(6, 36))
+
+
+def test_five_in_a_row_made_by_a_flip_wins_at_once():
+    """RULES.md 2.3.5: the win check comes after the flips."""
+    rows = ["......", "W.W...", "R.....", "R.....", "R.....", "R....."]
+    s = play(rows, "b5")
+    assert board(s)[1] == "RRR..."
+    assert s.is_terminal() and s.winner() == 0 and s.returns() == [1.0, -1.0]
+
+
+def test_five_in_a_diagonal_wins():
+    """RULES.md 2.3.5: five in a row horizontally, vertically or diagonally."""
+    rows = ["......", "...R..", "..R...", ".R....", "R.....", "......"]
+    s = play(rows, "e6")
+    assert s.is_terminal() and s.winner() == 0
+
+
+def largest_groups(rows, ring):
+    """An independent flood fill (4-neighbourhood) for the end of the game."""
+    seen, sizes = set(), []
+    for r in range(6):
+        for f in range(6):
+            if rows[r][f] != ring or (r, f) in seen:
+                continue
+            stack, size = [(r, f)], 0
+            seen.add((r, f))
+            while stack:
+                y, x = stack.pop()
+                size += 1
+                for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                    ny, nx = y + dy, x + dx
+                    if 0 <= ny < 6 and 0 <= nx < 6 and rows[ny][nx] == ring and (ny, nx) not in seen:
+                        seen.add((ny, nx))
+                        stack.append((ny, nx))
+            sizes.append(size)
+    return sorted(sizes, reverse=True)
+
+
+def test_after_30_rings_the_largest_orthogonal_group_wins_or_it_is_a_draw():
+    """RULES.md 2.4 and 7.1: largest orthogonal group after 30 plies; equal largest groups draw."""
+    outcomes = set()
+    for seed in range(5000):
+        s = engines.make("insert", seed=seed)
+        s.rollout(seed=seed)
+        rows = board(s)
+        if s.observation(0)["rings_placed"] < 30 or five_in_a_row(rows, "R") or five_in_a_row(rows, "W"):
+            continue
+        r, w = largest_groups(rows, "R")[0], largest_groups(rows, "W")[0]
+        expected = [0.0, 0.0] if r == w else ([1.0, -1.0] if r > w else [-1.0, 1.0])
+        assert s.returns() == expected, "\n".join(rows)
+        outcomes.add(tuple(expected))
+    assert len(outcomes) == 3, "the sample should contain wins for both and a draw"
+
+
+def test_the_next_largest_tiebreak():
+    """RULES.md 7.1: tiebreak=next_largest compares second-largest groups, then third, ..."""
+    decided = 0
+    for seed in range(5000):
+        s = engines.make("insert", seed=seed, tiebreak="next_largest")
+        s.rollout(seed=seed)
+        rows = board(s)
+        if s.observation(0)["rings_placed"] < 30 or five_in_a_row(rows, "R") or five_in_a_row(rows, "W"):
+            continue
+        r, w = largest_groups(rows, "R"), largest_groups(rows, "W")
+        n = max(len(r), len(w))
+        r, w = r + [0] * (n - len(r)), w + [0] * (n - len(w))
+        expected = [0.0, 0.0] if r == w else ([1.0, -1.0] if r > w else [-1.0, 1.0])
+        assert s.returns() == expected
+        decided += r[0] == w[0] and r != w
+    assert decided, "no game was decided by the tie-break in the sample"
+
+
+def reference_move(rows, move, me, axes):
+    """RULES.md 2.3.4 written plainly in Python: the rings a placement flips."""
+    grid = [list(row) for row in reversed(rows)]       # grid[rank][file]
+    mine, theirs = "RW"[me], "RW"[1 - me]
+    f0, r0 = move % 6, move // 6
+    grid[r0][f0] = mine
+    dirs = [((1, 0), (-1, 0)), ((0, 1), (0, -1)), ((1, 1), (-1, -1)), ((1, -1), (-1, 1))][:axes]
+    flips = []
+    for pair in dirs:
+        ends = []
+        for dx, dy in pair:
+            x, y = f0 + dx, r0 + dy
+            while 0 <= x < 6 and 0 <= y < 6 and grid[y][x] == mine:
+                x, y = x + dx, y + dy
+            ends.append((x, y) if 0 <= x < 6 and 0 <= y < 6 else None)
+        if all(e and grid[e[1]][e[0]] == theirs for e in ends):
+            flips += ends
+    for x, y in flips:
+        grid[y][x] = mine
+    return ["".join(row) for row in reversed(grid)]
+
+
+def five_in_a_row(rows, ring):
+    grid = list(reversed(rows))
+    for r in range(6):
+        for f in range(6):
+            for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                cells = [(f + i * dx, r + i * dy) for i in range(5)]
+                if all(0 <= x < 6 and 0 <= y < 6 and grid[y][x] == ring for x, y in cells):
+                    return True
+    return False
+
+
+@given(seed=st.integers(0, 2**31), axes=st.sampled_from(["all4", "orthogonal"]))
+def test_every_move_agrees_with_a_plain_reference(seed, axes):
+    """RULES.md 2.3: flips, the immediate win and the turn order, checked move by move."""
+    s = engines.make("insert", seed=seed, insert_axes=axes)
+    rng = random.Random(seed)
+    while not s.is_terminal():
+        me = s.current_player()
+        move = rng.choice(s.legal_actions())
+        expected = reference_move(board(s), move, me, 4 if axes == "all4" else 2)
+        s.apply_action(move)
+        assert board(s) == expected
+        if five_in_a_row(expected, "RW"[me]):
+            assert s.is_terminal() and s.winner() == me
+        elif s.observation(0)["rings_placed"] < 30:
+            assert not s.is_terminal() and s.current_player() == 1 - me
+
+
+def test_tiles_are_data_and_the_board_is_a_permutation_of_them():
+    """RULES.md 7.1: the four tiles in a random permutation of the 2x2 positions, no rotation."""
+    layouts = {engines.make("insert", seed=seed).layout() for seed in range(200)}
+    assert len(layouts) == 24
+    assert layout_from_tiles("ABCD") in layouts
+    rotated = {engines.make("insert", seed=seed, tile_rotation="random").layout() for seed in range(50)}
+    assert len(rotated - layouts) > 0
+
+
+def test_actions_print_as_squares_and_the_board_draws():
+    s = engines.make("insert", seed=0)
+    assert [s.action_to_string(a) for a in (0, 5, 30, 35)] == ["a1", "f1", "a6", "f6"]
+    assert s.string_to_action("C4") == sq("c4")
+    with pytest.raises(ValueError, match="a1..f6"):
+        s.string_to_action("g7")
+    first = "RW"[s.current_player()]
+    s.apply_action(sq("c3"))
+    drawing = str(s)
+    assert f"[{first}" in drawing and "a   b   c" in drawing and f"{'RW'[1 - 'RW'.index(first)]} to move" in drawing
+
+
+def test_an_illegal_action_is_refused_with_the_legal_ones_named():
+    s = InsertState.from_board(EMPTY, last="a1", tiles=LAYOUT)
+    illegal = next(a for a in range(36) if a not in s.legal_actions())
+    with pytest.raises(ValueError, match="illegal action"):
+        s.apply_action(illegal)
+
+
+def test_the_zobrist_key_includes_side_to_move_and_last_square():
+    """RULES.md 2.5: the last square fixes the next legal moves, so it is part of the key."""
+    a = InsertState.from_board(EMPTY[:5] + ["R....."], last="a1", tiles=LAYOUT)
+    b = InsertState.from_board(EMPTY[:5] + ["R....."], last=None, tiles=LAYOUT)
+    c = InsertState.from_board(EMPTY[:5] + ["R....."], to_move=1, last="a1", tiles=LAYOUT)
+    assert len({a.zobrist_key(), b.zobrist_key(), c.zobrist_key()}) == 3
+    # reaching the same position by another order gives the same key
+    x = InsertState.from_board(EMPTY, tiles=LAYOUT)
+    y = InsertState.from_board(EMPTY, tiles=LAYOUT)
+    for s, order in ((x, ["a1", "f6", "b1"]), (y, ["b1", "f6", "a1"])):
+        for m in order:
+            a_ = sq(m)
+            if a_ in s.legal_actions():
+                s.apply_action(a_)
+    if board(x) == board(y) and x.observation(0)["last"] == y.observation(0)["last"]:
+        assert x.zobrist_key() == y.zobrist_key()
