@@ -1,6 +1,6 @@
 """Builds every .pyx under engines/ and agents/ with Cython.
 
-TABLETOP_DEBUG=1 turns bounds checks, wraparound and initialisation checks back on (the test suite's
+TABLETOP_DEBUG=1 turns bounds checks, wraparound and memoryview initialisation checks back on (the test suite's
 build); the default build is the fast one. TABLETOP_ONLY=wizard,core builds only the extensions whose
 module name contains one of the given words (handy while working on one engine).
 """
@@ -19,7 +19,6 @@ directives = {
     "wraparound": DEBUG,
     "initializedcheck": DEBUG,
     "cdivision": not DEBUG,
-    "nonecheck": DEBUG,
 }
 compile_args = ["-O1", "-g"] if DEBUG else ["-O3"]
 

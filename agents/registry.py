@@ -7,6 +7,8 @@ from agents.base import UnknownAgent
 BUILTIN = {
     "random": "agents.simple:RandomAgent",
     "greedy": "agents.simple:GreedyAgent",
+    "alphabeta": "agents.minimax:AlphaBetaAgent",
+    "minimax": "agents.minimax:MinimaxAgent",
 }
 
 

@@ -1,0 +1,491 @@
+"""Depth-limited search agents: `alphabeta` (exact two-player perfect-information search) and
+`minimax` (determinized minimax, a.k.a. perfect information Monte Carlo).
+
+Both search one scratch copy of the state with `c_apply_undoable`/`c_undo` (no clone per node) and
+read positions only through the C-level contract of engines/core.pxd.
+
+`alphabeta` (two-player perfect-information games only; it refuses others with a ValueError):
+iterative-deepening negamax with alpha-beta, a transposition table keyed by `c_infoset_key` of the
+player to move (for Insert: the Zobrist key and the tile layout), move ordering by the table's best
+move, then a history heuristic. Leaves are scored with the engine's `c_evaluate` for the player to
+move (assumed antisymmetric between the two players, as Insert's is). Terminal positions score
++-(1e6 + c_evaluate), minus 1/1024 per ply from the root, so any win beats any heuristic value and
+faster wins (slower losses) are preferred. A subtree searched without reaching the depth horizon is
+stored as exact at any depth; when a whole iteration reaches no horizon the value is the game's
+and deepening stops (exact play once the rest of the game fits in the budget). Parameters: `depth`
+(maximum plies), `time` (seconds per move, 0 for none; a completed iteration is always kept),
+`seed` (ties between equal root moves are broken by a seeded shuffle), `tt_bits` (table size).
+
+`minimax` (every game): for each of `determinizations` samples, copy the state, resample everything
+the acting player cannot see (`c_determinize`, which also reseeds the future chance events, so a
+sample is a deterministic game tree), and score every root action with a `depth`-ply search.
+Search is *paranoid*: the acting player maximizes, every other player minimizes, whoever is to move
+at each node (`c_current_player`), so consecutive decisions by one player (Belladone Bluff's
+multi-step turns) and any number of players are handled; with two players it is plain minimax.
+The leaf utility is c_evaluate(me) - max over the others of c_evaluate(other), plus +-1e6 at the
+end of the game for winning or losing it. Paranoid rather than max-n because it allows alpha-beta
+pruning (so deeper search at equal cost) and needs one scalar utility per leaf. Action values are
+combined over samples by `combine`: "average" (mean value) or "vote" (each sample votes for its best
+actions; ties on votes go to the better average). `time` caps the seconds per move (0 for none;
+at least one sample always completes). With `time` = 0 the agent is deterministic for a seed.
+No transposition table: within one sample two histories can reach positions the mover cannot tell
+apart that still differ in hidden cards, so the infoset key is not a position key there.
+"""
+from libc.stdint cimport uint64_t, uint32_t, int16_t, int8_t, uint8_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS
+
+import engines
+from agents.base import Agent
+
+DEF EXACT_DEPTH = 127      # TT depth of a subtree searched to the end of the game
+DEF MAX_PLAYERS = 16
+DEF F_EXACT = 1
+DEF F_LOWER = 2
+DEF F_UPPER = 3
+
+cdef double WIN = 1e6          # terminal bonus: wins and losses dominate any heuristic value
+cdef double DECAY = 1.0 / 1024.0   # per ply from the root: prefer faster wins, slower losses
+cdef double INF = 1e300
+cdef double ABORTED = -7.25e299    # sentinel return of an aborted search (never a real value)
+
+
+cdef struct TTEntry:
+    uint64_t key
+    double value
+    uint32_t gen
+    int16_t move
+    int8_t depth
+    uint8_t flag
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class Searcher:
+    """Alpha-beta negamax over one scratch state, for the root player against everyone else.
+
+    `margin` False: leaf utility c_evaluate(root) (two-player zero-sum evaluations, alphabeta).
+    `margin` True: c_evaluate(root) - max others' c_evaluate (paranoid minimax, any player count).
+    """
+    cdef GameState st
+    cdef int root
+    cdef int nplayers
+    cdef bint margin
+    cdef bint use_tt
+    cdef bint use_order
+    cdef TTEntry* tt
+    cdef uint64_t tt_mask
+    cdef uint32_t gen
+    cdef public long nodes
+    cdef long horizon_hits
+    cdef double deadline
+    cdef bint can_abort
+    cdef public bint aborted
+    cdef int history[2][MAX_ACTIONS]
+
+    def __cinit__(self, int tt_bits=0, bint margin=False, bint ordering=True):
+        self.tt = NULL
+        self.use_tt = tt_bits > 0
+        self.use_order = ordering
+        self.margin = margin
+        if self.use_tt:
+            if tt_bits > 28:
+                raise ValueError(f"tt_bits must be at most 28, not {tt_bits}")
+            self.tt = <TTEntry*>calloc(<size_t>1 << tt_bits, sizeof(TTEntry))
+            if self.tt == NULL:
+                raise MemoryError("transposition table")
+            self.tt_mask = (<uint64_t>1 << tt_bits) - 1
+        self.gen = 1
+        memset(self.history, 0, sizeof(self.history))
+
+    def __dealloc__(self):
+        free(self.tt)
+
+    def clear(self):
+        """Forgets the transposition table and the move-ordering history."""
+        if self.tt != NULL:
+            memset(self.tt, 0, (self.tt_mask + 1) * sizeof(TTEntry))
+        memset(self.history, 0, sizeof(self.history))
+
+    cdef void begin(self, GameState st, int root, double time_budget) noexcept:
+        self.st = st
+        self.root = root
+        self.nplayers = st.num_players
+        self.nodes = 0
+        self.horizon_hits = 0
+        self.aborted = False
+        self.can_abort = False
+        self.deadline = _now() + time_budget if time_budget > 0 else 0.0
+        self.gen += 1
+        cdef int i, j
+        for i in range(2):     # age the history so old cutoffs fade
+            for j in range(MAX_ACTIONS):
+                self.history[i][j] >>= 2
+
+    cdef inline double utility(self) noexcept nogil:
+        """The leaf value for the root player."""
+        cdef double v = self.st.c_evaluate(self.root), best = -INF, e
+        cdef int o
+        if self.margin:
+            for o in range(self.nplayers):
+                if o != self.root:
+                    e = self.st.c_evaluate(o)
+                    if e > best:
+                        best = e
+            v -= best
+        return v
+
+    cdef inline double terminal_value(self, int ply) noexcept nogil:
+        cdef double v = self.utility()
+        if v > 0:
+            return WIN + v - ply * DECAY
+        if v < 0:
+            return -WIN + v + ply * DECAY
+        return 0.0
+
+    cdef double negamax(self, int depth, double alpha, double beta, bint rs, int ply) except? -7.25e299 nogil:
+        """The value for the root player's side (rs) or the opponents' side (not rs)."""
+        cdef action_t moves[MAX_ACTIONS]
+        cdef int score[MAX_ACTIONS]
+        cdef int n, i, j, q, tt_move = -1, side = 0 if rs else 1, sc
+        cdef action_t a, best_move
+        cdef double v, best, alpha0 = alpha
+        cdef TTEntry* e = NULL
+        cdef uint64_t key = 0
+        cdef long hits0 = self.horizon_hits
+        self.nodes += 1
+        if self.st.c_is_terminal():
+            v = self.terminal_value(ply)
+            return v if rs else -v
+        if depth <= 0:
+            self.horizon_hits += 1
+            v = self.utility()
+            return v if rs else -v
+        if self.can_abort and (self.nodes & 1023) == 0 and _now() > self.deadline:
+            self.aborted = True
+            return 0.0
+        if self.use_tt:
+            key = self.st.c_infoset_key(self.st.c_current_player())
+            e = &self.tt[key & self.tt_mask]
+            if e.flag and e.key == key:
+                tt_move = e.move
+                if e.depth >= depth:
+                    v = e.value
+                    if v > WIN / 2:
+                        v -= ply * DECAY
+                    elif v < -WIN / 2:
+                        v += ply * DECAY
+                    if e.flag == F_EXACT or (e.flag == F_LOWER and v >= beta) or (e.flag == F_UPPER and v <= alpha):
+                        if e.depth < EXACT_DEPTH:
+                            self.horizon_hits += 1
+                        return v
+        n = self.st.c_legal_actions(moves)
+        if self.use_order and n > 1:
+            # insertion sort by (TT move, history), stable on the engine's order
+            for i in range(n):
+                a = moves[i]
+                sc = 0x7FFFFFFF if a == tt_move else self.history[side][a]
+                j = i
+                while j > 0 and score[j - 1] < sc:
+                    score[j] = score[j - 1]
+                    moves[j] = moves[j - 1]
+                    j -= 1
+                score[j] = sc
+                moves[j] = a
+        best = -INF
+        best_move = moves[0]
+        for i in range(n):
+            a = moves[i]
+            self.st.c_apply_undoable(a)
+            q = self.st.c_current_player()
+            if q < 0 or (q == self.root) == rs:
+                v = self.negamax(depth - 1, alpha, beta, rs, ply + 1)
+            else:
+                v = -self.negamax(depth - 1, -beta, -alpha, not rs, ply + 1)
+            self.st.c_undo()
+            if self.aborted:
+                return 0.0
+            if v > best:
+                best = v
+                best_move = a
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        if self.use_order:
+                            self.history[side][a] += depth * depth
+                        break
+        if e != NULL and (e.gen != self.gen or e.key == key or e.depth <= depth):
+            e.key = key
+            e.gen = self.gen
+            e.move = best_move
+            e.depth = EXACT_DEPTH if self.horizon_hits == hits0 else depth
+            e.flag = F_UPPER if best <= alpha0 else (F_LOWER if best >= beta else F_EXACT)
+            v = best
+            if v > WIN / 2:
+                v += ply * DECAY
+            elif v < -WIN / 2:
+                v -= ply * DECAY
+            e.value = v
+        return best
+
+    cdef double child_value(self, action_t a, int depth, double alpha, double beta) except? -7.25e299 nogil:
+        """The root player's value of playing `a` at the root, searched `depth` - 1 plies below."""
+        cdef double v
+        cdef int q
+        self.st.c_apply_undoable(a)
+        q = self.st.c_current_player()
+        if q < 0 or q == self.root:
+            v = self.negamax(depth - 1, alpha, beta, True, 1)
+        else:
+            v = -self.negamax(depth - 1, -beta, -alpha, False, 1)
+        self.st.c_undo()
+        return v
+
+    def search_nodes(self, GameState state, int depth):
+        """Benchmark: one fixed-depth search of `state` for the player to move; returns nodes."""
+        cdef GameState st = state.clone()
+        cdef action_t moves[MAX_ACTIONS]
+        cdef int n, i
+        cdef double best = -INF, v
+        self.begin(st, st.c_current_player(), 0.0)
+        n = st.c_legal_actions(moves)
+        with nogil:
+            for i in range(n):
+                v = self.child_value(moves[i], depth, best, INF)
+                if v > best:
+                    best = v
+        return self.nodes
+
+
+cdef class _Core:
+    """Scratch state, RNG and searcher of one agent (C-level parts of the Python agent classes)."""
+    cdef Searcher srch
+    cdef Rng rng
+    cdef GameState scratch
+
+    def __cinit__(self, int tt_bits, bint margin):
+        self.srch = Searcher(tt_bits, margin, True)
+
+    def seed(self, uint64_t seed):
+        rng_seed(&self.rng, seed)
+        self.srch.clear()
+        self.scratch = None
+
+    cdef GameState _scratch(self, GameState state):
+        if self.scratch is None or type(self.scratch) is not type(state) or self.scratch.params != state.params:
+            self.scratch = state.clone()
+        self.scratch.c_copy_from(state)
+        return self.scratch
+
+    def iterative(self, GameState state, int max_depth, double time_budget):
+        """alphabeta: iterative deepening from `state`; returns (action, stats dict)."""
+        cdef GameState st = self._scratch(state)
+        cdef Searcher s = self.srch
+        cdef action_t moves[MAX_ACTIONS]
+        cdef int n, i, j, d, done_depth = 0
+        cdef action_t a, best_move, it_best
+        cdef double v, best, it_value = 0.0, value = 0.0
+        cdef long hits0, nodes = 0
+        cdef bint exact = False
+        cdef double t0 = _now()
+        me = st.c_current_player()
+        s.begin(st, me, time_budget)
+        n = st.c_legal_actions(moves)
+        # a seeded shuffle: ties between equal root moves go to the earliest in this order
+        for i in range(n - 1, 0, -1):
+            j = rng_below(&self.rng, i + 1)
+            a = moves[i]; moves[i] = moves[j]; moves[j] = a
+        best_move = moves[0]
+        if n == 1:
+            return best_move, {"depth": 0, "value": None, "nodes": 0, "exact": False, "seconds": 0.0}
+        for d in range(1, max_depth + 1):
+            hits0 = s.horizon_hits
+            best = -INF
+            it_best = moves[0]
+            with nogil:
+                for i in range(n):
+                    v = s.child_value(moves[i], d, best, INF)
+                    if s.aborted:
+                        break
+                    if v > best:
+                        best = v
+                        it_best = moves[i]
+            if s.aborted:
+                break
+            done_depth = d
+            value = best
+            best_move = it_best
+            exact = s.horizon_hits == hits0
+            # the previous iteration's best move is searched first in the next one
+            for i in range(n):
+                if moves[i] == best_move:
+                    for j in range(i, 0, -1):
+                        moves[j] = moves[j - 1]
+                    moves[0] = best_move
+                    break
+            if exact:
+                break
+            if time_budget > 0:
+                s.can_abort = True
+                if _now() - t0 > 0.5 * time_budget:
+                    break
+        nodes = s.nodes
+        return best_move, {"depth": done_depth, "value": value, "nodes": nodes, "exact": bool(exact),
+                           "seconds": _now() - t0}
+
+    def pimc(self, GameState state, int samples, int depth, double time_budget, bint vote):
+        """minimax: determinized search from `state`; returns (action, stats dict)."""
+        cdef GameState st
+        cdef Searcher s = self.srch
+        cdef action_t legal[MAX_ACTIONS]
+        cdef action_t moves[MAX_ACTIONS]
+        cdef double total[MAX_ACTIONS]
+        cdef double votes[MAX_ACTIONS]
+        cdef double vals[MAX_ACTIONS]
+        cdef int count[MAX_ACTIONS]
+        cdef char is_legal[MAX_ACTIONS]
+        cdef int n, m, i, j, k, ties, done = 0
+        cdef action_t a
+        cdef double v, best, t0 = _now()
+        cdef int me = state.c_current_player()
+        n = state.c_legal_actions(legal)
+        if n == 1:
+            return legal[0], {"determinizations": 0, "nodes": 0, "seconds": 0.0}
+        memset(total, 0, sizeof(total))
+        memset(votes, 0, sizeof(votes))
+        memset(count, 0, sizeof(count))
+        memset(is_legal, 0, sizeof(is_legal))
+        for i in range(n):
+            is_legal[legal[i]] = 1
+        st = self._scratch(state)
+        s.begin(st, me, time_budget)
+        nodes = 0
+        for k in range(samples):
+            if k > 0 and time_budget > 0 and _now() - t0 >= time_budget:
+                break
+            s.can_abort = k > 0 and time_budget > 0
+            st.c_copy_from(state)
+            st.c_determinize(me, &self.rng)
+            m = st.c_legal_actions(moves)
+            best = -INF
+            with nogil:
+                for i in range(m):
+                    a = moves[i]
+                    vals[i] = s.child_value(a, depth, -INF, INF) if is_legal[a] else -INF
+                    if s.aborted:
+                        break
+                    if vals[i] > best:
+                        best = vals[i]
+            if s.aborted:
+                break
+            done += 1
+            ties = 0
+            for i in range(m):
+                if is_legal[moves[i]] and vals[i] == best:
+                    ties += 1
+            for i in range(m):
+                a = moves[i]
+                if is_legal[a]:
+                    total[a] += vals[i]
+                    count[a] += 1
+                    if vals[i] == best:
+                        votes[a] += 1.0 / ties
+        # choose: best combined value over the real legal actions; ties by a seeded draw
+        cdef double key1, key2, b1 = -INF, b2 = -INF
+        cdef int nbest = 0
+        cdef action_t chosen = legal[0]
+        for i in range(n):
+            a = legal[i]
+            if count[a] == 0:
+                continue
+            key2 = total[a] / count[a]
+            key1 = votes[a] if vote else key2
+            if key1 > b1 or (key1 == b1 and key2 > b2):
+                b1, b2, nbest = key1, key2, 1
+                chosen = a
+            elif key1 == b1 and key2 == b2:
+                nbest += 1
+                if rng_below(&self.rng, nbest) == 0:
+                    chosen = a
+        return chosen, {"determinizations": done, "nodes": s.nodes, "seconds": _now() - t0,
+                        "value": b2 if b2 > -INF else None}
+
+
+class AlphaBetaAgent(Agent):
+    """Iterative-deepening alpha-beta with a transposition table, for two-player perfect-information
+    games; exact once the rest of the game fits in the budget."""
+
+    name = "alphabeta"
+    PARAMS = {"depth": 64, "time": 0.5, "seed": 0, "tt_bits": 20}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.params["depth"] < 1:
+            raise ValueError(f"depth of agent alphabeta must be at least 1, not {self.params['depth']}")
+        if not 1 <= self.params["tt_bits"] <= 28:
+            raise ValueError(f"tt_bits of agent alphabeta must be in 1..28, not {self.params['tt_bits']}")
+        self._core = None
+        self.last = {}
+
+    def _check(self, game_id, players):
+        s = engines.spec(game_id)
+        if not s.perfect_information or players != 2:
+            raise ValueError(f"agent alphabeta plays only two-player perfect-information games, not {game_id} "
+                             f"with {players} players (use minimax)")
+
+    def reset(self, game_id, game_params, seat, seed):
+        super().reset(game_id, game_params, seat, seed)
+        self._check(game_id, game_params.get("players", engines.spec(game_id).default_players))
+        if self._core is None:
+            self._core = _Core(self.params["tt_bits"], False)
+        self._core.seed(_mix(self.params["seed"], seed))
+
+    def act(self, state):
+        if self._core is None:
+            self.reset(state.game_id, state.params, state.current_player(), 0)
+        self._check(state.game_id, state.num_players)
+        action, self.last = self._core.iterative(state, self.params["depth"], self.params["time"])
+        return int(action)
+
+    def analyse(self, state):
+        """The move, the value for the player to move and search statistics, as a dict."""
+        action = self.act(state)
+        return dict(self.last, action=action)
+
+
+class MinimaxAgent(Agent):
+    """Determinized (perfect information Monte Carlo) paranoid minimax with alpha-beta, any game."""
+
+    name = "minimax"
+    PARAMS = {"determinizations": 16, "depth": 3, "time": 1.0, "combine": "average", "seed": 0}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        p = self.params
+        if p["combine"] not in ("average", "vote"):
+            raise ValueError(f"combine of agent minimax must be average or vote, not {p['combine']!r}")
+        if p["determinizations"] < 1 or p["depth"] < 1:
+            raise ValueError("determinizations and depth of agent minimax must be at least 1")
+        self._core = _Core(0, True)
+        self._core.seed(_mix(p["seed"], 0))
+        self.last = {}
+
+    def reset(self, game_id, game_params, seat, seed):
+        super().reset(game_id, game_params, seat, seed)
+        self._core.seed(_mix(self.params["seed"], seed))
+
+    def act(self, state):
+        p = self.params
+        action, self.last = self._core.pimc(state, p["determinizations"], p["depth"], p["time"],
+                                            p["combine"] == "vote")
+        return int(action)
+
+
+def _mix(a, b):
+    return (int(a) * 0x9E3779B97F4A7C15 + int(b) * 0xBF58476D1CE4E5B9 + 1) & 0xFFFFFFFFFFFFFFFF

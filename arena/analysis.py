@@ -1,0 +1,245 @@
+"""What a tournament's stored matches say: head-to-head scores, standings, cycles, rating history.
+
+Everything here takes the match dicts of `Store.matches` and works per group, a game with one set of
+parameters (players included): scores from different games or rule variants never mix.
+
+Statistics are over *deals*, not matches. The matches of one duplicate group share a deal id and a
+seed and replay one deal with the agents rotated through the seats, so their average is one
+observation with the luck of the deal cancelled out; in games without duplicates every match is its
+own deal. A 95% interval is a Student t interval over the deal averages, or a Wilson score interval
+when the averages show no spread (all wins, or a single deal), so that a short run never claims
+certainty.
+"""
+from collections import defaultdict
+from dataclasses import dataclass
+import itertools
+import json
+import math
+
+import networkx as nx
+
+Z95 = 1.959963984540054
+# Student t 97.5% quantiles for 1..30 degrees of freedom; beyond, a Cornish-Fisher expansion.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+         2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+MAX_CYCLES = 50
+
+
+def t975(df):
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = Z95
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its 95% interval, over `n` deals made of `games` matches."""
+    mean: float
+    low: float
+    high: float
+    n: int
+    games: int
+
+    @property
+    def width(self):
+        return self.high - self.low
+
+    def as_dict(self):
+        return {"mean": self.mean, "low": self.low, "high": self.high, "deals": self.n,
+                "games": self.games}
+
+
+def wilson(p, n, z=Z95):
+    """Wilson score interval for a proportion p observed over n trials."""
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def interval(values, games=None, lo=0.0, hi=1.0):
+    """95% interval for the mean of independent observations bounded by [lo, hi]; None if empty."""
+    n = len(values)
+    if n == 0:
+        return None
+    span = hi - lo
+    xs = [(v - lo) / span for v in values]
+    m = sum(xs) / n
+    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    if var > 1e-12:
+        half = t975(n - 1) * math.sqrt(var / n)
+        low, high = max(0.0, m - half), min(1.0, m + half)
+    else:
+        low, high = wilson(min(1.0, max(0.0, m)), n)
+    return Interval(lo + m * span, lo + low * span, lo + high * span, n,
+                    n if games is None else games)
+
+
+def _free_interval(values):
+    """Mean with a t interval for values with no known bounds (per-game metrics)."""
+    n = len(values)
+    m = sum(values) / n
+    if n < 2:
+        return Interval(m, m, m, n, n)
+    half = t975(n - 1) * math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n)
+    return Interval(m, m - half, m + half, n, n)
+
+
+# ---- groups -------------------------------------------------------------------------------------
+
+def group_key(match):
+    return match["game_id"], json.dumps(match["game_params"], sort_keys=True)
+
+
+def groups(matches):
+    """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
+    out = {}
+    for m in matches:
+        out.setdefault(group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
+    return list(out.values())
+
+
+def group_title(game_id, game_params):
+    shown = ", ".join(f"{k}={v}" for k, v in sorted(game_params.items()) if v not in ("", None))
+    return f"{game_id} ({shown})" if shown else game_id
+
+
+def _deal(match):
+    return match["deal"], match["seed"]
+
+
+def _labels(match):
+    return [s["label"] for s in match["seats"]]
+
+
+def agents(matches):
+    """{label: {"label", "source", "params"}} for every agent seated in the matches."""
+    out = {}
+    for m in matches:
+        for s in m["seats"]:
+            out.setdefault(s["label"], s)
+    return dict(sorted(out.items()))
+
+
+def _pair_score(p_a, p_b):
+    return 1.0 if p_a < p_b else 0.5 if p_a == p_b else 0.0
+
+
+# ---- head to head and standings (one group) -----------------------------------------------------
+
+def head_to_head(matches):
+    """{a: {b: Interval of a's score against b}}: 1 per match where a placed above b, 1/2 per tie."""
+    by_deal = defaultdict(lambda: defaultdict(list))
+    games = defaultdict(int)
+    for m in matches:
+        labels, places = _labels(m), m["placements"]
+        met = set()
+        for i, j in itertools.permutations(range(len(labels)), 2):
+            a, b = labels[i], labels[j]
+            if a == b:
+                continue
+            by_deal[a, b][_deal(m)].append(_pair_score(places[i], places[j]))
+            met.add((a, b))
+        for pair in met:
+            games[pair] += 1
+    cells = defaultdict(dict)
+    for (a, b), deals in by_deal.items():
+        cells[a][b] = interval([sum(v) / len(v) for v in deals.values()], games[a, b])
+    return {a: dict(sorted(row.items())) for a, row in sorted(cells.items())}
+
+
+def standings(matches):
+    """Per agent: score share and mean placement with 95% intervals, games, faults, metrics.
+
+    The score share of one seat is its head-to-head score against every other seat of the match
+    (1 win, 1/2 draw, 0 loss in two-player games), so it is comparable across player counts.
+    """
+    share = defaultdict(lambda: defaultdict(list))
+    place = defaultdict(lambda: defaultdict(list))
+    metric = defaultdict(lambda: defaultdict(list))
+    games, faults = defaultdict(int), defaultdict(int)
+    players = 1
+    for m in matches:
+        labels, places = _labels(m), m["placements"]
+        players = max(players, len(labels))
+        for i, a in enumerate(labels):
+            others = [_pair_score(places[i], places[j]) for j in range(len(labels)) if j != i]
+            if others:
+                share[a][_deal(m)].append(sum(others) / len(others))
+            place[a][_deal(m)].append(places[i])
+            games[a] += 1
+        for f in m["faults"]:
+            faults[f["label"]] += 1
+        for key, values in m["metrics"].items():
+            if isinstance(values, list) and len(values) == len(labels):
+                for a, v in zip(labels, values):
+                    if isinstance(v, (int, float)) and not isinstance(v, bool):
+                        metric[a][key].append(float(v))
+    rows = {}
+    for a in sorted(games):
+        rows[a] = {
+            "label": a,
+            "games": games[a],
+            "score_share": interval([sum(v) / len(v) for v in share[a].values()], games[a]),
+            "mean_placement": interval([sum(v) / len(v) for v in place[a].values()], games[a],
+                                       1.0, float(max(players, 2))),
+            "faults": faults[a],
+            "metrics": {k: _free_interval(v) for k, v in sorted(metric[a].items())},
+        }
+    return rows
+
+
+def ranked(rows):
+    """Labels best first by score share (ties by label)."""
+    def key(a):
+        s = rows[a]["score_share"]
+        return (-(s.mean if s else 0.0), a)
+    return sorted(rows, key=key)
+
+
+# ---- dominance and cycles -----------------------------------------------------------------------
+
+def dominance_graph(h2h):
+    """nx.DiGraph with an edge a -> b wherever a scores above 1/2 against b.
+
+    Edge attributes: win_rate, low, high, games and `confident` (the whole 95% interval lies above
+    1/2). Every agent of the matrix is a node, even one that beats nobody.
+    """
+    g = nx.DiGraph()
+    for a, row in h2h.items():
+        g.add_node(a)
+        for b, cell in row.items():
+            g.add_node(b)
+            if cell.mean > 0.5:
+                g.add_edge(a, b, win_rate=cell.mean, low=cell.low, high=cell.high,
+                           games=cell.games, confident=cell.low > 0.5)
+    return g
+
+
+def graph_cycles(g, limit=MAX_CYCLES):
+    """Cycles of confident edges (a beats b beats c beats a), each starting at its smallest label."""
+    strong = nx.DiGraph((a, b) for a, b, d in g.edges(data=True) if d["confident"])
+    found = []
+    for c in itertools.islice(nx.simple_cycles(strong), limit):
+        k = c.index(min(c))
+        found.append(c[k:] + c[:k])
+    return sorted(found, key=lambda c: (len(c), c))
+
+
+def cycles(matches, limit=MAX_CYCLES):
+    """Every cycle of confident wins in the matches, per game and parameter set.
+
+    [{"game_id", "game_params", "cycle": [a, b, c]}] where a beats b, b beats c and c beats a, each
+    with its whole 95% interval above 1/2. A single rating cannot show these, so leaderboards list them.
+    """
+    out = []
+    for game_id, params, ms in groups(matches):
+        for c in graph_cycles(dominance_graph(head_to_head(ms)), limit):
+            out.append({"game_id": game_id, "game_params": params, "cycle": c})
+    return out
+
+
+def format_cycle(cycle):
+    return " > ".join(cycle + cycle[:1])

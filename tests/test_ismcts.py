@@ -1,0 +1,206 @@
+"""The ISMCTS agent: budgets, determinism, no use of hidden information, complete games on every
+registered game, and strength on Insert."""
+import random
+import time
+
+import pytest
+
+import agents
+import engines
+from agents.base import BadAgentParameter
+from agents.ismcts import ISMCTSAgent
+from agents.simple import RandomAgent
+from engines.registry import GAMES
+from engines.insert import InsertState
+
+GAME_IDS = engines.game_ids()
+
+
+def player_counts(game_id):
+    s = GAMES[game_id]
+    return sorted({s.min_players, s.default_players, s.max_players})
+
+
+def midgame_states(game_id, players, seed, count=4):
+    """A fresh state and a few states reached by random play, each with a choice to make."""
+    rng = random.Random(seed)
+    state = engines.make(game_id, players=players, seed=seed)
+    out = []
+    while not state.is_terminal() and len(out) < count:
+        if len(state.legal_actions()) > 1:
+            out.append(state.clone())
+        for _ in range(rng.randrange(1, 6)):
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+    return out
+
+
+def agent(seat=0, match_seed=1, **params):
+    a = ISMCTSAgent(**params)
+    a.reset("any", {}, seat, match_seed)
+    return a
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_the_iteration_budget_is_exact(game_id):
+    for state in midgame_states(game_id, GAMES[game_id].default_players, seed=3):
+        a = agent(iterations=257)
+        action = a.act(state)
+        assert action in state.legal_actions()
+        st = a.last_stats()
+        assert st["iterations"] == st["root_visits"] == 257
+        children = st["children"]
+        assert sum(v for v, _, _ in children.values()) == 257
+        assert set(children) <= set(state.legal_actions())
+        for visits, avail, mean in children.values():
+            assert 1 <= visits <= avail <= 257
+            assert 0.0 <= mean <= 1.0
+        assert 2 <= st["nodes"] <= 258
+        assert st["bytes_per_node"] == ISMCTSAgent.bytes_per_node() == 32
+        # the move is the most visited root child
+        assert children[action][0] == max(v for v, _, _ in children.values())
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_seed_makes_it_deterministic(game_id):
+    state = midgame_states(game_id, GAMES[game_id].default_players, seed=5)[-1]
+    runs = []
+    for _ in range(2):
+        a = agent(iterations=300, seed=9, match_seed=4)
+        runs.append((a.act(state), a.last_stats()["children"], a.act(state), a.last_stats()["children"]))
+    assert runs[0] == runs[1]
+    other = agent(iterations=300, seed=10, match_seed=4)
+    other.act(state)
+    assert other.last_stats()["children"] != runs[0][1], "the agent seed is ignored"
+    other = agent(iterations=300, seed=9, match_seed=5)
+    other.act(state)
+    assert other.last_stats()["children"] != runs[0][1], "the match seed is ignored"
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_it_never_reads_what_the_acting_player_cannot_see(game_id):
+    """Worlds that differ only in what the player to move cannot see (hidden cards, and the future
+    chance draws of every game) get the same move from the same statistics."""
+    for players in player_counts(game_id):
+        for state in midgame_states(game_id, players, seed=11, count=3):
+            me = state.current_player()
+            key = state.information_state_key(me)
+            for seed in (1, 2):
+                world = state.determinize(me, seed=seed)
+                assert world.information_state_key(me) == key
+                assert world.snapshot() != state.snapshot(), "the test needs worlds that differ"
+                a, b = agent(iterations=200, seed=3), agent(iterations=200, seed=3)
+                assert a.act(state) == b.act(world)
+                sa, sb = a.last_stats(), b.last_stats()
+                assert sa["children"] == sb["children"]
+                assert sa["nodes"] == sb["nodes"]
+
+
+def test_the_time_budget_is_respected():
+    state = engines.make("insert", seed=2)
+    a = agent(time=0.05, iterations=1)
+    t0 = time.perf_counter()
+    a.act(state)
+    wall = time.perf_counter() - t0
+    st = a.last_stats()
+    assert st["elapsed"] >= 0.05
+    assert wall < 0.05 + 2.0          # generous: the machine is shared
+    assert st["iterations"] > 1, "time, not iterations, is the budget when time > 0"
+    assert st["root_visits"] == st["iterations"]
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("horizon", ["round", "game"])
+def test_complete_games_against_random(game_id, horizon):
+    for players in player_counts(game_id):
+        seed = 100 + players
+        state = engines.make(game_id, players=players, seed=seed)
+        seats = [agent(seat=0, match_seed=seed, iterations=40, horizon=horizon)]
+        for seat in range(1, players):
+            r = RandomAgent()
+            r.reset(game_id, state.params, seat, seed)
+            seats.append(r)
+        rng = random.Random(seed)
+        searched = 0
+        while not state.is_terminal():
+            p = state.current_player()
+            view = state.determinize(p, seed=rng.getrandbits(64))
+            action = seats[p].act(view)
+            assert action in state.legal_actions()
+            if p == 0:
+                searched += not seats[0].last_stats().get("forced", False)
+            state.apply_action(action)
+        assert searched > 0
+        assert len(state.placements()) == players
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_self_play_completes_with_tiny_budgets(game_id):
+    spec = GAMES[game_id]
+    players = spec.max_players
+    state = engines.make(game_id, players=players, seed=7)
+    seats = [agent(seat=p, match_seed=7, iterations=8) for p in range(players)]
+    while not state.is_terminal():
+        p = state.current_player()
+        state.apply_action(seats[p].act(state.determinize(p, seed=len(state.history()))))
+    assert min(state.placements()) == 1
+
+
+def test_it_beats_random_at_insert():
+    """A modest budget wins at least 18 of 20 seeded games against random, seats alternating."""
+    wins = 0
+    for g in range(20):
+        me = g % 2
+        state = engines.make("insert", seed=g)
+        seats = [None, None]
+        seats[me] = agent(seat=me, match_seed=g, iterations=300)
+        seats[1 - me] = RandomAgent()
+        seats[1 - me].reset("insert", state.params, 1 - me, g)
+        while not state.is_terminal():
+            state.apply_action(seats[state.current_player()].act(state))
+        wins += state.winner() == me
+    assert wins >= 18
+
+
+def test_it_takes_a_five_in_a_row_on_insert():
+    """RULES.md 2.4: five in a row wins at once. Red has four on rank 1 and a free e1 it may play
+    (the last ring went to e6, whose line runs vertically down the e-file)."""
+    rows = ["....W.",
+            "......",
+            "......",
+            "W.....",
+            "W.....",
+            "RRRR.W"]
+    state = InsertState.from_board(rows, to_move=0, last="e6", tiles="VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVV")
+    assert "e1" in [state.action_to_string(a) for a in state.legal_actions()]
+    a = agent(iterations=400)
+    assert state.action_to_string(a.act(state)) == "e1"
+
+
+def test_forced_moves_are_played_without_search():
+    # Horizontal lines everywhere; the last ring at a1 leaves only b1 free on rank 1.
+    rows = ["......",
+            "......",
+            "......",
+            "......",
+            "......",
+            "RWRWR."]
+    state = InsertState.from_board(rows, to_move=1, last="a1", tiles="H" * 36)
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["f1"]
+    a = agent(iterations=100)
+    assert state.action_to_string(a.act(state)) == "f1"
+    assert a.last_stats()["forced"] and a.last_stats()["iterations"] == 0
+
+
+def test_it_is_registered_and_refuses_bad_parameters():
+    a = agents.make("ismcts", iterations="50", horizon="game", c="1.2")
+    assert isinstance(a, ISMCTSAgent) and a.params["iterations"] == 50 and a.params["c"] == 1.2
+    with pytest.raises(BadAgentParameter, match="horizon"):
+        ISMCTSAgent(horizon="trick")
+    with pytest.raises(BadAgentParameter, match="iterations"):
+        ISMCTSAgent(iterations=0)
+    with pytest.raises(BadAgentParameter, match="time"):
+        ISMCTSAgent(time=-1)
+    with pytest.raises(BadAgentParameter, match="valid"):
+        ISMCTSAgent(depth=3)
