@@ -7,6 +7,7 @@ from agents.base import UnknownAgent
 BUILTIN = {
     "random": "agents.simple:RandomAgent",
     "greedy": "agents.simple:GreedyAgent",
+    "ismcts": "agents.ismcts:ISMCTSAgent",
     "alphabeta": "agents.minimax:AlphaBetaAgent",
     "minimax": "agents.minimax:MinimaxAgent",
 }

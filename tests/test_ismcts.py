@@ -179,7 +179,7 @@ def test_it_takes_a_five_in_a_row_on_insert():
 
 
 def test_forced_moves_are_played_without_search():
-    # Horizontal lines everywhere; the last ring at a1 leaves only b1 free on rank 1.
+    # Horizontal lines everywhere: the last ring at a1 leaves only f1 free on its line.
     rows = ["......",
             "......",
             "......",
