@@ -1,0 +1,141 @@
+"""ISMCTS throughput benchmarks, as JSON rows for `arena bench`.
+
+`cases(game_ids)` yields one row per case, each a dict:
+
+    {"case": "ismcts/<game>/<point>", "unit": "iterations/s", "rates": [...], "median_per_s": ...,
+     "iterations": per search, "bytes_per_node": ..., "nodes": tree size of the last search, ...}
+
+- `ismcts/<game>/first_decision` for every game id given: one search at a time, from a fresh state
+  of the game (default parameters and players, seed 0) at its first decision, with the default
+  agent parameters (c=0.7, horizon=round).
+- When "wizard" is among the game ids: `ismcts/wizard_4p_hand10/first_bid` and `.../first_card`,
+  on one 4-player hand of 10 cards (`engines.make("wizard", players=4, hands=(10,))`), the first
+  card after everyone bid 2. When OpenSpiel's `pyspiel` is importable (an optional extra), each of
+  these rows is preceded by `openspiel_ismcts/oh_hell_4p_10tricks/<point>`: OpenSpiel's C++
+  `ISMCTSBot` (one random rollout per simulation, uct_c=2, max visit count) on `oh_hell` with 4
+  players and `num_tricks_fixed=10` at the same points, and the ismcts row carries
+  `"baseline"` (that row's case) and `"ratio"` (ismcts median / OpenSpiel median). Without pyspiel
+  the ismcts row says `"baseline": null` and why in `"note"`.
+
+Each rate is iterations (OpenSpiel: simulations) divided by the wall time of one whole search;
+`repeats` searches per case. Run it alone with `python -m arena.bench_ismcts [game ...]`.
+"""
+import json
+import random
+import statistics
+import sys
+import time
+
+import engines
+from agents.ismcts import Search
+
+WIZARD_HAND = {"players": 4, "hands": (10,)}
+OH_HELL = {"players": 4, "num_tricks_fixed": 10}
+BID = 2
+
+
+def _timed(run, iterations, repeats):
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run(iterations)
+        rates.append(iterations / (time.perf_counter() - t0))
+    return rates
+
+
+def _calibrate(run, seconds):
+    """Iterations that take about `seconds` per search (at least 1000)."""
+    n = 500
+    t0 = time.perf_counter()
+    run(n)
+    dt = max(time.perf_counter() - t0, 1e-6)
+    return max(1000, int(n * seconds / dt))
+
+
+def _ismcts_row(case, state, repeats, seconds, iterations=None, **extra):
+    search = Search()
+
+    def run(n):
+        search.seed(len(case))
+        search.search(state, n, 0.0, 0.7, "round", 0.5)
+
+    n = iterations or _calibrate(run, seconds)
+    rates = _timed(run, n, repeats)
+    stats = search.stats()
+    return {"case": case, "unit": "iterations/s", "rates": [round(r) for r in rates],
+            "median_per_s": round(statistics.median(rates)), "iterations": n,
+            "bytes_per_node": Search.bytes_per_node(), "nodes": stats["nodes"],
+            "players": state.num_players, **extra}
+
+
+def _wizard_points():
+    """The Wizard hand at its first bid, and at its first card after every bid is 2."""
+    state = engines.make("wizard", seed=0, **WIZARD_HAND)
+    while any(a >= 75 for a in state.legal_actions()):    # a turned-up Wizard: the dealer picks trump
+        state.apply_action(state.legal_actions()[0])
+    first_bid = state.clone()
+    while any(a >= 54 for a in state.legal_actions()):
+        legal = state.legal_actions()
+        state.apply_action(54 + BID if 54 + BID in legal else legal[0])
+    return {"first_bid": first_bid, "first_card": state}
+
+
+def _oh_hell_points(pyspiel):
+    game = pyspiel.load_game("oh_hell", OH_HELL)
+    state = game.new_initial_state()
+    rng = random.Random(0)
+    while state.is_chance_node():
+        outcomes = [a for a, _ in state.chance_outcomes()]
+        state.apply_action(rng.choice(outcomes))
+    first_bid = state.clone()
+    params = game.get_parameters()
+    deck = params["num_suits"] * params["num_cards_per_suit"]     # bid b is action deck + b
+    while state.legal_actions()[0] >= deck:
+        legal = state.legal_actions()
+        state.apply_action(deck + BID if deck + BID in legal else legal[0])
+    return game, {"first_bid": first_bid, "first_card": state}
+
+
+def _openspiel_row(pyspiel, case, state, repeats, iterations):
+    def run(n):
+        bot = pyspiel.ISMCTSBot(1, pyspiel.RandomRolloutEvaluator(1, 1), 2.0, n, -1,
+                                pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
+        bot.step(state)
+
+    rates = _timed(run, iterations, repeats)
+    return {"case": case, "unit": "iterations/s", "rates": [round(r) for r in rates],
+            "median_per_s": round(statistics.median(rates)), "iterations": iterations,
+            "players": OH_HELL["players"]}
+
+
+def cases(game_ids, repeats=5, seconds=0.15):
+    """Yields the benchmark rows described in the module docstring for the given game ids."""
+    for game_id in game_ids:
+        state = engines.make(game_id, seed=0)
+        yield _ismcts_row(f"ismcts/{game_id}/first_decision", state, repeats, seconds)
+    if "wizard" not in game_ids:
+        return
+    try:
+        import pyspiel
+    except ImportError:
+        pyspiel = None
+    wizard = _wizard_points()
+    oh_hell = _oh_hell_points(pyspiel)[1] if pyspiel else None
+    for point, state in wizard.items():
+        row_case = f"ismcts/wizard_4p_hand10/{point}"
+        if pyspiel is None:
+            yield _ismcts_row(row_case, state, repeats, seconds, baseline=None,
+                              note="pyspiel (OpenSpiel) is not installed: no baseline")
+            continue
+        base = _openspiel_row(pyspiel, f"openspiel_ismcts/oh_hell_4p_10tricks/{point}",
+                              oh_hell[point], repeats, 10000)
+        yield base
+        row = _ismcts_row(row_case, state, repeats, seconds, iterations=None,
+                          baseline=base["case"])
+        row["ratio"] = round(row["median_per_s"] / base["median_per_s"], 2)
+        yield row
+
+
+if __name__ == "__main__":
+    for r in cases(sys.argv[1:] or engines.game_ids()):
+        print(json.dumps(r), flush=True)
