@@ -283,8 +283,9 @@ cdef class _Core:
         self.scratch.c_copy_from(state)
         return self.scratch
 
-    def iterative(self, GameState state, int max_depth, double time_budget):
-        """alphabeta: iterative deepening from `state`; returns (action, stats dict)."""
+    def iterative(self, GameState state, int max_depth, double time_budget, bint force=False):
+        """alphabeta: iterative deepening from `state` (skipped for a single legal move unless
+        `force`); returns (action, stats dict)."""
         cdef GameState st = self._scratch(state)
         cdef Searcher s = self.srch
         cdef action_t moves[MAX_ACTIONS]
@@ -302,7 +303,7 @@ cdef class _Core:
             j = rng_below(&self.rng, i + 1)
             a = moves[i]; moves[i] = moves[j]; moves[j] = a
         best_move = moves[0]
-        if n == 1:
+        if n == 1 and not force:
             return best_move, {"depth": 0, "value": None, "nodes": 0, "exact": False, "seconds": 0.0}
         for d in range(1, max_depth + 1):
             hits0 = s.horizon_hits
@@ -447,16 +448,20 @@ class AlphaBetaAgent(Agent):
         self._core.seed(_mix(self.params["seed"], seed))
 
     def act(self, state):
+        return self._search(state, False)
+
+    def analyse(self, state):
+        """The move, its value for the player to move (beyond +-1e6: a forced win or loss), the
+        depth reached, whether the value is exact (the game's), nodes and seconds, as a dict."""
+        action = self._search(state, True)
+        return dict(self.last, action=action)
+
+    def _search(self, state, force):
         if self._core is None:
             self.reset(state.game_id, state.params, state.current_player(), 0)
         self._check(state.game_id, state.num_players)
-        action, self.last = self._core.iterative(state, self.params["depth"], self.params["time"])
+        action, self.last = self._core.iterative(state, self.params["depth"], self.params["time"], force)
         return int(action)
-
-    def analyse(self, state):
-        """The move, the value for the player to move and search statistics, as a dict."""
-        action = self.act(state)
-        return dict(self.last, action=action)
 
 
 class MinimaxAgent(Agent):

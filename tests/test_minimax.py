@@ -1,0 +1,338 @@
+"""The `alphabeta` and `minimax` agents (agents/minimax.pyx): exact play on small Insert positions,
+refusals, hidden information, determinism and complete games on every registered engine."""
+import random
+
+import pytest
+
+import agents
+import engines
+from engines.insert import InsertState
+from engines.registry import GAMES, GameSpec
+
+
+def exhaustive(s):
+    """Plain minimax over the Python face: the final result (+1, 0, -1) for the player to move."""
+    p = s.current_player()
+    best = -2
+    for a in s.legal_actions():
+        s.apply_action(a)
+        if s.is_terminal():
+            v = s.returns()[p]
+        else:
+            v = exhaustive(s) if s.current_player() == p else -exhaustive(s)
+        s.undo_action()
+        best = max(best, v)
+        if best == 1:
+            break
+    return best
+
+
+def outcome(value):
+    """alphabeta's root value as a game result: wins and losses score beyond +-1e6."""
+    if value > 5e5:
+        return 1
+    if value < -5e5:
+        return -1
+    assert value == 0, f"an exact value must be a win, a loss or a draw, not {value}"
+    return 0
+
+
+def alphabeta(state, **params):
+    agent = agents.make("alphabeta", **dict({"time": 0.0, "tt_bits": 16}, **params))
+    agent.reset(state.game_id, state.params, state.current_player(), 7)
+    return agent.analyse(state)
+
+
+def immediate_win(s, a):
+    """Whether playing `a` ends the game with a win for the player to move."""
+    p = s.current_player()
+    s.apply_action(a)
+    won = s.is_terminal() and s.returns()[p] == 1
+    s.undo_action()
+    return won
+
+
+def can_win_now(s):
+    return any(immediate_win(s, a) for a in s.legal_actions())
+
+
+# Insert positions, tiles ABCD (rank 6 first): lines per square are
+#   6 - | / | / \      3 / \ - \ - |
+#   5 \ - | - | /      2 | / \ / \ -
+#   4 / \ - \ - |      1 - | / | / \
+
+def test_takes_the_five_when_it_is_legal():
+    """RULES.md 2.3: legal squares lie on the line of the last ring; 2.4: five in a row wins at once."""
+    s = InsertState.from_board([
+        "......",
+        "....W.",
+        "...W..",
+        "RRRR..",
+        "..W...",
+        "......"], to_move=0, last="e5")
+    # e5 carries a vertical line: R may play on the e file, and e3 completes a3-e3
+    assert s.string_to_action("e3") in s.legal_actions()
+    for depth in (1, 2, 5):
+        info = alphabeta(s, depth=depth)
+        assert s.action_to_string(info["action"]) == "e3"
+        assert outcome(info["value"]) == 1
+
+
+def test_prefers_the_fastest_win():
+    """RULES.md 2.4: a win by five in a row is immediate; the agent takes it rather than a slower one."""
+    s = InsertState.from_board([
+        "......",
+        "....W.",
+        "...W..",
+        "RRRR..",
+        "..W...",
+        "......"], to_move=0, last="e5")
+    info = alphabeta(s, depth=7)
+    assert immediate_win(s, info["action"])
+
+
+def test_blocks_or_escapes_a_threat_of_five():
+    """RULES.md 2.3-2.4: W to move must not leave R a legal square that completes five."""
+    s = InsertState.from_board([
+        "......",
+        "......",
+        "W.W...",
+        "RRRR..",
+        "..W...",
+        "...R.."], to_move=1, last="d1")
+    # d1's vertical line lets W play d2..d6 (not e3): most of them let R reach e3 next
+    losing = []
+    for a in s.legal_actions():
+        s.apply_action(a)
+        if can_win_now(s):
+            losing.append(a)
+        s.undo_action()
+    assert losing and len(losing) < len(s.legal_actions())
+    for depth in (2, 4):
+        info = alphabeta(s, depth=depth)
+        assert info["action"] not in losing
+
+
+def test_finds_a_forced_win_in_three():
+    """RULES.md 2.3: the mover picks a square whose line leaves the opponent no defence."""
+    rng = random.Random(2024)
+    found = 0
+    # positions where the mover cannot win at once but can force a win within three plies
+    for seed in range(400):
+        s = engines.make("insert", seed=seed)
+        r = random.Random(seed)
+        while not s.is_terminal() and len(s.history()) < 16 + seed % 8:
+            s.apply_action(r.choice(s.legal_actions()))
+        if s.is_terminal() or can_win_now(s):
+            continue
+        winning = [a for a in s.legal_actions() if _forces_win_next(s, a)]
+        if not winning:
+            continue
+        info = alphabeta(s, depth=3)
+        assert outcome(info["value"]) == 1
+        assert info["action"] in winning
+        found += 1
+        if found == 3:
+            break
+    assert found == 3, "no forced win in three found among the sampled positions"
+    del rng
+
+
+def _forces_win_next(s, a):
+    p = s.current_player()
+    s.apply_action(a)
+    try:
+        if s.is_terminal():
+            return False
+        if s.current_player() == p:
+            return can_win_now(s)
+        for b in s.legal_actions():
+            s.apply_action(b)
+            ok = not s.is_terminal() and can_win_now(s)
+            s.undo_action()
+            if not ok:
+                return False
+        return True
+    finally:
+        s.undo_action()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_value_agrees_with_exhaustive_minimax_near_the_end(seed):
+    """RULES.md 2.4: once the rest of the game fits in the budget, the value is the game's result."""
+    r = random.Random(seed)
+    params = {"tiebreak": "next_largest"} if seed % 2 else {}
+    s = engines.make("insert", seed=seed, **params)
+    while len(s.history()) < 19 + seed % 4:
+        if s.is_terminal():      # someone made five early: start another game
+            s = engines.make("insert", seed=r.randrange(10**6), **params)
+            continue
+        s.apply_action(r.choice(s.legal_actions()))
+    if s.is_terminal():
+        return test_value_agrees_with_exhaustive_minimax_near_the_end(seed + 1000)
+    truth = exhaustive(s)
+    info = alphabeta(s, depth=30)
+    assert info["exact"]
+    assert outcome(info["value"]) == truth
+    # and the chosen move keeps that value
+    mover = s.current_player()
+    s.apply_action(info["action"])
+    after = s.returns()[mover] if s.is_terminal() else (
+        exhaustive(s) if s.current_player() == mover else -exhaustive(s))
+    assert after == truth
+    # a shallow budget claims an exact value only when it is right
+    s.undo_action()
+    for depth in (1, 2, 3):
+        info = alphabeta(s, depth=depth)
+        if info["exact"]:
+            assert outcome(info["value"]) == truth
+
+
+def test_deterministic_under_a_seed_and_seed_breaks_ties():
+    s = engines.make("insert", seed=5)
+    first = [alphabeta(s, depth=3, seed=k)["action"] for k in range(12)]
+    again = [alphabeta(s, depth=3, seed=k)["action"] for k in range(12)]
+    assert first == again
+    # the empty board is symmetric enough to have many equal first moves
+    assert len(set(first)) > 1
+
+
+def test_refuses_games_it_cannot_play(monkeypatch):
+    """alphabeta plays two-player perfect-information games only, and says so."""
+    monkeypatch.setitem(GAMES, "fake_cards", GameSpec(
+        "fake_cards", "engines.insert", "InsertState", 3, 4, 3, perfect_information=False))
+    agent = agents.make("alphabeta")
+    with pytest.raises(ValueError, match="fake_cards"):
+        agent.reset("fake_cards", {"players": 3}, 0, 0)
+    for game_id in engines.game_ids():
+        spec = GAMES[game_id]
+        for n in range(spec.min_players, spec.max_players + 1):
+            if spec.perfect_information and n == 2:
+                agent.reset(game_id, engines.registry.resolve(game_id, players=n), 0, 0)
+                continue
+            with pytest.raises(ValueError, match=game_id) as err:
+                agent.reset(game_id, engines.registry.resolve(game_id, players=n), 0, 0)
+            assert "\n" not in str(err.value)
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        agents.make("minimax", combine="median")
+    with pytest.raises(ValueError):
+        agents.make("alphabeta", depth=0)
+    with pytest.raises(ValueError):
+        agents.make("minimax", bogus=1)
+
+
+def test_alphabeta_beats_greedy_on_insert():
+    wins = 0
+    for g in range(4):
+        seats = ["alphabeta", "greedy"] if g % 2 == 0 else ["greedy", "alphabeta"]
+        r = play("insert", None, seats, g, {"alphabeta": {"depth": 4, "time": 0.0}})
+        me = seats.index("alphabeta")
+        wins += r[me] > r[1 - me]
+    assert wins >= 3
+
+
+# ---------------------------------------------------------------- minimax on every registered game
+
+def configurations():
+    for game_id in engines.game_ids():
+        s = GAMES[game_id]
+        for n in sorted({s.min_players, s.max_players}):
+            yield pytest.param(game_id, n, id=f"{game_id}-{n}p")
+
+
+CONFIGS = list(configurations())
+SMALL = {"determinizations": 2, "depth": 2, "time": 0.0}
+
+
+def play(game_id, players, names, seed, params=None):
+    """A whole game; hidden-information games hand each agent a determinized copy for its seat."""
+    params = params or {}
+    s = engines.make(game_id, players=players, seed=seed)
+    seats = [agents.make(n, **params.get(n, {})) for n in names]
+    for i, a in enumerate(seats):
+        a.reset(game_id, s.params, i, seed * 31 + i)
+    hidden = not GAMES[game_id].perfect_information
+    k = 0
+    while not s.is_terminal():
+        p = s.current_player()
+        view = s.determinize(p, seed=seed * 7919 + k) if hidden else s.clone()
+        a = seats[p].act(view)
+        assert a in s.legal_actions()
+        s.apply_action(a)
+        k += 1
+    return s.returns()
+
+
+@pytest.mark.parametrize("game_id,players", CONFIGS)
+def test_minimax_completes_games(game_id, players):
+    for combine in ("average", "vote"):
+        names = ["minimax"] + ["random"] * (players - 1)
+        r = play(game_id, players, names, 3, {"minimax": dict(SMALL, combine=combine)})
+        assert len(r) == players
+
+
+def _midgame_states(game_id, players, count, seed):
+    """States a few random moves into seeded games, with the player to move having a choice."""
+    out = []
+    r = random.Random(seed)
+    for g in range(count * 4):
+        s = engines.make(game_id, players=players, seed=seed + g)
+        for _ in range(r.randrange(1, 12)):
+            if s.is_terminal():
+                break
+            s.apply_action(r.choice(s.legal_actions()))
+        if not s.is_terminal() and len(s.legal_actions()) > 1:
+            out.append(s)
+        if len(out) == count:
+            break
+    return out
+
+
+@pytest.mark.parametrize("game_id,players", CONFIGS)
+def test_minimax_never_uses_hidden_information(game_id, players):
+    """States the acting player cannot tell apart get the same action under the same seed."""
+    for i, s in enumerate(_midgame_states(game_id, players, 4, 40)):
+        me = s.current_player()
+        chosen = []
+        for view in (s, s.determinize(me, seed=i), s.determinize(me, seed=i + 1000)):
+            assert view.information_state_key(me) == s.information_state_key(me)
+            agent = agents.make("minimax", determinizations=3, depth=2, time=0.0, seed=i)
+            agent.reset(game_id, s.params, me, 5)
+            chosen.append(agent.act(view))
+        assert chosen[0] == chosen[1] == chosen[2]
+
+
+@pytest.mark.parametrize("game_id,players", CONFIGS)
+def test_minimax_is_deterministic_under_a_seed(game_id, players):
+    names = ["minimax"] * players
+    params = {"minimax": dict(SMALL, seed=9)}
+    first = play(game_id, players, names, 11, params)
+    assert play(game_id, players, names, 11, params) == first
+
+
+def test_minimax_leaves_the_given_state_alone():
+    for game_id in engines.game_ids():
+        for s in _midgame_states(game_id, GAMES[game_id].default_players, 1, 77):
+            before = s.snapshot()
+            agent = agents.make("minimax", **SMALL)
+            agent.reset(game_id, s.params, s.current_player(), 0)
+            agent.act(s)
+            assert s.snapshot() == before
+
+
+def test_minimax_on_insert_takes_the_five():
+    """RULES.md 2.4: with two players minimax is plain minimax; it takes a win in one."""
+    s = InsertState.from_board([
+        "......",
+        "....W.",
+        "...W..",
+        "RRRR..",
+        "..W...",
+        "......"], to_move=0, last="e5")
+    for combine in ("average", "vote"):
+        agent = agents.make("minimax", determinizations=2, depth=2, time=0.0, combine=combine)
+        agent.reset("insert", s.params, 0, 0)
+        assert s.action_to_string(agent.act(s)) == "e3"
