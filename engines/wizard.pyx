@@ -154,3 +154,763 @@ cdef void _begin_round(WizPos* s) noexcept nogil:
     s.trump = -1
     s.phase = PH_BID
     s.to_move = _next(s, s.dealer)
+    if t >= 0 and t < 52:
+        s.trump = SUIT_OF[t]
+    elif t >= 52 and t < 56:
+        s.phase = PH_TRUMP
+        s.to_move = s.dealer
+    s.pub_key = _mix(s.pub_key, 0x1000 + s.round * 0x100 + s.dealer * 0x10000 + _canon_card(t))
+
+
+cdef void _deal(WizPos* s, Rng* chance) noexcept nogil:
+    """Shuffles all 60 cards, deals this round's hands and turns up the next card if one is left."""
+    cdef int8_t deck[NCARDS]
+    cdef int n = s.nplayers, r = s.sched[s.round], need, i, j, p, k
+    cdef int8_t t
+    cdef uint64_t h
+    need = r * n
+    for i in range(NCARDS):
+        deck[i] = i
+    k = need + 1 if need < NCARDS else NCARDS
+    for i in range(k):
+        j = i + rng_below(chance, NCARDS - i)
+        t = deck[i]; deck[i] = deck[j]; deck[j] = t
+    i = 0
+    for p in range(n):
+        h = 0
+        for j in range(r):
+            h |= <uint64_t>1 << deck[i]
+            i += 1
+        s.hand[p] = h
+    s.turn_up = deck[need] if need < NCARDS else -1
+    _begin_round(s)
+
+
+cdef void _new_game(WizPos* s, Rng* chance) noexcept nogil:
+    """Everything but the parameters (players, schedule, flags) back to the start; deals round 1."""
+    cdef int p
+    for p in range(MAXP):
+        s.score[p] = 0
+        s.exact[p] = 0
+        s.priv_key[p] = 0
+        s.hand[p] = 0
+    s.pub_key = 0x5157A2D
+    for p in range(s.nrounds):
+        s.pub_key = _mix(s.pub_key, s.sched[p])
+    s.pub_key = _mix(s.pub_key, s.nplayers * 16 + s.plus_minus_one * 4 + s.hide)
+    s.round = 0
+    s.rounds_scored = 0
+    s.dealer = rng_below(chance, s.nplayers)
+    _deal(s, chance)
+
+
+cdef void _end_round(WizPos* s, Rng* chance) noexcept nogil:
+    cdef int p, b, t, d
+    for p in range(s.nplayers):
+        b = s.bids[p]
+        t = s.tricks[p]
+        if b == t:
+            s.score[p] += 20 + 10 * t
+            s.exact[p] += 1
+        else:
+            d = t - b if t > b else b - t
+            s.score[p] -= 10 * d
+        if s.hide == HIDE_UNTIL_END:
+            s.pub_key = _mix(s.pub_key, 0x200 + p * 32 + b)
+    s.rounds_scored += 1
+    s.round += 1
+    if s.round >= s.nrounds:
+        s.phase = PH_OVER
+        s.to_move = -1
+        return
+    s.dealer = _next(s, s.dealer)
+    _deal(s, chance)
+
+
+cdef inline void _choose_trump(WizPos* s, int suit) noexcept nogil:
+    s.trump = suit
+    s.pub_key = _mix(s.pub_key, A_TRUMP + suit)
+    s.phase = PH_BID
+    s.to_move = _next(s, s.dealer)
+
+
+cdef inline void _bid(WizPos* s, int b) noexcept nogil:
+    cdef int p = s.to_move, q
+    s.bids[p] = b
+    s.n_bids += 1
+    s.bid_sum += b
+    if s.hide:
+        s.pub_key = _mix(s.pub_key, 0x300)          # that p bid is public; the value is not
+        s.priv_key[p] = _mix(s.priv_key[p], 0x400 + b)
+    else:
+        s.pub_key = _mix(s.pub_key, A_BID + b)
+    if s.n_bids == s.nplayers:
+        s.phase = PH_PLAY
+        s.to_move = _next(s, s.dealer)
+        if s.hide == HIDE_UNTIL_PLAY:
+            for q in range(s.nplayers):
+                s.pub_key = _mix(s.pub_key, 0x200 + q * 32 + s.bids[q])
+    else:
+        s.to_move = _next(s, p)
+
+
+cdef inline int _forbidden_bid(WizPos* s) noexcept nogil:
+    """plus_minus_one: the bid the player to move may not make (-1 if none)."""
+    cdef int f
+    if s.plus_minus_one and s.n_bids == s.nplayers - 1:
+        f = s.cards - s.bid_sum
+        if f >= 0:
+            return f
+    return -1
+
+
+cdef inline void _play(WizPos* s, int a, Rng* chance) noexcept nogil:
+    cdef int p = s.to_move, suit, rank = 0
+    cdef uint64_t bit, m
+    if a < 52:
+        bit = <uint64_t>1 << a
+        suit = SUIT_OF[a]
+        rank = a - 13 * suit
+    elif a == A_WIZ:
+        m = s.hand[p] & WIZ
+        bit = m & (~m + 1)
+        suit = 4
+    else:
+        m = s.hand[p] & JES
+        bit = m & (~m + 1)
+        suit = 5
+    s.hand[p] &= ~bit
+    s.gone |= bit
+    s.plays[s.n_plays] = a
+    s.play_by[s.n_plays] = p
+    s.n_plays += 1
+    s.pub_key = _mix(s.pub_key, a)
+    if suit == 4:
+        if s.win_kind != 3:
+            s.win_kind = 3
+            s.win_player = p
+        if s.led == LED_NONE:
+            s.led = LED_FREE
+    elif suit == 5:
+        if s.trick_len == 0:
+            s.win_player = p
+    else:
+        if s.led == LED_NONE:
+            s.led = suit
+        elif s.led != LED_FREE and suit != s.led:
+            s.void[p] |= 1 << s.led
+        if s.win_kind == 3:
+            pass
+        elif suit == s.trump:
+            if s.win_kind < 2 or rank > s.win_rank:
+                s.win_kind = 2
+                s.win_player = p
+                s.win_rank = rank
+        elif s.win_kind == 0:
+            s.win_kind = 1
+            s.win_player = p
+            s.win_rank = rank
+        elif s.win_kind == 1 and suit == s.led and rank > s.win_rank:
+            s.win_player = p
+            s.win_rank = rank
+    s.trick_len += 1
+    if s.trick_len < s.nplayers:
+        s.to_move = _next(s, p)
+        return
+    p = s.win_player
+    s.tricks[p] += 1
+    s.tricks_done += 1
+    s.to_move = p
+    s.trick_len = 0
+    s.led = LED_NONE
+    s.win_kind = 0
+    s.win_player = -1
+    s.win_rank = -1
+    if s.tricks_done == s.cards:
+        _end_round(s, chance)
+
+
+cdef inline uint64_t _playable(WizPos* s) noexcept nogil:
+    """The hand bits the player to move may play."""
+    cdef uint64_t h = s.hand[s.to_move], f
+    if s.led >= 0 and s.led < 4:
+        f = h & SUIT_MASK[s.led]
+        if f:
+            return f | (h & (WIZ | JES))
+    return h
+
+
+cdef int _legal(WizPos* s, action_t* out) noexcept nogil:
+    cdef int n = 0, b, f
+    cdef uint64_t m
+    if s.phase == PH_PLAY:
+        m = _playable(s)
+        if m & WIZ:
+            out[n] = A_WIZ
+            n += 1
+        if m & JES:
+            out[n] = A_JES
+            n += 1
+        m &= SUITED
+        while m:
+            out[n] = wz_ctz(m)
+            n += 1
+            m &= m - 1
+    elif s.phase == PH_BID:
+        f = _forbidden_bid(s)
+        for b in range(s.cards + 1):
+            if b != f:
+                out[n] = A_BID + b
+                n += 1
+    elif s.phase == PH_TRUMP:
+        for b in range(4):
+            out[n] = A_TRUMP + b
+            n += 1
+    return n
+
+
+cdef inline int _random_action(WizPos* s, Rng* rng) noexcept nogil:
+    cdef uint64_t m, suited
+    cdef int ns, k, f
+    if s.phase == PH_PLAY:
+        m = _playable(s)
+        suited = m & SUITED
+        ns = wz_popcount(suited)
+        k = rng_below(rng, ns + (1 if m & WIZ else 0) + (1 if m & JES else 0))
+        if k < ns:
+            while k:
+                suited &= suited - 1
+                k -= 1
+            return wz_ctz(suited)
+        if k == ns and (m & WIZ):
+            return A_WIZ
+        return A_JES
+    if s.phase == PH_BID:
+        f = _forbidden_bid(s)
+        if f >= 0 and f <= s.cards:
+            k = rng_below(rng, s.cards)
+            return A_BID + (k + 1 if k >= f else k)
+        return A_BID + rng_below(rng, s.cards + 1)
+    return A_TRUMP + rng_below(rng, 4)
+
+
+cdef inline void _apply(WizPos* s, int a, Rng* chance) noexcept nogil:
+    if a < A_BID:
+        _play(s, a, chance)
+    elif a < A_TRUMP:
+        _bid(s, a - A_BID)
+    else:
+        _choose_trump(s, a - A_TRUMP)
+
+
+cdef double _expected_tricks(WizPos* s, int p) noexcept nogil:
+    """Tricks won so far plus a rough count of what the hand still promises."""
+    cdef uint64_t h = s.hand[p], m
+    cdef double est = s.tricks[p] + 0.9 * wz_popcount(h & WIZ)
+    cdef int c, suit, rank
+    m = h & SUITED
+    while m:
+        c = wz_ctz(m)
+        m &= m - 1
+        suit = SUIT_OF[c]
+        rank = c - 13 * suit
+        if suit == s.trump:
+            est += 0.2 + 0.65 * rank / 12.0
+        elif rank == 12:
+            est += 0.6
+        elif rank == 11:
+            est += 0.3
+        elif rank == 10:
+            est += 0.1
+    return est if est < s.cards else s.cards
+
+
+# ---- determinization helpers ----
+
+cdef bint _hall_ok(int* rem, int* cap, int8_t* void, int n, int skip, int stock) noexcept nogil:
+    """Can the remaining suited cards (rem[suit]) still be placed, given the players' room (cap)
+    and known voids, and the undealt stock (room `stock`, no constraint)? Hall's condition per
+    set of suits; Wizards and Jesters fit anywhere, so they add no condition."""
+    cdef int T, sset, q, demand, room
+    for T in range(1, 16):
+        demand = 0
+        for sset in range(4):
+            if T >> sset & 1:
+                demand += rem[sset]
+        if demand == 0:
+            continue
+        room = stock
+        for q in range(n):
+            if q != skip and cap[q] and ((~void[q]) & T):
+                room += cap[q]
+        if demand > room:
+            return False
+    return True
+
+
+cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
+    cdef int n = s.nplayers, q, i, j, k, c, t, suit, total, pick, cand_n
+    cdef int cap[MAXP]
+    cdef int rem[4]
+    cdef int order[NCARDS]
+    cdef int cand[MAXP + 1]
+    cdef int weight[MAXP + 1]
+    cdef int stock
+    cdef uint64_t unknown = ALL & ~s.hand[p] & ~s.gone, m
+    if s.turn_up >= 0:
+        unknown &= ~(<uint64_t>1 << s.turn_up)
+    total = 0
+    for q in range(n):
+        cap[q] = 0 if q == p else wz_popcount(s.hand[q])
+        total += cap[q]
+        if q != p:
+            s.hand[q] = 0
+    rem[0] = rem[1] = rem[2] = rem[3] = 0
+    k = 0
+    m = unknown
+    while m:
+        c = wz_ctz(m)
+        m &= m - 1
+        order[k] = c
+        k += 1
+        if c < 52:
+            rem[SUIT_OF[c]] += 1
+    stock = k - total
+    for i in range(k - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = order[i]; order[i] = order[j]; order[j] = t
+    for i in range(k):
+        c = order[i]
+        suit = SUIT_OF[c]
+        # candidates: players with room who may hold this card, and the stock (index n)
+        cand_n = 0
+        for q in range(n):
+            if q != p and cap[q] and (suit >= 4 or not (s.void[q] >> suit & 1)):
+                cand[cand_n] = q
+                weight[cand_n] = cap[q]
+                cand_n += 1
+        if stock:
+            cand[cand_n] = n
+            weight[cand_n] = stock
+            cand_n += 1
+        if suit < 4:
+            rem[suit] -= 1
+        while True:
+            total = 0
+            for j in range(cand_n):
+                total += weight[j]
+            pick = rng_below(rng, total)
+            j = 0
+            while pick >= weight[j]:
+                pick -= weight[j]
+                j += 1
+            q = cand[j]
+            if q == n:
+                stock -= 1
+            else:
+                cap[q] -= 1
+            # a choice that keeps the rest placeable always exists (the true deal is one)
+            if _hall_ok(rem, cap, s.void, n, p, stock) or total == weight[j]:
+                break
+            if q == n:
+                stock += 1
+            else:
+                cap[q] += 1
+            weight[j] = 0
+        if q < n:
+            s.hand[q] |= <uint64_t>1 << c
+
+
+cdef void _spread(WizPos* s, int* who, int k, int units, Rng* rng) noexcept nogil:
+    """Bids for players who[0..k) summing to `units`, each at most s.cards (units <= k * cards)."""
+    cdef int i, q
+    for i in range(k):
+        s.bids[who[i]] = 0
+    while units:
+        q = who[rng_below(rng, k)]
+        if s.bids[q] < s.cards:
+            s.bids[q] += 1
+            units -= 1
+
+
+cdef void _resample_bids(WizPos* s, int p, Rng* rng) noexcept nogil:
+    """Bids hidden from p: uniform over legal values, keeping what p knows about them."""
+    cdef int who[MAXP]
+    cdef int8_t saved[MAXP]
+    cdef int k = 0, q, i, tries, known = 0, target, total
+    if not _bid_hidden(s):
+        return
+    for q in range(s.nplayers):
+        saved[q] = s.bids[q]
+        if q != p and s.bids[q] >= 0:
+            who[k] = q
+            k += 1
+        elif s.bids[q] >= 0:
+            known += s.bids[q]
+    if k == 0:
+        return
+    if s.plus_minus_one and p == s.dealer and s.n_bids >= s.nplayers - 1:
+        # the last bidder learned min(others' total, cards + 1) from the bid it was denied
+        target = s.bid_sum - (s.bids[p] if s.bids[p] >= 0 else 0)
+        if target <= s.cards:
+            _spread(s, who, k, target, rng)
+        else:
+            for tries in range(64):
+                total = 0
+                for i in range(k):
+                    s.bids[who[i]] = rng_below(rng, s.cards + 1)
+                    total += s.bids[who[i]]
+                if total > s.cards:
+                    break
+            if total <= s.cards:
+                _spread(s, who, k, s.cards + 1, rng)
+    else:
+        for tries in range(64):
+            total = known
+            for i in range(k):
+                s.bids[who[i]] = rng_below(rng, s.cards + 1)
+                total += s.bids[who[i]]
+            if not (s.plus_minus_one and s.n_bids == s.nplayers and total == s.cards):
+                break
+        else:
+            for q in range(s.nplayers):
+                s.bids[q] = saved[q]
+    total = 0
+    for q in range(s.nplayers):
+        if s.bids[q] >= 0:
+            total += s.bids[q]
+    s.bid_sum = total
+
+
+def card_to_string(int c):
+    """A card action (0..53) as text: rank+suit, W or J."""
+    if c < 52:
+        return f"{c % 13 + 1}{SUITS[c // 13]}"
+    return "W" if c == A_WIZ else "J"
+
+
+def parse_card(str text):
+    """'W', 'J' or rank+suit ('13h', '1d') to a card action id (52 for W, 53 for J)."""
+    t = text.strip().lower()
+    if t == "w":
+        return A_WIZ
+    if t == "j":
+        return A_JES
+    cdef Py_ssize_t k = len(t) - 1
+    if k >= 1 and t[k] in SUITS and t[:k].isdigit() and 1 <= int(t[:k]) <= 13:
+        return SUITS.index(t[k]) * 13 + int(t[:k]) - 1
+    raise ValueError(f"unknown card {text!r}: cards are W, J or a rank 1..13 and a suit of {SUITS}")
+
+
+def schedule(int players, dict params):
+    """The hand size of each round for these parameters (RULES.md 1.2 and 1.7)."""
+    hands = tuple(params.get("hands", ()) or ())
+    five, amigo = bool(params.get("five_rounds")), bool(params.get("amigo_tournament"))
+    if (len(hands) > 0) + five + amigo > 1:
+        raise ValueError("hands, five_rounds and amigo_tournament each set the rounds: choose one")
+    full = NCARDS // players
+    if hands:
+        if len(hands) > MAXR:
+            raise ValueError(f"at most {MAXR} rounds")
+        if any(not isinstance(h, int) or not 1 <= h <= full for h in hands):
+            raise ValueError(f"hand sizes must be 1..{full} with {players} players")
+        return tuple(hands)
+    if five:
+        return (full,) * 5
+    if amigo:
+        return AMIGO[players]
+    return tuple(range(1, full + 1))
+
+
+cdef class WizardState(GameState):
+    cdef WizPos s
+
+    def __cinit__(self, *args, **kwargs):
+        self._pos = &self.s
+        self._pos_size = sizeof(WizPos)
+
+    def __init__(self, dict params, seed=0):
+        cdef int i
+        n = int(params.get("players", 4))
+        if not 3 <= n <= 6:
+            raise ValueError(f"Wizard is played by 3 to 6 players, not {n}")
+        sched = schedule(n, params)
+        self.game_id = "wizard"
+        self.params = dict(params)
+        self.num_players = n
+        self.num_distinct_actions = NACT
+        rng_seed(&self.chance, <uint64_t>seed)
+        memset(&self.s, 0, sizeof(WizPos))
+        self.s.nplayers = n
+        self.s.nrounds = len(sched)
+        for i, h in enumerate(sched):
+            self.s.sched[i] = h
+        self.s.plus_minus_one = bool(params.get("plus_minus_one"))
+        self.s.hide = (HIDE_UNTIL_END if params.get("secret_bids")
+                       else HIDE_UNTIL_PLAY if params.get("hidden_bids") else HIDE_NONE)
+        _new_game(&self.s, &self.chance)
+
+    cdef int c_reset(self, uint64_t seed) except -1 nogil:
+        rng_seed(&self.chance, seed)
+        _new_game(&self.s, &self.chance)
+        return 0
+
+    @classmethod
+    def from_deal(cls, players, hands, turn_up=None, dealer=0, round=None, seed=0, **params):
+        """A round dealt explicitly: `hands` lists each player's cards as text ("W", "J", "13h"),
+        `turn_up` the turned-up card (None: drawn at random from the rest when cards remain),
+        `dealer` the dealer. The round is the first of the schedule with that hand size unless
+        `round` (0-based) says otherwise. Scores start at 0; later rounds are dealt by chance."""
+        from engines.registry import resolve
+        full = resolve("wizard", players=players, **params)
+        cdef WizardState st = cls(full, seed)
+        cdef WizPos* s = &st.s
+        cdef int n = st.num_players, q
+        if len(hands) != n:
+            raise ValueError(f"give one hand per player ({n})")
+        size = len(hands[0])
+        if any(len(h) != size for h in hands):
+            raise ValueError("every hand must have the same number of cards")
+        sched = [s.sched[i] for i in range(s.nrounds)]
+        if round is None:
+            if size not in sched:
+                raise ValueError(f"no round deals {size} cards; the rounds deal {sched}")
+            round = sched.index(size)
+        if not 0 <= round < s.nrounds or sched[round] != size:
+            raise ValueError(f"round {round} does not deal {size} cards; the rounds deal {sched}")
+        if not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a player 0..{n - 1}")
+        used = 0
+
+        def take(text):
+            nonlocal used
+            a = parse_card(text)
+            if a < 52:
+                bits = [a]
+            else:
+                bits = [b for b in range(52, 56) if a == A_WIZ] or list(range(56, 60))
+            for b in bits:
+                if not used >> b & 1:
+                    used |= 1 << b
+                    return b
+            raise ValueError(f"card {text!r} dealt too often")
+
+        masks = []
+        for h in hands:
+            m = 0
+            for text in h:
+                m |= 1 << take(text)
+            masks.append(m)
+        if size * n < NCARDS:
+            if turn_up is None:
+                rest = [b for b in range(NCARDS) if not used >> b & 1]
+                t = rest[rng_below(&st.chance, len(rest))]
+            else:
+                t = take(turn_up)
+        else:
+            if turn_up is not None:
+                raise ValueError("every card is dealt this round: there is no turn-up card")
+            t = -1
+        s.round = round
+        s.dealer = dealer
+        for q in range(n):
+            s.hand[q] = masks[q]
+        s.turn_up = t
+        _begin_round(s)
+        return st
+
+    # ---- the hot path ----
+    cdef int c_apply(self, action_t a) except -1 nogil:
+        _apply(&self.s, a, &self.chance)
+        return 0
+
+    cdef int c_legal_actions(self, action_t* out) noexcept nogil:
+        return _legal(&self.s, out)
+
+    cdef int c_current_player(self) noexcept nogil:
+        return self.s.to_move if self.s.phase != PH_OVER else -1
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.s.phase == PH_OVER
+
+    cdef double c_returns(self, int p) noexcept nogil:
+        return self.s.score[p]
+
+    cdef double c_score(self, int p) noexcept nogil:
+        return self.s.score[p]
+
+    cdef int c_round(self) noexcept nogil:
+        return self.s.round
+
+    cdef double c_evaluate(self, int p) noexcept nogil:
+        """Points so far plus the round's expected points: estimated tricks against the bid
+        (or against the bid the hand suggests, before bidding)."""
+        cdef WizPos* s = &self.s
+        cdef double est, diff, pex
+        cdef int b
+        if s.phase == PH_OVER:
+            return s.score[p]
+        est = _expected_tricks(s, p)
+        b = s.bids[p] if s.bids[p] >= 0 else <int>(est + 0.5)
+        diff = est - b if est > b else b - est
+        if s.tricks[p] > b:
+            pex = 0.0
+            if diff < s.tricks[p] - b:
+                diff = s.tricks[p] - b
+        else:
+            pex = 1.0 - diff if diff < 1.0 else 0.0
+        return s.score[p] + pex * (20.0 + 10.0 * b) - (1.0 - pex) * 10.0 * (diff if diff > 1.0 else 1.0)
+
+    cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil:
+        cdef WizPos* s = &self.s
+        cdef int start = s.round
+        while s.phase != PH_OVER:
+            if horizon == HORIZON_ROUND and s.round != start:
+                break
+            _apply(s, _random_action(s, rng), &self.chance)
+        return 0
+
+    # ---- imperfect information ----
+    cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
+        cdef WizPos* s = &self.s
+        cdef uint64_t k = _mix(s.pub_key, _canon(s.hand[p]))
+        k = _mix(k, s.priv_key[p])
+        k = _mix(k, <uint64_t>p)
+        if s.plus_minus_one and p == s.dealer and s.n_bids >= s.nplayers - 1 and s.phase != PH_OVER:
+            # what the last bidder learns from the bid it may not make
+            k = _mix(k, 0x500 + _others_total(s, p))
+        return k
+
+    cdef int c_determinize(self, int p, Rng* rng) except -1 nogil:
+        if self.s.phase != PH_OVER:
+            _resample_hands(&self.s, p, rng)
+            _resample_bids(&self.s, p, rng)
+        rng_seed(&self.chance, rng_next(rng))
+        return 0
+
+    # ---- Python face ----
+    def action_to_string(self, int action):
+        if 0 <= action < A_BID:
+            return card_to_string(action)
+        if A_BID <= action < A_TRUMP:
+            return f"bid {action - A_BID}"
+        if A_TRUMP <= action < NACT:
+            return f"trump {SUITS[action - A_TRUMP]}"
+        raise ValueError(f"no action {action} in wizard")
+
+    def string_to_action(self, str text):
+        t = " ".join(text.strip().lower().split())
+        if t.startswith("bid "):
+            b = t[4:]
+            if b.isdigit() and int(b) <= 20:
+                return A_BID + int(b)
+        elif t.startswith("trump "):
+            if t[6:] in tuple(SUITS):
+                return A_TRUMP + SUITS.index(t[6:])
+        else:
+            return parse_card(t)
+        raise ValueError(f"unknown action {text!r} in wizard: a card (W, J, 13h), 'bid N' or 'trump h'")
+
+    def hand(self, int player):
+        """The player's cards as text, suited cards by suit then rank, then Wizards, then Jesters."""
+        h = self.s.hand[player]
+        return ([card_to_string(c) for c in range(52) if h >> c & 1]
+                + ["W"] * wz_popcount(h & WIZ) + ["J"] * wz_popcount(h & JES))
+
+    def bids(self):
+        """Every bid this round (None if not made yet), hidden or not: the referee's view."""
+        return [None if self.s.bids[q] < 0 else int(self.s.bids[q]) for q in range(self.num_players)]
+
+    def tricks(self):
+        return [int(self.s.tricks[q]) for q in range(self.num_players)]
+
+    def trump(self):
+        """The trump suit's letter, None for no trump (or while the dealer has yet to choose)."""
+        return None if self.s.trump < 0 else SUITS[self.s.trump]
+
+    def turn_up(self):
+        return None if self.s.turn_up < 0 else card_to_string(_canon_card(self.s.turn_up))
+
+    def dealer(self):
+        return int(self.s.dealer)
+
+    def phase(self):
+        return ("trump", "bid", "play", "over")[self.s.phase]
+
+    def voids(self, int player):
+        """The suit letters `player` is known (from play) to lack this round."""
+        return "".join(SUITS[i] for i in range(4) if self.s.void[player] >> i & 1)
+
+    def rounds(self):
+        """Hand size of every round of this game."""
+        return [int(self.s.sched[i]) for i in range(self.s.nrounds)]
+
+    def cards_this_round(self):
+        return int(self.s.cards)
+
+    def trick(self):
+        """The current trick as (player, card) pairs."""
+        k = self.s.n_plays - self.s.trick_len
+        return [(int(self.s.play_by[i]), card_to_string(self.s.plays[i])) for i in range(k, self.s.n_plays)]
+
+    def metrics(self):
+        """Per-player bid accuracy: rounds bid exactly / rounds scored."""
+        r = self.s.rounds_scored
+        return {"bid_accuracy": [self.s.exact[q] / r if r else 0.0 for q in range(self.num_players)]}
+
+    def observation(self, int player):
+        cdef WizPos* s = &self.s
+        hidden = _bid_hidden(s)
+        n = self.num_players
+        forbidden = None
+        if s.plus_minus_one and player == s.dealer and s.n_bids >= n - 1 and s.phase != PH_OVER:
+            t = _others_total(s, player)
+            forbidden = s.cards - t if t <= s.cards else None
+        return {
+            "player": player,
+            "round": int(s.round),
+            "rounds": int(s.nrounds),
+            "cards": int(s.cards) if s.phase != PH_OVER else 0,
+            "dealer": int(s.dealer),
+            "phase": self.phase(),
+            "to_move": self.c_current_player(),
+            "turn_up": self.turn_up(),
+            "trump": self.trump(),
+            "hand": self.hand(player),
+            "hand_sizes": [wz_popcount(s.hand[q]) for q in range(n)],
+            "bids": [None if s.bids[q] < 0 else ("?" if hidden and q != player else int(s.bids[q]))
+                     for q in range(n)],
+            "forbidden_bid": forbidden,
+            "tricks": self.tricks(),
+            "plays": [[int(s.play_by[i]), card_to_string(s.plays[i])] for i in range(s.n_plays)],
+            "trick": [list(x) for x in self.trick()],
+            "scores": [int(s.score[q]) for q in range(n)],
+            "legal": ([self.action_to_string(a) for a in self.legal_actions()]
+                      if player == self.c_current_player() else []),
+        }
+
+    def __str__(self):
+        cdef WizPos* s = &self.s
+        n = self.num_players
+        if s.phase == PH_OVER:
+            head = f"Wizard, game over after {s.nrounds} rounds"
+        else:
+            head = (f"Wizard, round {s.round + 1} of {s.nrounds} ({s.cards} cards), dealer P{s.dealer}, "
+                    f"turn-up {self.turn_up() or '-'}, trump {self.trump() or ('?' if s.phase == PH_TRUMP else '-')}")
+        out = [head]
+        for q in range(n):
+            bid = "-" if s.bids[q] < 0 else str(s.bids[q])
+            mark = "*" if q == self.c_current_player() else " "
+            out.append(f"{mark}P{q}: score {s.score[q]:>5}  bid {bid:>2}  tricks {s.tricks[q]:>2}  "
+                       f"hand {' '.join(self.hand(q)) or '-'}")
+        if s.phase == PH_PLAY:
+            out.append("trick: " + (" ".join(f"P{q}:{c}" for q, c in self.trick()) or "-"))
+        elif s.phase == PH_OVER:
+            out.append("final scores: " + " ".join(str(s.score[q]) for q in range(n)))
+        return "\n".join(out)
+
+
+cdef inline int _others_total(WizPos* s, int p) noexcept nogil:
+    """min(total of the other players' bids, cards + 1)."""
+    cdef int t = s.bid_sum - (s.bids[p] if s.bids[p] >= 0 else 0)
+    return t if t <= s.cards else s.cards + 1
