@@ -45,6 +45,14 @@ GAMES = {
         perfect_information=True,
         description="6x6 ring placement (DONUTS): insert between two rings to flip them",
     ),
+    "belladone_bluff": GameSpec(
+        "belladone_bluff", "engines.belladone_bluff", "BelladoneBluffState", 2, 4, 2,
+        params={"teams": True, "easy": False, "jar_team_any": False, "deck_top_colour_public": True},
+        card_game=True,
+        description="bluffing with face-down cards in three rows of 7; specials Reverse, Target, Jar, Eye "
+                    "(teams only at 4 players)",
+        test_variants=({}, {"easy": True}, {"teams": False, "easy": True, "deck_top_colour_public": False}),
+    ),
 }
 
 
