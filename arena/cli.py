@@ -1,8 +1,330 @@
 """The `arena` command line."""
+import concurrent.futures as cf
+import functools
+import json
+import os
+import sys
+import time
+
 import click
 
+DEFAULT_DEALS_ONE_GAME = 10   # deals per line-up with --game
+DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without --game (a quick first look)
+DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class ArenaError(click.ClickException):
+    """A user error: printed as one line, exit code 2, no traceback."""
+    exit_code = 2
+
+
+def user_errors(fn):
+    """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) into ArenaError."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as e:
+            raise ArenaError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    return wrapper
+
+
+def json_option(fn):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(fn)
+
+
+def store_option(fn):
+    from arena.store import DEFAULT_STORE
+    return click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
+                        type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
+
+
+def _console(stderr=False):
+    from rich.console import Console
+    return Console(stderr=stderr, highlight=False)
+
+
+def _echo_json(value):
+    click.echo(json.dumps(value, indent=2, sort_keys=False))
+
+
+class _Group(click.Group):
+    """The command group; an unexpected error prints one line, not a traceback (ARENA_DEBUG=1 shows it)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as e:
+            if os.environ.get("ARENA_DEBUG"):
+                raise
+            message = str(e).splitlines()[0] if str(e) else ""
+            raise click.ClickException(f"internal error: {type(e).__name__}: {message} "
+                                       f"(ARENA_DEBUG=1 shows the traceback)") from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tabletop-arena")
 def main():
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
+
+
+# ---------------------------------------------------------------- arena run
+
+@main.command()
+@click.option("--game", "game_id", default=None, help="Game id (default: every registered game).")
+@click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
+@click.option("--agents", "agents_text", default=None,
+              help='Agents, e.g. "ismcts, greedy, ismcts[iterations=5000] as ismcts5k, ./bot.py:MyBot".'
+                   "  [default: greedy,random]")
+@click.option("--games", "deals", type=click.IntRange(min=1), default=None,
+              help=f"Deals per line-up, each played in every seat rotation "
+                   f"[default: {DEFAULT_DEALS_ONE_GAME} with --game, {DEFAULT_DEALS_EVERY_GAME} without].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
+@store_option
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Local worker processes [default: every core].")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
+              show_default=True, help="Seconds per move for submitted agents.")
+@click.option("--resume", "resume", default=None, metavar="RUN", help="Continue a stopped run.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter (with --game).")
+@json_option
+@user_errors
+def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
+        resume, params, as_json):
+    """Play a rated tournament and print its leaderboard per game."""
+    from arena import schedule as sched
+    from arena.store import Store
+
+    store = Store(store_path)
+    if resume:
+        run_row = store.run(resume)
+        run_id, config = resume, run_row["config"]
+    else:
+        param_pairs = sched.parse_params(",".join(params), "--param") if params else ()
+        games = sched.resolve_games(game_id, players, param_pairs)
+        agent_specs = sched.parse_agents(agents_text or sched.DEFAULT_AGENTS)
+        _validate_submitted(agent_specs)
+        if deals is None:
+            deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
+        config = json.loads(json.dumps(sched.tournament_config(games, agent_specs, deals, seed, time_limit)))
+        run_id = sched.run_id_for(config)
+    schedule = sched.schedule_from_config(run_id, config)
+    known = {r["run_id"] for r in store.runs()}
+    if run_id not in known:
+        store.create_run(run_id, config, len(schedule))
+    done = store.finished_ids(run_id)
+    todo = [s for s in schedule if s.match_id not in done]
+    err = _console(stderr=True)
+    if not as_json:
+        err.print(f"run [bold]{run_id}[/]: {len(schedule)} matches, {len(done)} already stored, "
+                  f"store {store_path}")
+    status = "finished"
+    if todo:
+        store.set_status(run_id, "running")
+        status = _play(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json)
+    store.set_status(run_id, status)
+    if status == "interrupted":
+        stored = len(store.finished_ids(run_id))
+        err.print(f"interrupted: {stored} of {len(schedule)} matches stored. Resume with:\n"
+                  f"  arena run --resume {run_id} --store {store_path}")
+        store.close()
+        sys.exit(130)
+    _print_leaderboards(store, run_id, as_json)
+    store.close()
+
+
+def _validate_submitted(agent_specs):
+    from arena.sandbox import validate
+    for a in agent_specs:
+        if a.submitted:
+            problem = validate(a)
+            if problem:
+                raise ArenaError(f"agent {a.label} ({a.source}): {problem}")
+
+
+def _play(store, todo, total, already, backend, jobs, address, quiet):
+    """Plays `todo` on the chosen backend, storing each result as it arrives; returns the run status."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+    from arena.backends import executor
+    from arena.runner import play_match
+
+    console = _console(stderr=True)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                        console=console, disable=quiet or not console.is_terminal, transient=False)
+    specs = {s.match_id: s for s in todo}
+    queue = list(todo)
+    with executor(backend, jobs, address) as (pool, slots):
+        window = max(2, 2 * slots)
+        pending = {}
+        interrupted = False
+        with progress:
+            task = progress.add_task("matches", total=total, completed=already)
+            try:
+                while queue or pending:
+                    while queue and len(pending) < window and not interrupted:
+                        spec = queue.pop(0)
+                        pending[pool.submit(play_match, spec)] = spec.match_id
+                    if not pending:
+                        break
+                    finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+                    for future in finished:
+                        match_id = pending.pop(future)
+                        if future.cancelled():
+                            continue
+                        store.record(specs[match_id], future.result())
+                        progress.advance(task)
+            except KeyboardInterrupt:
+                interrupted = True
+                console.print("stopping: the matches in progress are abandoned and will be replayed "
+                              "on resume")
+                for future in pending:
+                    future.cancel()
+    return "interrupted" if interrupted else "finished"
+
+
+# ---------------------------------------------------------------- leaderboards
+
+def _title(game_id, params):
+    import engines
+    defaults = engines.registry.resolve(game_id)
+    changed = [f"{k}={_fmt_value(v)}" for k, v in params.items() if defaults.get(k) != _norm(v)]
+    return game_id + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _norm(v):
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _fmt_value(v):
+    return ",".join(str(x) for x in v) if isinstance(v, (list, tuple)) else str(v)
+
+
+def _print_leaderboards(store, run_id, as_json, game_id=None):
+    from arena import ratings
+    from rich.table import Table
+
+    run_row = store.run(run_id)
+    matches = store.matches(run_id, game_id)
+    rows = ratings.leaderboard(matches)
+    fault_list = ratings.faults(matches)
+    if as_json:
+        _echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
+                    "matches": len(matches), "total": run_row["total"],
+                    "leaderboards": ratings.grouped(rows), "faults": fault_list})
+        return
+    console = _console()
+    if not rows:
+        console.print(f"run {run_id} has no finished match yet")
+    for group in ratings.grouped(rows):
+        metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
+        table = Table(title=f"{_title(group['game_id'], group['params'])} - run {run_id}", title_justify="left")
+        for name, justify in [("#", "right"), ("agent", "left"), ("mu", "right"), ("sigma", "right"),
+                              ("mu-3σ", "right"), ("games", "right"), ("wins", "right"),
+                              ("draws", "right"), ("losses", "right"), ("faults", "right")]:
+            table.add_column(name, justify=justify)
+        for name in metric_names:
+            table.add_column(name.replace("_", " "), justify="right")
+        for r in group["rows"]:
+            table.add_row(str(r["rank"]), r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
+                          f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
+                          str(r["losses"]), str(r["faults"]) if r["faults"] else "",
+                          *[f"{r['metrics'][k]:.3f}" if k in r["metrics"] else "" for k in metric_names])
+        console.print(table)
+    if fault_list:
+        table = Table(title="faults", title_justify="left")
+        for name in ("match", "game", "agent", "seat", "kind", "move", "message"):
+            table.add_column(name)
+        for f in fault_list[:20]:
+            table.add_row(str(f["match_id"]), f["game_id"], f["label"], str(f["seat"]), f["kind"],
+                          str(f.get("move", "")), f["message"])
+        console.print(table)
+        if len(fault_list) > 20:
+            console.print(f"... and {len(fault_list) - 20} more faults (see --json)")
+
+
+@main.command()
+@click.argument("run_id", required=False, metavar="[RUN]")
+@click.option("--game", "game_id", default=None, help="Only this game's leaderboards.")
+@store_option
+@json_option
+@user_errors
+def leaderboard(run_id, game_id, store_path, as_json):
+    """Print a run's leaderboards again from the store (default: the latest run)."""
+    from arena.store import Store
+    store = Store(store_path)
+    run_id = store.run(run_id)["run_id"]
+    _print_leaderboards(store, run_id, as_json, game_id)
+    store.close()
+
+
+# ---------------------------------------------------------------- what is registered
+
+@main.command()
+@json_option
+@user_errors
+def games(as_json):
+    """List the registered games with their players and parameters."""
+    import engines
+    rows = []
+    for g in engines.game_ids():
+        s = engines.spec(g)
+        rows.append({"game_id": g, "min_players": s.min_players, "max_players": s.max_players,
+                     "default_players": s.default_players, "params": dict(s.params),
+                     "choices": {k: list(v) for k, v in s.choices.items()}, "card_game": s.card_game,
+                     "perfect_information": s.perfect_information, "description": s.description})
+    if as_json:
+        _echo_json(rows)
+        return
+    from rich.table import Table
+    table = Table(title="games")
+    for c in ("game", "players", "parameters (defaults)", "description"):
+        table.add_column(c)
+    for r in rows:
+        params = ", ".join(f"{k}={_fmt_value(v)!s}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
+                           for k, v in r["params"].items())
+        players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
+            if r["min_players"] != r["max_players"] else str(r["min_players"])
+        table.add_row(r["game_id"], players, params or "-", r["description"])
+    _console().print(table)
+
+
+@main.command("agents")
+@json_option
+@user_errors
+def agents_cmd(as_json):
+    """List the built-in and installed agents with their parameters."""
+    import agents as agent_registry
+    from arena.schedule import entry_points
+    rows = []
+    for name in agent_registry.agent_names():
+        cls = agent_registry.agent_class(name)
+        doc = (cls.__doc__ or "").strip().splitlines()
+        rows.append({"name": name, "kind": "builtin", "params": dict(cls.PARAMS),
+                     "description": doc[0] if doc else ""})
+    for name, target in sorted(entry_points().items()):
+        rows.append({"name": name, "kind": "entrypoint", "params": {}, "description": target})
+    if as_json:
+        _echo_json(rows)
+        return
+    from rich.table import Table
+    table = Table(title="agents")
+    for c in ("agent", "kind", "parameters (defaults)", "description"):
+        table.add_column(c)
+    for r in rows:
+        table.add_row(r["name"], r["kind"], ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-",
+                      r["description"])
+    _console().print(table)
+
+
+# ---------------------------------------------------------------- other engineers' command modules
+# Add one import and one `main.add_command(...)` line per module below (reports, play/replay).
+
+
+if __name__ == "__main__":
+    main()

@@ -10,9 +10,16 @@ class AgentSpec:
     label: str            # the name shown on leaderboards (unique within a tournament)
     source: str           # "ismcts" (built-in), "./bot.py:MyBot", "pkg.mod:Class", or an entry-point name
     params: tuple = ()    # ((name, value), ...) as given by the user
+    kind: str = "builtin"  # builtin (trusted, runs in the worker) | file | module | entrypoint (own process)
+    target: str = ""      # what to load: the built-in name, "/abs/path/bot.py:Class" or "module:Class"
+
+    @property
+    def submitted(self):
+        return self.kind != "builtin"
 
     def as_dict(self):
-        return {"label": self.label, "source": self.source, "params": dict(self.params)}
+        return {"label": self.label, "source": self.source, "params": dict(self.params),
+                "kind": self.kind, "target": self.target or self.source}
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,7 @@ class Fault:
     label: str
     kind: str             # "exception", "illegal", "timeout", "crash"
     message: str
+    move: int = -1        # the move number at which it happened (-1: while starting or resetting)
 
 
 @dataclass

@@ -1,0 +1,124 @@
+"""TrueSkill ratings and leaderboard rows, recomputed from stored matches in match-id order.
+
+How matches are rated (quoted in the README):
+
+* One TrueSkill player per agent label, per game and rule variant (mu 25, sigma 25/3, the trueskill
+  package's defaults). Ratings are replayed over the stored matches in match-id order, so a parallel,
+  distributed or resumed run gives exactly the leaderboard of a serial one.
+* Each match is a free-for-all between the agents at the table. An agent holding several seats
+  (fewer agents than seats) is ranked by the mean of its seats' placements; agents with equal means
+  tie. A win is first place alone, a draw is a shared first place, anything else a loss.
+* A faulty agent's seats are all placed last (see arena.runner), so a fault costs rating like a loss.
+* `conservative` is mu - 3 sigma; leaderboards are sorted by it.
+* Game metrics recorded per seat (for example Wizard's `bid_accuracy`) are averaged per agent over
+  its seats and matches and shown beside the ratings.
+
+`leaderboard(matches)` is the stable entry point for other reports: it takes the match dicts of
+`Store.matches(run_id)` and returns one row per (game, parameters, agent).
+"""
+import json
+from collections import OrderedDict, defaultdict
+
+import trueskill
+
+
+def group_key(match):
+    """(game_id, canonical JSON of its parameters): one leaderboard per key."""
+    return match["game_id"], json.dumps(match["game_params"], sort_keys=True)
+
+
+def agent_ranks(match):
+    """[(label, rank)] for the agents of a match, in first-seat order; rank 1 = best, ties share."""
+    seats = defaultdict(list)
+    for seat, placement in zip(match["seats"], match["placements"]):
+        seats[seat["label"]].append(placement)
+    mean = OrderedDict((label, sum(p) / len(p)) for label, p in seats.items())
+    return [(label, 1 + sum(1 for other in mean.values() if other < m)) for label, m in mean.items()]
+
+
+def _environment():
+    return trueskill.TrueSkill(draw_probability=0.10)
+
+
+def leaderboard(matches):
+    """Leaderboard rows for stored matches, grouped by (game_id, params), best first in each group.
+
+    Each row: game_id, params (dict), rank, label, mu, sigma, conservative (mu - 3 sigma), games,
+    wins, draws, losses, faults (matches this agent lost to its own fault), mean_placement,
+    mean_return, metrics ({name: mean per seat}).
+    """
+    groups = OrderedDict()
+    for m in sorted(matches, key=lambda m: (m.get("run_id", ""), m["match_id"])):
+        groups.setdefault(group_key(m), []).append(m)
+    rows = []
+    for (game_id, params_json), group in groups.items():
+        rows += _group_rows(game_id, json.loads(params_json), group)
+    return rows
+
+
+def _group_rows(game_id, params, matches):
+    env = _environment()
+    ratings = {}
+    stats = defaultdict(lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0,
+                                 "placements": [], "returns": [], "metrics": defaultdict(list)})
+    for m in matches:
+        ranked = agent_ranks(m)
+        for label, _ in ranked:
+            ratings.setdefault(label, env.create_rating())
+        if len(ranked) > 1:
+            new = env.rate([(ratings[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
+            for (label, _), (rating,) in zip(ranked, new):
+                ratings[label] = rating
+        firsts = sum(1 for _, r in ranked if r == 1)
+        faulty = {f["label"] for f in m["faults"]}
+        for label, r in ranked:
+            s = stats[label]
+            s["games"] += 1
+            if r == 1 and firsts == 1:
+                s["wins"] += 1
+            elif r == 1:
+                s["draws"] += 1
+            else:
+                s["losses"] += 1
+            s["faults"] += label in faulty
+        for seat, (agent, placement, ret) in enumerate(zip(m["seats"], m["placements"], m["returns"])):
+            s = stats[agent["label"]]
+            s["placements"].append(placement)
+            s["returns"].append(ret)
+            for name, values in (m.get("metrics") or {}).items():
+                if isinstance(values, list) and len(values) == len(m["seats"]):
+                    v = values[seat]
+                    if isinstance(v, (int, float)) and not isinstance(v, bool):
+                        s["metrics"][name].append(v)
+    order = sorted(ratings, key=lambda label: (-(ratings[label].mu - 3 * ratings[label].sigma), label))
+    rows = []
+    for rank, label in enumerate(order, 1):
+        r, s = ratings[label], stats[label]
+        rows.append({
+            "game_id": game_id, "params": params, "rank": rank, "label": label,
+            "mu": r.mu, "sigma": r.sigma, "conservative": r.mu - 3 * r.sigma,
+            "games": s["games"], "wins": s["wins"], "draws": s["draws"], "losses": s["losses"],
+            "faults": s["faults"],
+            "mean_placement": sum(s["placements"]) / len(s["placements"]),
+            "mean_return": sum(s["returns"]) / len(s["returns"]),
+            "metrics": {k: sum(v) / len(v) for k, v in sorted(s["metrics"].items()) if v},
+        })
+    return rows
+
+
+def grouped(rows):
+    """Leaderboard rows regrouped: [{"game_id", "params", "rows": [...]}] in their original order."""
+    out = OrderedDict()
+    for row in rows:
+        key = (row["game_id"], json.dumps(row["params"], sort_keys=True))
+        out.setdefault(key, {"game_id": row["game_id"], "params": row["params"], "rows": []})["rows"].append(row)
+    return list(out.values())
+
+
+def faults(matches):
+    """Every recorded fault: [{match_id, game_id, seat, label, kind, message, move}] in match order."""
+    out = []
+    for m in sorted(matches, key=lambda m: m["match_id"]):
+        for f in m["faults"]:
+            out.append({"match_id": m["match_id"], "game_id": m["game_id"], **f})
+    return out

@@ -1,0 +1,126 @@
+"""Plays one match: `play_match(MatchSpec) -> MatchResult`, the function every backend runs.
+
+Rules the runner enforces (quoted in the README):
+
+* Each agent sees only its seat's view: before every move the acting agent receives
+  `state.determinize(seat, seed)`, a copy with everything that seat cannot see resampled, never the
+  true state (in perfect-information games the copy differs only in its future chance).
+* Built-in agents are trusted and run inside the worker, untimed, so their results never depend on
+  the machine's load. Submitted agents (files, modules, entry points) run in their own process with
+  the per-move time limit enforced (see arena.sandbox).
+* An agent that raises, returns an illegal action, exceeds its time, hangs or kills its process
+  ends the match at once: every seat it holds is placed last, the other seats share first place,
+  and the fault is recorded with the match. The tournament goes on.
+"""
+import math
+import operator
+import time
+
+import agents as agent_registry
+import engines
+from arena.match import Fault, MatchResult
+from arena.sandbox import AgentFault, RemoteAgent
+
+
+def agent_seed(spec, seat):
+    from arena.schedule import derive_seed
+    return derive_seed(spec.seed, spec.match_id, "agent", seat)
+
+
+class LocalAgent:
+    """A trusted built-in agent, run in this process; its exceptions become faults."""
+
+    def __init__(self, spec):
+        self.agent = agent_registry.make(spec.source, **dict(spec.params))
+
+    def reset(self, game_id, game_params, seat, seed):
+        try:
+            self.agent.reset(game_id, game_params, seat, seed)
+        except Exception as e:
+            raise AgentFault("exception", _describe(e)) from None
+
+    def act(self, state):
+        try:
+            return self.agent.act(state)
+        except Exception as e:
+            raise AgentFault("exception", _describe(e)) from None
+
+    def close(self):
+        pass
+
+
+def _describe(exc):
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+
+
+def make_player(spec, time_limit):
+    return RemoteAgent(spec, time_limit) if spec.submitted else LocalAgent(spec)
+
+
+def _json_safe(value):
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def play_match(spec):
+    """Plays `spec` to the end (or to the first fault) and returns its MatchResult."""
+    started = time.perf_counter()
+    params = spec.params_dict()
+    state = engines.make(spec.game_id, seed=spec.seed, **params)
+    n = state.num_players
+    players = [None] * n
+    faults = []
+    move = 0
+    try:
+        for seat, a in enumerate(spec.seats):
+            try:
+                players[seat] = make_player(a, spec.time_limit)
+                players[seat].reset(spec.game_id, dict(params), seat, agent_seed(spec, seat))
+            except AgentFault as f:
+                faults.append(Fault(seat, a.label, f.kind, f.message, -1))
+                break
+        from arena.schedule import derive_seed
+        while not faults and not state.is_terminal():
+            seat = state.current_player()
+            view = state.determinize(seat, derive_seed(spec.seed, spec.match_id, "view", move))
+            legal = state.legal_actions()
+            try:
+                action = players[seat].act(view)
+                try:
+                    action = operator.index(action) if not isinstance(action, bool) else action
+                except TypeError:
+                    pass
+                if isinstance(action, bool) or action not in legal:
+                    raise AgentFault("illegal", f"returned {action!r}, not a legal action")
+            except AgentFault as f:
+                faults.append(Fault(seat, spec.seats[seat].label, f.kind, f.message, move))
+                break
+            state.apply_action(action)
+            move += 1
+    finally:
+        for p in players:
+            if p is not None:
+                p.close()
+    if faults:
+        bad = {f.label for f in faults}
+        bad_seats = [s for s in range(n) if spec.seats[s].label in bad]
+        placements = [n - len(bad_seats) + 1 if s in bad_seats else 1 for s in range(n)]
+        returns = [float(x) for x in state.scores()]
+        metrics = {}
+    else:
+        placements = [int(p) for p in state.placements()]
+        returns = [float(x) for x in state.returns()]
+        metrics_fn = getattr(state, "metrics", None)
+        metrics = _json_safe(metrics_fn()) if callable(metrics_fn) else {}
+    return MatchResult(spec.match_id, returns, placements, state.history(), faults, metrics,
+                       time.perf_counter() - started)

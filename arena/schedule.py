@@ -1,0 +1,234 @@
+"""From a command line to a list of matches: the agent list, the line-ups, the seating, the seeds.
+
+How a tournament is laid out (quoted in the README):
+
+* **Line-ups.** With at least as many agents as seats, every combination of agents meets (for two
+  seats: every pair). With fewer agents than seats, the agents fill the seats in turn (A B A B for
+  two agents at a four-seat table), so some agents hold several seats in the same match.
+* **Seat rotation and duplicate deals.** Every line-up plays each deal once per rotation of the
+  agents through the seats, all rotations sharing the deal's seed: in card games this is the
+  duplicate format (the luck of the deal cancels out), in board games it cancels the first-move
+  advantage and the starting layout. Deals are shared by every line-up of a game, so every
+  combination meets on the same deals. `--games N` is the number of deals per line-up.
+* **Seeds.** Deal seeds derive from the tournament seed, the game and the deal number; each agent's
+  seed derives from the match and its seat. The schedule, and so every result, is a pure function
+  of the command line: the run id is a hash of it, which is why running the same command again
+  resumes (or reprints) the same tournament.
+"""
+import hashlib
+import importlib.metadata
+import importlib.util
+import itertools
+import json
+import os
+import re
+
+import agents as agent_registry
+import engines
+from arena.match import AgentSpec, MatchSpec
+
+ENTRY_POINT_GROUP = "tabletop_arena.agents"
+DEFAULT_AGENTS = "greedy,random"
+
+
+class ScheduleError(ValueError):
+    """A user error in the tournament's description (agent list, parameters)."""
+
+
+def derive_seed(*parts):
+    """A stable 63-bit seed from any repr-able parts (independent of PYTHONHASHSEED)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+# ---------------------------------------------------------------- the agent list
+
+_ITEM = re.compile(r"^(?P<source>[^\[\]\s]+)\s*(?:\[(?P<params>[^\[\]]*)\])?(?:\s+as\s+(?P<label>\S+))?$")
+
+
+def split_list(text):
+    """Splits on commas outside brackets: "a, b[x=1,y=2] as c" -> ["a", "b[x=1,y=2] as c"]."""
+    items, depth, current = [], 0, []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise ScheduleError(f"unbalanced ']' in agent list {text!r}")
+        if ch == "," and depth == 0:
+            items.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if depth:
+        raise ScheduleError(f"unbalanced '[' in agent list {text!r}")
+    items.append("".join(current).strip())
+    return [i for i in items if i]
+
+
+def parse_params(text, where):
+    """"k=v, k2=v2" -> (("k", "v"), ("k2", "v2")); values stay strings (the receiver coerces)."""
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, eq, value = part.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise ScheduleError(f"malformed parameter {part!r} in {where}: expected name=value")
+        out.append((name.strip(), value.strip()))
+    names = [n for n, _ in out]
+    if len(set(names)) != len(names):
+        raise ScheduleError(f"a parameter is given twice in {where}")
+    return tuple(out)
+
+
+def entry_points():
+    """Installed agents: entry point name -> "module:attr" in the `tabletop_arena.agents` group."""
+    return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _classify(source):
+    """(kind, target) for an agent source: builtin, file, module or entrypoint."""
+    if ":" in source:
+        where, _, cls = source.rpartition(":")
+        if not where or not cls.isidentifier():
+            raise ScheduleError(f"agent {source!r}: expected FILE.py:Class or package.module:Class")
+        if where.endswith(".py") or "/" in where or os.sep in where:
+            path = os.path.abspath(os.path.expanduser(where))
+            if not os.path.isfile(path):
+                raise ScheduleError(f"agent {source!r}: no file {where}")
+            return "file", f"{path}:{cls}"
+        if not all(p.isidentifier() for p in where.split(".")):
+            raise ScheduleError(f"agent {source!r}: {where!r} is not a module name")
+        try:
+            found = importlib.util.find_spec(where)
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            raise ScheduleError(f"agent {source!r}: no module {where} (is it installed, or on the path?)")
+        return "module", source
+    if source in agent_registry.agent_names():
+        return "builtin", source
+    installed = entry_points()
+    if source in installed:
+        return "entrypoint", installed[source]
+    known = agent_registry.agent_names() + sorted(installed)
+    raise ScheduleError(f"unknown agent {source!r}; built-in and installed agents: {', '.join(known)}; "
+                        f"or give FILE.py:Class or package.module:Class")
+
+
+def parse_agents(text):
+    """The `--agents` list as AgentSpecs with unique labels; built-in parameters are validated here.
+
+    Items: `name`, `name[k=v,...]`, `FILE.py:Class`, `package.module:Class`, an installed entry point
+    name, each optionally followed by `as LABEL`. Submitted classes are validated separately (in
+    their own process: see arena.sandbox.validate).
+    """
+    specs = []
+    for item in split_list(text):
+        m = _ITEM.match(item)
+        if not m:
+            raise ScheduleError(f"cannot read agent {item!r}: expected NAME[k=v,...] [as LABEL]")
+        source = m["source"]
+        params = parse_params(m["params"] or "", f"agent {source!r}")
+        kind, target = _classify(source)
+        if kind == "builtin":
+            try:
+                agent_registry.make(source, **dict(params))
+            except ValueError as e:
+                raise ScheduleError(str(e)) from None
+            default_label = source + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
+        else:
+            default_label = target.rpartition(":")[2] if kind != "entrypoint" else source
+        specs.append(AgentSpec(m["label"] or default_label, source, params, kind, target))
+    if len(specs) < 2:
+        raise ScheduleError("a tournament needs at least two agents (give --agents A,B)")
+    seen = set()
+    for s in specs:
+        if s.label in seen:
+            raise ScheduleError(f"agent label {s.label!r} appears twice; rename one with 'as LABEL'")
+        seen.add(s.label)
+    return specs
+
+
+# ---------------------------------------------------------------- line-ups and matches
+
+def lineups(agent_specs, seats):
+    """Every group of agents that meets at one table, in a fixed order."""
+    if len(agent_specs) >= seats:
+        return [tuple(c) for c in itertools.combinations(agent_specs, seats)]
+    return [tuple(agent_specs[i % len(agent_specs)] for i in range(seats))]
+
+
+def rotations(lineup):
+    """The distinct seatings of a line-up rotated through the seats (A B A B has only two)."""
+    out = []
+    for r in range(len(lineup)):
+        seating = lineup[r:] + lineup[:r]
+        if seating not in out:
+            out.append(seating)
+    return out
+
+
+def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id=0):
+    """The matches of one game: for each deal, each line-up in each rotation."""
+    params = tuple(sorted(game_params.items()))
+    seats = game_params["players"]
+    ups = lineups(agent_specs, seats)
+    out, match_id = [], first_id
+    for deal in range(deals):
+        deal_seed = derive_seed(seed, game_id, params, deal)
+        for lineup in ups:
+            for seating in rotations(lineup):
+                out.append(MatchSpec(run_id, match_id, game_id, params, deal_seed, seating, deal, time_limit))
+                match_id += 1
+    return out
+
+
+def tournament_config(games, agent_specs, deals, seed, time_limit):
+    """Everything that determines the results (and nothing else: not --jobs, not the backend)."""
+    return {
+        "games": [{"game_id": g, "params": p} for g, p in games],
+        "agents": [a.as_dict() for a in agent_specs],
+        "agent_files": {a.label: _file_digest(a.target) for a in agent_specs if a.kind == "file"},
+        "deals": deals,
+        "seed": seed,
+        "time_limit": time_limit,
+    }
+
+
+def _file_digest(target):
+    # A changed bot file makes a new run rather than resuming the old one with stale results.
+    with open(target.rpartition(":")[0], "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def run_id_for(config):
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:10]
+    games = config["games"]
+    return f"{games[0]['game_id'] if len(games) == 1 else 'all'}-{digest}"
+
+
+def agents_from_config(config):
+    return [AgentSpec(a["label"], a["source"], tuple(a["params"].items()), a["kind"], a["target"])
+            for a in config["agents"]]
+
+
+def schedule_from_config(run_id, config):
+    """The full schedule of a run, rebuilt from its stored config (for --resume)."""
+    specs = agents_from_config(config)
+    out = []
+    for g in config["games"]:
+        out += game_schedule(run_id, g["game_id"], g["params"], specs, config["deals"], config["seed"],
+                             config["time_limit"], first_id=len(out))
+    return out
+
+
+def resolve_games(game_id, players, params):
+    """[(game_id, full params)] for --game/--players/--param; every registered game without --game."""
+    if game_id is None:
+        if players is not None or params:
+            raise ScheduleError("--players and --param need --game")
+        return [(g, engines.registry.resolve(g)) for g in engines.game_ids()]
+    return [(game_id, engines.registry.resolve(game_id, players=players, **dict(params)))]

@@ -1,0 +1,63 @@
+"""The `arena` command line: first tournament, listings, and one-line errors for bad input."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import engines
+from arena.cli import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_first_tournament_puts_greedy_above_random(tmp_path):
+    store = tmp_path / "arena.sqlite"
+    result = invoke("run", "--game", "insert", "--agents", "random,greedy", "--games", 4, "--jobs", 1,
+                    "--store", store)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "greedy" in line or "random" in line]
+    assert "greedy" in lines[0] and "random" in lines[1], result.output
+
+    again = invoke("leaderboard", "--store", store, "--json")
+    assert again.exit_code == 0, again.output
+    board = json.loads(again.output)
+    rows = board["leaderboards"][0]["rows"]
+    assert [r["label"] for r in rows] == ["greedy", "random"]
+    assert rows[0]["games"] == rows[1]["games"] == 8
+    assert rows[0]["wins"] + rows[0]["draws"] + rows[0]["losses"] == 8
+    assert board["status"] == "finished" and board["matches"] == board["total"] == 8
+
+
+def test_games_and_agents_list_what_is_registered():
+    games = json.loads(invoke("games", "--json").output)
+    assert [g["game_id"] for g in games] == engines.game_ids()
+    insert = next(g for g in games if g["game_id"] == "insert")
+    assert insert["params"]["insert_axes"] == "all4"
+    agents = json.loads(invoke("agents", "--json").output)
+    assert {"random", "greedy"} <= {a["name"] for a in agents}
+
+
+@pytest.mark.parametrize("args, words", [
+    (["run", "--game", "nosuchgame"], ["unknown game", "insert"]),
+    (["run", "--game", "insert", "--agents", "random,nosuchbot"], ["unknown agent", "nosuchbot"]),
+    (["run", "--game", "insert", "--param", "insert_axes"], ["malformed parameter"]),
+    (["run", "--game", "insert", "--param", "insert_axes=diagonal"], ["insert_axes", "all4"]),
+    (["run", "--game", "insert", "--param", "nosuch=1"], ["unknown parameter", "nosuch"]),
+    (["run", "--game", "insert", "--players", "3"], ["2 to 2 players"]),
+    (["run", "--game", "insert", "--agents", "random[depth=3],greedy"], ["depth", "random"]),
+    (["run", "--game", "insert", "--agents", "random,random"], ["appears twice"]),
+    (["run", "--game", "insert", "--agents", "random"], ["at least two agents"]),
+    (["run", "--game", "insert", "--agents", "random,./no_such_bot.py:Bot"], ["no file"]),
+    (["run", "--game", "insert", "--agents", "random,no_such_pkg.bots:Bot"], ["no module"]),
+    (["leaderboard", "no-such-run"], ["no run"]),
+])
+def test_bad_input_is_one_line_and_exit_code_2(tmp_path, args, words):
+    result = invoke(*args, "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
+    for w in words:
+        assert w in lines[0], lines[0]
