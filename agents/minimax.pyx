@@ -418,6 +418,20 @@ cdef class _Core:
                         "value": b2 if b2 > -INF else None}
 
 
+def run_determinizations(GameState state, long n, uint64_t seed):
+    """Benchmark baseline: n copies of `state` into a scratch state, each resampled for the player
+    to move (what minimax does before each search)."""
+    cdef GameState st = state.clone()
+    cdef Rng rng
+    cdef long i
+    cdef int me = state.c_current_player()
+    rng_seed(&rng, seed)
+    with nogil:
+        for i in range(n):
+            st.c_copy_from(state)
+            st.c_determinize(me, &rng)
+
+
 class AlphaBetaAgent(Agent):
     """Iterative-deepening alpha-beta with a transposition table, for two-player perfect-information
     games; exact once the rest of the game fits in the budget."""
@@ -457,6 +471,8 @@ class AlphaBetaAgent(Agent):
         return dict(self.last, action=action)
 
     def _search(self, state, force):
+        if state.is_terminal():
+            raise ValueError(f"agent alphabeta was asked to move in a finished game of {state.game_id}")
         if self._core is None:
             self.reset(state.game_id, state.params, state.current_player(), 0)
         self._check(state.game_id, state.num_players)
@@ -487,6 +503,8 @@ class MinimaxAgent(Agent):
 
     def act(self, state):
         p = self.params
+        if state.is_terminal():
+            raise ValueError(f"agent minimax was asked to move in a finished game of {state.game_id}")
         action, self.last = self._core.pimc(state, p["determinizations"], p["depth"], p["time"],
                                             p["combine"] == "vote")
         return int(action)

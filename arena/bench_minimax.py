@@ -1,0 +1,127 @@
+"""Throughput of the `alphabeta` and `minimax` agents (agents/minimax.pyx), as JSON rows for `arena bench`.
+
+`cases(game_ids)` yields one dict per case:
+
+    {"case": "<agent>/<game>/<point>", "unit": ..., "rates": [...], "median_per_s": ..., ...}
+
+When "insert" is among the game ids, for each point (`opening`: 2 rings placed, `midgame`: 10,
+from seeded greedy-vs-random play, default parameters):
+- `alphabeta/insert/<point>`: nodes/s of the agent's own search (iterative deepening, transposition
+  table, move ordering) to a fixed `depth`, time budget off; extra keys `depth`, `nodes` (per search).
+- baseline `alphabeta_plain/insert/<point>`: nodes/s of the same negamax with alpha-beta but no
+  table, no ordering and no deepening, to the same depth (its `nodes` show what the table and the
+  ordering save).
+- baseline `greedy/insert/<point>`: evaluations/s of the `greedy` agent (one per legal move).
+For every game id (default players and parameters, seed 0, the first decision with a choice):
+- `minimax/<game>/first_decision`: determinizations/s of a default `minimax` move (16
+  determinizations, depth 3, no time budget), each one resampled and searched; extra keys
+  `determinizations`, `depth`, `nodes_per_s`.
+- baseline `determinize/<game>/first_decision`: determinizations/s without search (copy +
+  c_determinize only), so the search cost per sample is the ratio of the two rows.
+- baseline `greedy/<game>/first_decision`: evaluations/s of the `greedy` agent.
+
+Each rate is the work of one whole search (or loop) divided by its wall time; `repeats` of them per
+row. Run alone: `python -m arena.bench_minimax [game ...]` (default: every registered game).
+"""
+import json
+import random
+import statistics
+import sys
+import time
+
+import agents
+import engines
+from agents.minimax import Searcher, run_determinizations
+
+
+def _row(case, unit, rates, **extra):
+    return {"case": case, "unit": unit, "rates": [round(r) for r in rates],
+            "median_per_s": round(statistics.median(rates)), **extra}
+
+
+def _insert_points():
+    out = {}
+    for name, plies in (("opening", 2), ("midgame", 10)):
+        r = random.Random(plies)
+        s = engines.make("insert", seed=plies)
+        g = agents.make("greedy")
+        g.reset("insert", s.params, 0, plies)
+        while len(s.history()) < plies or len(s.legal_actions()) < 3:
+            s.apply_action(g.act(s) if r.random() < 0.5 else r.choice(s.legal_actions()))
+        out[name] = s
+    return out
+
+
+def _first_decision(game_id):
+    s = engines.make(game_id, seed=0)
+    r = random.Random(0)
+    while not s.is_terminal() and len(s.legal_actions()) < 2:
+        s.apply_action(r.choice(s.legal_actions()))
+    return s
+
+
+def _greedy_rate(state, repeats):
+    """The greedy agent's evaluations per second on `state` (each act evaluates every legal move)."""
+    g = agents.make("greedy")
+    g.reset(state.game_id, state.params, state.current_player(), 0)
+    n = len(state.legal_actions())
+    rates = []
+    for _ in range(repeats):
+        k, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < 0.05:
+            g.act(state)
+            k += n
+        rates.append(k / (time.perf_counter() - t0))
+    return rates
+
+
+def _alphabeta_rows(state, point, depth, repeats):
+    rates, nodes = [], 0
+    for _ in range(repeats):
+        a = agents.make("alphabeta", depth=depth, time=0.0)
+        a.reset("insert", state.params, state.current_player(), 0)
+        info = a.analyse(state)
+        nodes = info["nodes"]
+        rates.append(nodes / info["seconds"])
+    yield _row(f"alphabeta/insert/{point}", "nodes/s", rates, depth=depth, nodes=nodes,
+               baseline=f"alphabeta_plain/insert/{point}")
+    rates = []
+    for _ in range(repeats):
+        plain = Searcher(0, False, False)
+        t0 = time.perf_counter()
+        nodes = plain.search_nodes(state, depth)
+        rates.append(nodes / (time.perf_counter() - t0))
+    yield _row(f"alphabeta_plain/insert/{point}", "nodes/s", rates, depth=depth, nodes=nodes)
+    yield _row(f"greedy/insert/{point}", "evaluations/s", _greedy_rate(state, repeats))
+
+
+def cases(game_ids, repeats=5):
+    """Yields the benchmark rows described in the module docstring for the given game ids."""
+    if "insert" in game_ids:
+        for point, state in _insert_points().items():
+            yield from _alphabeta_rows(state, point, 9 if point == "opening" else 12, repeats)
+    for game_id in game_ids:
+        state = _first_decision(game_id)
+        case = f"{game_id}/first_decision"
+        mm = agents.make("minimax", determinizations=16, depth=3, time=0.0)
+        mm.reset(game_id, state.params, state.current_player(), 0)
+        rates, node_rates = [], []
+        for _ in range(repeats):
+            mm.act(state)
+            rates.append(mm.last["determinizations"] / mm.last["seconds"])
+            node_rates.append(mm.last["nodes"] / mm.last["seconds"])
+        yield _row(f"minimax/{case}", "determinizations/s", rates, determinizations=16, depth=3,
+                   nodes_per_s=round(statistics.median(node_rates)), baseline=f"determinize/{case}")
+        rates = []
+        for i in range(repeats):
+            n = 20000
+            t0 = time.perf_counter()
+            run_determinizations(state, n, i)
+            rates.append(n / (time.perf_counter() - t0))
+        yield _row(f"determinize/{case}", "determinizations/s", rates)
+        yield _row(f"greedy/{case}", "evaluations/s", _greedy_rate(state, repeats))
+
+
+if __name__ == "__main__":
+    for row in cases(sys.argv[1:] or engines.game_ids()):
+        print(json.dumps(row), flush=True)
