@@ -53,6 +53,15 @@ GAMES = {
                     "(teams only at 4 players)",
         test_variants=({}, {"easy": True}, {"teams": False, "easy": True, "deck_top_colour_public": False}),
     ),
+    "belle_of_the_ball": GameSpec(
+        "belle_of_the_ball", "engines.belle_of_the_ball", "BelleState", 2, 5, 3,
+        params={"match_count": "instances", "score_on_final_turn": False},
+        choices={"match_count": ("instances", "pairs")},
+        card_game=True,
+        description="invite guests from two lines into groups of four with matching interests; "
+                    "27 Belles bless or sabotage the groups",
+        test_variants=({}, {"match_count": "pairs", "score_on_final_turn": True}),
+    ),
 }
 
 

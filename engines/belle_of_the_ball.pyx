@@ -1,0 +1,940 @@
+"""Belle of the Ball (Daniel Solis, 2013): rules in RULES.md sections 4 and 7.3.
+
+The 60 guests and the 27 Belles are data (engines/data/belle_guests.json, belle_belles.json), read at
+import into C tables, so corrected card texts replace them without code changes.
+
+A turn is a few small decisions by the same player (RULES.md 4.3):
+  step 1  play a Belle from hand, or not; then its target, if it has one;
+  step 2  take a card from a line at position k; a Guest is then placed in one of your groups;
+  step 3  (automatic) every full group of yours is scored and discarded; the next player's turn begins.
+Step 1 is skipped automatically when no Belle in hand can be played; step 2 when no card can be taken.
+
+Action ids (127 in all; names in brackets are what action_to_string prints):
+    0..31     play Belle b from hand                          ["play <Belle>"]
+    32        play no Belle this turn                         ["no Belle"]
+    33..38    take the Guest at line position k+1 (k = 0..5;
+              the k skipped cards each get one of your Regrets) ["take guest k+1"]
+    39..44    take the Belle at line position k+1             ["take Belle k+1"]
+    45..47    one of your own groups g+1: where a taken Guest goes, the target of a Mirth Belle, or
+              the destination of a guest moved by May I Cut In? / Musical Chairs   ["group g+1"]
+    48..62    group g+1 of player q (48 + 3q + g): the target of a Mischief Belle   ["player q group g+1"]
+    63..126   guest i (by card): the guest a Mayhem Belle acts on  ["guest <name>"]
+Players are numbered from 0, groups and line positions from 1 in the names. Position 6 of a line is
+the face-up top of its deck.
+
+Scores are kept doubled (integers) because of the half points at the end of the game.
+"""
+import json
+import os
+from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
+from libc.string cimport memset, memcpy
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, rng_shuffle
+
+cdef extern from *:
+    int __builtin_ctz(unsigned int) nogil
+    int __builtin_popcount(unsigned int) nogil
+
+DEF MAXP = 5        # players
+DEF MAXG = 64       # guest cards the tables can hold
+DEF MAXB = 32       # Belle cards the tables can hold
+DEF MAXI = 16       # interests
+DEF MAXR = 16       # Regrets in play (3 x 5 or 4 x 2)
+DEF LINE = 6        # visible cards per line (5 + the deck top)
+DEF NGROUPS = 3
+DEF GSIZE = 4
+DEF BELLE_CODE = 64 # a Belle b inside a group is stored as card code 64 + b
+DEF NONE = 255
+
+DEF A_PLAY = 0
+DEF A_PASS = 32
+DEF A_TAKE_GUEST = 33
+DEF A_TAKE_BELLE = 39
+DEF A_GROUP = 45
+DEF A_OPP = 48
+DEF A_GUEST = 63
+DEF N_ACTIONS = 127
+
+# phases of a turn
+DEF PH_BELLE = 0     # step 1: play a Belle or not
+DEF PH_MIRTH = 1     # choose one of your groups for the Belle
+DEF PH_MISCHIEF = 2  # choose an opponent's group for the Belle
+DEF PH_PICK = 3      # choose the guest a Mayhem Belle acts on
+DEF PH_DEST = 4      # choose your group for a moved guest
+DEF PH_TAKE = 5      # step 2: take a card
+DEF PH_PLACE = 6     # place the taken Guest
+DEF PH_OVER = 7
+
+# Belle modes and effects (the names used in belle_belles.json)
+DEF M_MIRTH = 0
+DEF M_MISCHIEF = 1
+DEF M_MAYHEM = 2
+MODES = ("mirth", "mischief", "mayhem")
+
+DEF E_PER_ICON = 0
+DEF E_PER_NOBLE = 1
+DEF E_FLAT = 2
+DEF E_MATCH_ALL = 3
+DEF E_FULL = 4
+DEF E_HALVE = 5
+DEF E_CROWD = 6
+DEF E_STEAL = 7
+DEF E_MOVE_OWN = 8
+DEF E_TAKE_REGRETS = 9
+DEF E_DISCARD_GUEST = 10
+DEF E_NEXT_PLEASE = 11
+DEF E_SWITCH = 12
+DEF E_POINTS = 13
+DEF E_NOBLE_PARTY = 14
+EFFECTS = ("per_icon", "per_noble", "flat", "match_all", "full", "halve", "per_belle_in_parties",
+           "steal_guest", "move_own_guest", "take_regrets", "discard_guest", "next_please",
+           "switch_with_line", "points", "per_noble_in_party")
+GROUP_EFFECTS = EFFECTS[:6]
+
+# what must exist for a Belle to be playable (RULES.md 7.3: no target, no play)
+DEF R_NONE = 0
+DEF R_OWN_OPEN = 1      # a non-full group of yours
+DEF R_OPP_OPEN = 2      # a non-full group of an opponent
+DEF R_STEAL = 3         # a guest in an opponent's party, and a non-full group of yours
+DEF R_MOVE = 4          # a guest of yours and a non-full group of yours other than its own
+DEF R_OPP_REGRET = 5    # an opponent with a Regret
+DEF R_ANY_GUEST = 6     # a guest in any party
+DEF R_OWN_GUEST = 7     # a guest of yours (the first Guest of the line always exists during play)
+DEF N_REQ = 8
+
+
+cdef struct BellePos:
+    uint64_t gdiscard                 # discarded guests (public), bit per guest
+    int32_t score2[8]                 # doubled scores
+    uint32_t hand[8]                  # Belles in hand, bit per Belle
+    uint32_t bdiscard                 # discarded Belles (public)
+    uint8_t cards[MAXP][NGROUPS][GSIZE]   # groups: guest ids, or BELLE_CODE + Belle
+    uint8_t gcount[MAXP][NGROUPS]     # cards in each group
+    uint8_t gfull[MAXP][NGROUPS]      # group made full by an effect (RUSHED)
+    uint8_t gdeck[MAXG]               # guest line then deck: gdeck[ghead + k] is line position k+1
+    uint8_t bdeck[MAXB]               # Belle line then deck
+    uint8_t regface[MAXR]             # the guests that are Regrets (nobody sees them)
+    uint8_t greg[8]                   # Regrets beside guest line positions 1..6
+    uint8_t breg[8]                   # Regrets beside Belle line positions 1..6
+    uint8_t regrets[8]                # Regrets each player holds
+    uint8_t ghead
+    uint8_t gend
+    uint8_t bhead
+    uint8_t bend
+    uint8_t nplayers
+    uint8_t to_move
+    uint8_t first_player
+    uint8_t phase
+    uint8_t pend_belle                # the Belle being played (step 1)
+    uint8_t pend_guest                # the Guest taken, or moved by a Belle, waiting for its group
+    uint8_t pend_group                # Musical Chairs: the group the guest left
+    uint8_t over
+    uint8_t nregface
+    uint8_t pairs                     # match_count=pairs
+    uint8_t final_turn                # score_on_final_turn
+    uint8_t ending                    # the last Guest was taken; the turn ends the game
+    uint8_t _pad[2]
+
+
+# ---- the card tables, filled from the data files at import ----
+cdef int NG = 0, NB = 0, NI = 0
+cdef uint8_t G_ICON[MAXG][4]
+cdef uint8_t G_NICON[MAXG]
+cdef uint8_t G_NOBLE[MAXG]
+cdef uint8_t B_MODE[MAXB]
+cdef uint8_t B_EFFECT[MAXB]
+cdef uint8_t B_ICON[MAXB]
+cdef int B_POINTS[MAXB]
+cdef uint32_t REQ_MASK[N_REQ]
+
+_DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def _load_cards(guest_file=None, belle_file=None):
+    """Reads the guest and Belle data into the C tables; returns (interests, guests, belles)."""
+    global NG, NB, NI
+    with open(guest_file or os.path.join(_DATA, "belle_guests.json")) as f:
+        gdoc = json.load(f)
+    with open(belle_file or os.path.join(_DATA, "belle_belles.json")) as f:
+        bdoc = json.load(f)
+    interests = [x for tier in gdoc["interests"].values() for x in tier]
+    guests, belles = gdoc["guests"], bdoc["belles"]
+    if len(interests) > MAXI or len(guests) > MAXG or len(belles) > MAXB:
+        raise ValueError("belle data: too many interests, guests or Belles for the engine's tables")
+    cdef int i, j, r
+    for i, g in enumerate(guests):
+        if not 1 <= len(g["interests"]) <= 4:
+            raise ValueError(f"belle data: guest {g['name']!r} needs 1 to 4 interests")
+        G_NICON[i] = len(g["interests"])
+        for j, name in enumerate(g["interests"]):
+            G_ICON[i][j] = interests.index(name)
+        G_NOBLE[i] = g.get("honorific", "") in ("Lord", "Lady")
+    for r in range(N_REQ):
+        REQ_MASK[r] = 0
+    for i, b in enumerate(belles):
+        B_MODE[i] = MODES.index(b["mode"])
+        B_EFFECT[i] = EFFECTS.index(b["effect"])
+        if (b["mode"] == "mayhem") == (b["effect"] in GROUP_EFFECTS):
+            raise ValueError(f"belle data: {b['name']!r}: a {b['mode']} Belle cannot have effect {b['effect']!r}")
+        B_ICON[i] = interests.index(b["icon"]) if "icon" in b else 0
+        B_POINTS[i] = int(b.get("points", b.get("count", 0)))
+        if B_MODE[i] == M_MIRTH:
+            r = R_OWN_OPEN
+        elif B_MODE[i] == M_MISCHIEF:
+            r = R_OPP_OPEN
+        else:
+            r = {E_STEAL: R_STEAL, E_MOVE_OWN: R_MOVE, E_TAKE_REGRETS: R_OPP_REGRET,
+                 E_DISCARD_GUEST: R_ANY_GUEST, E_SWITCH: R_OWN_GUEST}.get(B_EFFECT[i], R_NONE)
+        REQ_MASK[r] |= 1U << i
+    NG, NB, NI = len(guests), len(belles), len(interests)
+    return interests, guests, belles
+
+
+INTERESTS, GUESTS, BELLES = _load_cards()
+GUEST_NAMES = [g["name"] for g in GUESTS]
+BELLE_NAMES = [b["name"] for b in BELLES]
+_GUEST_ID = {n: i for i, n in enumerate(GUEST_NAMES)}
+_BELLE_ID = {n: i for i, n in enumerate(BELLE_NAMES)}
+
+
+def _action_names():
+    names = []
+    for b in range(32):
+        names.append("play " + (BELLE_NAMES[b] if b < len(BELLE_NAMES) else f"Belle #{b}"))
+    names.append("no Belle")
+    names += [f"take guest {k + 1}" for k in range(LINE)]
+    names += [f"take Belle {k + 1}" for k in range(LINE)]
+    names += [f"group {g + 1}" for g in range(NGROUPS)]
+    names += [f"player {q} group {g + 1}" for q in range(MAXP) for g in range(NGROUPS)]
+    names += ["guest " + (GUEST_NAMES[i] if i < len(GUEST_NAMES) else f"#{i}") for i in range(MAXG)]
+    return names
+
+
+ACTION_NAMES = _action_names()
+_ACTION_ID = {" ".join(n.lower().split()): a for a, n in enumerate(ACTION_NAMES)}
+PHASE_NAMES = ("play a Belle", "choose your group for the Belle", "choose an opponent's group for the Belle",
+               "choose a guest", "choose your group for the guest", "take a card", "place the guest", "over")
+
+
+# ---------------------------------------------------------------------- rules on the position
+cdef inline bint _is_full(BellePos* s, int p, int g) noexcept nogil:
+    return s.gcount[p][g] >= GSIZE or s.gfull[p][g]
+
+cdef inline int _open_groups(BellePos* s, int p) noexcept nogil:
+    """Bit g set for each non-full group g of p."""
+    cdef int g, m = 0
+    for g in range(NGROUPS):
+        if not _is_full(s, p, g):
+            m |= 1 << g
+    return m
+
+cdef inline int _guest_groups(BellePos* s, int p) noexcept nogil:
+    """Bit g set for each group of p holding at least one guest."""
+    cdef int g, i, m = 0
+    for g in range(NGROUPS):
+        for i in range(s.gcount[p][g]):
+            if s.cards[p][g][i] < BELLE_CODE:
+                m |= 1 << g
+                break
+    return m
+
+cdef inline int _glen(BellePos* s) noexcept nogil:
+    cdef int n = s.gend - s.ghead
+    return n if n < LINE else LINE
+
+cdef inline int _blen(BellePos* s) noexcept nogil:
+    cdef int n = s.bend - s.bhead
+    return n if n < LINE else LINE
+
+cdef uint32_t _playable(BellePos* s, int p) noexcept nogil:
+    """The Belles in p's hand that have a target now."""
+    cdef uint32_t hand = s.hand[p]
+    cdef uint32_t ok
+    cdef int q, own_open, own_guests, opp_open = 0, opp_guest = 0, opp_regret = 0, g
+    if hand == 0:
+        return 0
+    own_open = _open_groups(s, p)
+    own_guests = _guest_groups(s, p)
+    for q in range(s.nplayers):
+        if q != p:
+            opp_open |= _open_groups(s, q)
+            opp_guest |= _guest_groups(s, q)
+            opp_regret |= s.regrets[q]
+    ok = REQ_MASK[R_NONE]
+    if own_open:
+        ok |= REQ_MASK[R_OWN_OPEN]
+        if opp_guest:
+            ok |= REQ_MASK[R_STEAL]
+        for g in range(NGROUPS):
+            if (own_guests >> g) & 1 and own_open & ~(1 << g):
+                ok |= REQ_MASK[R_MOVE]
+                break
+    if opp_open:
+        ok |= REQ_MASK[R_OPP_OPEN]
+    if opp_regret:
+        ok |= REQ_MASK[R_OPP_REGRET]
+    if own_guests:
+        ok |= REQ_MASK[R_OWN_GUEST] | REQ_MASK[R_ANY_GUEST]
+    elif opp_guest:
+        ok |= REQ_MASK[R_ANY_GUEST]
+    return hand & ok
+
+cdef int _group_points(BellePos* s, int p, int g) noexcept nogil:
+    """Real points of group g of p if scored now (RULES.md 4.3 step 3, 4.7 #2, 7.3)."""
+    cdef int cnt[MAXI]
+    cdef int i, j, c, b, nobles = 0, icons = 0, base = 0, mods = 0, halves = 0, match_all = 0
+    cdef int n = s.gcount[p][g]
+    memset(cnt, 0, sizeof(cnt))
+    for i in range(n):
+        c = s.cards[p][g][i]
+        if c < BELLE_CODE:
+            nobles += G_NOBLE[c]
+            icons += G_NICON[c]
+            for j in range(G_NICON[c]):
+                cnt[G_ICON[c][j]] += 1
+    for i in range(n):
+        c = s.cards[p][g][i]
+        if c >= BELLE_CODE:
+            b = c - BELLE_CODE
+            if B_EFFECT[b] == E_PER_ICON:
+                mods += B_POINTS[b] * cnt[B_ICON[b]]
+            elif B_EFFECT[b] == E_PER_NOBLE:
+                mods += B_POINTS[b] * nobles
+            elif B_EFFECT[b] == E_FLAT:
+                mods += B_POINTS[b]
+            elif B_EFFECT[b] == E_MATCH_ALL:
+                match_all = 1
+            elif B_EFFECT[b] == E_HALVE:
+                halves += 1
+    if match_all:
+        base = icons
+    else:
+        for i in range(NI):
+            if cnt[i] >= 2:
+                base += cnt[i] * (cnt[i] - 1) // 2 if s.pairs else cnt[i]
+    base += mods
+    if base < 0:
+        base = 0
+    for i in range(halves):
+        base >>= 1
+    return base
+
+cdef inline void _group_add(BellePos* s, int p, int g, int code) noexcept nogil:
+    s.cards[p][g][s.gcount[p][g]] = code
+    s.gcount[p][g] += 1
+
+cdef inline void _group_remove(BellePos* s, int p, int g, int i) noexcept nogil:
+    cdef int j, n = s.gcount[p][g]
+    for j in range(i, n - 1):
+        s.cards[p][g][j] = s.cards[p][g][j + 1]
+    s.cards[p][g][n - 1] = 0
+    s.gcount[p][g] = n - 1
+
+cdef inline void _line_remove(uint8_t* deck, uint8_t* head, uint8_t* reg, int k) noexcept nogil:
+    """Removes line position k+1; the cards behind move up with their Regrets (RULES.md 4.3, 4.7 #6)."""
+    cdef int i, h = head[0]
+    for i in range(k, 0, -1):
+        deck[h + i] = deck[h + i - 1]
+    deck[h] = 0
+    head[0] = h + 1
+    for i in range(k, LINE - 1):
+        reg[i] = reg[i + 1]
+    reg[LINE - 1] = 0
+
+cdef void _step3(BellePos* s, int p) noexcept nogil:
+    """Scores and discards every full group of p."""
+    cdef int g, i, c
+    for g in range(NGROUPS):
+        if _is_full(s, p, g):
+            s.score2[p] += 2 * _group_points(s, p, g)
+            for i in range(s.gcount[p][g]):
+                c = s.cards[p][g][i]
+                if c < BELLE_CODE:
+                    s.gdiscard |= 1ULL << c
+                else:
+                    s.bdiscard |= 1U << (c - BELLE_CODE)
+                s.cards[p][g][i] = 0
+            s.gcount[p][g] = 0
+            s.gfull[p][g] = 0
+
+cdef void _finish(BellePos* s) noexcept nogil:
+    """The end (RULES.md 4.4): half a point per Guest, Belle and Regret each player possesses."""
+    cdef int p, g, held
+    for p in range(s.nplayers):
+        held = s.regrets[p] + __builtin_popcount(s.hand[p])
+        for g in range(NGROUPS):
+            held += s.gcount[p][g]
+        if p == s.to_move and s.pend_guest != NONE:
+            held += 1      # the last Guest, taken but not placed: the game ended at once
+        s.score2[p] += held
+    s.over = 1
+    s.phase = PH_OVER
+
+cdef void _end_turn(BellePos* s) noexcept nogil:
+    _step3(s, s.to_move)
+    s.to_move = (s.to_move + 1) % s.nplayers
+    _start_turn(s)
+
+cdef void _start_turn(BellePos* s) noexcept nogil:
+    if _playable(s, s.to_move):
+        s.phase = PH_BELLE
+    else:
+        _to_take(s)
+
+cdef void _to_take(BellePos* s) noexcept nogil:
+    """Step 2, unless no card can be taken (all groups full and no Belle in line: RULES.md 4.3, 4.7 #9)."""
+    if _blen(s) > 0 or (_glen(s) > 0 and _open_groups(s, s.to_move)):
+        s.phase = PH_TAKE
+    else:
+        _end_turn(s)
+
+cdef void _guest_line_empty(BellePos* s) noexcept nogil:
+    """The last Guest left the line (RULES.md 4.4, 4.7 #4): the game ends at once, or, with
+    score_on_final_turn, after this player's step 3."""
+    if s.final_turn:
+        _step3(s, s.to_move)
+    _finish(s)
+
+cdef void _after_belle(BellePos* s) noexcept nogil:
+    s.pend_belle = NONE
+    s.pend_guest = NONE
+    s.pend_group = NONE
+    _to_take(s)
+
+cdef inline int _find_guest(BellePos* s, int x, int* gp, int* gg) noexcept nogil:
+    """Index of guest x in its group (and its player and group in gp, gg); -1 if in no party."""
+    cdef int p, g, i
+    for p in range(s.nplayers):
+        for g in range(NGROUPS):
+            for i in range(s.gcount[p][g]):
+                if s.cards[p][g][i] == x:
+                    gp[0] = p
+                    gg[0] = g
+                    return i
+    return -1
+
+cdef int _legal(BellePos* s, action_t* out) noexcept nogil:
+    cdef int p = s.to_move, n = 0, k, lim, q, g, i, c, open_, m, src_ok
+    cdef uint32_t bm
+    cdef int ph = s.phase
+    if ph == PH_TAKE:
+        lim = s.regrets[p] + 1
+        if _open_groups(s, p):
+            k = _glen(s)
+            for i in range(k if k < lim else lim):
+                out[n] = A_TAKE_GUEST + i
+                n += 1
+        k = _blen(s)
+        for i in range(k if k < lim else lim):
+            out[n] = A_TAKE_BELLE + i
+            n += 1
+    elif ph == PH_PLACE or ph == PH_MIRTH or ph == PH_DEST:
+        open_ = _open_groups(s, p)
+        for g in range(NGROUPS):
+            if (open_ >> g) & 1 and not (ph == PH_DEST and g == s.pend_group):
+                out[n] = A_GROUP + g
+                n += 1
+    elif ph == PH_BELLE:
+        bm = _playable(s, p)
+        while bm:
+            out[n] = A_PLAY + __builtin_ctz(bm)
+            n += 1
+            bm &= bm - 1
+        out[n] = A_PASS
+        n += 1
+    elif ph == PH_MISCHIEF:
+        for q in range(s.nplayers):
+            if q != p:
+                for g in range(NGROUPS):
+                    if not _is_full(s, q, g):
+                        out[n] = A_OPP + 3 * q + g
+                        n += 1
+    elif ph == PH_PICK:
+        k = B_EFFECT[s.pend_belle]
+        open_ = _open_groups(s, p)
+        for q in range(s.nplayers):
+            if (k == E_STEAL and q == p) or ((k == E_MOVE_OWN or k == E_SWITCH) and q != p):
+                continue
+            for g in range(NGROUPS):
+                if k == E_MOVE_OWN and not (open_ & ~(1 << g)):
+                    continue
+                for i in range(s.gcount[q][g]):
+                    c = s.cards[q][g][i]
+                    if c < BELLE_CODE:
+                        out[n] = A_GUEST + c
+                        n += 1
+    return n
+
+cdef void _apply(BellePos* s, int a) noexcept nogil:
+    cdef int p = s.to_move, b, k, q, g, i, x, e, cnt
+    cdef int gp = 0, gg = 0
+    if a >= A_GUEST:                                   # the guest a Mayhem Belle acts on
+        x = a - A_GUEST
+        e = B_EFFECT[s.pend_belle]
+        i = _find_guest(s, x, &gp, &gg)
+        if e == E_SWITCH:
+            s.cards[gp][gg][i] = s.gdeck[s.ghead]
+            s.gdeck[s.ghead] = x
+            _after_belle(s)
+            return
+        _group_remove(s, gp, gg, i)
+        if e == E_DISCARD_GUEST:
+            s.gdiscard |= 1ULL << x
+            _after_belle(s)
+            return
+        s.pend_guest = x
+        s.pend_group = gg if e == E_MOVE_OWN else NONE
+        s.phase = PH_DEST
+    elif a >= A_OPP:                                   # Mischief target
+        q = (a - A_OPP) // 3
+        g = (a - A_OPP) % 3
+        _group_add(s, q, g, BELLE_CODE + s.pend_belle)
+        if B_EFFECT[s.pend_belle] == E_FULL:
+            s.gfull[q][g] = 1
+        _after_belle(s)
+    elif a >= A_GROUP:                                 # one of my groups
+        g = a - A_GROUP
+        if s.phase == PH_PLACE:
+            _group_add(s, p, g, s.pend_guest)
+            s.pend_guest = NONE
+            if s.ending:
+                _guest_line_empty(s)
+            else:
+                _end_turn(s)
+        elif s.phase == PH_MIRTH:
+            _group_add(s, p, g, BELLE_CODE + s.pend_belle)
+            if B_EFFECT[s.pend_belle] == E_FULL:
+                s.gfull[p][g] = 1
+            _after_belle(s)
+        else:                                          # PH_DEST
+            _group_add(s, p, g, s.pend_guest)
+            _after_belle(s)
+    elif a >= A_TAKE_BELLE:
+        k = a - A_TAKE_BELLE
+        s.regrets[p] += s.breg[k] - k
+        for i in range(k):
+            s.breg[i] += 1
+        s.hand[p] |= 1U << s.bdeck[s.bhead + k]
+        _line_remove(s.bdeck, &s.bhead, s.breg, k)
+        _end_turn(s)
+    elif a >= A_TAKE_GUEST:
+        k = a - A_TAKE_GUEST
+        s.regrets[p] += s.greg[k] - k
+        for i in range(k):
+            s.greg[i] += 1
+        s.pend_guest = s.gdeck[s.ghead + k]
+        _line_remove(s.gdeck, &s.ghead, s.greg, k)
+        if s.ghead == s.gend:
+            if s.final_turn:
+                s.ending = 1
+                s.phase = PH_PLACE
+            else:
+                _finish(s)
+        else:
+            s.phase = PH_PLACE
+    elif a == A_PASS:
+        _to_take(s)
+    else:                                              # play Belle b from hand
+        b = a - A_PLAY
+        s.hand[p] &= ~(1U << b)
+        s.pend_belle = b
+        if B_MODE[b] == M_MIRTH:
+            s.phase = PH_MIRTH
+            return
+        if B_MODE[b] == M_MISCHIEF:
+            s.phase = PH_MISCHIEF
+            return
+        s.bdiscard |= 1U << b
+        e = B_EFFECT[b]
+        if e == E_STEAL or e == E_MOVE_OWN or e == E_DISCARD_GUEST or e == E_SWITCH:
+            s.phase = PH_PICK
+            return
+        if e == E_CROWD:
+            cnt = 0
+            for q in range(s.nplayers):
+                for g in range(NGROUPS):
+                    for i in range(s.gcount[q][g]):
+                        cnt += s.cards[q][g][i] >= BELLE_CODE
+            s.score2[p] += 2 * B_POINTS[b] * cnt
+        elif e == E_TAKE_REGRETS:
+            for q in range(s.nplayers):
+                if q != p:
+                    k = B_POINTS[b] if B_POINTS[b] < s.regrets[q] else s.regrets[q]
+                    s.regrets[q] -= k
+                    s.regrets[p] += k
+        elif e == E_NEXT_PLEASE:
+            s.regrets[p] += s.greg[0]
+            s.gdiscard |= 1ULL << s.gdeck[s.ghead]
+            _line_remove(s.gdeck, &s.ghead, s.greg, 0)
+            if s.ghead == s.gend:
+                s.pend_belle = NONE
+                _guest_line_empty(s)
+                return
+        elif e == E_POINTS:
+            s.score2[p] += 2 * B_POINTS[b]
+        elif e == E_NOBLE_PARTY:
+            cnt = 0
+            for g in range(NGROUPS):
+                for i in range(s.gcount[p][g]):
+                    if s.cards[p][g][i] < BELLE_CODE:
+                        cnt += G_NOBLE[s.cards[p][g][i]]
+            s.score2[p] += 2 * B_POINTS[b] * cnt
+        _after_belle(s)
+
+cdef void _deal(BellePos* s, Rng* rng) noexcept nogil:
+    """A fresh game (RULES.md 4.2) with the position's player count and rule flags."""
+    cdef int n = s.nplayers, pairs = s.pairs, fin = s.final_turn
+    cdef int perm[MAXG]
+    cdef int i, k = 0, p, g, per
+    memset(s, 0, sizeof(BellePos))
+    s.nplayers = n
+    s.pairs = pairs
+    s.final_turn = fin
+    for i in range(NG):
+        perm[i] = i
+    rng_shuffle(rng, perm, NG)
+    per = 4 if n == 2 else 3
+    s.nregface = per * n
+    for i in range(per * n):
+        s.regface[i] = perm[k]
+        k += 1
+    for p in range(n):
+        s.regrets[p] = per
+        for g in range(NGROUPS):
+            s.cards[p][g][0] = perm[k]
+            s.gcount[p][g] = 1
+            k += 1
+    i = 0
+    while k < NG:
+        s.gdeck[i] = perm[k]
+        i += 1
+        k += 1
+    s.gend = i
+    for i in range(NB):
+        perm[i] = i
+    rng_shuffle(rng, perm, NB)
+    for i in range(NB):
+        s.bdeck[i] = perm[i]
+    s.bend = NB
+    s.pend_belle = s.pend_guest = s.pend_group = NONE
+    s.first_player = s.to_move = rng_below(rng, n)
+    _start_turn(s)
+
+cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef class BelleState(GameState):
+    cdef BellePos s
+
+    def __cinit__(self, *args, **kwargs):
+        self._pos = &self.s
+        self._pos_size = sizeof(BellePos)
+
+    def __init__(self, dict params, seed=0):
+        self.game_id = "belle_of_the_ball"
+        self.params = dict(params)
+        n = int(params.get("players", 3))
+        if not 2 <= n <= MAXP:
+            raise ValueError(f"belle_of_the_ball is played by 2 to 5 players, not {n}")
+        self.num_players = n
+        self.num_distinct_actions = N_ACTIONS
+        memset(&self.s, 0, sizeof(BellePos))
+        self.s.nplayers = n
+        self.s.pairs = params.get("match_count", "instances") == "pairs"
+        self.s.final_turn = bool(params.get("score_on_final_turn", False))
+        rng_seed(&self.chance, <uint64_t>seed)
+        _deal(&self.s, &self.chance)
+
+    cdef int c_reset(self, uint64_t seed) except -1 nogil:
+        rng_seed(&self.chance, seed)
+        _deal(&self.s, &self.chance)
+        return 0
+
+    cdef int c_apply(self, action_t a) except -1 nogil:
+        _apply(&self.s, a)
+        return 0
+
+    cdef int c_legal_actions(self, action_t* out) noexcept nogil:
+        if self.s.over:
+            return 0
+        return _legal(&self.s, out)
+
+    cdef int c_current_player(self) noexcept nogil:
+        return -1 if self.s.over else self.s.to_move
+
+    cdef bint c_is_terminal(self) noexcept nogil:
+        return self.s.over
+
+    cdef double c_returns(self, int p) noexcept nogil:
+        return self.s.score2[p] * 0.5
+
+    cdef double c_score(self, int p) noexcept nogil:
+        return self.s.score2[p] * 0.5
+
+    cdef int c_round(self) noexcept nogil:
+        return 0
+
+    cdef double c_evaluate(self, int p) noexcept nogil:
+        """Score so far, plus for each open group what it would score now and 1.75 per free place
+        (about what a random fourth of a group adds), plus half a point per Regret and Belle in hand."""
+        cdef double v = self.s.score2[p] * 0.5
+        cdef int g
+        if self.s.over:
+            return v
+        for g in range(NGROUPS):
+            v += _group_points(&self.s, p, g)
+            if not _is_full(&self.s, p, g):
+                v += 1.75 * (GSIZE - self.s.gcount[p][g])
+        return v + 0.5 * (self.s.regrets[p] + __builtin_popcount(self.s.hand[p]))
+
+    cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
+        # Everything is public except the decks below their tops and the Regrets' faces.
+        cdef BellePos t
+        cdef uint64_t h = 0x6A09E667F3BCC909ULL
+        cdef uint64_t* w
+        cdef int i
+        memcpy(&t, &self.s, sizeof(BellePos))
+        for i in range(t.ghead + LINE, t.gend):
+            t.gdeck[i] = 0
+        for i in range(t.bhead + LINE, t.bend):
+            t.bdeck[i] = 0
+        memset(t.regface, 0, sizeof(t.regface))
+        w = <uint64_t*>&t
+        for i in range(sizeof(BellePos) // 8):
+            h = _mix(h ^ w[i])
+        return h
+
+    cdef int c_determinize(self, int p, Rng* rng) except -1 nogil:
+        # The unseen guests (deck below its top, and the Regrets) are one exchangeable pool.
+        cdef int pool[MAXG]
+        cdef int i, n = 0, lo = self.s.ghead + LINE
+        for i in range(lo, self.s.gend):
+            pool[n] = self.s.gdeck[i]
+            n += 1
+        for i in range(self.s.nregface):
+            pool[n] = self.s.regface[i]
+            n += 1
+        rng_shuffle(rng, pool, n)
+        n = 0
+        for i in range(lo, self.s.gend):
+            self.s.gdeck[i] = pool[n]
+            n += 1
+        for i in range(self.s.nregface):
+            self.s.regface[i] = pool[n]
+            n += 1
+        n = 0
+        lo = self.s.bhead + LINE
+        for i in range(lo, self.s.bend):
+            pool[n] = self.s.bdeck[i]
+            n += 1
+        rng_shuffle(rng, pool, n)
+        for i in range(lo, self.s.bend):
+            self.s.bdeck[i] = pool[i - lo]
+        rng_seed(&self.chance, rng_next(rng))
+        return 0
+
+    cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil:
+        cdef action_t buf[128]
+        cdef int n
+        while not self.s.over:
+            n = _legal(&self.s, buf)
+            _apply(&self.s, buf[rng_below(rng, n)])
+        return 0
+
+    # ------------------------------------------------------------------ explicit setups
+    @classmethod
+    def from_setup(cls, parties, guests=(), belles=(), hands=None, regrets=None, guest_regrets=None,
+                   belle_regrets=None, scores=None, full=(), to_move=0, seed=0, **params):
+        """A position at the start of `to_move`'s turn, cards given by name.
+
+        parties: per player, 3 groups, each a list of Guest and Belle names; `full`: (player, group)
+        pairs made full by an effect. guests / belles: each line then its deck, in order (position 6
+        is the deck top). hands: Belle names per player. regrets: counts per player (their faces are
+        the first unused guests). guest_regrets / belle_regrets: Regrets beside line positions 1..6.
+        scores: real points per player. Every card not named anywhere is discarded.
+        """
+        from engines.registry import resolve
+        n = len(parties)
+        full_params = resolve("belle_of_the_ball", players=n, **params)
+        cdef BelleState st = cls(full_params, seed)
+        cdef BellePos* s = &st.s
+        used_g, used_b = set(), set()
+
+        def guest(name):
+            if name not in _GUEST_ID:
+                raise ValueError(f"unknown guest {name!r}")
+            if name in used_g:
+                raise ValueError(f"guest {name!r} appears twice")
+            used_g.add(name)
+            return _GUEST_ID[name]
+
+        def belle(name):
+            if name not in _BELLE_ID:
+                raise ValueError(f"unknown Belle {name!r}")
+            if name in used_b:
+                raise ValueError(f"Belle {name!r} appears twice")
+            used_b.add(name)
+            return _BELLE_ID[name]
+
+        pairs, fin = s.pairs, s.final_turn
+        memset(s, 0, sizeof(BellePos))
+        s.nplayers, s.pairs, s.final_turn = n, pairs, fin
+        for p, party in enumerate(parties):
+            if len(party) != NGROUPS:
+                raise ValueError("a party is 3 groups")
+            for g, group in enumerate(party):
+                if len(group) > GSIZE:
+                    raise ValueError("a group holds at most 4 cards")
+                for name in group:
+                    _group_add(s, p, g, guest(name) if name in _GUEST_ID else BELLE_CODE + belle(name))
+        for p, g in full:
+            s.gfull[p][g] = 1
+        for i, name in enumerate(guests):
+            s.gdeck[i] = guest(name)
+        s.gend = len(guests)
+        for i, name in enumerate(belles):
+            s.bdeck[i] = belle(name)
+        s.bend = len(belles)
+        for p, hand in enumerate(hands or []):
+            for name in hand:
+                s.hand[p] |= 1U << belle(name)
+        regrets = list(regrets) if regrets is not None else [4 if n == 2 else 3] * n
+        spare = [i for i in range(NG) if GUEST_NAMES[i] not in used_g]
+        if sum(regrets) + sum(guest_regrets or []) + sum(belle_regrets or []) > min(len(spare), MAXR):
+            raise ValueError("not enough unused guests to be the Regrets")
+        for p, r in enumerate(regrets):
+            s.regrets[p] = r
+        for i, r in enumerate(guest_regrets or []):
+            s.greg[i] = r
+        for i, r in enumerate(belle_regrets or []):
+            s.breg[i] = r
+        s.nregface = sum(regrets) + sum(guest_regrets or []) + sum(belle_regrets or [])
+        for i in range(s.nregface):
+            s.regface[i] = spare[i]
+        for i in spare[s.nregface:]:
+            s.gdiscard |= 1ULL << i
+        for b in range(NB):
+            if BELLE_NAMES[b] not in used_b:
+                s.bdiscard |= 1U << b
+        for p, v in enumerate(scores or []):
+            s.score2[p] = int(round(2 * v))
+        s.pend_belle = s.pend_guest = s.pend_group = NONE
+        s.first_player = s.to_move = to_move
+        if s.gend == 0:
+            raise ValueError("the guest line is empty: the game is over")
+        _start_turn(s)
+        return st
+
+    # ------------------------------------------------------------------ the Python face
+    def action_to_string(self, int action):
+        if not 0 <= action < N_ACTIONS:
+            raise ValueError(f"no action {action} in belle_of_the_ball")
+        return ACTION_NAMES[action]
+
+    def string_to_action(self, str text):
+        try:
+            return _ACTION_ID[" ".join(text.lower().split())]
+        except KeyError:
+            raise ValueError(f"unknown action {text!r} in belle_of_the_ball") from None
+
+    @staticmethod
+    def _card_name(int c):
+        return GUEST_NAMES[c] if c < BELLE_CODE else BELLE_NAMES[c - BELLE_CODE]
+
+    def party(self, int p):
+        """p's three groups, as lists of card names."""
+        return [[self._card_name(self.s.cards[p][g][i]) for i in range(self.s.gcount[p][g])]
+                for g in range(NGROUPS)]
+
+    def group_is_full(self, int p, int g):
+        return bool(_is_full(&self.s, p, g))
+
+    def group_points(self, int p, int g):
+        """What group g of p would score now (real points)."""
+        return _group_points(&self.s, p, g)
+
+    def hand(self, int p):
+        return [BELLE_NAMES[b] for b in range(NB) if (self.s.hand[p] >> b) & 1]
+
+    def regrets(self, int p):
+        return self.s.regrets[p]
+
+    def guest_line(self):
+        """The visible guest line: (name, Regrets beside it) for positions 1..6 (6 = deck top)."""
+        return [(GUEST_NAMES[self.s.gdeck[self.s.ghead + k]], self.s.greg[k]) for k in range(_glen(&self.s))]
+
+    def belle_line(self):
+        return [(BELLE_NAMES[self.s.bdeck[self.s.bhead + k]], self.s.breg[k]) for k in range(_blen(&self.s))]
+
+    def deck_sizes(self):
+        """Cards below the deck tops: (guests, Belles)."""
+        return (max(0, self.s.gend - self.s.ghead - LINE), max(0, self.s.bend - self.s.bhead - LINE))
+
+    def doubled_scores(self):
+        return [self.s.score2[p] for p in range(self.num_players)]
+
+    def phase(self):
+        return PHASE_NAMES[self.s.phase]
+
+    def pending(self):
+        """The Belle being played and the guest waiting for a group, by name (None if none)."""
+        return (None if self.s.pend_belle == NONE else BELLE_NAMES[self.s.pend_belle],
+                None if self.s.pend_guest == NONE else GUEST_NAMES[self.s.pend_guest])
+
+    def discards(self):
+        return ([GUEST_NAMES[i] for i in range(NG) if (self.s.gdiscard >> i) & 1],
+                [BELLE_NAMES[b] for b in range(NB) if (self.s.bdiscard >> b) & 1])
+
+    def observation(self, int player):
+        belle, guest = self.pending()
+        gd, bd = self.discards()
+        return {
+            "player": player,
+            "to_move": self.c_current_player(),
+            "phase": self.phase(),
+            "scores": [self.s.score2[p] / 2 for p in range(self.num_players)],
+            "regrets": [int(self.s.regrets[p]) for p in range(self.num_players)],
+            "parties": [self.party(p) for p in range(self.num_players)],
+            "full": [[self.group_is_full(p, g) for g in range(NGROUPS)] for p in range(self.num_players)],
+            "hands": [self.hand(p) for p in range(self.num_players)],
+            "guest_line": [list(x) for x in self.guest_line()],
+            "belle_line": [list(x) for x in self.belle_line()],
+            "deck_sizes": list(self.deck_sizes()),
+            "pending_belle": belle,
+            "pending_guest": guest,
+            "discarded_guests": gd,
+            "discarded_belles": bd,
+            "legal": [self.action_to_string(a) for a in self.legal_actions()],
+        }
+
+    def __str__(self):
+        out = []
+        def card(name):
+            if name in _GUEST_ID:
+                g = GUESTS[_GUEST_ID[name]]
+                return f"{name} ({'/'.join(g['interests'])})"
+            return f"*{name}*"
+        gl = self.guest_line()
+        bl = self.belle_line()
+        out.append("Guest line: " + ("; ".join(f"{k + 1}. {card(n)}" + (f" [{r} Regrets]" if r else "")
+                                              for k, (n, r) in enumerate(gl)) or "empty")
+                   + f" | {self.deck_sizes()[0]} below")
+        out.append("Belle line: " + ("; ".join(f"{k + 1}. {n}" + (f" [{r} Regrets]" if r else "")
+                                              for k, (n, r) in enumerate(bl)) or "empty")
+                   + f" | {self.deck_sizes()[1]} below")
+        for p in range(self.num_players):
+            mark = ">" if p == self.c_current_player() else " "
+            out.append(f"{mark} player {p}: {self.s.score2[p] / 2:g} points, {self.s.regrets[p]} Regrets, "
+                       f"hand: {', '.join(self.hand(p)) or '-'}")
+            for g, group in enumerate(self.party(p)):
+                flag = " (full)" if self.group_is_full(p, g) else ""
+                out.append(f"    group {g + 1}{flag}: " + ("; ".join(card(n) for n in group) or "-"))
+        if self.s.over:
+            out.append("game over: " + ", ".join(f"player {p} {self.s.score2[p] / 2:g}" for p in range(self.num_players)))
+        else:
+            belle, guest = self.pending()
+            extra = (f" ({belle})" if belle else "") + (f" [{guest}]" if guest else "")
+            out.append(f"player {self.s.to_move}: {self.phase()}{extra}")
+        return "\n".join(out)
