@@ -5,10 +5,8 @@ parameters (players included): scores from different games or rule variants neve
 
 Statistics are over *deals*, not matches. The matches of one duplicate group share a deal id and a
 seed and replay one deal with the agents rotated through the seats, so their average is one
-observation with the luck of the deal cancelled out; in games without duplicates every match is its
-own deal. A 95% interval is a Student t interval over the deal averages, or a Wilson score interval
-when the averages show no spread (all wins, or a single deal), so that a short run never claims
-certainty.
+observation with the luck of the deal cancelled out (and the seat advantage with it); so the
+intervals below count deals, and narrow as fast as the deals agree.
 """
 from collections import defaultdict
 from dataclasses import dataclass
@@ -17,6 +15,8 @@ import json
 import math
 
 import networkx as nx
+
+from arena import ratings
 
 Z95 = 1.959963984540054
 # Student t 97.5% quantiles for 1..30 degrees of freedom; beyond, a Cornish-Fisher expansion.
@@ -51,30 +51,25 @@ class Interval:
                 "games": self.games}
 
 
-def wilson(p, n, z=Z95):
-    """Wilson score interval for a proportion p observed over n trials."""
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def interval(values, games=None, lo=0.0, hi=1.0):
-    """95% interval for the mean of independent observations bounded by [lo, hi]; None if empty."""
+    """95% interval for the mean of independent observations bounded by [lo, hi]; None if empty.
+
+    A Student t interval over the observations plus two pseudo-observations at lo and hi (what the
+    "plus four" interval does for proportions): a few wins in a row, or deals with no spread, then
+    give a wide interval rather than a certain one, and large samples are left as they are.
+    """
     n = len(values)
     if n == 0:
         return None
     span = hi - lo
     xs = [(v - lo) / span for v in values]
     m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    if var > 1e-12:
-        half = t975(n - 1) * math.sqrt(var / n)
-        low, high = max(0.0, m - half), min(1.0, m + half)
-    else:
-        low, high = wilson(min(1.0, max(0.0, m)), n)
-    return Interval(lo + m * span, lo + low * span, lo + high * span, n,
-                    n if games is None else games)
+    aug = xs + [0.0, 1.0]
+    k = n + 2
+    centre = sum(aug) / k
+    half = t975(k - 1) * math.sqrt(sum((x - centre) ** 2 for x in aug) / (k - 1) / k)
+    low, high = min(m, max(0.0, centre - half)), max(m, min(1.0, centre + half))
+    return Interval(lo + m * span, lo + low * span, lo + high * span, n, n if games is None else games)
 
 
 def _free_interval(values):
@@ -89,15 +84,11 @@ def _free_interval(values):
 
 # ---- groups -------------------------------------------------------------------------------------
 
-def group_key(match):
-    return match["game_id"], json.dumps(match["game_params"], sort_keys=True)
-
-
 def groups(matches):
     """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
     out = {}
     for m in matches:
-        out.setdefault(group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
+        out.setdefault(ratings.group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
     return list(out.values())
 
 
@@ -153,8 +144,9 @@ def head_to_head(matches):
 def standings(matches):
     """Per agent: score share and mean placement with 95% intervals, games, faults, metrics.
 
-    The score share of one seat is its head-to-head score against every other seat of the match
-    (1 win, 1/2 draw, 0 loss in two-player games), so it is comparable across player counts.
+    The score share of one seat is its head-to-head score against every seat held by another agent
+    (1 win, 1/2 draw, 0 loss in two-player games), so it is comparable across player counts. An agent
+    holding several seats of a match (fewer agents than seats) counts one game with several seats.
     """
     share = defaultdict(lambda: defaultdict(list))
     place = defaultdict(lambda: defaultdict(list))
@@ -165,10 +157,11 @@ def standings(matches):
         labels, places = _labels(m), m["placements"]
         players = max(players, len(labels))
         for i, a in enumerate(labels):
-            others = [_pair_score(places[i], places[j]) for j in range(len(labels)) if j != i]
+            others = [_pair_score(places[i], places[j]) for j, b in enumerate(labels) if b != a]
             if others:
                 share[a][_deal(m)].append(sum(others) / len(others))
             place[a][_deal(m)].append(places[i])
+        for a in set(labels):
             games[a] += 1
         for f in m["faults"]:
             faults[f["label"]] += 1
@@ -243,3 +236,66 @@ def cycles(matches, limit=MAX_CYCLES):
 
 def format_cycle(cycle):
     return " > ".join(cycle + cycle[:1])
+
+
+# ---- ratings (arena.ratings is the one TrueSkill implementation) --------------------------------
+
+def rating_history(matches):
+    """{label: [(games played, mu, sigma)]} for one group, starting from the prior at 0 games.
+
+    Replays the matches exactly as `arena.ratings.leaderboard` does (same environment, same ranks,
+    match-id order), so each agent's last point is its leaderboard rating.
+    """
+    env = ratings._environment()
+    current, played, history = {}, {}, {}
+    for m in sorted(matches, key=lambda m: m["match_id"]):
+        ranked = ratings.agent_ranks(m)
+        for label, _ in ranked:
+            if label not in current:
+                current[label] = env.create_rating()
+                played[label] = 0
+                history[label] = [(0, current[label].mu, current[label].sigma)]
+        if len(ranked) > 1:
+            new = env.rate([(current[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
+            for (label, _), (rating,) in zip(ranked, new):
+                current[label] = rating
+        for label, _ in ranked:
+            played[label] += 1
+            history[label].append((played[label], current[label].mu, current[label].sigma))
+    return dict(sorted(history.items()))
+
+
+def leaderboard(matches):
+    """`arena.ratings.leaderboard` rows of one group, best first, each with its 95% intervals added:
+    score_share and placement (Interval), metric_intervals ({name: Interval})."""
+    rows = standings(matches)
+    out = []
+    for r in ratings.leaderboard(matches):
+        s = rows[r["label"]]
+        out.append({**r, "score_share": s["score_share"], "placement": s["mean_placement"],
+                    "metric_intervals": s["metrics"]})
+    return out
+
+
+def summary(matches):
+    """Everything reports show about one group: leaderboard, head to head, dominance graph, cycles,
+    rating history. `order` lists the agents best first (by the leaderboard)."""
+    board = leaderboard(matches)
+    h2h = head_to_head(matches)
+    g = dominance_graph(h2h)
+    return {"leaderboard": board, "order": [r["label"] for r in board], "head_to_head": h2h,
+            "graph": g, "cycles": graph_cycles(g), "rating_history": rating_history(matches)}
+
+
+def jsonable(x):
+    """Plain JSON data from analysis results (Intervals become dicts, graphs node/edge lists)."""
+    if isinstance(x, Interval):
+        return x.as_dict()
+    if isinstance(x, nx.DiGraph):
+        return {"nodes": list(x.nodes), "edges": [{"winner": a, "loser": b, **jsonable(d)}
+                                                  for a, b, d in x.edges(data=True)]}
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    return x

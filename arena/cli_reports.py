@@ -1,0 +1,117 @@
+"""`arena matchups`, `arena graph` and `arena report`: the head-to-head view of a stored tournament."""
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena import analysis, graphs, report as report_mod
+from arena.store import DEFAULT_STORE, Store
+
+_run = click.argument("run_id", metavar="[RUN]", required=False)
+_store = click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
+                      type=click.Path(dir_okay=False), help="The SQLite store of results.")
+_json = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead.")
+
+
+class ReportError(click.ClickException):
+    """A user error (no such run or store, bad output file): one line, exit code 2 as elsewhere."""
+    exit_code = 2
+
+
+def _open(store_path, run_id):
+    """(store, run id) of RUN, or of the latest run when none is given."""
+    try:
+        store = Store(store_path)
+        return store, store.run(run_id)["run_id"]
+    except ValueError as e:
+        raise ReportError(str(e)) from None
+
+
+def _cell(iv):
+    text = f"{iv.mean:.0%} [{iv.low:.0%}-{iv.high:.0%}]"
+    if iv.low > 0.5:
+        return f"[green]{text}[/]"
+    if iv.high < 0.5:
+        return f"[red]{text}[/]"
+    return text
+
+
+@click.command()
+@_run
+@_store
+@_json
+def matchups(run_id, store_path, as_json):
+    """Each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
+    duplicate deals where the game has them. RUN defaults to the latest run."""
+    store, run_id = _open(store_path, run_id)
+    matches = store.matches(run_id)
+    out = []
+    for game_id, params, ms in analysis.groups(matches):
+        summ = analysis.summary(ms)
+        out.append({"game_id": game_id, "game_params": params, "order": summ["order"],
+                    "head_to_head": summ["head_to_head"], "cycles": summ["cycles"]})
+    if as_json:
+        click.echo(json.dumps(analysis.jsonable({"run_id": run_id, "groups": out}), indent=2))
+        return
+    console = Console()
+    if not out:
+        console.print(f"run {run_id} has no finished matches yet")
+    for grp in out:
+        table = Table(title=f"{run_id}: {analysis.group_title(grp['game_id'], grp['game_params'])}",
+                      caption="row's score against column [95% interval]; green/red: surely above/below 50%")
+        table.add_column("agent \\ opponent", style="bold")
+        for b in grp["order"]:
+            table.add_column(b, justify="right")
+        for a in grp["order"]:
+            row = grp["head_to_head"].get(a, {})
+            table.add_row(a, *["" if a == b else _cell(row[b]) if b in row else "-" for b in grp["order"]])
+        console.print(table)
+        for c in grp["cycles"]:
+            console.print(f"[red]cycle:[/] {analysis.format_cycle(c)}")
+
+
+@click.command()
+@_run
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="Where to draw the graph: FILE.png, FILE.svg or FILE.html.")
+@_store
+@_json
+def graph(run_id, out, store_path, as_json):
+    """Draws who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
+    rate; cycles in red. RUN defaults to the latest run."""
+    store, run_id = _open(store_path, run_id)
+    matches = store.matches(run_id)
+    try:
+        drawn = graphs.write(matches, out, run_id)
+    except (ValueError, OSError) as e:
+        raise ReportError(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(analysis.jsonable({"run_id": run_id, "out": out,
+                                                 "graphs": [graphs.graph_json(t, g) for t, g in drawn]}),
+                              indent=2))
+        return
+    click.echo(f"wrote {out}")
+    for title, g in drawn:
+        for c in g.graph["cycles"]:
+            click.echo(f"{title}: cycle {analysis.format_cycle(c)}")
+
+
+@click.command()
+@_run
+@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
+              help="The HTML file to write [default: results/report-RUN.html].")
+@_store
+@_json
+def report(run_id, out, store_path, as_json):
+    """Writes one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
+    graph, ratings over time, faults and how to reproduce it. RUN defaults to the latest run."""
+    store, run_id = _open(store_path, run_id)
+    try:
+        path, data = report_mod.write(store, run_id, out)
+    except OSError as e:
+        raise ReportError(f"cannot write the report: {e}") from None
+    if as_json:
+        click.echo(json.dumps({"out": path, **data}, indent=2, default=str))
+        return
+    click.echo(f"wrote {path}")

@@ -1,0 +1,221 @@
+"""Matchup graphs: who beats whom, drawn with networkx and matplotlib (Agg, no display needed).
+
+An edge a -> b means a scores above 1/2 against b; it is solid and labelled with the win rate when
+the whole 95% interval lies above 1/2, dashed and grey otherwise. Edges on a cycle of confident wins
+are red, and so are the borders of their agents.
+"""
+import html
+import io
+import re
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import networkx as nx  # noqa: E402
+
+from arena import analysis  # noqa: E402
+
+FORMATS = ("png", "svg", "html")
+CYCLE = "#d62728"
+WEAK = "#b0b0b0"
+NODE = "#dbe9f6"
+# Deterministic SVG ids, and text kept as text (searchable, small).
+matplotlib.rcParams["svg.hashsalt"] = "tabletop-arena"
+matplotlib.rcParams["svg.fonttype"] = "none"
+
+
+def matchup_graph(summary):
+    """The dominance graph of one group's `analysis.summary`, nodes best first, its cycles marked.
+
+    Graph attribute: cycles. Node attribute: in_cycle. Edge attributes: those of
+    `analysis.dominance_graph`, plus in_cycle.
+    """
+    g0 = summary["graph"]
+    g = nx.DiGraph(cycles=summary["cycles"])
+    g.add_nodes_from(summary["order"], in_cycle=False)
+    g.add_nodes_from(g0.nodes, in_cycle=False)
+    on_cycle = set()
+    for c in summary["cycles"]:
+        on_cycle.update(zip(c, c[1:] + c[:1]))
+        for a in c:
+            g.nodes[a]["in_cycle"] = True
+    for a, b, d in g0.edges(data=True):
+        g.add_edge(a, b, **d, in_cycle=(a, b) in on_cycle)
+    return g
+
+
+def matchup_graphs(matches):
+    """[(title, matchup graph)] per game and parameter set."""
+    return [(analysis.group_title(game_id, params), matchup_graph(analysis.summary(ms)))
+            for game_id, params, ms in analysis.groups(matches)]
+
+
+def figure(graphs):
+    """A matplotlib Figure with one panel per graph."""
+    n = max(1, len(graphs))
+    size = max((g.number_of_nodes() for _, g in graphs), default=2)
+    side = min(12.0, 4.0 + 0.6 * size)
+    fig, axes = plt.subplots(1, n, figsize=(side * n, side), squeeze=False)
+    for ax, (title, g) in zip(axes[0], graphs):
+        _draw(ax, title, g)
+    if not graphs:
+        axes[0][0].set_axis_off()
+        axes[0][0].text(0.5, 0.5, "no finished matches", ha="center", va="center")
+    fig.tight_layout()
+    return fig
+
+
+def _draw(ax, title, g):
+    ax.set_title(title, fontsize=11)
+    ax.set_axis_off()
+    if g.number_of_nodes() == 0:
+        return
+    pos = nx.circular_layout(list(g.nodes)) if g.number_of_nodes() > 1 else {n: (0, 0) for n in g}
+    strong = [(a, b) for a, b, d in g.edges(data=True) if d["confident"] and not d["in_cycle"]]
+    weak = [(a, b) for a, b, d in g.edges(data=True) if not d["confident"]]
+    cyc = [(a, b) for a, b, d in g.edges(data=True) if d["in_cycle"]]
+    nx.draw_networkx_nodes(g, pos, ax=ax, node_size=2200, node_color=NODE,
+                           edgecolors=[CYCLE if g.nodes[a]["in_cycle"] else "#4a6fa5" for a in g],
+                           linewidths=[3.0 if g.nodes[a]["in_cycle"] else 1.2 for a in g])
+    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9)
+    common = dict(ax=ax, node_size=2200, arrows=True, arrowstyle="-|>", arrowsize=18)
+    nx.draw_networkx_edges(g, pos, edgelist=weak, edge_color=WEAK, style="dashed", width=1.0, **common)
+    nx.draw_networkx_edges(g, pos, edgelist=strong, edge_color="#333333", width=1.8, **common)
+    nx.draw_networkx_edges(g, pos, edgelist=cyc, edge_color=CYCLE, width=3.0, **common)
+    labels = {(a, b): f"{d['win_rate']:.0%}" for a, b, d in g.edges(data=True)}
+    nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=8, label_pos=0.3,
+                                 bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none"})
+    pad = 0.35
+    xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
+    ax.set_xlim(min(xs) - pad, max(xs) + pad)
+    ax.set_ylim(min(ys) - pad, max(ys) + pad)
+    cycles = g.graph.get("cycles", [])
+    note = ("cycles: " + "; ".join(analysis.format_cycle(c) for c in cycles[:3])
+            + (f" (+{len(cycles) - 3} more)" if len(cycles) > 3 else "")) if cycles else "no cycles"
+    ax.text(0.5, -0.02, "a -> b: a beats b (solid: 95% sure; dashed: not yet)\n" + note,
+            transform=ax.transAxes, ha="center", va="top", fontsize=8,
+            color=CYCLE if cycles else "#444444")
+
+
+def svg_text(fig):
+    """The figure as an <svg> element for inlining in HTML (no XML prolog, no metadata)."""
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]
+    return re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+
+
+def graph_json(title, g):
+    return {
+        "title": title,
+        "nodes": [{"label": a, **d} for a, d in g.nodes(data=True)],
+        "edges": [{"winner": a, "loser": b, **d} for a, b, d in g.edges(data=True)],
+        "cycles": g.graph.get("cycles", []),
+    }
+
+
+def edges_table(g):
+    rows = "".join(
+        f"<tr class=\"{'cycle' if d['in_cycle'] else ''}\"><td>{html.escape(a)}</td>"
+        f"<td>{html.escape(b)}</td><td>{d['win_rate']:.1%}</td>"
+        f"<td>{d['low']:.1%} - {d['high']:.1%}</td><td>{d['games']}</td>"
+        f"<td>{'yes' if d['confident'] else 'no'}</td></tr>"
+        for a, b, d in sorted(g.edges(data=True), key=lambda e: -e[2]["win_rate"]))
+    return ("<table><thead><tr><th>winner</th><th>loser</th><th>win rate</th><th>95% interval</th>"
+            "<th>games</th><th>confident</th></tr></thead><tbody>" + rows + "</tbody></table>")
+
+
+def html_page(run_id, graphs):
+    """A self-contained HTML page: the graph as inline SVG, its edges and cycles as tables."""
+    fig = figure(graphs)
+    svg = svg_text(fig)
+    plt.close(fig)
+    parts = []
+    for title, g in graphs:
+        cyc = g.graph.get("cycles", [])
+        items = "".join(f"<li>{html.escape(analysis.format_cycle(c))}</li>" for c in cyc)
+        parts.append(f"<h2>{html.escape(title)}</h2>"
+                     + (f"<p class=\"cycle\">Cycles:</p><ul>{items}</ul>" if cyc else "<p>No cycles.</p>")
+                     + edges_table(g))
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Matchup graph: {html.escape(run_id)}</title><style>{CSS}</style></head><body>"
+            f"<h1>Matchup graph: {html.escape(run_id)}</h1><div class=\"figure\">{svg}</div>"
+            + "".join(parts) + "</body></html>")
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f2f2f2; } td:first-child, th:first-child { text-align: left; }
+.cycle { color: #d62728; font-weight: 600; }
+.figure svg { max-width: 100%; height: auto; }
+"""
+
+
+def write(matches, path, run_id="run"):
+    """Writes the matchup graph to path (.png, .svg or .html) and returns the graphs drawn."""
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if ext not in FORMATS:
+        raise ValueError(f"cannot write a graph to {path!r}: use a .png, .svg or .html file")
+    graphs = matchup_graphs(matches)
+    if ext == "html":
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(html_page(run_id, graphs))
+    else:
+        fig = figure(graphs)
+        try:
+            fig.savefig(path, format=ext, dpi=110, bbox_inches="tight",
+                        metadata={"Date": None} if ext == "svg" else None)
+        finally:
+            plt.close(fig)
+    return graphs
+
+
+def heatmap_figure(title, order, h2h):
+    """Each row agent's score against each column agent, with the 95% interval's half width."""
+    n = len(order)
+    side = min(14.0, 2.5 + 1.0 * n)
+    fig, ax = plt.subplots(figsize=(side + 1.2, side))
+    grid = [[float("nan")] * n for _ in range(n)]
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            cell = h2h.get(a, {}).get(b)
+            if cell is not None:
+                grid[i][j] = cell.mean
+                ax.text(j, i, f"{cell.mean:.0%}\n±{cell.width / 2:.0%}", ha="center", va="center",
+                        fontsize=8 if n < 10 else 6,
+                        color="white" if abs(cell.mean - 0.5) > 0.3 else "black",
+                        fontweight="bold" if cell.low > 0.5 or cell.high < 0.5 else "normal")
+    im = ax.imshow(grid, cmap="RdYlGn", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(n), order, rotation=45, ha="right")
+    ax.set_yticks(range(n), order)
+    ax.set_xlabel("opponent")
+    ax.set_ylabel("agent")
+    ax.set_title(f"{title}\nscore of the row against the column (bold: 95% interval excludes 50%)",
+                 fontsize=10)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="score share")
+    fig.tight_layout()
+    return fig
+
+
+def rating_figure(title, history):
+    """Each agent's TrueSkill mu over its games played, with a mu +/- sigma band."""
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    colours = plt.get_cmap("tab10" if len(history) <= 10 else "tab20")
+    for k, (label, points) in enumerate(history.items()):
+        xs = [p[0] for p in points]
+        mus = [p[1] for p in points]
+        c = colours(k % colours.N)
+        ax.plot(xs, mus, color=c, lw=1.6, label=label)
+        ax.fill_between(xs, [p[1] - p[2] for p in points], [p[1] + p[2] for p in points],
+                        color=c, alpha=0.15, lw=0)
+    ax.set_xlabel("games played")
+    ax.set_ylabel("TrueSkill mu (band: mu ± sigma)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    if history:
+        ax.legend(fontsize=8, loc="best", ncol=2 if len(history) > 6 else 1)
+    fig.tight_layout()
+    return fig

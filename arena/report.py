@@ -1,0 +1,259 @@
+"""One self-contained HTML page per tournament: `arena report RUN`.
+
+The page needs nothing but itself: figures are inline SVG, styles are inline, and there are no links
+to anything outside it, so it can be mailed or attached to an issue as is. It holds, per game and
+rule variant, the leaderboard (with cycles), the head-to-head heatmap, the matchup graph and each
+agent's rating over its games; then the faults, and what is needed to reproduce the run.
+"""
+import datetime
+import html
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
+
+import matplotlib.pyplot as plt
+
+from arena import analysis, graphs, ratings
+
+
+def _version(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def versions():
+    """Versions of what produced and reports the run: python, libraries, the project and its commit."""
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for dist in ("tabletop-arena", "numpy", "trueskill", "networkx", "matplotlib", "click", "Cython"):
+        out[dist] = _version(dist)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        out["git_commit"] = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
+                                           text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        out["git_commit"] = None
+    return out
+
+
+def collect(store, run_id=None):
+    """(data, summaries): everything the report shows as plain JSON-able data (`arena report
+    --json`), and the per-group `analysis.summary` values it was made from."""
+    run = store.run(run_id)
+    matches = store.matches(run["run_id"])
+    sections, summaries = [], []
+    for game_id, params, ms in analysis.groups(matches):
+        summ = analysis.summary(ms)
+        summaries.append(summ)
+        sections.append({
+            "game_id": game_id,
+            "game_params": params,
+            "title": analysis.group_title(game_id, params),
+            "matches": len(ms),
+            "leaderboard": analysis.jsonable(summ["leaderboard"]),
+            "cycles": summ["cycles"],
+            "head_to_head": analysis.jsonable(summ["head_to_head"]),
+            "rating_history": summ["rating_history"],
+            "seeds": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
+                       "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],
+                       "returns": m["returns"]} for m in ms],
+        })
+    data = {
+        "run_id": run["run_id"],
+        "status": run["status"],
+        "created": run["created"],
+        "finished": len(matches),
+        "total": run["total"],
+        "config": run["config"],
+        "agents": list(analysis.agents(matches).values()),
+        "sections": sections,
+        "faults": ratings.faults(matches),
+        "versions": versions(),
+    }
+    return data, summaries
+
+
+# ---- HTML ---------------------------------------------------------------------------------------
+
+def _e(x):
+    return html.escape(str(x))
+
+
+def _iv(d, pct=True):
+    if d is None:
+        return "-"
+    if pct:
+        return f"{d['mean']:.1%} <small>[{d['low']:.1%}, {d['high']:.1%}]</small>"
+    return f"{d['mean']:.2f} <small>[{d['low']:.2f}, {d['high']:.2f}]</small>"
+
+
+def _table(head, rows, cls=""):
+    return (f"<table class=\"{cls}\"><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
+            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>"
+                                               for r in rows) + "</tbody></table>")
+
+
+def _figure(fig, caption):
+    svg = graphs.svg_text(fig)
+    plt.close(fig)
+    return f"<figure>{svg}<figcaption>{caption}</figcaption></figure>"
+
+
+def leaderboard_html(section):
+    rows = section["leaderboard"]
+    metric_names = sorted({k for r in rows for k in r["metric_intervals"]})
+    head = ["#", "agent", "mu", "sigma", "mu - 3 sigma", "games", "W / D / L",
+            "score share [95%]", "mean placement [95%]", "faults"] + [_e(k) for k in metric_names]
+    body = []
+    for r in rows:
+        body.append([r["rank"], f"<b>{_e(r['label'])}</b>", f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
+                     f"{r['conservative']:.2f}", r["games"], f"{r['wins']} / {r['draws']} / {r['losses']}",
+                     _iv(r["score_share"]), _iv(r["placement"], pct=False),
+                     f"<span class=\"{'bad' if r['faults'] else ''}\">{r['faults']}</span>"]
+                    + [_iv(r["metric_intervals"].get(k), pct=False) for k in metric_names])
+    cyc = section["cycles"]
+    note = ("<p class=\"cycle\">Cycles (each beats the next with 95% confidence, which no single rating "
+            "can show): " + "; ".join(_e(analysis.format_cycle(c)) for c in cyc) + "</p>") if cyc else \
+        "<p>No cycles of confident wins.</p>"
+    return _table(head, body, "leaderboard") + note
+
+
+def matchups_html(order, h2h):
+    rows = [[f"<b>{_e(a)}</b>"] + [_iv(h2h.get(a, {}).get(b)) if a != b else "" for b in order]
+            for a in order]
+    return _table(["agent \\ opponent"] + [_e(b) for b in order], rows, "matrix")
+
+
+def section_html(k, section, summ):
+    title, order = section["title"], summ["order"]
+    graph = graphs.matchup_graph(summ)
+    parts = [f"<section id=\"game-{k}\"><h2>{_e(title)}</h2>",
+             f"<p>{section['matches']} matches.</p>",
+             "<h3>Leaderboard</h3>", leaderboard_html(section),
+             "<h3>Head to head</h3>",
+             _figure(graphs.heatmap_figure(title, order, summ["head_to_head"]),
+                     "Score of each row agent against each column agent (win 1, draw 1/2), averaged per "
+                     "duplicate deal, with the half width of its 95% interval."),
+             "<details><summary>Head-to-head table with 95% intervals</summary>",
+             matchups_html(order, section["head_to_head"]), "</details>",
+             "<h3>Matchup graph</h3>",
+             _figure(graphs.figure([(title, graph)]),
+                     "An arrow a &rarr; b: a scores above 50% against b. Solid: the 95% interval is above "
+                     "50%; dashed: not yet. Red: a cycle of confident wins."),
+             "<details><summary>Graph edges</summary>", graphs.edges_table(graph), "</details>",
+             "<h3>Rating over games played</h3>",
+             _figure(graphs.rating_figure(title, summ["rating_history"]),
+                     "TrueSkill mu after each game the agent played, replayed in match order; the band is "
+                     "mu &plusmn; sigma."),
+             "</section>"]
+    return "".join(parts)
+
+
+def faults_html(data):
+    faults = data["faults"]
+    if not faults:
+        return "<p>No faults.</p>"
+    counts = {}
+    for f in faults:
+        counts.setdefault((f["label"], f["kind"]), 0)
+        counts[f["label"], f["kind"]] += 1
+    summary = _table(["agent", "kind", "count"], [[_e(a), _e(k), n] for (a, k), n in sorted(counts.items())])
+    shown = faults[:500]
+    detail = _table(["match", "seat", "agent", "kind", "message"],
+                    [[f["match_id"], f["seat"], _e(f["label"]), _e(f["kind"]), _e(str(f["message"])[:300])]
+                     for f in shown])
+    more = f"<p>{len(faults) - len(shown)} more faults are in the store.</p>" if len(faults) > len(shown) else ""
+    return summary + f"<details><summary>Every fault ({len(faults)})</summary>{detail}{more}</details>"
+
+
+def reproduction_html(data):
+    agents = _table(["label", "source", "parameters"],
+                    [[_e(a["label"]), f"<code>{_e(a['source'])}</code>",
+                      _e(", ".join(f"{k}={v}" for k, v in a["params"].items()) or "defaults")]
+                     for a in data["agents"]])
+    games = _table(["game", "parameters", "matches", "deals", "seeds"],
+                   [[_e(s["game_id"]), _e(", ".join(f"{k}={v}" for k, v in sorted(s["game_params"].items()))),
+                     s["matches"], len({(x["deal"], x["seed"]) for x in s["seeds"]}),
+                     _seed_range(s["seeds"])] for s in data["sections"]])
+    vers = _table(["component", "version"], [[_e(k), _e(v if v is not None else "not installed")]
+                                             for k, v in data["versions"].items()])
+    per_match = "".join(
+        _table(["match", "deal", "seed", "seats", "placements", "returns"],
+               [[x["match_id"], x["deal"], x["seed"], _e(", ".join(x["seats"])), _e(x["placements"]),
+                 _e(x["returns"])] for x in s["seeds"]]) for s in data["sections"])
+    return ("<h3>Agents</h3>" + agents + "<h3>Games</h3>" + games
+            + "<h3>Tournament configuration</h3><pre>" + _e(json.dumps(data["config"], indent=2, sort_keys=True))
+            + "</pre><h3>Versions (of the report's environment)</h3>" + vers
+            + f"<details><summary>Every match: seats, seed and result ({data['finished']})</summary>"
+            + per_match + "</details>")
+
+
+def _seed_range(seeds):
+    values = sorted({x["seed"] for x in seeds})
+    if not values:
+        return "-"
+    return _e(values[0]) if len(values) == 1 else f"{len(values)} seeds, {_e(values[0])} &hellip; {_e(values[-1])}"
+
+
+SCRIPT = """
+window.addEventListener('error', function (e) {
+  document.body.setAttribute('data-errors', (document.body.getAttribute('data-errors') || '') + e.message + ';');
+});
+document.addEventListener('DOMContentLoaded', function () {
+  document.body.setAttribute('data-rendered', document.querySelectorAll('svg').length);
+});
+"""
+
+
+def render(data, summaries):
+    """The HTML page for `collect`'s results."""
+    created = datetime.datetime.fromtimestamp(data["created"], datetime.timezone.utc)
+    nav = "".join(f"<li><a href=\"#game-{k}\">{_e(s['title'])}</a></li>" for k, s in enumerate(data["sections"]))
+    body = "".join(section_html(k, s, summ) for k, (s, summ) in enumerate(zip(data["sections"], summaries)))
+    if not data["sections"]:
+        body = "<p>No finished matches yet.</p>"
+    return (
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>Tournament {_e(data['run_id'])}</title><style>{graphs.CSS}{CSS}</style>"
+        f"<script>{SCRIPT}</script></head><body>"
+        f"<h1>Tournament {_e(data['run_id'])}</h1>"
+        f"<p class=\"meta\">Started {created:%Y-%m-%d %H:%M} UTC &middot; status {_e(data['status'])} "
+        f"&middot; {data['finished']} of {data['total']} matches finished &middot; "
+        f"{len(data['agents'])} agents</p><ul class=\"nav\">{nav}<li><a href=\"#faults\">Faults</a></li>"
+        f"<li><a href=\"#reproduce\">Reproduction</a></li></ul>"
+        f"{body}<section id=\"faults\"><h2>Faults</h2>{faults_html(data)}</section>"
+        f"<section id=\"reproduce\"><h2>Reproduction</h2>{reproduction_html(data)}</section>"
+        "</body></html>")
+
+
+CSS = """
+h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
+section { border-top: 2px solid #ddd; margin-top: 2em; }
+figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.85em; }
+table.leaderboard td:nth-child(2) { text-align: left; }
+.bad { color: #d62728; font-weight: 600; }
+small { color: #666; } pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
+ul.nav { list-style: none; padding: 0; } ul.nav li { display: inline; margin-right: 1.2em; }
+details { margin: 0.5em 0 1em; }
+"""
+
+
+def default_path(run_id):
+    return os.path.join("results", f"report-{run_id}.html")
+
+
+def write(store, run_id=None, out=None):
+    """Writes the report; returns (path, data)."""
+    data, summaries = collect(store, run_id)
+    out = out or default_path(data["run_id"])
+    folder = os.path.dirname(os.path.abspath(out))
+    os.makedirs(folder, exist_ok=True)
+    page = render(data, summaries)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(page)
+    return out, data

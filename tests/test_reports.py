@@ -1,0 +1,281 @@
+"""Leaderboards, matchup matrices, graphs and HTML reports, on synthetic rock-paper-scissors runs.
+
+The tournaments are written straight into a store with `Store.record`, so these tests need no engine:
+three biased players (each throws its favourite 80% of the time) form the cycle
+rock > scissors > paper > rock, and a uniform player sits in the middle of it.
+"""
+import json
+import random
+import re
+import shutil
+import struct
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from arena import analysis, graphs, report
+from arena.cli_reports import graph, matchups, report as report_cmd
+from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
+from arena.store import Store
+
+THROWS = "RPS"
+FAVOURITE = {"rock": "R", "paper": "P", "scissors": "S"}
+BEATS = {("R", "S"), ("S", "P"), ("P", "R")}
+AGENTS = (AgentSpec("rock", "tests:Biased", (("favourite", "R"), ("bias", 0.8))),
+          AgentSpec("paper", "tests:Biased", (("favourite", "P"), ("bias", 0.8))),
+          AgentSpec("scissors", "tests:Biased", (("favourite", "S"), ("bias", 0.8))),
+          AgentSpec("uniform", "random", ()))
+
+
+def throw(label, rng):
+    fav = FAVOURITE.get(label)
+    if fav is not None and rng.random() < 0.8:
+        return fav
+    return rng.choice(THROWS)
+
+
+def rps_store(path, deals, run_id="rps-1", seed=7, faulty_every=0):
+    """A round robin of duplicate deals: each pair plays each deal twice with the seats swapped."""
+    store = Store(str(path))
+    params = {"players": 2}
+    store.create_run(run_id, {"game": "rps", "game_params": params, "seed": seed,
+                              "agents": [a.as_dict() for a in AGENTS], "deals": deals},
+                     total=deals * 12)
+    match_id = deal = 0
+    for _ in range(deals):
+        for a, b in [(x, y) for i, x in enumerate(AGENTS) for y in AGENTS[i + 1:]]:
+            deal_seed = seed * 100003 + deal
+            for seats in ((a, b), (b, a)):
+                rng = random.Random(deal_seed)
+                t0, t1 = throw(seats[0].label, rng), throw(seats[1].label, rng)
+                if (t0, t1) in BEATS:
+                    returns, places = [1, -1], [1, 2]
+                elif (t1, t0) in BEATS:
+                    returns, places = [-1, 1], [2, 1]
+                else:
+                    returns, places = [0, 0], [1, 1]
+                faults = []
+                if faulty_every and match_id % faulty_every == 0 and seats[1].label == "uniform":
+                    faults = [Fault(seat=1, label="uniform", kind="timeout", message="no move within 1.0 s")]
+                    returns, places = [1, -1], [1, 2]
+                spec = MatchSpec(run_id, match_id, "rps", tuple(params.items()), deal_seed, seats, deal)
+                loyal = [float(t == FAVOURITE.get(s.label, "R")) for t, s in zip((t0, t1), seats)]
+                store.record(spec, MatchResult(match_id, returns, places, [THROWS.index(t0), THROWS.index(t1)],
+                                               faults, {"favourite_rate": loyal}))
+                match_id += 1
+            deal += 1
+    store.set_status(run_id, "finished")
+    return store
+
+
+CYCLE = ["paper", "rock", "scissors"]   # paper beats rock beats scissors beats paper
+
+
+@pytest.fixture(scope="module")
+def rps(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rps") / "arena.sqlite"
+    store = rps_store(path, 40, faulty_every=17)
+    yield str(path), store.matches("rps-1")
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def report_file(rps, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    result = CliRunner().invoke(report_cmd, ["--store", rps[0], "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+# ---- statistics ---------------------------------------------------------------------------------
+
+def test_interval_is_t_with_two_pseudo_observations():
+    iv = analysis.interval([0.0, 1.0] * 5)
+    assert (iv.mean, iv.n) == (0.5, 10)
+    assert iv.high - 0.5 == pytest.approx(2.201 * (12 * 0.25 / 11 / 12) ** 0.5)
+    # Five wins out of five: a wide interval below 1, not a certainty.
+    five = analysis.interval([1.0] * 5)
+    assert five.mean == 1.0 and five.high == 1.0 and 0.45 < five.low < 0.6
+    assert analysis.interval([1.0] * 50).low > five.low
+    assert analysis.interval([]) is None
+    placement = analysis.interval([1, 2, 3, 4], lo=1.0, hi=4.0)
+    assert placement.mean == 2.5 and 1.0 <= placement.low < 2.5 < placement.high <= 4.0
+
+
+def test_duplicate_deals_are_the_unit():
+    """A game the first seat always wins: each duplicate deal (seats swapped) is an even split."""
+    a, b = AgentSpec("a", "random"), AgentSpec("b", "random")
+    matches = []
+    for deal in range(12):
+        for k, seats in enumerate(((a, b), (b, a))):
+            matches.append({"match_id": 2 * deal + k, "game_id": "g", "game_params": {"players": 2},
+                            "deal": deal, "seed": 1000 + deal, "seats": [s.as_dict() for s in seats],
+                            "placements": [1, 2], "returns": [1, 0], "faults": [], "metrics": {}})
+    cell = analysis.head_to_head(matches)["a"]["b"]
+    assert (cell.mean, cell.n, cell.games) == (0.5, 12, 24)
+    assert analysis.cycles(matches) == []
+
+
+def test_intervals_shrink_as_games_are_added(tmp_path):
+    widths = []
+    for deals in (5, 20, 80):
+        store = rps_store(tmp_path / f"rps{deals}.sqlite", deals)
+        ms = store.matches("rps-1")
+        h2h = analysis.head_to_head(ms)
+        rows = analysis.standings(ms)
+        cells = {(a, b): c for a, row in h2h.items() for b, c in row.items()}
+        assert len(cells) == 12 and all(c.n == deals and c.games == 2 * deals for c in cells.values())
+        widths.append(({k: c.width for k, c in cells.items()},
+                       {a: (r["score_share"].width, r["mean_placement"].width) for a, r in rows.items()}))
+        store.close()
+    for (cells0, rows0), (cells1, rows1) in zip(widths, widths[1:]):
+        assert all(cells1[k] < cells0[k] for k in cells0)
+        assert all(rows1[a][0] < rows0[a][0] and rows1[a][1] < rows0[a][1] for a in rows0)
+
+
+# ---- the cycle, in analysis, leaderboard, graph and report --------------------------------------
+
+def test_rps_cycle_found_everywhere(rps, report_file):
+    path, ms = rps
+    assert analysis.cycles(ms) == [{"game_id": "rps", "game_params": {"players": 2}, "cycle": CYCLE}]
+    summ = analysis.summary(ms)
+    assert summ["cycles"] == [CYCLE]
+    g = graphs.matchup_graph(summ)
+    assert {(a, b) for a, b, d in g.edges(data=True) if d["in_cycle"]} == \
+        {("paper", "rock"), ("rock", "scissors"), ("scissors", "paper")}
+    assert not g.nodes["uniform"]["in_cycle"] and not any(d["confident"] for _, _, d in g.in_edges("uniform", data=True))
+    # The leaderboard rows are arena.ratings' rows with intervals added; the history ends on them.
+    for row in summ["leaderboard"]:
+        last = summ["rating_history"][row["label"]][-1]
+        assert last == (row["games"], pytest.approx(row["mu"]), pytest.approx(row["sigma"]))
+        assert row["score_share"].low < 0.5 < row["score_share"].high
+    text = report_file.read_text()
+    assert "Cycles (each beats the next" in text and "paper &gt; rock &gt; scissors &gt; paper" in text
+    out = CliRunner().invoke(matchups, ["--store", path])
+    assert out.exit_code == 0 and "cycle: paper > rock > scissors > paper" in out.output
+
+
+def test_leaderboard_rows_carry_intervals_faults_and_metrics(rps):
+    rows = {r["label"]: r for r in analysis.leaderboard(rps[1])}
+    assert rows["uniform"]["faults"] > 0 and rows["rock"]["faults"] == 0
+    loyal = rows["rock"]["metric_intervals"]["favourite_rate"]
+    assert 0.8 < loyal.mean < 0.95 and loyal.low < loyal.mean < loyal.high
+    assert rows["uniform"]["metric_intervals"]["favourite_rate"].mean < 0.5
+
+
+# ---- pictures -----------------------------------------------------------------------------------
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])
+
+
+def test_graph_images_have_content(rps, tmp_path):
+    path, _ = rps
+    png, svg = tmp_path / "g.png", tmp_path / "g.svg"
+    for out in (png, svg):
+        result = CliRunner().invoke(graph, ["--store", path, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert "cycle paper > rock > scissors > paper" in result.output
+    width, height = png_size(png)
+    assert width > 300 and height > 300 and png.stat().st_size > 10_000
+    import xml.etree.ElementTree as ET
+    root = ET.parse(svg).getroot()
+    tags = [el.tag.rsplit("}", 1)[-1] for el in root.iter()]
+    assert tags.count("path") >= 12   # nodes, edges, arrow heads
+    texts = " ".join(el.text or "" for el in root.iter() if el.tag.endswith("text"))
+    assert all(label in texts for label in ("rock", "paper", "scissors", "uniform"))
+
+
+def test_graph_json_and_html(rps, tmp_path):
+    path, _ = rps
+    out = tmp_path / "g.html"
+    result = CliRunner().invoke(graph, ["--store", path, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["graphs"][0]["cycles"] == [CYCLE]
+    edge = next(e for e in data["graphs"][0]["edges"] if (e["winner"], e["loser"]) == ("rock", "scissors"))
+    assert edge["confident"] and edge["in_cycle"] and 0.7 < edge["win_rate"] < 1
+    page = out.read_text()
+    assert "<svg" in page and "paper &gt; rock &gt; scissors &gt; paper" in page
+    assert_self_contained(page)
+
+
+def test_graph_refuses_unknown_format_and_run(rps, tmp_path):
+    result = CliRunner().invoke(graph, ["--store", rps[0], "--out", str(tmp_path / "g.jpg")])
+    assert result.exit_code == 2 and ".png, .svg or .html" in result.output
+    result = CliRunner().invoke(matchups, ["nope", "--store", rps[0]])
+    assert result.exit_code == 2 and "no run 'nope'" in result.output
+
+
+def test_matchups_json_and_latest_run(tmp_path):
+    path = tmp_path / "two.sqlite"
+    rps_store(path, 3, run_id="older").close()
+    rps_store(path, 6, run_id="newer").close()
+    data = json.loads(CliRunner().invoke(matchups, ["--store", str(path), "--json"]).output)
+    assert data["run_id"] == "newer"
+    cell = data["groups"][0]["head_to_head"]["rock"]["scissors"]
+    assert cell["deals"] == 6 and cell["games"] == 12 and cell["low"] <= cell["mean"] <= cell["high"]
+    older = json.loads(CliRunner().invoke(matchups, ["older", "--store", str(path), "--json"]).output)
+    assert older["groups"][0]["head_to_head"]["rock"]["scissors"]["deals"] == 3
+
+
+# ---- the report ---------------------------------------------------------------------------------
+
+def assert_self_contained(page):
+    links = re.findall(r"""(?:\bsrc|\bhref)\s*=\s*["']?([^"'\s>]*)""", page, flags=re.I)
+    assert links and all(v.startswith(("#", "data:")) for v in links), \
+        [v for v in links if not v.startswith(("#", "data:"))]
+    assert not re.search(r"<script[^>]*\bsrc\b|<link\b|@import|url\(\s*['\"]?(?:https?:)?//|<iframe|<img",
+                         page, flags=re.I)
+
+
+def test_report_is_self_contained_and_complete(report_file):
+    page = report_file.read_text()
+    assert_self_contained(page)
+    assert page.count("<svg") == 3    # heatmap, graph, rating history
+    for needle in ("Leaderboard", "Head to head", "Matchup graph", "Rating over games played", "Faults",
+                   "timeout", "no move within 1.0 s", "Reproduction", "tests:Biased", "favourite=R",
+                   "favourite_rate", "700021", "trueskill", "numpy", "python"):
+        assert needle in page, needle
+
+
+def test_report_json_and_default_path(rps, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(report_cmd, ["--store", rps[0], "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["out"] == "results/report-rps-1.html" and (tmp_path / data["out"]).stat().st_size > 10_000
+    section = data["sections"][0]
+    assert section["cycles"] == [CYCLE] and section["matches"] == 480
+    assert [r["label"] for r in section["leaderboard"]] == [r["label"] for r in analysis.leaderboard(rps[1])]
+    assert len(data["faults"]) == sum(len(m["faults"]) for m in rps[1]) > 0
+    assert {"python", "numpy", "trueskill", "tabletop-arena"} <= set(data["versions"])
+    assert len(section["seeds"]) == 480 and section["seeds"][0]["seed"] == 700021
+
+
+def browser():
+    return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)),
+                None)
+
+
+def test_report_renders_in_headless_browser(report_file, tmp_path):
+    exe = browser()
+    if exe is None:
+        pytest.skip("no chromium binary (apt-get install -y chromium) to render the report with")
+    flags = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+             # Nothing may be fetched: every host resolves to nowhere.
+             "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={tmp_path / 'profile'}"]
+    url = report_file.as_uri()
+    dom = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    body = re.search(r"<body([^>]*)>", dom.stdout).group(1)
+    assert 'data-rendered="3"' in body and "data-errors" not in body, body
+    shot = tmp_path / "report.png"
+    run = subprocess.run(flags + ["--window-size=1280,2400", f"--screenshot={shot}", url],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert png_size(shot) == (1280, 2400) and shot.stat().st_size > 50_000
