@@ -237,15 +237,19 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                           *[f"{r['metrics'][k]:.3f}" if k in r["metrics"] else "" for k in metric_names])
         console.print(table)
     if fault_list:
-        table = Table(title="faults", title_justify="left")
-        for name in ("match", "game", "agent", "seat", "kind", "move", "message"):
-            table.add_column(name)
-        for f in fault_list[:20]:
-            table.add_row(str(f["match_id"]), f["game_id"], f["label"], str(f["seat"]), f["kind"],
-                          str(f.get("move", "")), f["message"])
+        # One line per agent and kind of fault, with the first occurrence as an example.
+        summary = {}
+        for f in fault_list:
+            key = (f["game_id"], f["label"], f["kind"])
+            if key not in summary:
+                summary[key] = [0, f]
+            summary[key][0] += 1
+        table = Table(title="faults (the faulty agent lost each of these matches)", title_justify="left")
+        for name in ("game", "agent", "kind", "matches", "first (match: message)"):
+            table.add_column(name, justify="right" if name == "matches" else "left")
+        for (game, label, kind), (count, f) in summary.items():
+            table.add_row(game, label, kind, str(count), f"{f['match_id']}: {f['message']}")
         console.print(table)
-        if len(fault_list) > 20:
-            console.print(f"... and {len(fault_list) - 20} more faults (see --json)")
 
 
 @main.command()

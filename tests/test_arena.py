@@ -1,0 +1,228 @@
+"""The arena with real processes: parallel, Dask, kill and resume, misbehaving and submitted agents."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+import engines
+from arena import ratings, runner, schedule
+from arena.cli import main
+from arena.store import Store
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+BOTS = os.path.join(FIXTURES, "bots.py")
+PACKAGE_DIR = os.path.join(FIXTURES, "entrypoint_pkg")
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def stored(store_path, run_id=None):
+    """The comparable content of a run: every match without its timings, and the leaderboard."""
+    store = Store(str(store_path))
+    run_id = run_id or store.run()["run_id"]
+    matches = store.matches(run_id)
+    store.close()
+    for m in matches:
+        del m["duration"], m["finished"]
+    return matches, ratings.leaderboard(matches)
+
+
+def run_json(*args):
+    result = invoke("run", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_parallel_equals_serial_on_every_game(tmp_path):
+    serial = run_json("--agents", "random,greedy", "--games", 1, "--jobs", 1, "--store", tmp_path / "a.sqlite")
+    parallel = run_json("--agents", "random,greedy", "--games", 1, "--jobs", 2, "--store", tmp_path / "b.sqlite")
+    assert serial["run_id"] == parallel["run_id"]
+    assert {g["game_id"] for g in serial["leaderboards"]} == set(engines.game_ids())
+    assert stored(tmp_path / "a.sqlite") == stored(tmp_path / "b.sqlite")
+    assert serial["leaderboards"] == parallel["leaderboards"]
+
+
+def test_dask_equals_local(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    args = ("--game", "insert", "--agents", "random,greedy", "--games", 3)
+    local = run_json(*args, "--jobs", 2, "--store", tmp_path / "local.sqlite")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        dask = run_json(*args, "--backend", "dask", "--address", cluster.scheduler_address,
+                        "--store", tmp_path / "dask.sqlite")
+    assert dask["leaderboards"] == local["leaderboards"]
+    assert stored(tmp_path / "local.sqlite") == stored(tmp_path / "dask.sqlite")
+
+
+def _count(store_path):
+    try:
+        db = sqlite3.connect(str(store_path), timeout=5)
+        try:
+            return db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _start(args, store_path):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", *map(str, args), "--store", str(store_path)],
+                            cwd=str(store_path.parent), env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _wait_for(store_path, n, proc, limit=120):
+    deadline = time.time() + limit
+    while _count(store_path) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.time() < deadline, "the run stored too few matches"
+        time.sleep(0.05)
+
+
+def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path):
+    args = ["--game", "insert", "--agents", f"greedy, {BOTS}:GoodBot[delay=0.01] as good", "--games", 6,
+            "--jobs", 2]
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "whole").mkdir()
+    cut, whole = tmp_path / "cut" / "arena.sqlite", tmp_path / "whole" / "arena.sqlite"
+    total = 12
+
+    proc = _start(args, cut)
+    _wait_for(cut, 3, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed_at = _count(cut)
+    assert 3 <= killed_at < total
+
+    proc = _start(args, cut)              # the same command again continues the same run
+    _wait_for(cut, killed_at + 2, proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before Ctrl-C arrived")
+    assert proc.returncode == 130, err
+    assert "arena run --resume" in err
+    store = Store(str(cut))
+    run_id = store.run()["run_id"]
+    assert store.run(run_id)["status"] == "interrupted"
+    store.close()
+
+    result = invoke("run", "--resume", run_id, "--store", cut, "--jobs", 1)
+    assert result.exit_code == 0, result.output
+    proc = _start(args, whole)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert _count(cut) == _count(whole) == total
+    assert stored(cut) == stored(whole)
+
+
+def test_misbehaving_agents_lose_and_the_tournament_goes_on(tmp_path):
+    bad = ["RaisingBot", "IllegalBot", "SlowBot", "HangingBot", "CrashingBot"]
+    agents = ", ".join(["random", f"{BOTS}:GoodBot"] + [f"{BOTS}:{b}" for b in bad])
+    out = run_json("--game", "insert", "--agents", agents, "--games", 1, "--time-limit", 0.5, "--jobs", 2,
+                   "--store", tmp_path / "s.sqlite")
+    assert out["status"] == "finished" and out["matches"] == out["total"] == 42
+    rows = {r["label"]: r for r in out["leaderboards"][0]["rows"]}
+    kinds = {}
+    for f in out["faults"]:
+        kinds.setdefault(f["label"], set()).add(f["kind"])
+    assert kinds == {"RaisingBot": {"exception"}, "IllegalBot": {"illegal"}, "SlowBot": {"timeout"},
+                     "HangingBot": {"timeout"}, "CrashingBot": {"crash"}}
+    # One fault ends a match: each match with a misbehaving agent has exactly one, and against the
+    # good agents it is always the misbehaving agent's, placed last.
+    assert len(out["faults"]) == 40
+    for m in stored(tmp_path / "s.sqlite")[0]:
+        labels = [s["label"] for s in m["seats"]]
+        if set(labels) & set(bad) and set(labels) & {"random", "GoodBot"}:
+            (fault,) = m["faults"]
+            assert fault["label"] in bad
+            assert m["placements"][labels.index(fault["label"])] == 2
+            assert m["placements"][1 - labels.index(fault["label"])] == 1
+    for b in bad:
+        assert rows[b]["faults"] >= 4 and rows[b]["games"] == 12, rows[b]
+    for good in ("random", "GoodBot"):
+        assert rows[good]["faults"] == 0
+    # Against each other, the good agents each win one seating and lose the other.
+    ranks = {r["label"]: r["rank"] for r in out["leaderboards"][0]["rows"]}
+    assert max(ranks["random"], ranks["GoodBot"]) < min(ranks[b] for b in bad)
+    crash = next(f for f in out["faults"] if f["kind"] == "crash")
+    assert "SIGKILL" in crash["message"]
+    raised = next(f for f in out["faults"] if f["kind"] == "exception")
+    assert "bot bug on move 3" in raised["message"]
+    table = invoke("leaderboard", "--store", tmp_path / "s.sqlite")
+    for word in ["faults", "RaisingBot", "exception", "IllegalBot", "illegal", "timeout", "crash"]:
+        assert word in table.output
+
+
+def test_agents_from_a_file_a_module_and_an_entry_point(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(PACKAGE_DIR)
+    monkeypatch.syspath_prepend(FIXTURES)
+    agents = (f"{BOTS}:GoodBot as filebot, bots:GoodBot as modulebot, "
+              f"fixture_packaged, fixture_packaged[random=true] as packaged_random")
+    out = run_json("--game", "insert", "--agents", agents, "--games", 1, "--jobs", 2,
+                   "--store", tmp_path / "s.sqlite")
+    rows = out["leaderboards"][0]["rows"]
+    assert {r["label"] for r in rows} == {"filebot", "modulebot", "fixture_packaged", "packaged_random"}
+    assert all(r["games"] == 6 and r["faults"] == 0 for r in rows), rows
+    listed = json.loads(invoke("agents", "--json").output)
+    assert {"name": "fixture_packaged", "kind": "entrypoint", "params": {},
+            "description": "arena_fixture_bots:PackagedBot"} in listed
+
+
+def test_a_class_that_cannot_be_built_is_refused_before_the_tournament(tmp_path):
+    result = invoke("run", "--game", "insert", "--agents", f"random, {BOTS}:BrokenInit", "--store",
+                    tmp_path / "s.sqlite")
+    assert result.exit_code == 2
+    assert result.output.strip() == "Error: agent BrokenInit (" + BOTS + ":BrokenInit): ValueError: missing model file"
+
+
+def test_agents_get_a_determinized_copy_never_the_true_state(monkeypatch):
+    seen = []
+
+    class Vandal:
+        def __init__(self, spec, time_limit):
+            self.label = spec.label
+
+        def reset(self, *args):
+            pass
+
+        def act(self, state):
+            seen.append(state)
+            action = state.legal_actions()[0]
+            state.apply_action(action)       # mutating the copy must not touch the game
+            return action
+
+        def close(self):
+            pass
+
+    game = engines.game_ids()[0]
+    params = json.loads(json.dumps(engines.registry.resolve(game)))
+    specs = schedule.parse_agents("random, greedy")
+    match = schedule.game_schedule("t", game, params, specs, 1, 5, 1.0)[0]
+    honest = runner.play_match(match)
+    monkeypatch.setattr(runner, "make_player", Vandal)
+    vandal = runner.play_match(match)
+    assert vandal.faults == [] and len(seen) == len(vandal.actions)
+    assert len({id(s) for s in seen}) == len(seen)
+    assert all(s.history() == [a] for s, a in zip(seen, vandal.actions))
+    assert honest.faults == []
+
+
+@pytest.mark.parametrize("seats", [2, 4])
+def test_schedule_every_agent_plays_every_seat(seats):
+    specs = schedule.parse_agents("random, greedy") if seats == 4 else schedule.parse_agents("random, greedy, random[] as r2")
+    ups = schedule.lineups(specs, seats)
+    played = {(a.label, seat) for up in ups for seating in schedule.rotations(up) for seat, a in enumerate(seating)}
+    assert played == {(a.label, s) for a in specs for s in range(seats)}
+    if seats == 2:
+        assert len(ups) == 3          # every pair meets
