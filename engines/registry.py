@@ -62,6 +62,19 @@ GAMES = {
                     "27 Belles bless or sabotage the groups",
         test_variants=({}, {"match_count": "pairs", "score_on_final_turn": True}),
     ),
+    "wizard": GameSpec(
+        "wizard", "engines.wizard", "WizardState", 3, 6, 4,
+        params={"plus_minus_one": False, "hidden_bids": False, "secret_bids": False,
+                "five_rounds": False, "amigo_tournament": False, "hands": ()},
+        card_game=True,
+        description="trick-taking with exact bids: 60 cards with 4 Wizards and 4 Jesters; "
+                    "hands=10,9 plays the listed hand sizes",
+        test_variants=({}, {"hands": (3,), "plus_minus_one": True},
+                       {"hands": (2, 3), "hidden_bids": True, "plus_minus_one": True},
+                       {"hands": (3, 1), "secret_bids": True, "plus_minus_one": True},
+                       {"hands": (4,), "secret_bids": True}, {"hands": (5,), "hidden_bids": True},
+                       {"five_rounds": True}, {"amigo_tournament": True}),
+    ),
 }
 
 

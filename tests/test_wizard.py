@@ -1,0 +1,507 @@
+"""Wizard scenarios (RULES.md 1 and 7.5), information sets and determinization."""
+import itertools
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import engines
+from engines.wizard import WizardState
+
+SUITS = "degh"
+
+
+def deal(players, hands, turn_up=None, dealer=0, rounds=None, **flags):
+    """An explicit deal; by default a one-round game of that hand size."""
+    rounds = rounds or (len(hands[0].split()),)
+    return WizardState.from_deal(players, [h.split() for h in hands], turn_up=turn_up, dealer=dealer,
+                                 rounds=rounds, **flags)
+
+
+def play(state, *moves):
+    for m in moves:
+        state.apply_action(state.string_to_action(m))
+
+
+def legal(state):
+    return sorted(state.action_to_string(a) for a in state.legal_actions())
+
+
+def suit_of(card):
+    return None if card in ("W", "J") else card[-1]
+
+
+# ---------------------------------------------------------------- trick play (RULES.md 1.4)
+
+def test_first_wizard_wins():
+    """RULES.md 1.4: the first Wizard played wins the trick, even against a later Wizard and trump."""
+    s = deal(3, ["W 1d", "5d 2d", "W 13h"], turn_up="3h")
+    play(s, "bid 0", "bid 1", "bid 1")          # P1, P2, then the dealer P0
+    play(s, "5d", "W", "W")
+    assert s.tricks() == [0, 0, 1]
+    assert s.current_player() == 2, "the trick winner leads the next trick"
+
+
+def test_only_jesters_first_jester_wins():
+    """RULES.md 1.4: a trick of Jesters only goes to the first Jester played."""
+    s = deal(4, ["J 1d", "J 2d", "J 3d", "J 4d"], turn_up="5h", dealer=3)
+    play(s, "bid 0", "bid 0", "bid 0", "bid 0")
+    assert s.current_player() == 0
+    play(s, "J", "J", "J", "J")
+    assert s.tricks() == [1, 0, 0, 0]
+
+
+def test_jester_lead_then_suit_card_sets_the_suit():
+    """RULES.md 1.4 and 1.9.3: after a Jester lead the first suited card sets the suit to follow."""
+    s = deal(4, ["13d 1g", "J 2g", "3e 4g", "9e 13g"], turn_up="5h")
+    play(s, "bid 0", "bid 0", "bid 0", "bid 0")
+    play(s, "J", "3e")
+    assert legal(s) == ["9e"], "P3 holds an elf and must follow the suit set by the second card"
+    play(s, "9e")
+    assert "13d" in legal(s) and "1g" in legal(s)
+    play(s, "13d")
+    assert s.tricks() == [0, 0, 0, 1]
+    assert s.voids(0) == "e" and s.voids(3) == "" and s.voids(1) == ""
+
+
+def test_wizard_lead_frees_everyone():
+    """RULES.md 1.4: after a Wizard lead there is no suit to follow, and the Wizard wins."""
+    s = deal(3, ["1d 13h", "W 2e", "5d 7e"], turn_up="3h")
+    play(s, "bid 1", "bid 0", "bid 1")
+    play(s, "W")
+    assert legal(s) == ["5d", "7e"]
+    play(s, "5d", "13h")
+    assert s.tricks() == [0, 1, 0]
+    assert s.voids(2) == "" and s.voids(0) == "", "nothing is revealed when no suit was led"
+
+
+def test_trump_beats_the_led_suit():
+    """RULES.md 1.4: the highest trump beats any card of the led suit."""
+    s = deal(3, ["12d 2e", "13d 3e", "1h 4e"], turn_up="5h")
+    play(s, "bid 1", "bid 0", "bid 1")
+    play(s, "13d", "1h", "12d")
+    assert s.tricks() == [0, 0, 1]
+    assert s.voids(2) == "d"
+
+
+def test_highest_of_the_led_suit_wins_and_off_suit_loses():
+    """RULES.md 1.4: without trump in the trick, the highest card of the led suit wins."""
+    s = deal(3, ["12d 2e", "3d 3e", "13g 4e"], turn_up="J")
+    assert s.trump() is None, "a turned-up Jester means no trump (RULES.md 1.2)"
+    play(s, "bid 1", "bid 0", "bid 1")
+    play(s, "3d", "13g", "12d")
+    assert s.tricks() == [1, 0, 0]
+
+
+def test_follow_suit_is_enforced():
+    """RULES.md 1.4: holding the led suit you must play it, a Wizard or a Jester; otherwise anything."""
+    s = deal(3, ["1d 2d 3d", "5d 7e W", "6e J 9g"], turn_up="3h")
+    play(s, "bid 0", "bid 0", "bid 0")
+    play(s, "7e")
+    assert legal(s) == ["6e", "J"]
+    with pytest.raises(ValueError, match="illegal"):
+        play(s, "9g")
+    play(s, "J")
+    assert legal(s) == ["1d", "2d", "3d"], "P0 holds no elf: anything goes"
+
+
+# ---------------------------------------------------------------- setup and rounds (RULES.md 1.2, 1.7)
+
+def test_dealer_chooses_trump_after_a_turned_up_wizard():
+    """RULES.md 1.2 and 1.9.2: a turned-up Wizard lets the dealer choose a suit (no 'no trump') before bidding."""
+    s = deal(4, ["1d", "2d", "3d", "4d"], turn_up="W", dealer=2)
+    assert s.phase() == "trump" and s.current_player() == 2
+    assert legal(s) == ["trump d", "trump e", "trump g", "trump h"]
+    assert s.trump() is None
+    play(s, "trump g")
+    assert s.trump() == "g" and s.phase() == "bid" and s.current_player() == 3
+    assert s.observation(0)["trump"] == "g"
+
+
+def test_turned_up_suited_card_sets_trump():
+    """RULES.md 1.2: a turned-up suited card makes its suit trump, and the player left of the dealer bids first."""
+    s = deal(5, ["1d", "2d", "3d", "4d", "5d"], turn_up="7e", dealer=4)
+    assert s.trump() == "e" and s.phase() == "bid" and s.current_player() == 0
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_no_trump_in_the_last_round(players):
+    """RULES.md 1.2 and 1.9.1: the last round deals all 60 cards, so there is no turn-up and no trump."""
+    s = engines.make("wizard", players=players, seed=players)
+    rng = random.Random(players)
+    last = len(s.rounds()) - 1
+    while s.round() < last:
+        s.apply_action(rng.choice(s.legal_actions()))
+    assert s.cards_this_round() == 60 // players
+    assert s.turn_up() is None and s.trump() is None and s.phase() == "bid"
+    assert sum(len(s.hand(p)) for p in range(players)) == 60
+    with pytest.raises(ValueError, match="no turn-up"):
+        WizardState.from_deal(players, [s.hand(p) for p in range(players)], turn_up="W")
+
+
+@pytest.mark.parametrize("players,rounds", [(3, 20), (4, 15), (5, 12), (6, 10)])
+def test_rounds_per_player_count(players, rounds):
+    """RULES.md 1.2: 60/N rounds, round r deals r cards; the deal passes to the left."""
+    s = engines.make("wizard", players=players, seed=1)
+    assert s.rounds() == list(range(1, rounds + 1))
+    seen, dealers = [], []
+    rng = random.Random(2)
+    while not s.is_terminal():
+        if not seen or seen[-1] != s.round():
+            seen.append(s.round())
+            dealers.append(s.dealer())
+            assert s.cards_this_round() == s.round() + 1
+            assert all(len(s.hand(p)) == s.round() + 1 for p in range(players))
+        s.apply_action(rng.choice(s.legal_actions()))
+    assert seen == list(range(rounds))
+    assert all(b == (a + 1) % players for a, b in zip(dealers, dealers[1:]))
+
+
+@pytest.mark.parametrize("players,sizes", [(3, [2, 4, 6, 8, 10, 12, 14, 16, 18, 20]),
+                                           (4, [1, 3, 5, 7, 9, 11, 12, 13, 14, 15]),
+                                           (5, [2, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
+                                           (6, list(range(1, 11)))])
+def test_amigo_tournament_schedule(players, sizes):
+    """RULES.md 1.7: Amigo tournament rules play 10 rounds of the listed hand sizes."""
+    assert engines.make("wizard", players=players, amigo_tournament=True).rounds() == sizes
+
+
+def test_five_rounds_deal_everything_without_trump():
+    """RULES.md 1.7: 5 rounds, all cards dealt each round, so never a turn-up or trump."""
+    s = engines.make("wizard", players=4, seed=3, five_rounds=True)
+    assert s.rounds() == [15] * 5
+    rng = random.Random(3)
+    while not s.is_terminal():
+        assert s.turn_up() is None and s.trump() is None and s.phase() != "trump"
+        s.apply_action(rng.choice(s.legal_actions()))
+
+
+def test_hands_parameter_and_bad_parameters():
+    """RULES.md 7.5: `hands` plays the given hand sizes; impossible settings are refused."""
+    assert engines.make("wizard", players=4, hands="10,9").rounds() == [10, 9]
+    with pytest.raises(ValueError):
+        engines.make("wizard", players=4, hands=(16,))
+    with pytest.raises(ValueError):
+        engines.make("wizard", players=4, five_rounds=True, amigo_tournament=True)
+    with pytest.raises(ValueError):
+        engines.make("wizard", players=7)
+
+
+# ---------------------------------------------------------------- bidding and scoring (RULES.md 1.3, 1.5)
+
+def test_scoring_both_ways():
+    """RULES.md 1.5: exact bid +20 + 10 per trick; otherwise -10 per trick off."""
+    s = deal(3, ["13d 13e", "1d 1e", "2d 2e"], turn_up="J", rounds=(2,))
+    play(s, "bid 0", "bid 2", "bid 2")          # P1 exact at 0, P2 bids 2 takes 0, P0 exact at 2
+    play(s, "1d", "2d", "13d")
+    play(s, "13e", "1e", "2e")
+    assert s.is_terminal()
+    assert s.returns() == [20 + 20, 20, -20]
+    assert s.metrics() == {"bid_accuracy": [1.0, 1.0, 0.0]}
+
+
+def test_round_scoring_is_seen_by_a_round_horizon_rollout():
+    """RULES.md 1.5: the points of a round are scored by the action that ends it."""
+    s = engines.make("wizard", players=4, seed=5)
+    rng = random.Random(5)
+    while s.round() < 4:
+        s.apply_action(rng.choice(s.legal_actions()))
+    before = s.scores()
+    s.rollout(seed=9, horizon="round")
+    assert s.round() == 5
+    for b, a in zip(before, s.scores()):
+        gain = a - b
+        assert gain != 0 and (gain <= -10 or (gain - 20) % 10 == 0), "every round scores each player"
+
+
+def test_bid_total_is_free_by_default():
+    """RULES.md 1.3 and 7.5: by default the total of the bids may be anything."""
+    s = deal(4, ["1d 2d 3d", "4d 5d 6d", "7d 8d 9d", "10d 11d 12d"], turn_up="5h", rounds=(3,))
+    play(s, "bid 1", "bid 1", "bid 0")
+    assert legal(s) == [f"bid {b}" for b in range(4)]
+
+
+def test_plus_minus_one_constrains_only_the_last_bidder():
+    """RULES.md 1.3: with plus_minus_one the dealer may not make the bids total the tricks available."""
+    s = deal(4, ["1d 2d 3d", "4d 5d 6d", "7d 8d 9d", "10d 11d 12d"], turn_up="5h", rounds=(3,),
+             plus_minus_one=True)
+    for b in ("bid 1", "bid 1", "bid 0"):
+        assert legal(s) == [f"bid {k}" for k in range(4)]
+        play(s, b)
+    assert s.current_player() == 0
+    assert legal(s) == ["bid 0", "bid 2", "bid 3"]
+    with pytest.raises(ValueError):
+        play(s, "bid 1")
+    # bids already over the tricks available leave the dealer free
+    s = deal(4, ["1d 2d 3d", "4d 5d 6d", "7d 8d 9d", "10d 11d 12d"], turn_up="5h", rounds=(3,),
+             plus_minus_one=True)
+    play(s, "bid 3", "bid 1", "bid 0")
+    assert legal(s) == [f"bid {k}" for k in range(4)]
+
+
+# ---------------------------------------------------------------- information (RULES.md 1.6)
+
+FOUR = ["1d 2d 3d", "4d 5d 6d", "7d 8d 9d", "10d 11d 12d"]
+
+
+def test_hidden_bids_are_not_visible_to_other_players():
+    """RULES.md 1.6: hidden bids are revealed only when bidding ends."""
+    s = deal(4, FOUR, turn_up="5h", hidden_bids=True)
+    other = deal(4, FOUR, turn_up="5h", hidden_bids=True)
+    play(s, "bid 2")
+    play(other, "bid 0")
+    assert s.observation(1)["bids"][1] == 2
+    assert s.observation(2)["bids"][1] == "?" and s.observation(0)["bids"][1] == "?"
+    assert "2" not in str(s.observation(2)["bids"])
+    assert s.observation(2) == other.observation(2)
+    assert s.information_state_key(2) == other.information_state_key(2)
+    assert s.information_state_key(1) != other.information_state_key(1)
+    play(s, "bid 1", "bid 1", "bid 0")
+    assert s.phase() == "play"
+    assert s.observation(2)["bids"] == [0, 2, 1, 1], "revealed when the play starts"
+
+
+def test_secret_bids_stay_hidden_until_the_round_ends():
+    """RULES.md 1.6: secret bids are hidden until the round ends."""
+    s = deal(3, ["1d 2d", "4d 5d", "7d 8d"], turn_up="5h", secret_bids=True, rounds=(2, 1))
+    play(s, "bid 1", "bid 0", "bid 2")
+    play(s, "4d", "7d", "1d")
+    assert s.observation(0)["bids"] == [2, "?", "?"]
+    assert s.observation(1)["bids"] == ["?", 1, "?"]
+    play(s, "8d", "2d", "5d")
+    assert s.round() == 1
+    assert s.observation(0)["scores"] == [-20, -10, -20]
+
+
+def test_information_state_key_follows_what_the_player_sees():
+    """RULES.md 1.6: own hand private, plays public."""
+    a = deal(3, ["1d 2d", "4d 5d", "7d 8d"], turn_up="5h")
+    b = deal(3, ["1d 2d", "4d 7d", "5d 8d"], turn_up="5h")
+    assert a.information_state_key(0) == b.information_state_key(0)
+    assert a.information_state_key(1) != b.information_state_key(1)
+    play(a, "bid 0")
+    assert a.information_state_key(0) != b.information_state_key(0)
+    play(b, "bid 0")
+    assert a.information_state_key(0) == b.information_state_key(0)
+
+
+def _unknown(state, me):
+    """Every card `me` cannot place: the other hands (the undealt rest is checked via totals)."""
+    return sorted(c for q in range(state.num_players) if q != me for c in state.hand(q))
+
+
+def _play_to(players, seed, plies, **params):
+    s = engines.make("wizard", players=players, seed=seed, **params)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if s.is_terminal():
+            break
+        s.apply_action(rng.choice(s.legal_actions()))
+    return s
+
+
+def test_determinize_keeps_public_facts_and_respects_voids():
+    """RULES.md 1.6: determinization keeps the observer's hand and public facts, and respects voids."""
+    checked = voids_seen = 0
+    for seed in range(40):
+        s = engines.make("wizard", players=4, seed=seed, hands=(13,))
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            me = s.current_player()
+            if s.phase() == "play" and rng.random() < 0.3:
+                obs = s.observation(me)
+                sizes = [len(s.hand(q)) for q in range(4)]
+                for k in range(5):
+                    d = s.determinize(me, seed=seed * 100 + k)
+                    assert d.hand(me) == s.hand(me)
+                    assert d.observation(me) == obs
+                    assert [len(d.hand(q)) for q in range(4)] == sizes
+                    all_cards = Counter(c for q in range(4) for c in d.hand(q))
+                    assert all(v == 1 for c, v in all_cards.items() if c not in "WJ")
+                    assert all_cards["W"] <= 4 and all_cards["J"] <= 4
+                    for q in range(4):
+                        assert d.voids(q) == s.voids(q)
+                        bad = [c for c in d.hand(q) if suit_of(c) and suit_of(c) in s.voids(q)]
+                        assert not bad, f"P{q} is void in {s.voids(q)} but got {bad}"
+                        voids_seen += bool(s.voids(q))
+                    checked += 1
+            s.apply_action(rng.choice(s.legal_actions()))
+    assert checked > 200 and voids_seen > 50
+
+
+def test_determinize_varies_the_other_hands():
+    """RULES.md 1.6: the unseen cards are actually resampled, and the future deals change too."""
+    s = _play_to(4, 3, 10, hands=(10, 10))
+    me = s.current_player()
+    others = {tuple(tuple(d.hand(q)) for q in range(4) if q != me)
+              for d in (s.determinize(me, seed=k) for k in range(50))}
+    assert len(others) >= 45
+    futures = set()
+    for k in range(20):
+        d = s.determinize(me, seed=k)
+        d.rollout(seed=1, horizon="round")
+        futures.add(tuple(d.hand(me)))
+    assert len(futures) > 10, "the next round's deal must follow the reseeded chance"
+
+
+def _consistent_deals(state, me):
+    """Every assignment of the unknown cards to the other hands, respecting sizes and voids
+    (the last round: no undealt cards)."""
+    others = [q for q in range(state.num_players) if q != me]
+    pool = _unknown(state, me)
+    sizes = [len(state.hand(q)) for q in others]
+    deals = set()
+    for perm in set(itertools.permutations(pool)):
+        hands, i = [], 0
+        for q, n in zip(others, sizes):
+            h = tuple(sorted(perm[i:i + n]))
+            i += n
+            if any(suit_of(c) and suit_of(c) in state.voids(q) for c in h):
+                break
+            hands.append(h)
+        else:
+            deals.add(tuple(hands))
+    return deals
+
+
+@pytest.mark.parametrize("seed", [1, 4, 16, 26])   # 4, 16 and 26 have voids that rule deals out
+def test_true_hands_come_back_no_more_often_than_chance(seed):
+    """RULES.md 1.6: a resampler that returns the true deal would fail this: every consistent deal
+    appears, and the true one about as often as the others."""
+    s = engines.make("wizard", players=3, seed=seed, hands=(20,))
+    rng = random.Random(seed)
+    while not (s.phase() == "play" and s.trick() == [] and len(s.hand(s.current_player())) == 3):
+        s.apply_action(rng.choice(s.legal_actions()))
+    me = s.current_player()
+    others = [q for q in range(3) if q != me]
+    deals = _consistent_deals(s, me)
+    truth = tuple(tuple(sorted(s.hand(q))) for q in others)
+    assert truth in deals and len(deals) >= 3
+    n = 200 * len(deals)
+    counts = Counter(tuple(tuple(sorted(d.hand(q))) for q in others)
+                     for d in (s.determinize(me, seed=seed * 10**6 + k) for k in range(n)))
+    assert set(counts) == deals
+    assert counts[truth] < 2.0 * n / len(deals)
+
+
+def test_determinize_resamples_hidden_bids_but_not_own():
+    """RULES.md 1.6: another player's hidden bid is unknown to the observer until revealed."""
+    s = deal(4, ["1d 2d 3d 4d 5d", "6d 7d 8d 9d 10d", "11d 12d 13d 1e 2e", "3e 4e 5e 6e 7e"],
+             turn_up="5h", secret_bids=True)
+    play(s, "bid 3", "bid 1", "bid 0", "bid 4")
+    seen = set()
+    for k in range(60):
+        d = s.determinize(2, seed=k)
+        assert d.bids()[2] == 1
+        assert d.observation(2) == s.observation(2)
+        seen.add(tuple(d.bids()))
+    assert len(seen) > 20
+
+
+def test_plus_minus_one_hidden_dealer_keeps_what_the_denied_bid_told():
+    """RULES.md 1.3 and 1.6: the last bidder sees which bid is forbidden, so resampled hidden bids keep it."""
+    s = deal(4, ["1d 2d 3d 4d 5d", "6d 7d 8d 9d 10d", "11d 12d 13d 1e 2e", "3e 4e 5e 6e 7e"],
+             turn_up="5h", hidden_bids=True, plus_minus_one=True)
+    play(s, "bid 1", "bid 2", "bid 0")
+    assert s.observation(0)["forbidden_bid"] == 2
+    want = s.legal_actions()
+    sums = set()
+    for k in range(40):
+        d = s.determinize(0, seed=k)
+        assert d.legal_actions() == want
+        sums.add(tuple(d.bids()))
+        assert sum(d.bids()[1:]) == 3
+    assert len(sums) > 3
+    play(s, "bid 1")
+    for k in range(40):
+        d = s.determinize(2, seed=k)
+        assert d.bids()[2] == 2 and sum(d.bids()) != 5
+
+
+# ---------------------------------------------------------------- evaluation, names, metrics
+
+def test_evaluate_prefers_a_hand_that_can_make_its_bid():
+    """RULES.md 1.5: the heuristic is points so far plus what the hand promises against the bid."""
+    strong = deal(3, ["W W 13h", "1d 2d 3d", "4d 5d 6d"], turn_up="7h")
+    weak = deal(3, ["J J 1e", "1d 2d 3d", "4d 5d 6d"], turn_up="7h")
+    for s in (strong, weak):
+        play(s, "bid 0", "bid 0", "bid 3")
+    assert strong.evaluate(0) > weak.evaluate(0)
+
+
+def test_action_names_round_trip():
+    """Cards print as W, J or rank+suit; bids as 'bid 3'; the trump choice as 'trump h'."""
+    s = engines.make("wizard", players=4)
+    for a in range(s.num_distinct_actions):
+        assert s.string_to_action(s.action_to_string(a)) == a
+    assert s.action_to_string(s.string_to_action("13H")) == "13h"
+    assert s.action_to_string(s.string_to_action("Bid  3")) == "bid 3"
+    with pytest.raises(ValueError):
+        s.string_to_action("14h")
+
+
+# ---------------------------------------------------------------- properties
+
+def _trick_winner(trick, trump):
+    """Reference: RULES.md 1.4 precedence on (player, card) pairs in play order."""
+    for p, c in trick:
+        if c == "W":
+            return p
+    led = next((suit_of(c) for _, c in trick if c != "J"), None)
+    best = None
+    for p, c in trick:
+        if c == "J":
+            continue
+        rank, suit = int(c[:-1]), c[-1]
+        key = (2 if suit == trump else 1 if suit == led else 0, rank)
+        if key[0] and (best is None or key > best[0]):
+            best = (key, p)
+    return best[1] if best else trick[0][0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), players=st.integers(3, 6), size=st.integers(1, 10))
+def test_every_trick_goes_to_the_reference_winner(seed, players, size):
+    """RULES.md 1.4: tricks follow the precedence rules, and RULES.md 1.5 scores every round."""
+    s = engines.make("wizard", players=players, seed=seed, hands=(size, size))
+    rng = random.Random(seed)
+    trick = []
+    while not s.is_terminal():
+        me = s.current_player()
+        if s.phase() == "play":
+            hand = s.hand(me)
+            led = next((suit_of(c) for _, c in s.trick() if c != "J"), None)
+            follow = [c for c in hand if led and suit_of(c) == led]
+            expect = set(hand) if not follow else set(follow) | ({"W", "J"} & set(hand))
+            assert set(legal(s)) == expect
+            trump, tricks_before, round_before = s.trump(), s.tricks(), s.round()
+            a = rng.choice(s.legal_actions())
+            trick.append((me, s.action_to_string(a)))
+            scores = s.scores()
+            s.apply_action(a)
+            if len(trick) == players:
+                w = _trick_winner(trick, trump)
+                if s.round() == round_before and not s.is_terminal():
+                    assert s.tricks()[w] == tricks_before[w] + 1 and s.current_player() == w
+                else:
+                    assert all(x != y for x, y in zip(scores, s.scores()))
+                trick = []
+        else:
+            s.apply_action(rng.choice(s.legal_actions()))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31), players=st.integers(3, 6), plies=st.integers(0, 60),
+       variant=st.sampled_from([{}, {"hidden_bids": True}, {"secret_bids": True, "plus_minus_one": True}]))
+def test_determinize_property(seed, players, plies, variant):
+    """RULES.md 1.6: any observer, any moment: own hand, public facts and voids survive resampling."""
+    s = _play_to(players, seed, plies, hands=(8, 6), **variant)
+    for me in range(players):
+        d = s.determinize(me, seed=seed)
+        assert d.observation(me) == s.observation(me)
+        assert d.information_state_key(me) == s.information_state_key(me)
+        for q in range(players):
+            assert not [c for c in d.hand(q) if suit_of(c) and suit_of(c) in s.voids(q)]
+        d.rollout(seed=seed)
+        assert d.is_terminal()
