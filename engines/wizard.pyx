@@ -656,13 +656,17 @@ cdef class WizardState(GameState):
         return 0
 
     @classmethod
-    def from_deal(cls, players, hands, turn_up=None, dealer=0, round=None, seed=0, **params):
+    def from_deal(cls, players, hands, turn_up=None, dealer=0, round=None, seed=0, rounds=None, **flags):
         """A round dealt explicitly: `hands` lists each player's cards as text ("W", "J", "13h"),
         `turn_up` the turned-up card (None: drawn at random from the rest when cards remain),
-        `dealer` the dealer. The round is the first of the schedule with that hand size unless
-        `round` (0-based) says otherwise. Scores start at 0; later rounds are dealt by chance."""
+        `dealer` the dealer. `rounds` is the game's `hands` parameter (the hand size of each round;
+        None: the variant's schedule), `flags` the other parameters. The round is the first of the
+        schedule with that hand size unless `round` (0-based) says otherwise. Scores start at 0;
+        later rounds are dealt by chance (seeded by `seed`)."""
         from engines.registry import resolve
-        full = resolve("wizard", players=players, **params)
+        if rounds is not None:
+            flags["hands"] = tuple(rounds)
+        full = resolve("wizard", players=players, **flags)
         cdef WizardState st = cls(full, seed)
         cdef WizPos* s = &st.s
         cdef int n = st.num_players, q
