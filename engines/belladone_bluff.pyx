@@ -136,9 +136,11 @@ cdef inline void _draw_to_hand(BBPos* s, int p) noexcept nogil:
     s.hand_n[p] += 1
     s.known[c] = 1 << p
 
-cdef inline void _refill(BBPos* s, int p) noexcept nogil:
-    while s.hand_n[p] < HAND and s.deck_n > 0:
+cdef inline void _refill(BBPos* s, int p, int k) noexcept nogil:
+    # as many as were placed, up to a hand of 5, as far as the deck goes
+    while k > 0 and s.hand_n[p] < HAND and s.deck_n > 0:
         _draw_to_hand(s, p)
+        k -= 1
 
 cdef inline void _start_row(BBPos* s, int r) noexcept nogil:
     cdef int c
@@ -202,7 +204,7 @@ cdef void _after_completion(BBPos* s) noexcept nogil:
         s.phase = PH_OVER
         return
     _start_row(s, s.turn_row)
-    _refill(s, p)
+    _refill(s, p, s.turn_placed)
     _begin_turn(s, (p + 1) % s.n)
 
 cdef void _finish_turn(BBPos* s) noexcept nogil:
@@ -233,7 +235,7 @@ cdef void _finish_turn(BBPos* s) noexcept nogil:
             _award(s, p, total)
         _after_completion(s)
         return
-    _refill(s, p)
+    _refill(s, p, s.turn_placed)
     _begin_turn(s, (p + 1) % s.n)
 
 cdef inline bint _has_colour(BBPos* s, int p, int colour) noexcept nogil:
@@ -489,8 +491,10 @@ cdef class BelladoneBluffState(GameState):
         used = set()
         if len(preparations) != 3:
             raise ValueError("there are exactly three preparations")
-        for p in range(4):
-            s.hand_n[p] = 0
+        memset(s.hand, 0, sizeof(s.hand))
+        memset(s.hand_n, 0, sizeof(s.hand_n))
+        memset(s.row, 0, sizeof(s.row))
+        memset(s.deck, 0, sizeof(s.deck))
         for p, h in enumerate(hands):
             if len(h) > HAND:
                 raise ValueError("a hand holds at most 5 cards")
