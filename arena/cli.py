@@ -328,6 +328,9 @@ def agents_cmd(as_json):
 
 # ---------------------------------------------------------------- other engineers' command modules
 # Add one import and one `main.add_command(...)` line per module below (reports, play/replay).
+from arena.cli_reports import graph, matchups, report  # noqa: E402
+for _command in (matchups, graph, report):
+    main.add_command(_command)
 
 
 if __name__ == "__main__":
