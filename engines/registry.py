@@ -62,6 +62,21 @@ GAMES = {
                     "27 Belles bless or sabotage the groups",
         test_variants=({}, {"match_count": "pairs", "score_on_final_turn": True}),
     ),
+    "royal_ball": GameSpec(
+        "royal_ball", "engines.royal_ball", "RoyalBallState", 2, 4, 4,
+        params={"removed_animal": "random", "match": "three_favours", "tie_favour": "each",
+                "chicken": "packs"},
+        choices={"removed_animal": ("random", "dog", "horse"), "match": ("three_favours", "single_round"),
+                 "tie_favour": ("each", "none"), "chicken": ("packs", "capped")},
+        card_game=True,
+        description="draft food and animals, but never have more than the King; feed your dogs and "
+                    "horses; first to three favours (removed_animal applies to 2-3 players)",
+        test_variants=({"match": "single_round"},
+                       {"match": "single_round", "removed_animal": "dog"},
+                       {"match": "single_round", "removed_animal": "horse", "tie_favour": "none",
+                        "chicken": "capped"},
+                       {}),
+    ),
     "wizard": GameSpec(
         "wizard", "engines.wizard", "WizardState", 3, 6, 4,
         params={"plus_minus_one": False, "hidden_bids": False, "secret_bids": False,
