@@ -55,7 +55,8 @@ def figure(graphs):
     n = max(1, len(graphs))
     size = max((g.number_of_nodes() for _, g in graphs), default=2)
     side = min(12.0, 4.0 + 0.6 * size)
-    fig, axes = plt.subplots(1, n, figsize=(side * n, side), squeeze=False)
+    # Two agents sit on one line: a flat picture.
+    fig, axes = plt.subplots(1, n, figsize=(side * n, side if size > 2 else 3.0), squeeze=False)
     for ax, (title, g) in zip(axes[0], graphs):
         _draw(ax, title, g)
     if not graphs:

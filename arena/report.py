@@ -11,6 +11,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 
@@ -32,6 +33,13 @@ def versions():
     for dist in ("tabletop-arena", "numpy", "trueskill", "networkx", "matplotlib", "click", "Cython"):
         out[dist] = _version(dist)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if out["tabletop-arena"] is None:   # a source checkout that was never pip-installed
+        try:
+            with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as f:
+                found = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), flags=re.M)
+            out["tabletop-arena"] = f"{found.group(1)} (source checkout)" if found else None
+        except OSError:
+            pass
     try:
         out["git_commit"] = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
                                            text=True, timeout=10).stdout.strip() or None
@@ -91,9 +99,14 @@ def _iv(d, pct=True):
     return f"{d['mean']:.2f} <small>[{d['low']:.2f}, {d['high']:.2f}]</small>"
 
 
+def _td(c):
+    numeric = isinstance(c, (int, float)) or re.match(r"-?[0-9.]", str(c))
+    return f"<td class=\"num\">{c}</td>" if numeric else f"<td>{c}</td>"
+
+
 def _table(head, rows, cls=""):
     return (f"<table class=\"{cls}\"><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
-            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>"
+            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(_td(c) for c in r) + "</tr>"
                                                for r in rows) + "</tbody></table>")
 
 
@@ -235,7 +248,7 @@ CSS = """
 h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
 section { border-top: 2px solid #ddd; margin-top: 2em; }
 figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.85em; }
-table.leaderboard td:nth-child(2) { text-align: left; }
+td { text-align: left; } td.num { text-align: right; }
 .bad { color: #d62728; font-weight: 600; }
 small { color: #666; } pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 ul.nav { list-style: none; padding: 0; } ul.nav li { display: inline; margin-right: 1.2em; }

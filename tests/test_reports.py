@@ -279,3 +279,25 @@ def test_report_renders_in_headless_browser(report_file, tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert png_size(shot) == (1280, 2400) and shot.stat().st_size > 50_000
+
+
+def test_agent_holding_several_seats():
+    """Fewer agents than seats (a b a): an agent never scores against its own seats."""
+    seats = [{"label": x, "source": "random", "params": {}} for x in "aba"]
+    matches = [{"match_id": k, "game_id": "g", "game_params": {"players": 3}, "deal": k, "seed": k,
+                "seats": seats, "placements": [1, 2, 3] if k % 2 else [3, 2, 1], "returns": [0, 0, 0],
+                "faults": [], "metrics": {}} for k in range(8)]
+    h2h = analysis.head_to_head(matches)
+    assert set(h2h) == {"a", "b"} and "a" not in h2h["a"]
+    assert h2h["a"]["b"].mean == 0.5 and h2h["a"]["b"].games == 8
+    rows = analysis.standings(matches)
+    assert rows["a"]["games"] == 8 and rows["a"]["mean_placement"].mean == 2.0
+    assert rows["b"]["score_share"].mean == 0.5 and rows["b"]["mean_placement"].mean == 2.0
+
+
+def test_commands_are_registered_on_arena(rps, tmp_path):
+    from arena.cli import main
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", "rps-1", "--store", rps[0], "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size > 10_000 and {"matchups", "graph", "report"} <= set(main.commands)
