@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from arena import analysis  # noqa: E402
 
@@ -213,6 +214,7 @@ def rating_figure(title, history):
         ax.fill_between(xs, [p[1] - p[2] for p in points], [p[1] + p[2] for p in points],
                         color=c, alpha=0.15, lw=0)
     ax.set_xlabel("games played")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("TrueSkill mu (band: mu ± sigma)")
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)

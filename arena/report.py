@@ -100,7 +100,7 @@ def _iv(d, pct=True):
 
 
 def _td(c):
-    numeric = isinstance(c, (int, float)) or re.match(r"-?[0-9.]", str(c))
+    numeric = isinstance(c, (int, float)) or re.match(r"-?[0-9.]", re.sub(r"<[^>]*>", "", str(c)))
     return f"<td class=\"num\">{c}</td>" if numeric else f"<td>{c}</td>"
 
 
@@ -248,7 +248,7 @@ CSS = """
 h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
 section { border-top: 2px solid #ddd; margin-top: 2em; }
 figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.85em; }
-td { text-align: left; } td.num { text-align: right; }
+th, td { text-align: left; } td.num { text-align: right; }
 .bad { color: #d62728; font-weight: 600; }
 small { color: #666; } pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 ul.nav { list-style: none; padding: 0; } ul.nav li { display: inline; margin-right: 1.2em; }
