@@ -427,6 +427,23 @@ cdef double _expected_tricks(WizPos* s, int p) noexcept nogil:
 
 # ---- determinization helpers ----
 
+cdef void _forget_private(WizPos* s, int p) noexcept nogil:
+    """Other players' private keys rebuilt from the sampled world, so no trace of the truth is left."""
+    cdef int q, i, a
+    cdef uint64_t dealt
+    for q in range(s.nplayers):
+        if q == p:
+            continue
+        dealt = _canon(s.hand[q])
+        for i in range(s.n_plays):
+            if s.play_by[i] == q:
+                a = s.plays[i]
+                dealt += (<uint64_t>1 << a) if a < 52 else (<uint64_t>1 << (52 if a == A_WIZ else 56))
+        s.priv_key[q] = _mix(_mix(0xD37E, q), dealt)
+        if s.bids[q] >= 0 and s.hide:
+            s.priv_key[q] = _mix(s.priv_key[q], 0x400 + s.bids[q])
+
+
 cdef bint _hall_ok(int* rem, int* cap, int8_t* void, int n, int skip, int stock) noexcept nogil:
     """Can the remaining suited cards (rem[suit]) still be placed, given the players' room (cap)
     and known voids, and the undealt stock (room `stock`, no constraint)? Hall's condition per
@@ -455,7 +472,7 @@ cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
     cdef int order[NCARDS]
     cdef int cand[MAXP + 1]
     cdef int weight[MAXP + 1]
-    cdef int stock
+    cdef int stock, voids = 0
     cdef uint64_t unknown = ALL & ~s.hand[p] & ~s.gone, m
     if s.turn_up >= 0:
         unknown &= ~(<uint64_t>1 << s.turn_up)
@@ -476,6 +493,9 @@ cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
         if c < 52:
             rem[SUIT_OF[c]] += 1
     stock = k - total
+    for q in range(n):
+        if q != p:
+            voids |= s.void[q]
     for i in range(k - 1, 0, -1):
         j = rng_below(rng, i + 1)
         t = order[i]; order[i] = order[j]; order[j] = t
@@ -510,7 +530,7 @@ cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
             else:
                 cap[q] -= 1
             # a choice that keeps the rest placeable always exists (the true deal is one)
-            if _hall_ok(rem, cap, s.void, n, p, stock) or total == weight[j]:
+            if not voids or _hall_ok(rem, cap, s.void, n, p, stock) or total == weight[j]:
                 break
             if q == n:
                 stock += 1
@@ -789,6 +809,7 @@ cdef class WizardState(GameState):
         if self.s.phase != PH_OVER:
             _resample_hands(&self.s, p, rng)
             _resample_bids(&self.s, p, rng)
+            _forget_private(&self.s, p)
         rng_seed(&self.chance, rng_next(rng))
         return 0
 

@@ -385,6 +385,25 @@ def test_true_hands_come_back_no_more_often_than_chance(seed):
     assert counts[truth] < 2.0 * n / len(deals)
 
 
+def test_determinize_cannot_tell_indistinguishable_states_apart():
+    """RULES.md 1.6: two states the observer cannot tell apart resample to the very same states,
+    so nothing of the true hidden cards or bids leaks through determinization."""
+    a = deal(4, ["1d 2d 3d", "4d 5e 6g", "7d 8e 9g", "10h 11e 12g"], turn_up="5h", secret_bids=True)
+    b = deal(4, ["1d 2d 3d", "4d 5e 6g", "7d 8e 10h", "9g 11e 12g"], turn_up="5h", secret_bids=True)
+    play(a, "bid 1", "bid 0", "bid 2", "bid 1")
+    play(b, "bid 3", "bid 1", "bid 0", "bid 1")
+    for s in (a, b):
+        play(s, "4d", "7d", "11e")
+    assert a.information_state_key(0) == b.information_state_key(0)
+    truths = 0
+    for k in range(30):
+        da, db = a.determinize(0, seed=k), b.determinize(0, seed=k)
+        assert da == db
+        truths += da.hand(2) == a.hand(2)
+        assert "d" in da.voids(3) and not any(c.endswith("d") for c in da.hand(3))
+    assert truths < 30
+
+
 def test_determinize_resamples_hidden_bids_but_not_own():
     """RULES.md 1.6: another player's hidden bid is unknown to the observer until revealed."""
     s = deal(4, ["1d 2d 3d 4d 5d", "6d 7d 8d 9d 10d", "11d 12d 13d 1e 2e", "3e 4e 5e 6e 7e"],
