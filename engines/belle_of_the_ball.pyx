@@ -788,6 +788,8 @@ cdef class BelleState(GameState):
                 if len(group) > GSIZE:
                     raise ValueError("a group holds at most 4 cards")
                 for name in group:
+                    if name not in _GUEST_ID and name not in _BELLE_ID:
+                        raise ValueError(f"unknown card {name!r}")
                     _group_add(s, p, g, guest(name) if name in _GUEST_ID else BELLE_CODE + belle(name))
         for p, g in full:
             s.gfull[p][g] = 1
@@ -886,6 +888,12 @@ cdef class BelleState(GameState):
     def discards(self):
         return ([GUEST_NAMES[i] for i in range(NG) if (self.s.gdiscard >> i) & 1],
                 [BELLE_NAMES[b] for b in range(NB) if (self.s.bdiscard >> b) & 1])
+
+    def hidden_cards(self):
+        """What nobody sees, for tests: (guest deck below its top, the Regrets' faces, Belle deck below its top)."""
+        return ([GUEST_NAMES[self.s.gdeck[i]] for i in range(self.s.ghead + LINE, self.s.gend)],
+                [GUEST_NAMES[self.s.regface[i]] for i in range(self.s.nregface)],
+                [BELLE_NAMES[self.s.bdeck[i]] for i in range(self.s.bhead + LINE, self.s.bend)])
 
     def observation(self, int player):
         belle, guest = self.pending()
