@@ -93,7 +93,7 @@ def groups(matches):
 
 
 def group_title(game_id, game_params):
-    shown = ", ".join(f"{k}={v}" for k, v in sorted(game_params.items()) if v not in ("", None))
+    shown = ", ".join(f"{k}={v}" for k, v in sorted(game_params.items()) if v not in ("", None, []))
     return f"{game_id} ({shown})" if shown else game_id
 
 

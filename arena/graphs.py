@@ -7,6 +7,7 @@ are red, and so are the borders of their agents.
 import html
 import io
 import re
+import textwrap
 
 import matplotlib
 matplotlib.use("Agg")
@@ -68,7 +69,7 @@ def figure(graphs):
 
 
 def _draw(ax, title, g):
-    ax.set_title(title, fontsize=11)
+    ax.set_title(textwrap.fill(title, 70), fontsize=11)
     ax.set_axis_off()
     if g.number_of_nodes() == 0:
         return
@@ -195,8 +196,8 @@ def heatmap_figure(title, order, h2h):
     ax.set_yticks(range(n), order)
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
-    ax.set_title(f"{title}\nscore of the row against the column (bold: 95% interval excludes 50%)",
-                 fontsize=10)
+    ax.set_title(textwrap.fill(title, 60) + "\nscore of the row against the column\n"
+                 "(bold: its 95% interval excludes 50%)", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="score share")
     fig.tight_layout()
     return fig
@@ -216,7 +217,7 @@ def rating_figure(title, history):
     ax.set_xlabel("games played")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("TrueSkill mu (band: mu ± sigma)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(textwrap.fill(title, 90), fontsize=10)
     ax.grid(alpha=0.3)
     if history:
         ax.legend(fontsize=8, loc="best", ncol=2 if len(history) > 6 else 1)

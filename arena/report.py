@@ -143,23 +143,24 @@ def matchups_html(order, h2h):
 
 def section_html(k, section, summ):
     title, order = section["title"], summ["order"]
+    short = section["game_id"]   # the section heading carries the parameters
     graph = graphs.matchup_graph(summ)
     parts = [f"<section id=\"game-{k}\"><h2>{_e(title)}</h2>",
              f"<p>{section['matches']} matches.</p>",
              "<h3>Leaderboard</h3>", leaderboard_html(section),
              "<h3>Head to head</h3>",
-             _figure(graphs.heatmap_figure(title, order, summ["head_to_head"]),
+             _figure(graphs.heatmap_figure(short, order, summ["head_to_head"]),
                      "Score of each row agent against each column agent (win 1, draw 1/2), averaged per "
                      "duplicate deal, with the half width of its 95% interval."),
              "<details><summary>Head-to-head table with 95% intervals</summary>",
              matchups_html(order, section["head_to_head"]), "</details>",
              "<h3>Matchup graph</h3>",
-             _figure(graphs.figure([(title, graph)]),
+             _figure(graphs.figure([(short, graph)]),
                      "An arrow a &rarr; b: a scores above 50% against b. Solid: the 95% interval is above "
                      "50%; dashed: not yet. Red: a cycle of confident wins."),
              "<details><summary>Graph edges</summary>", graphs.edges_table(graph), "</details>",
              "<h3>Rating over games played</h3>",
-             _figure(graphs.rating_figure(title, summ["rating_history"]),
+             _figure(graphs.rating_figure(short, summ["rating_history"]),
                      "TrueSkill mu after each game the agent played, replayed in match order; the band is "
                      "mu &plusmn; sigma."),
              "</section>"]
