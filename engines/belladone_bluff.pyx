@@ -19,6 +19,13 @@ ids 0..239 mean different things in different phases (the phase is part of the s
   discarding, draws as many as were discarded and passes the turn.
 Forced single choices (one Jar recipient, an Eye without a possible swap) resolve by themselves.
 
+Decisions where RULES.md is silent: after a turn the player draws as many cards as they placed (up
+to 5, as far as the deck goes); a player unable to play discards at most as many cards as the deck
+holds, so that they draw as many as they discarded; when every player in turn is unable to play and
+discards nothing, the position would repeat for ever, so the game ends there. Parameters: `teams`
+(default true) only changes 4-player games (teams 0+2 and 1+3); `easy`; `jar_team_any` (a Jar row
+may go to a teammate); `deck_top_colour_public` (default true).
+
 Information: every card's colour is public; `known[card]` is the bitmask of players who know its
 value (its holder, whoever placed it face down, each Eye user who looked at it; all players once
 it is face up or discarded). Cards absent from hands, rows and deck are discarded (face up).

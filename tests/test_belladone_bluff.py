@@ -62,6 +62,8 @@ def test_positions_and_faces():
     assert s.observation(1)["preparations"][0] == [
         "P+1", {"card": "R?", "seen_by": [0]}, "R+2", {"card": "R?", "seen_by": [0]}]
     assert s.observation(0)["preparations"][0][1] == {"card": "R-target", "seen_by": [0]}
+    assert s.observation(1)["hands"][0] == {"colours": "BBYYY", "known": [], "seen_by": [[0]] * 5}
+    assert "legal" not in s.observation(0) and "legal" in s.observation(1)
     assert s.target_row() is None            # the Target lies face down at position 2
     assert s.current_player() == 1
     assert {a.split()[-1] for a in legal(s)} == {"I", "II", "III"}
