@@ -41,7 +41,11 @@ def store_option(fn):
 
 def _console(stderr=False):
     from rich.console import Console
-    return Console(stderr=stderr, highlight=False)
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:
+        # Piped or captured output has no width to respect: do not squeeze the tables into 80 columns.
+        console = Console(stderr=stderr, highlight=False, width=150)
+    return console
 
 
 def _echo_json(value):
@@ -224,7 +228,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     for group in ratings.grouped(rows):
         metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
         table = Table(title=f"{_title(group['game_id'], group['params'])} - run {run_id}", title_justify="left")
-        for name, justify in [("#", "right"), ("agent", "left"), ("mu", "right"), ("sigma", "right"),
+        table.add_column("#", justify="right")
+        table.add_column("agent", no_wrap=True, min_width=max(len(r["label"]) for r in group["rows"]))
+        for name, justify in [("mu", "right"), ("sigma", "right"),
                               ("mu-3σ", "right"), ("games", "right"), ("wins", "right"),
                               ("draws", "right"), ("losses", "right"), ("faults", "right")]:
             table.add_column(name, justify=justify)
@@ -324,6 +330,87 @@ def agents_cmd(as_json):
         table.add_row(r["name"], r["kind"], ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-",
                       r["description"])
     _console().print(table)
+
+
+# ---------------------------------------------------------------- check-agent
+
+@main.command("check-agent")
+@click.argument("agent")
+@click.option("--game", "game_id", required=True, help="Game to check the agent on.")
+@click.option("--players", type=int, default=None, help="Players (default: the game's).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@click.option("--games", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Matches against random agents (each replayed to check determinism).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
+              show_default=True, help="Seconds per move.")
+@json_option
+@user_errors
+def check_agent(agent, game_id, players, params, games, seed, time_limit, as_json):
+    """Check a submitted agent (FILE.py:Class, module:Class) before a tournament."""
+    from arena import schedule as sched
+    from arena.sandbox import check_agent as run_checks
+    spec = sched.parse_agent(agent)
+    param_pairs = sched.parse_params(",".join(params), "--param") if params else ()
+    (game, full), = sched.resolve_games(game_id, players, param_pairs)
+    full = json.loads(json.dumps(full))
+    results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit)
+    ok = all(r["ok"] for r in results)
+    if as_json:
+        _echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
+    else:
+        from rich.table import Table
+        table = Table(title=f"{spec.label} on {_title(game, full)}", title_justify="left")
+        for c in ("check", "result", "detail"):
+            table.add_column(c)
+        for r in results:
+            table.add_row(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", r["detail"])
+        _console().print(table)
+    if not ok:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------- bench
+
+@main.command()
+@click.option("--game", "game_ids", multiple=True, help="Game id (repeatable; default: every game).")
+@click.option("--repeats", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--search/--no-search", default=True, show_default=True,
+              help="Include the search agents' benchmarks.")
+@click.option("--arena", "with_arena", is_flag=True, help="Also measure the arena's games/s at 1 and 2 "
+              "workers against a bare loop.")
+@json_option
+@user_errors
+def bench(game_ids, repeats, search, with_arena, as_json):
+    """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
+    import engines
+    from arena import bench as b
+    for g in game_ids:
+        engines.spec(g)
+    game_ids = list(game_ids) or engines.game_ids()
+
+    def rows():
+        for g in game_ids:
+            yield from b.engine_rows(g, repeats=repeats)
+        if search:
+            yield from b.search_rows(game_ids)
+        if with_arena:
+            for g in game_ids:
+                yield from b.arena_rows(g, repeats=min(repeats, 3))
+
+    if as_json:
+        for r in rows():
+            click.echo(json.dumps(r))
+        return
+    from rich.table import Table
+    table = Table(title="arena bench")
+    for c, j in (("case", "left"), ("unit", "left"), ("median/s", "right"), ("vs baseline", "right")):
+        table.add_column(c, justify=j)
+    console = _console()
+    for r in rows():
+        ratio = r.get("speedup", r.get("ratio"))
+        table.add_row(r["case"], r["unit"], f"{r['median_per_s']:,.0f}", f"x{ratio}" if ratio else "")
+    console.print(table)
 
 
 # ---------------------------------------------------------------- other engineers' command modules

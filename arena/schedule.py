@@ -118,6 +118,25 @@ def _classify(source):
                         f"or give FILE.py:Class or package.module:Class")
 
 
+def parse_agent(item):
+    """One item of the agent list as an AgentSpec (see parse_agents)."""
+    m = _ITEM.match(item.strip())
+    if not m:
+        raise ScheduleError(f"cannot read agent {item!r}: expected NAME[k=v,...] [as LABEL]")
+    source = m["source"]
+    params = parse_params(m["params"] or "", f"agent {source!r}")
+    kind, target = _classify(source)
+    if kind == "builtin":
+        try:
+            agent_registry.make(source, **dict(params))
+        except ValueError as e:
+            raise ScheduleError(str(e)) from None
+        default_label = source + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
+    else:
+        default_label = target.rpartition(":")[2] if kind != "entrypoint" else source
+    return AgentSpec(m["label"] or default_label, source, params, kind, target)
+
+
 def parse_agents(text):
     """The `--agents` list as AgentSpecs with unique labels; built-in parameters are validated here.
 
@@ -125,23 +144,7 @@ def parse_agents(text):
     name, each optionally followed by `as LABEL`. Submitted classes are validated separately (in
     their own process: see arena.sandbox.validate).
     """
-    specs = []
-    for item in split_list(text):
-        m = _ITEM.match(item)
-        if not m:
-            raise ScheduleError(f"cannot read agent {item!r}: expected NAME[k=v,...] [as LABEL]")
-        source = m["source"]
-        params = parse_params(m["params"] or "", f"agent {source!r}")
-        kind, target = _classify(source)
-        if kind == "builtin":
-            try:
-                agent_registry.make(source, **dict(params))
-            except ValueError as e:
-                raise ScheduleError(str(e)) from None
-            default_label = source + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
-        else:
-            default_label = target.rpartition(":")[2] if kind != "entrypoint" else source
-        specs.append(AgentSpec(m["label"] or default_label, source, params, kind, target))
+    specs = [parse_agent(item) for item in split_list(text)]
     if len(specs) < 2:
         raise ScheduleError("a tournament needs at least two agents (give --agents A,B)")
     seen = set()

@@ -1,0 +1,172 @@
+"""`arena bench`: throughput of the engines, the search agents and the arena, as JSON rows.
+
+Every row is `{"case", "unit", "rates": [one per repeat], "median_per_s"}`; a row measured against
+a baseline in the same run also names it (`"baseline"`) and gives `"speedup"` (median / baseline
+median). Engine rows per game:
+
+- `<game>/rollouts`: random playouts per second, each from a fresh deal to the end of the game,
+  the whole loop in C (`engines.core.run_rollouts`); baseline `<game>/rollouts_python`, the same
+  playouts through the Python face (make, legal_actions, random choice, apply_action).
+- `<game>/clones`: copies of the start position into a scratch state (`run_clones`); baseline
+  `<game>/clones_python`, `state.clone()`.
+- `<game>/apply_undo`: apply+undo pairs of random legal actions at the start (`run_apply_undo`);
+  baseline `<game>/apply_undo_python`, `apply_action` + `undo_action`.
+
+Wizard is measured on one 4-player hand of 10 cards, the deal included
+(`engines.make("wizard", players=4, hands=(10,))`); other games on their defaults.
+Search rows come from `arena.bench_ismcts` and `arena.bench_minimax` when they are present.
+With `--arena`: `arena/<game>/bare_loop` (the matches of a random-vs-random tournament played in a
+plain loop on the true state), `arena/<game>/workers_1` and `workers_2` (the same matches through
+the arena: schedule, determinized views, fault checks, a process pool, a SQLite store).
+"""
+import importlib
+import os
+import random
+import statistics
+import tempfile
+import time
+
+import engines
+from engines import core
+
+BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}}
+ARENA_DEALS = 20
+
+
+def bench_state(game_id):
+    params = BENCH_PARAMS.get(game_id, {})
+    try:
+        return engines.make(game_id, seed=1, **params)
+    except ValueError:
+        return engines.make(game_id, seed=1)
+
+
+def _rates(fn, repeats, seconds):
+    """Calibrates n so one call of fn(n) takes about `seconds`, then returns `repeats` rates."""
+    n = 1
+    while True:
+        t = time.perf_counter()
+        fn(n)
+        dt = time.perf_counter() - t
+        if dt > seconds / 4 or n >= 1 << 30:
+            break
+        n *= 4
+    n = max(1, int(n * seconds / max(dt, 1e-9)))
+    rates = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn(n)
+        rates.append(n / (time.perf_counter() - t))
+    return rates
+
+
+def row(case, unit, rates, **extra):
+    out = {"case": case, "unit": unit, "rates": [round(r, 1) for r in rates],
+           "median_per_s": round(statistics.median(rates), 1)}
+    out.update(extra)
+    return out
+
+
+def _versus(base, fast):
+    fast["baseline"] = base["case"]
+    fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], 1)
+    return [base, fast]
+
+
+def engine_rows(game_id, repeats=5, seconds=0.2):
+    proto = bench_state(game_id)
+    params = dict(proto.params)
+    rng = random.Random(0)
+
+    def python_rollouts(n):
+        for i in range(n):
+            s = engines.make(game_id, seed=i, **params)
+            while not s.is_terminal():
+                s.apply_action(rng.choice(s.legal_actions()))
+
+    def python_clones(n):
+        for _ in range(n):
+            proto.clone()
+
+    legal = proto.legal_actions()
+
+    def python_apply_undo(n):
+        s = proto.clone()
+        for _ in range(n):
+            s.apply_action(rng.choice(legal))
+            s.undo_action()
+
+    rows = []
+    rows += _versus(row(f"{game_id}/rollouts_python", "playouts/s", _rates(python_rollouts, repeats, seconds)),
+                    row(f"{game_id}/rollouts", "playouts/s",
+                        _rates(lambda n: core.run_rollouts(proto, n, 7), repeats, seconds)))
+    rows += _versus(row(f"{game_id}/clones_python", "clones/s", _rates(python_clones, repeats, seconds)),
+                    row(f"{game_id}/clones", "clones/s",
+                        _rates(lambda n: core.run_clones(proto, n), repeats, seconds)))
+    rows += _versus(row(f"{game_id}/apply_undo_python", "pairs/s", _rates(python_apply_undo, repeats, seconds)),
+                    row(f"{game_id}/apply_undo", "pairs/s",
+                        _rates(lambda n: core.run_apply_undo(proto, n, 7), repeats, seconds)))
+    setup = BENCH_PARAMS.get(game_id)
+    if setup:
+        for r in rows:
+            r["params"] = {k: list(v) if isinstance(v, tuple) else v for k, v in setup.items()}
+    return rows
+
+
+def search_rows(game_ids):
+    """Rows of the search benchmarks that are present (each module is optional)."""
+    for name in ("arena.bench_ismcts", "arena.bench_minimax"):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise
+            continue
+        yield from module.cases(list(game_ids))
+
+
+def arena_rows(game_id, repeats=3, deals=ARENA_DEALS):
+    """Games per second through the arena at 1 and 2 workers, against a bare loop."""
+    import json
+    import agents as agent_registry
+    from arena import schedule as sched
+    from arena.cli import _play
+    from arena.store import Store
+
+    specs = sched.parse_agents("random, random as random_2")
+    params = json.loads(json.dumps(engines.registry.resolve(game_id)))
+    config = json.loads(json.dumps(sched.tournament_config([(game_id, params)], specs, deals, 0, 10.0)))
+    matches = sched.schedule_from_config("bench", config)
+
+    def bare():
+        for m in matches:
+            state = engines.make(m.game_id, seed=m.seed, **m.params_dict())
+            players = [agent_registry.make(a.source, **dict(a.params)) for a in m.seats]
+            for seat, p in enumerate(players):
+                p.reset(m.game_id, m.params_dict(), seat, seat)
+            while not state.is_terminal():
+                state.apply_action(players[state.current_player()].act(state))
+
+    def through_arena(jobs):
+        with tempfile.TemporaryDirectory() as tmp:
+            store = Store(os.path.join(tmp, "bench.sqlite"))
+            store.create_run("bench", config, len(matches))
+            _play(store, matches, len(matches), 0, "local", jobs, None, quiet=True)
+            store.close()
+
+    def games_per_s(fn):
+        rates = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            fn()
+            rates.append(len(matches) / (time.perf_counter() - t))
+        return rates
+
+    base = row(f"arena/{game_id}/bare_loop", "games/s", games_per_s(bare), games=len(matches))
+    one = row(f"arena/{game_id}/workers_1", "games/s", games_per_s(lambda: through_arena(1)), games=len(matches))
+    two = row(f"arena/{game_id}/workers_2", "games/s", games_per_s(lambda: through_arena(2)), games=len(matches))
+    for r in (one, two):
+        r["baseline"] = base["case"]
+        r["speedup"] = round(r["median_per_s"] / base["median_per_s"], 2)
+        r["overhead_pct"] = round(100 * (base["median_per_s"] / r["median_per_s"] - 1), 1)
+    return [base, one, two]
