@@ -23,7 +23,17 @@ from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_next, rng_bel
 
 cdef extern from *:
     """
+    #if defined(__POPCNT__)
     static inline int wz_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    #else
+    /* without -mpopcnt the builtin is a libgcc call; this is faster */
+    static inline int wz_popcount(unsigned long long x) {
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int)((x * 0x0101010101010101ULL) >> 56);
+    }
+    #endif
     static inline int wz_ctz(unsigned long long x) { return __builtin_ctzll(x); }
     """
     int wz_popcount(unsigned long long x) nogil
