@@ -17,10 +17,18 @@ it), the first active player, and the removed animal when `removed_animal=random
 Resolution is automatic in the c_apply of the last gift decision: the King's pile oldest first, then
 each player's feeding of their own animals optimised exhaustively (RULES.md 5.5.3 allows it and
 5.7.5 explains why it is equivalent), the favours, then either the match ends or the next round is
-dealt with the marker where it stands.
+dealt at once (a new shuffle of the same deck; the removed animal is drawn once per match) with the
+marker where it stands: the player who began the gifts is the next round's first active player.
+
+Scores: c_returns and c_score are the favours (the only thing that carries from round to round);
+c_round counts the resolved rounds, so HORIZON_ROUND rollouts stop right after the favours are given.
+c_evaluate(p) = 100 per favour + p's hand scored (with the best feeding) against the King's expected
+counts as p sees them.
+Information: the King's pile keeps a flag per card (face up, face down from the draft, or a gift by
+seat q); each player's face-down takes are listed; face-up takes are counted per player (public).
 """
 from libc.stdint cimport uint64_t, uint16_t, int8_t, int16_t, int32_t
-from libc.string cimport memset, memcpy
+from libc.string cimport memset
 from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_next, rng_below,
                            HORIZON_ROUND)
 
@@ -419,19 +427,17 @@ cdef int _legal(RBPos* s, action_t* out) noexcept nogil:
     cdef int n = 0, t, p
     if s.phase == PH_TAKE or s.phase == PH_KEEP:
         p = 0 if s.phase == PH_TAKE else A_KEEP
-        for t in range(NT):
-            if s.tab_up[t]:
-                out[n] = p + t
-                n += 1
+        for t in range(NT):             # branch-free: random tables mispredict an if here
+            out[n] = p + t
+            n += s.tab_up[t] != 0
         if s.tab_hidden >= 0:
             out[n] = p + A_TAKE_HIDDEN
             n += 1
     elif s.phase == PH_GIFT:
         p = s.to_move
         for t in range(NT):
-            if s.hand[p][t]:
-                out[n] = A_GIVE + t
-                n += 1
+            out[n] = A_GIVE + t
+            n += s.hand[p][t] != 0
         out[n] = A_STOP
         n += 1
     return n
