@@ -650,6 +650,7 @@ cdef class BelladoneBluffState(GameState):
         cdef uint8_t slot_mask[80]
         cdef int8_t slot_colour[80]    # -1: any colour (deck below the top)
         cdef int8_t pool[80]
+        cdef uint8_t unseen[80]
         cdef int8_t bucket[5][16]
         cdef int bucket_n[5]
         cdef int bucket_at[5]
@@ -678,10 +679,18 @@ cdef class BelladoneBluffState(GameState):
         for k in range(5):
             bucket_n[k] = 0
             bucket_at[k] = 0
+        for c in range(NCARDS):
+            unseen[c] = 0
         for i in range(n):
             c = slot[i][0]
             slot_mask[i] = s.known[c]
-            pool[i] = c
+            unseen[c] = 1
+        # the unseen cards in card order, so the result depends on p's information and rng alone
+        t = 0
+        for c in range(NCARDS):
+            if unseen[c]:
+                pool[t] = c
+                t += 1
         # shuffle the unseen cards, then hand them out colour by colour
         for i in range(n - 1, 0, -1):
             j = rng_below(rng, i + 1)

@@ -364,3 +364,17 @@ def test_random_games_keep_every_card_and_end():
             assert all(len(h) <= 5 for h in t["hands"])
             assert all(len(r) <= (7 if s.phase() == "eye" else 6) for r in t["rows"])
             s.apply_action(rng.choice(s.legal_actions()))
+
+
+def test_determinization_depends_only_on_what_the_observer_knows():
+    """RULES.md 3.8: worlds the observer cannot tell apart resample to the same world under one seed."""
+    s = engines.make("belladone_bluff", players=3, seed=17)
+    rng = random.Random(17)
+    for _ in range(25):
+        s.apply_action(rng.choice(s.legal_actions()))
+    for me in range(3):
+        for j in range(3):
+            world = s.determinize(me, seed=100 + j)
+            assert world.snapshot() != s.snapshot()
+            for k in range(3):
+                assert world.determinize(me, seed=k).snapshot() == s.determinize(me, seed=k).snapshot()
