@@ -107,9 +107,11 @@ cdef struct BellePos:
     int32_t score2[8]                 # doubled scores
     uint32_t hand[8]                  # Belles in hand, bit per Belle
     uint32_t bdiscard                 # discarded Belles (public)
+    uint32_t playable                 # in step 1: the Belles in hand that can be played (derived)
     uint8_t cards[MAXP][NGROUPS][GSIZE]   # groups: guest ids, or BELLE_CODE + Belle
     uint8_t gcount[MAXP][NGROUPS]     # cards in each group
     uint8_t gfull[MAXP][NGROUPS]      # group made full by an effect (RUSHED)
+    uint8_t gguests[MAXP][NGROUPS]    # guests in each group (derived)
     uint8_t gdeck[MAXG]               # guest line then deck: gdeck[ghead + k] is line position k+1
     uint8_t bdeck[MAXB]               # Belle line then deck
     uint8_t regface[MAXR]             # the guests that are Regrets (nobody sees them)
@@ -132,7 +134,7 @@ cdef struct BellePos:
     uint8_t pairs                     # match_count=pairs
     uint8_t final_turn                # score_on_final_turn
     uint8_t ending                    # the last Guest was taken; the turn ends the game
-    uint8_t _pad[2]
+    uint8_t _pad[7]
 
 
 # ---- the card tables, filled from the data files at import ----
@@ -229,12 +231,10 @@ cdef inline int _open_groups(BellePos* s, int p) noexcept nogil:
 
 cdef inline int _guest_groups(BellePos* s, int p) noexcept nogil:
     """Bit g set for each group of p holding at least one guest."""
-    cdef int g, i, m = 0
+    cdef int g, m = 0
     for g in range(NGROUPS):
-        for i in range(s.gcount[p][g]):
-            if s.cards[p][g][i] < BELLE_CODE:
-                m |= 1 << g
-                break
+        if s.gguests[p][g]:
+            m |= 1 << g
     return m
 
 cdef inline int _glen(BellePos* s) noexcept nogil:
@@ -254,11 +254,12 @@ cdef uint32_t _playable(BellePos* s, int p) noexcept nogil:
         return 0
     own_open = _open_groups(s, p)
     own_guests = _guest_groups(s, p)
-    for q in range(s.nplayers):
-        if q != p:
-            opp_open |= _open_groups(s, q)
-            opp_guest |= _guest_groups(s, q)
-            opp_regret |= s.regrets[q]
+    if hand & (REQ_MASK[R_OPP_OPEN] | REQ_MASK[R_STEAL] | REQ_MASK[R_OPP_REGRET] | REQ_MASK[R_ANY_GUEST]):
+        for q in range(s.nplayers):
+            if q != p:
+                opp_open |= _open_groups(s, q)
+                opp_guest |= _guest_groups(s, q)
+                opp_regret |= s.regrets[q]
     ok = REQ_MASK[R_NONE]
     if own_open:
         ok |= REQ_MASK[R_OWN_OPEN]
@@ -321,9 +322,11 @@ cdef int _group_points(BellePos* s, int p, int g) noexcept nogil:
 cdef inline void _group_add(BellePos* s, int p, int g, int code) noexcept nogil:
     s.cards[p][g][s.gcount[p][g]] = code
     s.gcount[p][g] += 1
+    s.gguests[p][g] += code < BELLE_CODE
 
 cdef inline void _group_remove(BellePos* s, int p, int g, int i) noexcept nogil:
     cdef int j, n = s.gcount[p][g]
+    s.gguests[p][g] -= s.cards[p][g][i] < BELLE_CODE
     for j in range(i, n - 1):
         s.cards[p][g][j] = s.cards[p][g][j + 1]
     s.cards[p][g][n - 1] = 0
@@ -354,6 +357,7 @@ cdef void _step3(BellePos* s, int p) noexcept nogil:
                     s.bdiscard |= 1U << (c - BELLE_CODE)
                 s.cards[p][g][i] = 0
             s.gcount[p][g] = 0
+            s.gguests[p][g] = 0
             s.gfull[p][g] = 0
 
 cdef void _finish(BellePos* s) noexcept nogil:
@@ -375,7 +379,8 @@ cdef void _end_turn(BellePos* s) noexcept nogil:
     _start_turn(s)
 
 cdef void _start_turn(BellePos* s) noexcept nogil:
-    if _playable(s, s.to_move):
+    s.playable = _playable(s, s.to_move)
+    if s.playable:
         s.phase = PH_BELLE
     else:
         _to_take(s)
@@ -434,7 +439,7 @@ cdef int _legal(BellePos* s, action_t* out) noexcept nogil:
                 out[n] = A_GROUP + g
                 n += 1
     elif ph == PH_BELLE:
-        bm = _playable(s, p)
+        bm = s.playable
         while bm:
             out[n] = A_PLAY + __builtin_ctz(bm)
             n += 1
@@ -532,9 +537,11 @@ cdef void _apply(BellePos* s, int a) noexcept nogil:
         else:
             s.phase = PH_PLACE
     elif a == A_PASS:
+        s.playable = 0
         _to_take(s)
     else:                                              # play Belle b from hand
         b = a - A_PLAY
+        s.playable = 0
         s.hand[p] &= ~(1U << b)
         s.pend_belle = b
         if B_MODE[b] == M_MIRTH:
@@ -602,6 +609,7 @@ cdef void _deal(BellePos* s, Rng* rng) noexcept nogil:
         for g in range(NGROUPS):
             s.cards[p][g][0] = perm[k]
             s.gcount[p][g] = 1
+            s.gguests[p][g] = 1
             k += 1
     i = 0
     while k < NG:
@@ -888,6 +896,10 @@ cdef class BelleState(GameState):
     def discards(self):
         return ([GUEST_NAMES[i] for i in range(NG) if (self.s.gdiscard >> i) & 1],
                 [BELLE_NAMES[b] for b in range(NB) if (self.s.bdiscard >> b) & 1])
+
+    @staticmethod
+    def position_size():
+        return sizeof(BellePos)
 
     def hidden_cards(self):
         """What nobody sees, for tests: (guest deck below its top, the Regrets' faces, Belle deck below its top)."""
