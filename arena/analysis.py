@@ -11,7 +11,6 @@ intervals below count deals, and narrow as fast as the deals agree.
 from collections import defaultdict
 from dataclasses import dataclass
 import itertools
-import json
 import math
 
 import networkx as nx

@@ -53,23 +53,28 @@ def matchup_graphs(matches):
 
 
 def figure(graphs):
-    """A matplotlib Figure with one panel per graph."""
+    """A matplotlib Figure with one panel per graph, three panels to a row."""
     n = max(1, len(graphs))
+    cols = min(n, 3)
+    rows = -(-n // cols)
     size = max((g.number_of_nodes() for _, g in graphs), default=2)
     side = min(12.0, 4.0 + 0.6 * size)
     # Two agents sit on one line: a flat picture.
-    fig, axes = plt.subplots(1, n, figsize=(side * n, side if size > 2 else 3.0), squeeze=False)
-    for ax, (title, g) in zip(axes[0], graphs):
-        _draw(ax, title, g)
+    fig, axes = plt.subplots(rows, cols, figsize=(side * cols, (side if size > 2 else 3.0) * rows),
+                             squeeze=False)
+    panels = [ax for row in axes for ax in row]
+    for ax in panels[len(graphs):]:
+        ax.set_axis_off()
+    for ax, (title, g) in zip(panels, graphs):
+        _draw(ax, textwrap.fill(title, int(side * 8)), g)
     if not graphs:
-        axes[0][0].set_axis_off()
-        axes[0][0].text(0.5, 0.5, "no finished matches", ha="center", va="center")
+        panels[0].text(0.5, 0.5, "no finished matches", ha="center", va="center")
     fig.tight_layout()
     return fig
 
 
 def _draw(ax, title, g):
-    ax.set_title(textwrap.fill(title, 70), fontsize=11)
+    ax.set_title(title, fontsize=11)
     ax.set_axis_off()
     if g.number_of_nodes() == 0:
         return

@@ -13,7 +13,6 @@ import os
 import platform
 import re
 import subprocess
-import sys
 
 import matplotlib.pyplot as plt
 
@@ -249,6 +248,7 @@ CSS = """
 h1 { margin-bottom: 0.2em; } .meta { color: #666; margin-top: 0; }
 section { border-top: 2px solid #ddd; margin-top: 2em; }
 figure { margin: 1em 0; } figcaption { color: #555; font-size: 0.85em; }
+figure svg { max-width: 100%; height: auto; }
 th, td { text-align: left; } td.num { text-align: right; }
 .bad { color: #d62728; font-weight: 600; }
 small { color: #666; } pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }

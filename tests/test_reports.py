@@ -14,7 +14,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from arena import analysis, graphs, report
+from arena import analysis, graphs
 from arena.cli_reports import graph, matchups, report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.store import Store
