@@ -415,3 +415,18 @@ def test_cards_and_actions_print_as_names():
         RoyalBallState.deal(3, ["Dragon"], removed_animal="dog")
     with pytest.raises(ValueError):
         RoyalBallState.deal(3, ["Dog"], removed_animal="dog")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_benchmark_loops_play_fresh_matches_and_leave_the_prototype_alone(players):
+    """RULES.md 5.2-5.3: each reset is a new match that plays out; the first active player is random."""
+    from engines.core import run_apply_undo, run_clones, run_rollouts
+    for match in ("single_round", "three_favours"):
+        s = engines.make("royal_ball", players=players, match=match, seed=1)
+        before = s.snapshot()
+        run_rollouts(s, 200, 9)
+        run_clones(s, 100)
+        run_apply_undo(s, 100, 9)
+        assert s.snapshot() == before
+    firsts = {engines.make("royal_ball", players=players, seed=seed).active_player() for seed in range(40)}
+    assert firsts == set(range(players))
