@@ -418,6 +418,8 @@ cdef double _expected_tricks(WizPos* s, int p) noexcept nogil:
     cdef uint64_t h = s.hand[p], m
     cdef double est = s.tricks[p] + 0.9 * wz_popcount(h & WIZ)
     cdef int c, suit, rank
+    if s.trick_len and s.win_player == p:
+        est += 0.9 if s.win_kind == 3 else 0.6    # leading the trick in progress
     m = h & SUITED
     while m:
         c = wz_ctz(m)
