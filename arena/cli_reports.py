@@ -1,11 +1,12 @@
-"""`arena matchups`, `arena graph` and `arena report`: the head-to-head view of a stored tournament."""
+"""`arena matchups`, `arena graph` and `arena report`: the head-to-head view of a stored tournament.
+
+networkx, matplotlib and rich are imported inside the commands, so that registering these commands
+does not slow down every other `arena` command.
+"""
 import json
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from arena import analysis, graphs, report as report_mod
 from arena.store import DEFAULT_STORE, Store
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
@@ -44,6 +45,9 @@ def _cell(iv):
 def matchups(run_id, store_path, as_json):
     """Each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
     duplicate deals where the game has them. RUN defaults to the latest run."""
+    from rich.console import Console
+    from rich.table import Table
+    from arena import analysis
     store, run_id = _open(store_path, run_id)
     matches = store.matches(run_id)
     out = []
@@ -80,6 +84,7 @@ def matchups(run_id, store_path, as_json):
 def graph(run_id, out, store_path, as_json):
     """Draws who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
     rate; cycles in red. RUN defaults to the latest run."""
+    from arena import analysis, graphs
     store, run_id = _open(store_path, run_id)
     matches = store.matches(run_id)
     try:
@@ -106,6 +111,7 @@ def graph(run_id, out, store_path, as_json):
 def report(run_id, out, store_path, as_json):
     """Writes one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
     graph, ratings over time, faults and how to reproduce it. RUN defaults to the latest run."""
+    from arena import report as report_mod
     store, run_id = _open(store_path, run_id)
     try:
         path, data = report_mod.write(store, run_id, out)
