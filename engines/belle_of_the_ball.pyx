@@ -142,6 +142,7 @@ cdef int NG = 0, NB = 0, NI = 0
 cdef uint8_t G_ICON[MAXG][4]
 cdef uint8_t G_NICON[MAXG]
 cdef uint8_t G_NOBLE[MAXG]
+cdef uint32_t G_MASK[MAXG]       # bit i set if the guest has interest i
 cdef uint8_t B_MODE[MAXB]
 cdef uint8_t B_EFFECT[MAXB]
 cdef uint8_t B_ICON[MAXB]
@@ -170,6 +171,11 @@ def _load_cards(guest_file=None, belle_file=None):
         for j, name in enumerate(g["interests"]):
             G_ICON[i][j] = interests.index(name)
         G_NOBLE[i] = g.get("honorific", "") in ("Lord", "Lady")
+        G_MASK[i] = 0
+        for j in range(G_NICON[i]):
+            G_MASK[i] |= 1U << G_ICON[i][j]
+        if len(set(g["interests"])) != G_NICON[i]:
+            raise ValueError(f"belle data: guest {g['name']!r} repeats an interest")
     for r in range(N_REQ):
         REQ_MASK[r] = 0
     for i, b in enumerate(belles):
@@ -281,23 +287,26 @@ cdef uint32_t _playable(BellePos* s, int p) noexcept nogil:
 
 cdef int _group_points(BellePos* s, int p, int g) noexcept nogil:
     """Real points of group g of p if scored now (RULES.md 4.3 step 3, 4.7 #2, 7.3)."""
-    cdef int cnt[MAXI]
-    cdef int i, j, c, b, nobles = 0, icons = 0, base = 0, mods = 0, halves = 0, match_all = 0
+    cdef uint32_t m[GSIZE]
+    cdef uint32_t seen = 0, twice = 0
+    cdef int i, j, c, b, ng = 0, nobles = 0, icons = 0, base = 0, mods = 0, halves = 0, match_all = 0
     cdef int n = s.gcount[p][g]
-    memset(cnt, 0, sizeof(cnt))
     for i in range(n):
         c = s.cards[p][g][i]
         if c < BELLE_CODE:
+            m[ng] = G_MASK[c]
+            twice |= seen & G_MASK[c]
+            seen |= G_MASK[c]
             nobles += G_NOBLE[c]
             icons += G_NICON[c]
-            for j in range(G_NICON[c]):
-                cnt[G_ICON[c][j]] += 1
+            ng += 1
     for i in range(n):
         c = s.cards[p][g][i]
         if c >= BELLE_CODE:
             b = c - BELLE_CODE
             if B_EFFECT[b] == E_PER_ICON:
-                mods += B_POINTS[b] * cnt[B_ICON[b]]
+                for j in range(ng):
+                    mods += B_POINTS[b] * <int>((m[j] >> B_ICON[b]) & 1)
             elif B_EFFECT[b] == E_PER_NOBLE:
                 mods += B_POINTS[b] * nobles
             elif B_EFFECT[b] == E_FLAT:
@@ -308,10 +317,13 @@ cdef int _group_points(BellePos* s, int p, int g) noexcept nogil:
                 halves += 1
     if match_all:
         base = icons
-    else:
-        for i in range(NI):
-            if cnt[i] >= 2:
-                base += cnt[i] * (cnt[i] - 1) // 2 if s.pairs else cnt[i]
+    elif s.pairs:                       # sum over interests of C(count, 2): the matching pairs of guests
+        for i in range(ng):
+            for j in range(i + 1, ng):
+                base += __builtin_popcount(m[i] & m[j])
+    else:                               # every icon whose interest is on another guest too
+        for i in range(ng):
+            base += __builtin_popcount(m[i] & twice)
     base += mods
     if base < 0:
         base = 0

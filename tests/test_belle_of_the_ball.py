@@ -509,3 +509,30 @@ def test_bad_setups_are_refused():
         engines.make("belle_of_the_ball", players=6)
     with pytest.raises(ValueError):
         engines.make("belle_of_the_ball").string_to_action("dance")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_cards_and_regrets_are_conserved_in_random_games(players):
+    """RULES.md 4.2 and 4.3: Regrets never enter or leave the game; every card is somewhere."""
+    for seed in range(3):
+        st = engines.make("belle_of_the_ball", players=players, seed=seed)
+        total_regrets = (4 if players == 2 else 3) * players
+        rng = random.Random(seed)
+        while True:
+            parties = [c for p in range(players) for group in st.party(p) for c in group]
+            deck, faces, bdeck = st.hidden_cards()
+            gdisc, bdisc = st.discards()
+            belle, guest = st.pending()
+            guests = [c for c in parties if c in BY_ICONS.values()] + [n for n, _ in st.guest_line()] + deck + faces + gdisc
+            guests += [guest] if guest and guest not in guests else []
+            assert sorted(guests) == sorted(GUEST_NAMES)
+            belles = [c for c in parties if c in BELLE_NAMES] + [n for n, _ in st.belle_line()] + bdeck + bdisc
+            belles += [n for p in range(players) for n in st.hand(p)] + ([belle] if belle and belle not in bdisc else [])
+            assert sorted(belles) == sorted(BELLE_NAMES)
+            held = sum(st.regrets(p) for p in range(players))
+            assert len(faces) == total_regrets
+            assert held + sum(r for _, r in st.guest_line() + st.belle_line()) == total_regrets
+            if st.is_terminal():
+                break
+            assert all(d % 2 == 0 for d in st.doubled_scores())     # halves come only at the end
+            st.apply_action(rng.choice(st.legal_actions()))
