@@ -17,9 +17,8 @@ Round r of the schedule has index r-1 in `round()`; scoring of a round is applie
 ends it, which also deals the next round.
 """
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
-from libc.string cimport memset, memcpy
-from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND,
-                           MAX_ACTIONS)
+from libc.string cimport memset
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND
 
 cdef extern from *:
     """
@@ -65,8 +64,7 @@ cdef uint64_t ALL = (<uint64_t>1 << 60) - 1
 cdef uint64_t SUIT_MASK[4]
 cdef int8_t SUIT_OF[NCARDS]
 
-SUITS = "degh"
-SUIT_NAMES = ("dwarves", "elves", "giants", "humans")
+SUITS = "degh"     # dwarves, elves, giants, humans
 
 AMIGO = {3: (2, 4, 6, 8, 10, 12, 14, 16, 18, 20),
          4: (1, 3, 5, 7, 9, 11, 12, 13, 14, 15),
