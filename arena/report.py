@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import subprocess
 
 import matplotlib.pyplot as plt
@@ -198,11 +199,42 @@ def reproduction_html(data):
         _table(["match", "deal", "seed", "seats", "placements", "returns"],
                [[x["match_id"], x["deal"], x["seed"], _e(", ".join(x["seats"])), _e(x["placements"]),
                  _e(x["returns"])] for x in s["seeds"]]) for s in data["sections"])
-    return ("<h3>Agents</h3>" + agents + "<h3>Games</h3>" + games
+    command = rerun_command(data["config"])
+    again = (f"<p>To play it again (same schedule, seeds and run id; an unfinished run resumes):</p>"
+             f"<pre>{_e(command)}</pre>") if command else ""
+    return (again + "<h3>Agents</h3>" + agents + "<h3>Games</h3>" + games
             + "<h3>Tournament configuration</h3><pre>" + _e(json.dumps(data["config"], indent=2, sort_keys=True))
             + "</pre><h3>Versions (of the report's environment)</h3>" + vers
             + f"<details><summary>Every match: seats, seed and result ({data['finished']})</summary>"
             + per_match + "</details>")
+
+
+def rerun_command(config):
+    """The `arena run` command line that schedules this tournament again (the same config, so the same
+    run id, seeds and matches), or None when the config does not say enough."""
+    try:
+        agents = []
+        for a in config["agents"]:
+            params = ",".join(f"{k}={v}" for k, v in a["params"].items())
+            item = a["source"] + (f"[{params}]" if params else "")
+            agents.append(item + (f" as {a['label']}" if a["label"] != a["source"] else ""))
+        words = ["arena", "run"]
+        if len(config["games"]) == 1:
+            game = config["games"][0]
+            words += ["--game", game["game_id"]]
+            for k, v in sorted(game["params"].items()):
+                if k == "players":
+                    words += ["--players", str(v)]
+                elif v not in ("", None, []):
+                    value = ",".join(map(str, v)) if isinstance(v, list) else str(v).lower() \
+                        if isinstance(v, bool) else str(v)
+                    words += ["--param", f"{k}={value}"]
+        words += ["--agents", ", ".join(agents), "--games", str(config["deals"]), "--seed", str(config["seed"])]
+        if "time_limit" in config:
+            words += ["--time-limit", str(config["time_limit"])]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    return " ".join(shlex.quote(w) for w in words)
 
 
 def _seed_range(seeds):

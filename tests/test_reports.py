@@ -4,6 +4,7 @@ The tournaments are written straight into a store with `Store.record`, so these 
 three biased players (each throws its favourite 80% of the time) form the cycle
 rock > scissors > paper > rock, and a uniform player sits in the middle of it.
 """
+import html
 import json
 import random
 import re
@@ -14,7 +15,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from arena import analysis, graphs
+from arena import analysis, graphs, report
 from arena.cli_reports import graph, matchups, report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.store import Store
@@ -301,3 +302,24 @@ def test_commands_are_registered_on_arena(rps, tmp_path):
     result = CliRunner().invoke(main, ["report", "rps-1", "--store", rps[0], "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert out.stat().st_size > 10_000 and {"matchups", "graph", "report"} <= set(main.commands)
+
+
+def test_report_after_a_real_tournament_gives_the_command_that_replays_it(tmp_path):
+    """The README's first command, then `arena report`; the page's command schedules the same run."""
+    import shlex
+    from arena.cli import main
+    store = str(tmp_path / "arena.sqlite")
+    first = CliRunner().invoke(main, ["run", "--game", "insert", "--agents", "random,greedy", "--games", "2",
+                                      "-j", "1", "--store", store])
+    assert first.exit_code == 0, first.output
+    out = tmp_path / "insert.html"
+    result = CliRunner().invoke(main, ["report", "--store", store, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["finished"] == data["total"] == 4 and data["sections"][0]["game_id"] == "insert"
+    page = out.read_text()
+    assert_self_contained(page)
+    command = report.rerun_command(data["config"])
+    assert command is not None and html.escape(command) in page
+    again = CliRunner().invoke(main, shlex.split(command)[1:] + ["-j", "1", "--store", store])
+    assert again.exit_code == 0 and f"run {data['run_id']}: 4 matches, 4 already stored" in again.output
