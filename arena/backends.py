@@ -63,8 +63,11 @@ def executor(backend="local", jobs=None, address=None):
     if jobs == 1:
         yield SerialExecutor(), 1
         return
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
-                                  initializer=_ignore_sigint)
+    # forkserver, not fork: workers start while the progress bar's thread runs, and forking a
+    # threaded process can copy a held lock into the child.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["arena.runner"])
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint)
     try:
         yield pool, jobs
     finally:

@@ -15,9 +15,10 @@ median). Engine rows per game:
 Wizard is measured on one 4-player hand of 10 cards, the deal included
 (`engines.make("wizard", players=4, hands=(10,))`); other games on their defaults.
 Search rows come from `arena.bench_ismcts` and `arena.bench_minimax` when they are present.
-With `--arena`: `arena/<game>/bare_loop` (the matches of a random-vs-random tournament played in a
-plain loop on the true state), `arena/<game>/workers_1` and `workers_2` (the same matches through
-the arena: schedule, determinized views, fault checks, a process pool, a SQLite store).
+With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tournament, 50 deals in
+both seatings, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
+(the same matches through the arena: determinized views, fault checks, a process pool started for
+the run, a SQLite store); `overhead_pct` is how much longer the arena takes than the bare loop.
 """
 import importlib
 import os
@@ -30,7 +31,7 @@ import engines
 from engines import core
 
 BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}}
-ARENA_DEALS = 20
+ARENA_DEALS = 50
 
 
 def bench_state(game_id):
@@ -125,15 +126,15 @@ def search_rows(game_ids):
         yield from module.cases(list(game_ids))
 
 
-def arena_rows(game_id, repeats=3, deals=ARENA_DEALS):
-    """Games per second through the arena at 1 and 2 workers, against a bare loop."""
+def arena_rows(game_id, repeats=3, deals=ARENA_DEALS, agents="greedy, random"):
+    """Games per second through the arena at 1 and 2 workers, against a bare loop of the same matches."""
     import json
     import agents as agent_registry
     from arena import schedule as sched
     from arena.cli import _play
     from arena.store import Store
 
-    specs = sched.parse_agents("random, random as random_2")
+    specs = sched.parse_agents(agents)
     params = json.loads(json.dumps(engines.registry.resolve(game_id)))
     config = json.loads(json.dumps(sched.tournament_config([(game_id, params)], specs, deals, 0, 10.0)))
     matches = sched.schedule_from_config("bench", config)
@@ -162,9 +163,10 @@ def arena_rows(game_id, repeats=3, deals=ARENA_DEALS):
             rates.append(len(matches) / (time.perf_counter() - t))
         return rates
 
-    base = row(f"arena/{game_id}/bare_loop", "games/s", games_per_s(bare), games=len(matches))
-    one = row(f"arena/{game_id}/workers_1", "games/s", games_per_s(lambda: through_arena(1)), games=len(matches))
-    two = row(f"arena/{game_id}/workers_2", "games/s", games_per_s(lambda: through_arena(2)), games=len(matches))
+    info = {"games": len(matches), "agents": agents}
+    base = row(f"arena/{game_id}/bare_loop", "games/s", games_per_s(bare), **info)
+    one = row(f"arena/{game_id}/workers_1", "games/s", games_per_s(lambda: through_arena(1)), **info)
+    two = row(f"arena/{game_id}/workers_2", "games/s", games_per_s(lambda: through_arena(2)), **info)
     for r in (one, two):
         r["baseline"] = base["case"]
         r["speedup"] = round(r["median_per_s"] / base["median_per_s"], 2)

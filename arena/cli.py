@@ -164,7 +164,7 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
     specs = {s.match_id: s for s in todo}
     queue = list(todo)
     with executor(backend, jobs, address) as (pool, slots):
-        window = max(2, 2 * slots)
+        window = 4 * slots   # enough in flight that no worker waits for the coordinator
         pending = {}
         interrupted = False
         with progress:

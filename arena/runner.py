@@ -90,9 +90,11 @@ def play_match(spec):
                 faults.append(Fault(seat, a.label, f.kind, f.message, -1))
                 break
         from arena.schedule import derive_seed
+        view_base = derive_seed(spec.seed, spec.match_id, "view")
         while not faults and not state.is_terminal():
             seat = state.current_player()
-            view = state.determinize(seat, derive_seed(spec.seed, spec.match_id, "view", move))
+            # One hash per match; per move a Weyl step (the engine's splitmix seeding mixes it well).
+            view = state.determinize(seat, (view_base + move * 0x9E3779B97F4A7C15) & 0x7FFFFFFFFFFFFFFF)
             legal = state.legal_actions()
             try:
                 action = players[seat].act(view)

@@ -52,6 +52,9 @@ class Store:
         try:
             self.db = sqlite3.connect(path, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
+            # a power cut can lose the last matches, and commits no longer wait for the disk.
+            self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open the store {path}: {e}") from None

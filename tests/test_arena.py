@@ -226,3 +226,27 @@ def test_schedule_every_agent_plays_every_seat(seats):
     assert played == {(a.label, s) for a in specs for s in range(seats)}
     if seats == 2:
         assert len(ups) == 3          # every pair meets
+
+
+def test_card_game_duplicate_deals_with_fewer_agents_than_seats(tmp_path):
+    """Two agents at a four-seat table: A B A B and B A B A on each deal, rated per agent."""
+    card_games = [g for g in engines.game_ids() if engines.spec(g).card_game and engines.spec(g).max_players >= 4]
+    if "wizard" not in card_games:
+        pytest.skip("no four-player card game registered")
+    out = run_json("--game", "wizard", "--players", 4, "--param", "hands=3", "--agents", "random, greedy",
+                   "--games", 2, "--jobs", 2, "--store", tmp_path / "s.sqlite")
+    matches, _ = stored(tmp_path / "s.sqlite")
+    assert len(matches) == 4
+    for deal in (0, 1):
+        pair = [m for m in matches if m["deal"] == deal]
+        assert len(pair) == 2 and pair[0]["seed"] == pair[1]["seed"]
+        assert [[s["label"] for s in m["seats"]] for m in pair] == [["random", "greedy"] * 2, ["greedy", "random"] * 2]
+    assert matches[0]["seed"] != matches[2]["seed"]
+    rows = out["leaderboards"][0]["rows"]
+    assert sorted(r["label"] for r in rows) == ["greedy", "random"]
+    assert all(r["games"] == 4 and r["wins"] + r["draws"] + r["losses"] == 4 for r in rows)
+    for m in matches:
+        ranked = dict(ratings.agent_ranks(m))
+        assert set(ranked) == {"random", "greedy"}
+    if all("bid_accuracy" in m["metrics"] for m in matches):
+        assert all("bid_accuracy" in r["metrics"] for r in rows)
