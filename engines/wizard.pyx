@@ -194,8 +194,8 @@ cdef void _deal(WizPos* s, Rng* chance) noexcept nogil:
     _begin_round(s)
 
 
-cdef void _new_game(WizPos* s, Rng* chance) noexcept nogil:
-    """Everything but the parameters (players, schedule, flags) back to the start; deals round 1."""
+cdef void _clear_game(WizPos* s) noexcept nogil:
+    """Everything but the parameters (players, schedule, flags) back to the start, no cards dealt."""
     cdef int p
     for p in range(MAXP):
         s.score[p] = 0
@@ -208,6 +208,10 @@ cdef void _new_game(WizPos* s, Rng* chance) noexcept nogil:
     s.pub_key = _mix(s.pub_key, s.nplayers * 16 + s.plus_minus_one * 4 + s.hide)
     s.round = 0
     s.rounds_scored = 0
+
+
+cdef void _new_game(WizPos* s, Rng* chance) noexcept nogil:
+    _clear_game(s)
     s.dealer = rng_below(chance, s.nplayers)
     _deal(s, chance)
 
@@ -745,6 +749,7 @@ cdef class WizardState(GameState):
             if turn_up is not None:
                 raise ValueError("every card is dealt this round: there is no turn-up card")
             t = -1
+        _clear_game(s)
         s.round = round
         s.dealer = dealer
         for q in range(n):
