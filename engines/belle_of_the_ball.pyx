@@ -727,15 +727,20 @@ cdef class BelleState(GameState):
         return h
 
     cdef int c_determinize(self, int p, Rng* rng) except -1 nogil:
-        # The unseen guests (deck below its top, and the Regrets) are one exchangeable pool.
+        # The unseen guests (deck below its top, and the Regrets) are one exchangeable pool, taken
+        # in card order so that the result depends only on what the observer knows.
         cdef int pool[MAXG]
+        cdef uint64_t gm = 0
+        cdef uint32_t bm = 0
         cdef int i, n = 0, lo = self.s.ghead + LINE
         for i in range(lo, self.s.gend):
-            pool[n] = self.s.gdeck[i]
-            n += 1
+            gm |= 1ULL << self.s.gdeck[i]
         for i in range(self.s.nregface):
-            pool[n] = self.s.regface[i]
-            n += 1
+            gm |= 1ULL << self.s.regface[i]
+        for i in range(NG):
+            if (gm >> i) & 1:
+                pool[n] = i
+                n += 1
         rng_shuffle(rng, pool, n)
         n = 0
         for i in range(lo, self.s.gend):
@@ -747,8 +752,11 @@ cdef class BelleState(GameState):
         n = 0
         lo = self.s.bhead + LINE
         for i in range(lo, self.s.bend):
-            pool[n] = self.s.bdeck[i]
-            n += 1
+            bm |= 1U << self.s.bdeck[i]
+        for i in range(NB):
+            if (bm >> i) & 1:
+                pool[n] = i
+                n += 1
         rng_shuffle(rng, pool, n)
         for i in range(lo, self.s.bend):
             self.s.bdeck[i] = pool[i - lo]

@@ -489,6 +489,20 @@ def test_determinize_reshuffles_only_the_unseen_guests_and_belles():
     assert other.information_state_key(me) != st.information_state_key(me)
 
 
+def test_determinization_depends_only_on_what_the_observer_knows():
+    """RULES.md 4.5: two states the observer cannot tell apart determinize alike for the same seed."""
+    st = engines.make("belle_of_the_ball", players=4, seed=9)
+    rng = random.Random(9)
+    for _ in range(25):
+        st.apply_action(rng.choice(st.legal_actions()))
+    me = st.current_player()
+    for j in range(3):
+        world = st.determinize(me, seed=100 + j)
+        assert world.hidden_cards() != st.hidden_cards()
+        for k in range(3):
+            assert world.determinize(me, seed=k).snapshot() == st.determinize(me, seed=k).snapshot()
+
+
 def test_evaluation_adds_the_promise_of_open_groups():
     """RULES.md 4.3: a group of three matching guests is worth more than three strangers."""
     good = setup([[EIGHT[:3], [], []], empty_party()], scores=[5, 0])
