@@ -28,7 +28,9 @@ may go to a teammate); `deck_top_colour_public` (default true).
 
 Information: every card's colour is public; `known[card]` is the bitmask of players who know its
 value (its holder, whoever placed it face down, each Eye user who looked at it; all players once
-it is face up or discarded). Cards absent from hands, rows and deck are discarded (face up).
+it is face up or discarded). Knowledge follows a card into a hand (an Eye's swap), until its holder
+puts a card of the same colour face down: hands are unordered, so from then on only the holder
+knows which of them went where. Cards absent from hands, rows and deck are discarded (face up).
 """
 from libc.stdint cimport uint64_t, uint8_t, uint16_t, int8_t, int16_t
 from libc.string cimport memset
@@ -169,6 +171,18 @@ cdef inline void _remove_from_hand(BBPos* s, int p, int c) noexcept nogil:
             s.hand_n[p] = last
             return
 
+cdef inline void _blur_colour(BBPos* s, int q, int c) noexcept nogil:
+    """c left q's hand face down: whoever knew c, or another of q's cards of its colour, can no
+    longer tell which of them went (a hand is unordered), so only q keeps knowing them."""
+    cdef int i, d, same = 0
+    for i in range(s.hand_n[q]):
+        d = s.hand[q][i]
+        if (d >> 4) == (c >> 4):
+            s.known[d] &= 1 << q
+            same = 1
+    if same:
+        s.known[c] &= 1 << q
+
 cdef inline bint _row_accepts(BBPos* s, int r, int colour) noexcept nogil:
     cdef int k = s.row_n[r]
     return k < 6 or (k == 6 and (s.row[r][5] >> 4) == colour)
@@ -274,6 +288,8 @@ cdef void _place(BBPos* s, int r, int c) noexcept nogil:
             s.target_row = r
         elif k == K_EYE:
             s.eye_pending = 1
+    else:
+        _blur_colour(s, p, c)
     s.turn_placed += 1
     s.turn_row = r
     s.turn_colour = c >> 4
@@ -283,13 +299,13 @@ cdef void _place(BBPos* s, int r, int c) noexcept nogil:
     _end_placement(s)
 
 cdef void _eye_swap(BBPos* s, int j, int h) noexcept nogil:
-    cdef int p = s.to_move, r = s.turn_row, i
+    cdef int p = s.to_move, r = s.turn_row
     cdef int x = s.row[r][2 * j + 1]
     s.row[r][2 * j + 1] = h
-    for i in range(s.hand_n[p]):
-        if s.hand[p][i] == h:
-            s.hand[p][i] = x
-            break
+    _remove_from_hand(s, p, h)
+    _blur_colour(s, p, h)
+    s.hand[p][s.hand_n[p]] = x
+    s.hand_n[p] += 1
     s.phase = PH_PLAY
     _finish_turn(s)
 

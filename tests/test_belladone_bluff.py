@@ -172,6 +172,27 @@ def test_eye_look_and_swap_after_placement():
     assert s.current_player() == 1
 
 
+def test_knowledge_of_a_hand_card_blurs_when_its_colour_is_played_face_down():
+    """RULES.md 3.8: a swapped-out card stays known in its new hand, until the holder puts a card of
+    its colour face down: others cannot tell which of the same-coloured cards went."""
+    s = deal(["R-eye R+5 R-4 B+1 G+2", "P-1 P-2 P-3 P-4 P-5"], deck="Y+1 Y+2 Y+3 Y+4 Y+5",
+             preps=("P+1 B-6", "P+2", "P+3 Y-6"), seen={"B-6": [1]})
+    play(s, "play R-eye on I", "play R-4 on I", "end turn", "eye: swap R+5 into position 2")
+    assert s.knows(1, "B-6") and "B-6" in s.hand(0)
+    play(s, "play P-1 on II", "end turn")
+    play(s, "play B+1 on III")                 # position 3: face up, B-6 still known
+    assert s.knows(1, "B-6")
+    play(s, "end turn", "play P-2 on II", "end turn", "play B-6 on III")   # position 4: face down
+    # B-6 was P0's only blue left, so P1 still knows where it went
+    assert s.preparation(2)[3] == "B-6" and s.knows(1, "B-6")
+    s = deal(["R-eye R+5 R-4 B+1 G+2", "P-1 P-2 P-3 P-4 P-5"], deck="Y+1 Y+2 Y+3 Y+4 Y+5",
+             preps=("P+1 B-6", "P+2", "P+3"), seen={"B-6": [1]})
+    play(s, "play R-eye on I", "play R-4 on I", "end turn", "eye: swap R+5 into position 2")
+    play(s, "play P-1 on II", "end turn", "play B+1 on III", "end turn")    # position 2: face down
+    assert not s.knows(1, "B-6") and not s.knows(1, "B+1") and s.knows(0, "B-6")
+    assert s.observation(1)["hands"][0]["known"] == []
+
+
 def test_eye_completing_a_row_swaps_before_scoring():
     """RULES.md 3.9.3: an Eye placed at position 7 resolves before the row is scored."""
     s = deal(["B-eye B+6 G+1 G+2 G+3", "Y-1 Y-2 Y-3 Y-4 Y-5"], deck=FILLER,
