@@ -7,10 +7,13 @@ determinization, counting for every child how often it was available (the subset
 expands one untried action, rolls out with the engine's `c_rollout` and backs up the rewards. The
 move played is the most visited root child. The whole loop runs in C without the GIL.
 
-Tree: one flat array of 32-byte `Node` structs, grown with realloc; children are a first-child /
-next-sibling list. A child is keyed by (action, player who took it), since in games where chance
+Tree: flat arrays grown with realloc, no Python object per node. Each node's outgoing edges lie
+contiguously in one edge pool, and an edge holds the statistics of the child it leads to (visits,
+availability, reward sum of the player who takes it, which is all UCB needs there), so choosing a
+child scans one short array. An edge is keyed by (action, player who takes it), since where chance
 decides who moves next the same action may be taken by different players in different worlds.
-Each node keeps the reward sum of the player who took its action, which is all UCB needs there.
+Memory: 24 bytes per edge plus 12 per internal node, plus the unused room of edge blocks
+(measured in `stats()["bytes_per_node"]`).
 
 Rewards, in [0, 1] for each player p: a blend of the rank of p's value among the players (1 best,
 0 worst, ties shared) and of p's min-max normalised value, weighted by `margin` (default 0.5).
@@ -20,7 +23,7 @@ is judged by its own points, bid made or missed.
 """
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t, uint32_t
 from libc.stdlib cimport realloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -31,18 +34,38 @@ from agents.base import Agent, BadAgentParameter
 
 DEF MAX_PLAYERS = 16
 DEF CLOCK_EVERY = 8        # iterations between clock reads under a time budget
+DEF LOG_TABLE = 4096       # log(n) precomputed below this
 
+
+cdef struct Edge:
+    # One action out of a node, with the statistics of the child it leads to.
+    double reward          # sum of the rewards of `player` over the visits through this edge
+    int32_t visits
+    int32_t avail          # times this action was legal when its node was visited
+    int32_t child          # node index of the position after it; -1 until the search goes below
+    int16_t action
+    int8_t player          # player who takes it
+    int8_t _pad
 
 cdef struct Node:
-    double reward          # sum of the rewards of `player` over the visits of this node
-    int32_t parent
-    int32_t first_child
-    int32_t next_sibling
-    int32_t visits
-    int32_t avail          # times this node's action was legal when its parent was visited
-    int16_t action         # action taken at the parent (-1 at the root)
-    int8_t player          # player who took it (-1 at the root)
-    int8_t _pad
+    # A node's edges lie contiguously in the edge pool: [first, first + count), room for cap.
+    int32_t first
+    int32_t count
+    int32_t cap
+
+cdef double LOG[LOG_TABLE]
+cdef int _i
+LOG[0] = 0.0
+for _i in range(1, LOG_TABLE):
+    LOG[_i] = log(<double>_i)
+
+
+cdef inline int _log2(int n) noexcept nogil:
+    cdef int k = 0
+    while n > 1:
+        n >>= 1
+        k += 1
+    return k
 
 
 cdef inline double _now() noexcept nogil:
@@ -52,11 +75,23 @@ cdef inline double _now() noexcept nogil:
 
 
 cdef class Search:
-    """The tree and the search loop. Reused across moves: its node array only ever grows."""
+    """The tree and the search loop. Reused across moves: its arrays only ever grow.
+
+    Every node but the root is reached through one edge, so the tree has n_edges + 1 nodes; the
+    statistics UCB reads live in the edges, contiguous per node, so choosing a child scans one
+    short array instead of chasing pointers through the tree."""
 
     cdef Node* nodes
     cdef int n_nodes
-    cdef int cap
+    cdef int node_cap
+    cdef Edge* edges
+    cdef int n_edges           # edge slots in use or on a free list
+    cdef int free_block[32]    # per block size 2**k: the first free block (its next in .child), -1 if none
+    cdef int live_edges
+    cdef int edge_cap
+    cdef int* path             # edges taken this iteration
+    cdef int path_cap
+    cdef long root_visits
     cdef GameState scratch
     cdef Rng rng
     cdef uint32_t stamp
@@ -69,8 +104,11 @@ cdef class Search:
 
     def __cinit__(self):
         self.nodes = NULL
-        self.n_nodes = 0
-        self.cap = 0
+        self.edges = NULL
+        self.path = NULL
+        self.n_nodes = self.node_cap = self.n_edges = self.edge_cap = self.path_cap = 0
+        self.live_edges = 0
+        self.root_visits = 0
         self.stamp = 0
         memset(self.legal_mark, 0, sizeof(self.legal_mark))
         memset(self.child_mark, 0, sizeof(self.child_mark))
@@ -78,51 +116,83 @@ cdef class Search:
 
     def __dealloc__(self):
         free(self.nodes)
+        free(self.edges)
+        free(self.path)
 
     def seed(self, uint64_t seed):
         rng_seed(&self.rng, seed)
 
     @staticmethod
     def bytes_per_node():
-        """Bytes of tree memory per node (the whole per-node cost: there is no other per-node data)."""
-        return sizeof(Node)
+        """Fixed tree memory per node: its edge (the statistics) plus its node record (the edge
+        list). Leaves have no node record and the edge pool keeps some slack; `stats()` reports
+        the measured figure of the last search."""
+        return sizeof(Edge) + sizeof(Node)
 
-    cdef int _reserve(self, int need) except -1 nogil:
-        cdef int cap
-        cdef Node* grown
-        if need <= self.cap:
-            return 0
-        cap = self.cap * 2 if self.cap else 1024
-        while cap < need:
-            cap *= 2
-        grown = <Node*>realloc(self.nodes, cap * sizeof(Node))
+    cdef void* _grow(self, void* buf, int* cap, int need, size_t item) except NULL nogil:
+        cdef int c = cap[0] * 2 if cap[0] else 1024
+        cdef void* grown
+        while c < need:
+            c *= 2
+        grown = realloc(buf, c * item)
         if grown == NULL:
             with gil:
                 raise MemoryError("ismcts tree")
-        self.nodes = grown
-        self.cap = cap
-        return 0
+        cap[0] = c
+        return grown
 
-    cdef inline int _new_node(self, int parent, action_t a, int player) except -1 nogil:
+    cdef inline int _new_node(self) except -1 nogil:
         cdef int i = self.n_nodes
-        cdef Node* nd
-        if i == self.cap:
-            self._reserve(i + 1)
-        nd = &self.nodes[i]
-        nd.reward = 0.0
-        nd.parent = parent
-        nd.first_child = -1
-        nd.next_sibling = -1
-        nd.visits = 0
-        nd.avail = 0
-        nd.action = <int16_t>a
-        nd.player = <int8_t>player
-        nd._pad = 0
-        if parent >= 0:
-            nd.next_sibling = self.nodes[parent].first_child
-            self.nodes[parent].first_child = i
+        if i == self.node_cap:
+            self.nodes = <Node*>self._grow(self.nodes, &self.node_cap, i + 1, sizeof(Node))
+        self.nodes[i].first = 0
+        self.nodes[i].count = 0
+        self.nodes[i].cap = 0
         self.n_nodes = i + 1
         return i
+
+    cdef int _add_edge(self, int node, action_t a, int player, int room) except -1 nogil:
+        """Appends an edge to `node` and returns its index. Edge blocks hold a power of two of
+        edges (a node's first block room for `room`, at most 8); a full block moves to one twice
+        its size, and the old one goes on a free list for its size, so the pool has no holes."""
+        cdef Node* nd = &self.nodes[node]
+        cdef int cap, first, cls, old_cls
+        cdef int e
+        if nd.count == nd.cap:
+            if nd.cap:
+                cap = nd.cap * 2
+            else:
+                cap = 1
+                while cap < room and cap < 8:
+                    cap *= 2
+            cls = _log2(cap)
+            first = self.free_block[cls]
+            if first >= 0:
+                self.free_block[cls] = self.edges[first].child
+            else:
+                first = self.n_edges
+                if first + cap > self.edge_cap:
+                    self.edges = <Edge*>self._grow(self.edges, &self.edge_cap, first + cap, sizeof(Edge))
+                    nd = &self.nodes[node]
+                self.n_edges = first + cap
+            if nd.count:
+                memcpy(&self.edges[first], &self.edges[nd.first], nd.count * sizeof(Edge))
+                old_cls = _log2(nd.cap)
+                self.edges[nd.first].child = self.free_block[old_cls]
+                self.free_block[old_cls] = nd.first
+            nd.first = first
+            nd.cap = cap
+        e = nd.first + nd.count
+        nd.count += 1
+        self.edges[e].reward = 0.0
+        self.edges[e].visits = 0
+        self.edges[e].avail = 0
+        self.edges[e].child = -1
+        self.edges[e].action = <int16_t>a
+        self.edges[e].player = <int8_t>player
+        self.edges[e]._pad = 0
+        self.live_edges += 1
+        return e
 
     cdef inline void _next_stamp(self) noexcept nogil:
         self.stamp += 1
@@ -158,7 +228,7 @@ cdef class Search:
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state;
-        leaves the tree in `nodes`."""
+        leaves the tree in `nodes` and `edges`."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
@@ -169,13 +239,15 @@ cdef class Search:
         cdef double start = _now(), deadline = start + seconds
         cdef double best_ucb, u, logn
         cdef long it = 0
-        cdef int node, child, best, k, n_untried, i, mover, depth
+        cdef int node, e, end, best, k, n_untried, i, mover, depth
         cdef bint terminal
-        cdef Node* ch
-        self.n_nodes = 0
+        cdef Edge* ed
+        self.n_nodes = self.n_edges = self.live_edges = 0
+        for i in range(32):
+            self.free_block[i] = -1
+        self.root_visits = 0
         self.max_depth = 0
-        self._reserve(iterations + 1 if seconds <= 0 and iterations < 1 << 24 else 1 << 16)
-        self._new_node(-1, -1, -1)
+        self._new_node()
         while True:
             if seconds > 0:
                 if it % CLOCK_EVERY == 0 and it > 0 and _now() >= deadline:
@@ -198,65 +270,72 @@ cdef class Search:
                     self.legal_mark[legal[i]] = self.stamp
                 best = -1
                 best_ucb = -1.0
-                child = self.nodes[node].first_child
-                while child >= 0:
-                    ch = &self.nodes[child]
-                    if ch.player == mover and self.legal_mark[ch.action] == self.stamp:
-                        self.child_mark[ch.action] = self.stamp
-                        logn = log(<double>ch.avail) if ch.avail > 1 else 0.0
-                        u = ch.reward / ch.visits + c * sqrt(logn / ch.visits)
+                e = self.nodes[node].first
+                end = e + self.nodes[node].count
+                while e < end:
+                    ed = &self.edges[e]
+                    if ed.player == mover and self.legal_mark[ed.action] == self.stamp:
+                        self.child_mark[ed.action] = self.stamp
+                        if ed.avail < LOG_TABLE:
+                            logn = LOG[ed.avail]
+                        else:
+                            logn = log(<double>ed.avail)
+                        u = ed.reward / ed.visits + c * sqrt(logn / ed.visits)
                         if u > best_ucb:
                             best_ucb = u
-                            best = child
-                        ch.avail += 1
-                    child = ch.next_sibling
+                            best = e
+                        ed.avail += 1
+                    e += 1
                 n_untried = 0
                 for i in range(k):
                     if self.child_mark[legal[i]] != self.stamp:
                         untried[n_untried] = legal[i]
                         n_untried += 1
-                depth += 1
+                if depth == self.path_cap:
+                    self.path = <int*>self._grow(self.path, &self.path_cap, depth + 1, sizeof(int))
                 if n_untried:
                     i = rng_below(&self.rng, n_untried)
-                    node = self._new_node(node, untried[i], mover)
-                    self.nodes[node].avail = 1
+                    e = self._add_edge(node, untried[i], mover, n_untried)
+                    self.edges[e].avail = 1
+                    self.path[depth] = e
+                    depth += 1
                     s.c_apply(untried[i])
                     break
-                node = best
-                s.c_apply(self.nodes[node].action)
+                self.path[depth] = best
+                depth += 1
+                s.c_apply(self.edges[best].action)
+                node = self.edges[best].child
+                if node < 0:
+                    node = self._new_node()
+                    self.edges[best].child = node
             if depth > self.max_depth:
                 self.max_depth = depth
             if not s.c_is_terminal():
                 s.c_rollout(&self.rng, horizon)
             terminal = s.c_is_terminal()
             self._rewards(s, n, terminal, base, margin, reward)
-            while node >= 0:
-                ch = &self.nodes[node]
-                ch.visits += 1
-                if ch.player >= 0:
-                    ch.reward += reward[ch.player]
-                node = ch.parent
+            self.root_visits += 1
+            for i in range(depth):
+                ed = &self.edges[self.path[i]]
+                ed.visits += 1
+                ed.reward += reward[ed.player]
         self.iterations = it
         self.elapsed = _now() - start
         return 0
 
     cdef int best_action(self) noexcept nogil:
         """The most visited root child; ties go to the higher mean reward, then the lower action."""
-        cdef int child = self.nodes[0].first_child, best = -1
-        cdef Node* ch
-        cdef Node* b
-        while child >= 0:
-            ch = &self.nodes[child]
-            if best < 0:
-                best = child
-            else:
-                b = &self.nodes[best]
-                if (ch.visits > b.visits or (ch.visits == b.visits and (
-                        ch.reward * b.visits > b.reward * ch.visits or (
-                        ch.reward * b.visits == b.reward * ch.visits and ch.action < b.action)))):
-                    best = child
-            child = ch.next_sibling
-        return self.nodes[best].action
+        cdef int e = self.nodes[0].first, end = e + self.nodes[0].count, best = e
+        cdef Edge* ch
+        cdef Edge* b
+        for e in range(e + 1, end):
+            ch = &self.edges[e]
+            b = &self.edges[best]
+            if (ch.visits > b.visits or (ch.visits == b.visits and (
+                    ch.reward * b.visits > b.reward * ch.visits or (
+                    ch.reward * b.visits == b.reward * ch.visits and ch.action < b.action)))):
+                best = e
+        return self.edges[best].action
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5):
@@ -267,8 +346,8 @@ cdef class Search:
             raise ValueError("cannot search from a terminal state")
         if state.num_players > MAX_PLAYERS:
             raise ValueError(f"ismcts supports at most {MAX_PLAYERS} players")
-        if state.num_distinct_actions > 32767:
-            raise ValueError("ismcts supports at most 32767 distinct actions")
+        if state.num_distinct_actions > MAX_ACTIONS:
+            raise ValueError(f"ismcts supports at most {MAX_ACTIONS} distinct actions")
         if self.scratch is None or type(self.scratch) is not type(state) or self.scratch.params != state.params:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
@@ -280,21 +359,23 @@ cdef class Search:
     def root_children(self):
         """{action: (visits, availability, mean reward)} of the root after the last search."""
         out = {}
-        cdef int child = self.nodes[0].first_child if self.n_nodes else -1
-        cdef Node nd
-        while child >= 0:
-            nd = self.nodes[child]
-            out[nd.action] = (nd.visits, nd.avail, nd.reward / nd.visits)
-            child = nd.next_sibling
+        cdef Edge ed
+        cdef int e
+        if self.n_nodes:
+            for e in range(self.nodes[0].first, self.nodes[0].first + self.nodes[0].count):
+                ed = self.edges[e]
+                out[ed.action] = (ed.visits, ed.avail, ed.reward / ed.visits)
         return dict(sorted(out.items()))
 
     def stats(self):
+        nodes = self.live_edges + 1
+        used = self.n_edges * sizeof(Edge) + self.n_nodes * sizeof(Node)
         return {
             "iterations": self.iterations,
-            "root_visits": self.nodes[0].visits if self.n_nodes else 0,
-            "nodes": self.n_nodes,
-            "bytes_per_node": sizeof(Node),
-            "tree_bytes": self.n_nodes * sizeof(Node),
+            "root_visits": self.root_visits,
+            "nodes": nodes,
+            "bytes_per_node": round(used / nodes, 1),
+            "tree_bytes": used,
             "max_depth": self.max_depth,
             "elapsed": self.elapsed,
             "children": self.root_children(),
@@ -348,8 +429,7 @@ class ISMCTSAgent(Agent):
         cdef action_t buf[MAX_ACTIONS]
         cdef GameState s = state
         if s.c_legal_actions(buf) == 1 and not s.c_is_terminal():
-            self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0,
-                           "bytes_per_node": sizeof(Node), "forced": True}
+            self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": True}
             return int(buf[0])
         p = self.params
         a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"])
@@ -364,4 +444,4 @@ class ISMCTSAgent(Agent):
 
     @staticmethod
     def bytes_per_node():
-        return sizeof(Node)
+        return Search.bytes_per_node()
