@@ -1,0 +1,30 @@
+"""What every `arena` command shares: user errors as one line with exit code 2, and the common options."""
+import functools
+
+import click
+
+
+class ArenaError(click.ClickException):
+    """A user error: printed as one line, exit code 2, no traceback."""
+    exit_code = 2
+
+
+def user_errors(fn):
+    """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) into ArenaError."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as e:
+            raise ArenaError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    return wrapper
+
+
+def json_option(fn):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(fn)
+
+
+def store_option(fn):
+    from arena.store import DEFAULT_STORE
+    return click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
+                        type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)

@@ -1,0 +1,55 @@
+"""`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by move)."""
+import click
+
+from arena.cli_common import store_option, user_errors
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--vs", "vs", required=True, metavar="AGENT[,AGENT...]",
+              help='The bots, one per other seat, e.g. "ismcts,ismcts[iterations=500]" or "./bot.py:MyBot".')
+@click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 moves first in turn order).")
+@click.option("--seed", type=int, default=None, help="The deal (default: a random one).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@user_errors
+def play(game_id, vs, seat, seed, params):
+    """Play GAME against bots in the terminal: moves by number or by name."""
+    import random
+
+    from arena import schedule as sched
+    from arena.play import play as play_game
+
+    bots = [sched.parse_agent(item) for item in sched.split_list(vs)]
+    if any(b.submitted for b in bots):
+        from arena.sandbox import validate
+        for b in bots:
+            if b.submitted:
+                validate(b)
+    pairs = dict(sched.parse_params(",".join(params), "--param")) if params else {}
+    if "players" in pairs:
+        raise click.UsageError("the number of players is one more than the bots in --vs")
+    seed = random.SystemRandom().getrandbits(31) if seed is None else seed
+    click.echo(f"{game_id}, seed {seed}: you are seat {seat}")
+    play_game(game_id, dict(pairs, players=len(bots) + 1), bots, seat, seed)
+
+
+@click.command()
+@click.argument("args", nargs=-1, metavar="[RUN] MATCH")
+@click.option("--seat", type=int, default=None, help="Show only what this seat could see.")
+@click.option("--to-end", is_flag=True, help="Print the final position and scores without stepping.")
+@store_option
+@user_errors
+def replay(args, seat, to_end, store_path):
+    """Step through a stored match (RUN defaults to the latest run): forward, back, jump, end."""
+    from arena.play import replay as replay_match
+    from arena.store import Store
+
+    if len(args) not in (1, 2) or not args[-1].isdigit():
+        raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena leaderboard --json lists runs)")
+    store = Store(store_path)
+    run_id = store.run(args[0] if len(args) == 2 else None)["run_id"]
+    match = store.match(run_id, int(args[-1]))
+    if seat is not None and not 0 <= seat < len(match["seats"]):
+        raise click.UsageError(f"--seat must be between 0 and {len(match['seats']) - 1}")
+    replay_match(match, seat=seat, to_end=to_end)
+    store.close()

@@ -1,0 +1,158 @@
+"""Sitting at the table with the bots (`arena play`) and stepping through stored matches (`arena replay`)."""
+import random
+
+import click
+
+import engines
+from agents.human import HumanAgent, describe_view
+
+
+def public_name(state, action, viewer):
+    """How `action`, about to be played in `state`, appears to `viewer`: its name, or "?" when the
+    viewer could not tell it apart from another legal action (a hidden bid, a face-down card)."""
+    if viewer == state.current_player():
+        return state.action_to_string(action)
+    seen = {}
+    for a in state.legal_actions():
+        state.apply_action(a)
+        seen.setdefault(state.information_state_key(viewer), []).append(a)
+        state.undo_action()
+    return next(state.action_to_string(action) if len(group) == 1 else "?"
+                for group in seen.values() if action in group)
+
+
+class MoveLog:
+    """Each seat's record of the moves so far, as that seat saw them."""
+
+    def __init__(self, players, names):
+        self.names = names
+        self.lines = {p: [] for p in range(players)}
+
+    def record(self, state, action):
+        mover = self.names[state.current_player()]
+        for viewer, lines in self.lines.items():
+            lines.append(f"{mover}: {public_name(state, action, viewer)}")
+
+
+def seat_names(players, human_seat, labels):
+    bots = iter(labels)
+    return [f"seat {p} (you)" if p == human_seat else f"seat {p} ({next(bots)})" for p in range(players)]
+
+
+def play(game_id, params, bot_specs, human_seat, seed):
+    """A game with a person at `human_seat` and the bots (AgentSpecs) in the other seats, in order;
+    returns the final state. Bots get only determinized copies of the state, as in a tournament."""
+    from arena.runner import make_player
+    from arena.sandbox import AgentFault
+    from arena.schedule import derive_seed
+
+    state = engines.make(game_id, seed=seed, **params)
+    n = state.num_players
+    if not 0 <= human_seat < n:
+        raise click.UsageError(f"--seat must be between 0 and {n - 1}")
+    human = HumanAgent()
+    bots = iter(bot_specs)
+    agents = [human if p == human_seat else make_player(next(bots), 0.0) for p in range(n)]
+    names = seat_names(n, human_seat, [b.label for b in bot_specs])
+    log = MoveLog(n, names)
+    human.log = log.lines[human_seat]
+    rng = random.Random(seed)
+    try:
+        for p, agent in enumerate(agents):
+            agent.reset(game_id, state.params, p, derive_seed(seed, "play", p))
+        while not state.is_terminal():
+            p = state.current_player()
+            view = state.determinize(p, seed=rng.getrandbits(63))
+            action = agents[p].act(view)
+            if action not in state.legal_actions():
+                raise click.ClickException(f"{names[p]} chose an illegal action {action!r}")
+            log.record(state, action)
+            state.apply_action(action)
+    except AgentFault as fault:
+        raise click.ClickException(f"a bot failed ({fault.kind}): {fault}") from None
+    finally:
+        for agent in agents:
+            if agent is not human:
+                agent.close()
+    click.echo("")
+    click.echo(describe_view(state, human_seat, human.log))
+    click.echo(final_scores(state, names))
+    return state
+
+
+def final_scores(state, names):
+    places = state.placements()
+    rows = sorted(range(state.num_players), key=lambda p: places[p])
+    return "final scores: " + ", ".join(f"{names[p]} {state.returns()[p]:g} (place {places[p]})" for p in rows)
+
+
+def replay_states(match):
+    """The stored match's states from the start, one per action, rebuilt from its seed and actions."""
+    params = dict(match["game_params"])
+    state = engines.make(match["game_id"], seed=match["seed"], **params)
+    states = [state.clone()]
+    for action in match["actions"]:
+        state.apply_action(action)
+        states.append(state.clone())
+    return states
+
+
+REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
+
+
+def replay(match, seat=None, to_end=False):
+    """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
+    states = replay_states(match)
+    names = [f"seat {p} ({s['label']})" for p, s in enumerate(match["seats"])]
+    logs = MoveLog(len(names), names)
+    if seat is not None:
+        for before, action in zip(states, match["actions"]):
+            logs.record(before.clone(), action)
+    last = len(states) - 1
+    i = last if to_end else 0
+    while True:
+        state = states[i]
+        click.echo(f"\nmove {i} of {last}")
+        if seat is None:
+            click.echo(str(state))
+            if i:
+                click.echo("last moves: " + "; ".join(_full_log(states, match["actions"], names, i)))
+        else:
+            click.echo(describe_view(state, seat, logs.lines[seat][:i]))
+        if i == last:
+            click.echo(end_summary(states[-1], match, names))
+            if to_end:
+                return states[-1]
+        command = click.prompt(REPLAY_HELP, default="n", show_default=False).strip().lower()
+        if command == "q":
+            return states[i]
+        if command in ("", "n"):
+            i = min(i + 1, last)
+        elif command == "b":
+            i = max(i - 1, 0)
+        elif command == "s":
+            i = 0
+        elif command == "e":
+            i = last
+        elif command.isdigit():
+            i = min(int(command), last)
+        else:
+            click.echo(f"unknown command {command!r}: {REPLAY_HELP}")
+
+
+def _full_log(states, actions, names, i):
+    return [f"{names[states[k].current_player()]}: {states[k].action_to_string(actions[k])}"
+            for k in range(max(0, i - 8), i)]
+
+
+def end_summary(state, match, names):
+    lines = []
+    if match["faults"]:
+        lines += [f"ended by a fault: {names[f['seat']]} {f['kind']}: {f['message']}" for f in match["faults"]]
+        lines.append("stored placements: " + ", ".join(f"{names[p]} place {pl}"
+                                                       for p, pl in enumerate(match["placements"])))
+    elif state.is_terminal():
+        lines.append(final_scores(state, names))
+        if state.returns() != list(match["returns"]):
+            lines.append(f"warning: the stored scores were {match['returns']}")
+    return "\n".join(lines)
