@@ -1,10 +1,14 @@
 """The `arena` command line."""
 import concurrent.futures as cf
-import functools
 import json
 import os
 import sys
-import time
+
+if __name__ == "__main__":
+    # `python -m arena.cli`: run the importable module instead of this __main__ copy, so that the
+    # command modules registered at the end (which import arena.cli) share one `main` group.
+    from arena.cli import main as _main
+    sys.exit(_main())
 
 import click
 
@@ -13,30 +17,7 @@ DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without --game (a qui
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 
 
-class ArenaError(click.ClickException):
-    """A user error: printed as one line, exit code 2, no traceback."""
-    exit_code = 2
-
-
-def user_errors(fn):
-    """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) into ArenaError."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except ValueError as e:
-            raise ArenaError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
-    return wrapper
-
-
-def json_option(fn):
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(fn)
-
-
-def store_option(fn):
-    from arena.store import DEFAULT_STORE
-    return click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
-                        type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
+from arena.cli_common import ArenaError, json_option, store_option, user_errors  # noqa: E402,F401
 
 
 def _console(stderr=False):
@@ -211,6 +192,7 @@ def _fmt_value(v):
 
 def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena import ratings
+    from rich import box
     from rich.table import Table
 
     run_row = store.run(run_id)
@@ -227,15 +209,14 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         console.print(f"run {run_id} has no finished match yet")
     for group in ratings.grouped(rows):
         metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
-        table = Table(title=f"{_title(group['game_id'], group['params'])} - run {run_id}", title_justify="left")
+        table = Table(title=f"{_title(group['game_id'], group['params'])} - run {run_id}", title_justify="left",
+                      box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
         table.add_column("#", justify="right")
-        table.add_column("agent", no_wrap=True, min_width=max(len(r["label"]) for r in group["rows"]))
-        for name, justify in [("mu", "right"), ("sigma", "right"),
-                              ("mu-3σ", "right"), ("games", "right"), ("wins", "right"),
-                              ("draws", "right"), ("losses", "right"), ("faults", "right")]:
-            table.add_column(name, justify=justify)
-        for name in metric_names:
-            table.add_column(name.replace("_", " "), justify="right")
+        table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
+        # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
+        for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses", "faults"] + \
+                [m.replace("_", " ").replace("accuracy", "acc.") for m in metric_names]:
+            table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
         for r in group["rows"]:
             table.add_row(str(r["rank"]), r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
                           f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
@@ -416,7 +397,8 @@ def bench(game_ids, repeats, search, with_arena, as_json):
 # ---------------------------------------------------------------- other engineers' command modules
 # Add one import and one `main.add_command(...)` line per module below (reports, play/replay).
 from arena.cli_reports import graph, matchups, report  # noqa: E402
-for _command in (matchups, graph, report):
+from arena.cli_play import play, replay  # noqa: E402
+for _command in (matchups, graph, report, play, replay):
     main.add_command(_command)
 
 
