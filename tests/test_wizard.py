@@ -524,3 +524,24 @@ def test_determinize_property(seed, players, plies, variant):
             assert not [c for c in d.hand(q) if suit_of(c) and suit_of(c) in s.voids(q)]
         d.rollout(seed=seed)
         assert d.is_terminal()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), players=st.integers(3, 6), size=st.integers(1, 10),
+       pm1=st.booleans())
+def test_c_rollout_plays_only_legal_moves(seed, players, size, pm1):
+    """RULES.md 1.3 and 1.4: the C-level rollout's moves, replayed through the checked Python face,
+    are all legal and give the very same final state."""
+    start = engines.make("wizard", players=players, seed=seed, hands=(size,), plus_minus_one=pm1)
+    fast = start.clone()
+    fast.rollout(seed=seed)
+    assert fast.is_terminal()
+    obs = fast.observation(0)
+    replay = start.clone()
+    if replay.phase() == "trump":
+        play(replay, f"trump {obs['trump']}")
+    for i in range(players):
+        play(replay, f"bid {obs['bids'][(start.dealer() + 1 + i) % players]}")
+    for _, card in obs["plays"]:
+        play(replay, card)
+    assert replay == fast
