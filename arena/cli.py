@@ -29,6 +29,12 @@ def _console(stderr=False):
     return console
 
 
+def _t(text):
+    """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
+    from rich.text import Text
+    return Text(str(text))
+
+
 def _echo_json(value):
     click.echo(json.dumps(value, indent=2, sort_keys=False))
 
@@ -209,7 +215,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         console.print(f"run {run_id} has no finished match yet")
     for group in ratings.grouped(rows):
         metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
-        table = Table(title=f"{_title(group['game_id'], group['params'])} - run {run_id}", title_justify="left",
+        table = Table(title=_t(f"{_title(group['game_id'], group['params'])} - run {run_id}"), title_justify="left",
                       box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
         table.add_column("#", justify="right")
         table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
@@ -218,7 +224,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                 [m.replace("_", " ").replace("accuracy", "acc.") for m in metric_names]:
             table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
         for r in group["rows"]:
-            table.add_row(str(r["rank"]), r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
+            table.add_row(str(r["rank"]), _t(r["label"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
                           f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
                           str(r["losses"]), str(r["faults"]) if r["faults"] else "",
                           *[f"{r['metrics'][k]:.3f}" if k in r["metrics"] else "" for k in metric_names])
@@ -235,7 +241,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         for name in ("game", "agent", "kind", "matches", "first (match: message)"):
             table.add_column(name, justify="right" if name == "matches" else "left")
         for (game, label, kind), (count, f) in summary.items():
-            table.add_row(game, label, kind, str(count), f"{f['match_id']}: {f['message']}")
+            table.add_row(game, _t(label), kind, str(count), _t(f"{f['match_id']}: {f['message']}"))
         console.print(table)
 
 
@@ -281,7 +287,7 @@ def games(as_json):
                            for k, v in r["params"].items())
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
-        table.add_row(r["game_id"], players, params or "-", r["description"])
+        table.add_row(r["game_id"], players, _t(params or "-"), _t(r["description"]))
     _console().print(table)
 
 
@@ -308,8 +314,8 @@ def agents_cmd(as_json):
     for c in ("agent", "kind", "parameters (defaults)", "description"):
         table.add_column(c)
     for r in rows:
-        table.add_row(r["name"], r["kind"], ", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-",
-                      r["description"])
+        table.add_row(r["name"], r["kind"], _t(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
+                      _t(r["description"]))
     _console().print(table)
 
 
@@ -341,11 +347,11 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
         _echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
     else:
         from rich.table import Table
-        table = Table(title=f"{spec.label} on {_title(game, full)}", title_justify="left")
+        table = Table(title=_t(f"{spec.label} on {_title(game, full)}"), title_justify="left")
         for c in ("check", "result", "detail"):
             table.add_column(c)
         for r in results:
-            table.add_row(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", r["detail"])
+            table.add_row(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", _t(r["detail"]))
         _console().print(table)
     if not ok:
         sys.exit(1)

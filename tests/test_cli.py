@@ -61,3 +61,13 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, args, words):
     assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
     for w in words:
         assert w in lines[0], lines[0]
+
+
+def test_labels_with_parameters_print_literally(tmp_path):
+    import agents
+    if "ismcts" not in agents.agent_names():
+        pytest.skip("ismcts is not registered")
+    result = invoke("run", "--game", "insert", "--agents", "random, ismcts[iterations=20]", "--games", 1,
+                    "--jobs", 1, "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 0, result.output
+    assert "ismcts[iterations=20]" in result.output
