@@ -18,14 +18,17 @@ and deepening stops (exact play once the rest of the game fits in the budget). P
 
 `minimax` (every game): for each of `determinizations` samples, copy the state, resample everything
 the acting player cannot see (`c_determinize`, which also reseeds the future chance events, so a
-sample is a deterministic game tree), and score every root action with a `depth`-ply search.
-Search is *paranoid*: the acting player maximizes, every other player minimizes, whoever is to move
-at each node (`c_current_player`), so consecutive decisions by one player (Belladone Bluff's
-multi-step turns) and any number of players are handled; with two players it is plain minimax.
-The leaf utility is c_evaluate(me) - max over the others of c_evaluate(other), plus +-1e6 at the
-end of the game for winning or losing it. Paranoid rather than max-n because it allows alpha-beta
-pruning (so deeper search at equal cost) and needs one scalar utility per leaf. Action values are
-combined over samples by `combine`: "average" (mean value) or "vote" (each sample votes for its best
+sample is a deterministic game tree), and score every root action with a `depth`-ply search (plies
+are decisions, whoever makes them).
+Search is *paranoid* by default (`opponents`="paranoid"): the acting player maximizes, every
+other player minimizes, whoever is to move at each node (`c_current_player`), so consecutive
+decisions by one player (Belladone Bluff's multi-step turns) and any number of players are handled;
+with two players it is plain minimax. The leaf utility is c_evaluate(me) - max over the others of
+c_evaluate(other), plus +-1e6 at the end of the game for winning or losing it. Paranoid is the
+default because it allows alpha-beta pruning (deeper search at equal cost) and needs one scalar per
+leaf. `opponents`="maxn" searches max-n instead (no pruning): every player to move picks the child
+best for its own margin over the best of the others; with two players it gives the same values.
+Action values are combined over samples by `combine`: "average" (mean value) or "vote" (each sample votes for its best
 actions; ties on votes go to the better average). `time` caps the seconds per move (0 for none;
 at least one sample always completes). With `time` = 0 the agent is deterministic for a seed.
 No transposition table: within one sample two histories can reach positions the mover cannot tell
@@ -33,7 +36,7 @@ apart that still differ in hidden cards, so the infoset key is not a position ke
 """
 from libc.stdint cimport uint64_t, uint32_t, int16_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS
 
@@ -247,6 +250,62 @@ cdef class Searcher:
         self.st.c_undo()
         return v
 
+    cdef void leaf_vector(self, double* out, bint terminal, int ply) noexcept nogil:
+        """Every player's margin over the best of the others (max-n leaf utilities)."""
+        cdef int p, top = 0
+        cdef double second = -INF
+        for p in range(self.nplayers):
+            out[p] = self.st.c_evaluate(p)
+            if out[p] > out[top]:
+                top = p
+        for p in range(self.nplayers):
+            if p != top and out[p] > second:
+                second = out[p]
+        cdef double first = out[top]
+        for p in range(self.nplayers):
+            out[p] -= second if p == top else first
+            if terminal:
+                if out[p] > 0:
+                    out[p] += WIN - ply * DECAY
+                elif out[p] < 0:
+                    out[p] += -WIN + ply * DECAY
+
+    cdef int maxn(self, int depth, int ply, double* out) except -1 nogil:
+        """Max-n: the player to move picks the child best for itself; `out` gets every player's value."""
+        cdef action_t moves[MAX_ACTIONS]
+        cdef double child[MAX_PLAYERS]
+        cdef int n, i, q
+        cdef double best = -INF
+        self.nodes += 1
+        if self.st.c_is_terminal() or depth <= 0:
+            if depth <= 0:
+                self.horizon_hits += 1
+            self.leaf_vector(out, self.st.c_is_terminal(), ply)
+            return 0
+        if self.can_abort and (self.nodes & 1023) == 0 and _now() > self.deadline:
+            self.aborted = True
+            return 0
+        q = self.st.c_current_player()
+        n = self.st.c_legal_actions(moves)
+        for i in range(n):
+            self.st.c_apply_undoable(moves[i])
+            self.maxn(depth - 1, ply + 1, child)
+            self.st.c_undo()
+            if self.aborted:
+                return 0
+            if child[q] > best:
+                best = child[q]
+                memcpy(out, child, self.nplayers * sizeof(double))
+        return 0
+
+    cdef double child_value_maxn(self, action_t a, int depth) except? -7.25e299 nogil:
+        """The root player's max-n value of playing `a` at the root."""
+        cdef double vec[MAX_PLAYERS]
+        self.st.c_apply_undoable(a)
+        self.maxn(depth - 1, 1, vec)
+        self.st.c_undo()
+        return vec[self.root]
+
     def search_nodes(self, GameState state, int depth):
         """Benchmark: one fixed-depth search of `state` for the player to move; returns nodes."""
         cdef GameState st = state.clone()
@@ -340,7 +399,7 @@ cdef class _Core:
         return best_move, {"depth": done_depth, "value": value, "nodes": nodes, "exact": bool(exact),
                            "seconds": _now() - t0}
 
-    def pimc(self, GameState state, int samples, int depth, double time_budget, bint vote):
+    def pimc(self, GameState state, int samples, int depth, double time_budget, bint vote, bint maxn=False):
         """minimax: determinized search from `state`; returns (action, stats dict)."""
         cdef GameState st
         cdef Searcher s = self.srch
@@ -378,7 +437,12 @@ cdef class _Core:
             with nogil:
                 for i in range(m):
                     a = moves[i]
-                    vals[i] = s.child_value(a, depth, -INF, INF) if is_legal[a] else -INF
+                    if not is_legal[a]:
+                        vals[i] = -INF
+                    elif maxn:
+                        vals[i] = s.child_value_maxn(a, depth)
+                    else:
+                        vals[i] = s.child_value(a, depth, -INF, INF)
                     if s.aborted:
                         break
                     if vals[i] > best:
@@ -484,13 +548,16 @@ class MinimaxAgent(Agent):
     """Determinized (perfect information Monte Carlo) paranoid minimax with alpha-beta, any game."""
 
     name = "minimax"
-    PARAMS = {"determinizations": 16, "depth": 3, "time": 1.0, "combine": "average", "seed": 0}
+    PARAMS = {"determinizations": 16, "depth": 3, "time": 1.0, "combine": "average", "opponents": "paranoid",
+              "seed": 0}
 
     def __init__(self, **params):
         super().__init__(**params)
         p = self.params
         if p["combine"] not in ("average", "vote"):
             raise ValueError(f"combine of agent minimax must be average or vote, not {p['combine']!r}")
+        if p["opponents"] not in ("paranoid", "maxn"):
+            raise ValueError(f"opponents of agent minimax must be paranoid or maxn, not {p['opponents']!r}")
         if p["determinizations"] < 1 or p["depth"] < 1:
             raise ValueError("determinizations and depth of agent minimax must be at least 1")
         self._core = _Core(0, True)
@@ -499,6 +566,8 @@ class MinimaxAgent(Agent):
 
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
+        if game_params.get("players", 0) > MAX_PLAYERS:
+            raise ValueError(f"agent minimax plays at most {MAX_PLAYERS} players")
         self._core.seed(_mix(self.params["seed"], seed))
 
     def act(self, state):
@@ -506,7 +575,7 @@ class MinimaxAgent(Agent):
         if state.is_terminal():
             raise ValueError(f"agent minimax was asked to move in a finished game of {state.game_id}")
         action, self.last = self._core.pimc(state, p["determinizations"], p["depth"], p["time"],
-                                            p["combine"] == "vote")
+                                            p["combine"] == "vote", p["opponents"] == "maxn")
         return int(action)
 
 

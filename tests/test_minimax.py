@@ -228,6 +228,8 @@ def test_bad_parameters_are_refused():
     with pytest.raises(ValueError):
         agents.make("alphabeta", depth=0)
     with pytest.raises(ValueError):
+        agents.make("minimax", opponents="friendly")
+    with pytest.raises(ValueError):
         agents.make("minimax", bogus=1)
 
 
@@ -275,10 +277,23 @@ def play(game_id, players, names, seed, params=None):
 
 @pytest.mark.parametrize("game_id,players", CONFIGS)
 def test_minimax_completes_games(game_id, players):
-    for combine in ("average", "vote"):
+    for combine, opponents in (("average", "paranoid"), ("vote", "maxn")):
         names = ["minimax"] + ["random"] * (players - 1)
-        r = play(game_id, players, names, 3, {"minimax": dict(SMALL, combine=combine)})
+        r = play(game_id, players, names, 3, {"minimax": dict(SMALL, combine=combine, opponents=opponents)})
         assert len(r) == players
+
+
+@pytest.mark.parametrize("game_id", [g for g in engines.game_ids() if GAMES[g].min_players == 2])
+def test_with_two_players_maxn_is_paranoid_minimax(game_id):
+    """With two players each margin is the other's negation: max-n and paranoid search agree."""
+    for i, s in enumerate(_midgame_states(game_id, 2, 4, 60)):
+        me = s.current_player()
+        results = []
+        for opponents in ("paranoid", "maxn"):
+            agent = agents.make("minimax", determinizations=3, depth=3, time=0.0, seed=i, opponents=opponents)
+            agent.reset(game_id, s.params, me, 1)
+            results.append((agent.act(s), agent.last["value"]))
+        assert results[0] == results[1]
 
 
 def _midgame_states(game_id, players, count, seed):
@@ -335,6 +350,7 @@ def test_minimax_never_uses_hidden_information(game_id, players):
                for w in worlds for k in (1, 2)):
             pytest.xfail(f"{game_id}: c_determinize depends on the placement of cards the observer cannot see")
         for w in worlds:
+            assert w.snapshot() != s.snapshot(), "the test needs worlds that differ"
             assert w.information_state_key(me) == s.information_state_key(me)
             assert _minimax_action(w, me, i) == _minimax_action(s, me, i)
 
@@ -342,9 +358,10 @@ def test_minimax_never_uses_hidden_information(game_id, players):
 @pytest.mark.parametrize("game_id,players", CONFIGS)
 def test_minimax_is_deterministic_under_a_seed(game_id, players):
     names = ["minimax"] * players
-    params = {"minimax": dict(SMALL, seed=9)}
-    first = play(game_id, players, names, 11, params)
-    assert play(game_id, players, names, 11, params) == first
+    for opponents in ("paranoid", "maxn"):
+        params = {"minimax": dict(SMALL, seed=9, opponents=opponents)}
+        first = play(game_id, players, names, 11, params)
+        assert play(game_id, players, names, 11, params) == first
 
 
 def test_minimax_leaves_the_given_state_alone():
