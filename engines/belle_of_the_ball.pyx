@@ -344,6 +344,12 @@ cdef inline void _group_remove(BellePos* s, int p, int g, int i) noexcept nogil:
     s.cards[p][g][n - 1] = 0
     s.gcount[p][g] = n - 1
 
+cdef inline double _promise(BellePos* s, int p, int g) noexcept nogil:
+    """What group g of p would score now, plus 1.75 per free place while it is open."""
+    if _is_full(s, p, g):
+        return _group_points(s, p, g)
+    return _group_points(s, p, g) + 1.75 * (GSIZE - s.gcount[p][g])
+
 cdef inline void _line_remove(uint8_t* deck, uint8_t* head, uint8_t* reg, int k) noexcept nogil:
     """Removes line position k+1; the cards behind move up with their Regrets (RULES.md 4.3, 4.7 #6)."""
     cdef int i, h = head[0]
@@ -697,17 +703,32 @@ cdef class BelleState(GameState):
         return 0
 
     cdef double c_evaluate(self, int p) noexcept nogil:
-        """Score so far, plus for each open group what it would score now and 1.75 per free place
-        (about what a random fourth of a group adds), plus half a point per Regret and Belle in hand."""
-        cdef double v = self.s.score2[p] * 0.5
-        cdef int g
-        if self.s.over:
+        """p's prospect: the score so far; for each group, what it would score now plus, while open,
+        1.75 per free place (about what a random guest adds to a group); a guest waiting for p's
+        group at its best place; 1 per Regret and 1.5 per Belle in hand or being played (each is
+        half a point at the end, and buys a skip or an effect). Final: the returns."""
+        cdef BellePos* s = &self.s
+        cdef double v = s.score2[p] * 0.5, best, gain
+        cdef int g, belles
+        if s.over:
             return v
         for g in range(NGROUPS):
-            v += _group_points(&self.s, p, g)
-            if not _is_full(&self.s, p, g):
-                v += 1.75 * (GSIZE - self.s.gcount[p][g])
-        return v + 0.5 * (self.s.regrets[p] + __builtin_popcount(self.s.hand[p]))
+            v += _promise(s, p, g)
+        belles = __builtin_popcount(s.hand[p])
+        if s.to_move == p:
+            belles += s.pend_belle != NONE and s.phase != PH_PICK and s.phase != PH_DEST
+            if s.pend_guest != NONE and (s.phase == PH_PLACE or s.phase == PH_DEST):
+                best = -1e9
+                for g in range(NGROUPS):
+                    if not _is_full(s, p, g) and g != s.pend_group:
+                        _group_add(s, p, g, s.pend_guest)
+                        gain = _promise(s, p, g)
+                        _group_remove(s, p, g, s.gcount[p][g] - 1)
+                        gain -= _promise(s, p, g)
+                        if gain > best:
+                            best = gain
+                v += best
+        return v + s.regrets[p] + 1.5 * belles
 
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
         # Everything is public except the decks below their tops and the Regrets' faces.

@@ -509,6 +509,14 @@ def test_evaluation_adds_the_promise_of_open_groups():
     bad = setup([[[G("Chat", "Music", "Fish")], [G("Flirt", "Books", "Tree")], [G("Snub", "Cake", "Sun")]],
                  empty_party()], scores=[5, 0])
     assert good.evaluate(0) > bad.evaluate(0) > 5
+    # a taken guest is valued at its best place: the fourth of the eight-match group beats a stranger
+    fit = setup([[EIGHT[:3], [], []], empty_party()], guests=[EIGHT[3], G("Snub", "Tea", "Moon")])
+    misfit = fit.clone()
+    play(fit, "take guest 1")
+    play(misfit, "take guest 2")
+    assert fit.evaluate(0) > misfit.evaluate(0)
+    play(fit, "group 1")
+    assert fit.evaluate(0) == 8 + 3 * 4 * 1.75 + 4      # scored 8; three empty groups; 4 Regrets
 
 
 def test_bad_setups_are_refused():
