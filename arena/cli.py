@@ -29,6 +29,10 @@ def _console(stderr=False):
     return console
 
 
+class MatchFailed(Exception):
+    """A match raised inside the arena or an engine (agents' errors are faults, not this)."""
+
+
 def _t(text):
     """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
     from rich.text import Text
@@ -116,7 +120,11 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     status = "finished"
     if todo:
         store.set_status(run_id, "running")
-        status = _play(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json)
+        try:
+            status = _play(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json)
+        except MatchFailed as e:
+            store.set_status(run_id, "interrupted")
+            raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {run_id})")
     store.set_status(run_id, status)
     if status == "interrupted":
         stored = len(store.finished_ids(run_id))
@@ -168,7 +176,14 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
                         match_id = pending.pop(future)
                         if future.cancelled():
                             continue
-                        store.record(specs[match_id], future.result())
+                        try:
+                            result = future.result()
+                        except Exception as e:
+                            # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
+                            spec = specs[match_id]
+                            raise MatchFailed(f"match {match_id} ({spec.game_id}, seed {spec.seed}) failed: "
+                                              f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                        store.record(specs[match_id], result)
                         progress.advance(task)
             except KeyboardInterrupt:
                 interrupted = True

@@ -102,7 +102,8 @@ def _classify(source):
         if not all(p.isidentifier() for p in where.split(".")):
             raise ScheduleError(f"agent {source!r}: {where!r} is not a module name")
         try:
-            found = importlib.util.find_spec(where)
+            # Only the top-level name: finding a submodule would run its package's code here.
+            found = importlib.util.find_spec(where.split(".")[0])
         except (ImportError, ValueError):
             found = None
         if found is None:

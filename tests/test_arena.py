@@ -250,3 +250,22 @@ def test_card_game_duplicate_deals_with_fewer_agents_than_seats(tmp_path):
         assert set(ranked) == {"random", "greedy"}
     if all("bid_accuracy" in m["metrics"] for m in matches):
         assert all("bid_accuracy" in r["metrics"] for r in rows)
+
+
+def test_an_engine_error_stops_the_run_with_one_line_and_keeps_what_is_stored(tmp_path, monkeypatch):
+    real = runner.play_match
+
+    def flaky(spec):
+        if spec.match_id == 3:
+            raise RuntimeError("engine bug")
+        return real(spec)
+
+    monkeypatch.setattr(runner, "play_match", flaky)
+    result = invoke("run", "--game", "insert", "--agents", "random,greedy", "--games", 3, "--jobs", 1,
+                    "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 1
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("Error: match 3 (insert") and "engine bug" in last
+    assert "Traceback" not in result.output
+    store = Store(str(tmp_path / "s.sqlite"))
+    assert store.run()["status"] == "interrupted" and store.finished_ids(store.run()["run_id"]) == {0, 1, 2}
