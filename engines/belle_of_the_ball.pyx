@@ -23,6 +23,20 @@ Players are numbered from 0, groups and line positions from 1 in the names. Posi
 the face-up top of its deck.
 
 Scores are kept doubled (integers) because of the half points at the end of the game.
+Parameters: match_count = instances (RULES.md 4.7 #2) | pairs; score_on_final_turn = false (4.7 #4) | true.
+
+Decisions where RULES.md is silent:
+- Both deck orders are shuffled at the deal and kept in the position; determinize reshuffles the
+  unseen guests (deck below its top plus the Regrets' faces, one pool) and the Belle deck below its top.
+- The game ends whenever the guest line becomes empty, also when Next, Please discards the last
+  Guest; with score_on_final_turn the player's step 3 happens first (and step 2 is skipped then).
+- A Belle being played has left the hand while its target is chosen. Loves a Crowd counts the Belles
+  in every group of every party (not itself, not hands). May I Cut In? may take a guest from a full
+  group. Regrets Only takes one Regret from each opponent holding any.
+- A group's score: base, plus the modifiers, floored at 0, then halved once per A Scene. Under
+  match_count=pairs, Matchmaker still makes the base the number of icons.
+- A step with a single choice is still a decision, except step 1, which is skipped when no Belle in
+  hand can be played.
 """
 import json
 import os
