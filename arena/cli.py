@@ -172,7 +172,8 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
                     if not pending:
                         break
                     finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
-                    for future in finished:
+                    failed = None
+                    for future in sorted(finished, key=pending.get):
                         match_id = pending.pop(future)
                         if future.cancelled():
                             continue
@@ -181,10 +182,16 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
                         except Exception as e:
                             # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
                             spec = specs[match_id]
-                            raise MatchFailed(f"match {match_id} ({spec.game_id}, seed {spec.seed}) failed: "
-                                              f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                            failed = failed or MatchFailed(
+                                f"match {match_id} ({spec.game_id}, seed {spec.seed}) failed: "
+                                f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                            continue
                         store.record(specs[match_id], result)
                         progress.advance(task)
+                    if failed:
+                        for future in pending:
+                            future.cancel()
+                        raise failed
             except KeyboardInterrupt:
                 interrupted = True
                 console.print("stopping: the matches in progress are abandoned and will be replayed "
