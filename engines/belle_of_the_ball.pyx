@@ -166,6 +166,23 @@ cdef uint32_t REQ_MASK[N_REQ]
 _DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
+def _check_cards(interests, guests, belles):
+    """Raises ValueError (one line) unless the data fits the engine: checked before any table changes."""
+    if len(interests) > MAXI or not 31 <= len(guests) <= MAXG or len(belles) > MAXB:
+        raise ValueError(f"belle data: at most {MAXI} interests, 31 to {MAXG} guests, {MAXB} Belles")
+    for g in guests:
+        icons = g["interests"]
+        if not 1 <= len(icons) <= 4 or len(set(icons)) != len(icons) or not set(icons) <= set(interests):
+            raise ValueError(f"belle data: guest {g['name']!r} needs 1 to 4 distinct known interests")
+    for b in belles:
+        if b.get("mode") not in MODES or b.get("effect") not in EFFECTS:
+            raise ValueError(f"belle data: {b['name']!r}: unknown mode or effect")
+        if (b["mode"] == "mayhem") == (b["effect"] in GROUP_EFFECTS):
+            raise ValueError(f"belle data: {b['name']!r}: a {b['mode']} Belle cannot have effect {b['effect']!r}")
+        if b["effect"] == "per_icon" and b.get("icon") not in interests:
+            raise ValueError(f"belle data: {b['name']!r}: per_icon needs a known icon")
+
+
 def _load_cards(guest_file=None, belle_file=None):
     """Reads the guest and Belle data into the C tables; returns (interests, guests, belles)."""
     global NG, NB, NI
@@ -175,28 +192,20 @@ def _load_cards(guest_file=None, belle_file=None):
         bdoc = json.load(f)
     interests = [x for tier in gdoc["interests"].values() for x in tier]
     guests, belles = gdoc["guests"], bdoc["belles"]
-    if len(interests) > MAXI or len(guests) > MAXG or len(belles) > MAXB:
-        raise ValueError("belle data: too many interests, guests or Belles for the engine's tables")
+    _check_cards(interests, guests, belles)
     cdef int i, j, r
     for i, g in enumerate(guests):
-        if not 1 <= len(g["interests"]) <= 4:
-            raise ValueError(f"belle data: guest {g['name']!r} needs 1 to 4 interests")
         G_NICON[i] = len(g["interests"])
-        for j, name in enumerate(g["interests"]):
-            G_ICON[i][j] = interests.index(name)
         G_NOBLE[i] = g.get("honorific", "") in ("Lord", "Lady")
         G_MASK[i] = 0
-        for j in range(G_NICON[i]):
+        for j, name in enumerate(g["interests"]):
+            G_ICON[i][j] = interests.index(name)
             G_MASK[i] |= 1U << G_ICON[i][j]
-        if len(set(g["interests"])) != G_NICON[i]:
-            raise ValueError(f"belle data: guest {g['name']!r} repeats an interest")
     for r in range(N_REQ):
         REQ_MASK[r] = 0
     for i, b in enumerate(belles):
         B_MODE[i] = MODES.index(b["mode"])
         B_EFFECT[i] = EFFECTS.index(b["effect"])
-        if (b["mode"] == "mayhem") == (b["effect"] in GROUP_EFFECTS):
-            raise ValueError(f"belle data: {b['name']!r}: a {b['mode']} Belle cannot have effect {b['effect']!r}")
         B_ICON[i] = interests.index(b["icon"]) if "icon" in b else 0
         B_POINTS[i] = int(b.get("points", b.get("count", 0)))
         if B_MODE[i] == M_MIRTH:

@@ -558,3 +558,43 @@ def test_cards_and_regrets_are_conserved_in_random_games(players):
                 break
             assert all(d % 2 == 0 for d in st.doubled_scores())     # halves come only at the end
             st.apply_action(rng.choice(st.legal_actions()))
+
+
+def test_corrected_card_texts_replace_the_data_without_code_changes(tmp_path):
+    """RULES.md 7.3: the Belles are data; a corrected text changes the engine's scoring."""
+    import json
+    from engines import belle_of_the_ball as bob
+    doc = json.load(open(bob._DATA + "/belle_belles.json"))
+    doc["belles"][0].update(points=3)                       # Earl Grey, Hot: +3 per Tea
+    doc["belles"][8].update(effect="flat", points=1)        # Matchmaker as a flat +1
+    path = tmp_path / "belles.json"
+    path.write_text(json.dumps(doc))
+    try:
+        bob._load_cards(belle_file=str(path))
+        assert mirth_score("Earl Grey, Hot", [G("Chat", "Tea", "Fish"), G("Chat", "Tea", "Tree"),
+                                              G("Flirt", "Tea", "Fish")]) == 7 + 9
+        assert mirth_score("Matchmaker", [G("Chat", "Music", "Fish"), G("Flirt", "Books", "Tree"),
+                                          G("Snub", "Cake", "Sun")]) == 1
+        doc["belles"][0].update(mode="mayhem")
+        path.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match="cannot have effect"):
+            bob._load_cards(belle_file=str(path))
+    finally:
+        bob._load_cards()
+    assert mirth_score("Matchmaker", [G("Chat", "Music", "Fish"), G("Flirt", "Books", "Tree"),
+                                      G("Snub", "Cake", "Sun")]) == 9
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_benchmark_loops_run_fresh_deals_to_the_end(players):
+    """RULES.md 4.2: c_reset deals a new game; the C loops leave the prototype untouched."""
+    from engines import core
+    st = engines.make("belle_of_the_ball", players=players, seed=2)
+    before = st.snapshot()
+    core.run_rollouts(st, 200, 3)
+    core.run_clones(st, 1000)
+    core.run_apply_undo(st, 1000, 3)
+    assert st.snapshot() == before
+    done = st.clone()
+    done.rollout(seed=5)
+    assert done.is_terminal() and sum(done.doubled_scores()) > 0
