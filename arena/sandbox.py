@@ -69,8 +69,12 @@ class RemoteAgent:
         self._in = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close()
         self.proc.stdout.close()
-        self._call(("load", self.spec.kind, self.spec.target, dict(self.spec.params), os.getcwd()),
-                   STARTUP_LIMIT)
+        try:
+            self._call(("load", self.spec.kind, self.spec.target, dict(self.spec.params), os.getcwd()),
+                       STARTUP_LIMIT)
+        except AgentFault:
+            self.close()
+            raise
 
     def _call(self, message, limit):
         if self.proc.poll() is not None:
@@ -133,7 +137,7 @@ class RemoteAgent:
                 pass
 
 
-def validate(spec, timeout=STARTUP_LIMIT):
+def validate(spec):
     """None if a submitted agent loads and instantiates with its parameters, else the error text."""
     try:
         agent = RemoteAgent(spec)
