@@ -94,6 +94,8 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     from arena import schedule as sched
     from arena.store import Store
 
+    if backend == "dask" and not address:
+        raise ArenaError("--backend dask needs --address tcp://HOST:PORT (a running Dask scheduler)")
     store = Store(store_path)
     if resume:
         run_row = store.run(resume)

@@ -52,9 +52,14 @@ def test_games_and_agents_list_what_is_registered():
     (["run", "--game", "insert", "--agents", "random,./no_such_bot.py:Bot"], ["no file"]),
     (["run", "--game", "insert", "--agents", "random,no_such_pkg.bots:Bot"], ["no module"]),
     (["leaderboard", "no-such-run"], ["no run"]),
+    (["run", "--game", "insert", "--backend", "dask"], ["--address"]),
+    (["run", "--resume", "no-such-run"], ["no run"]),
+    (["check-agent", "nosuchbot", "--game", "insert"], ["unknown agent"]),
+    (["bench", "--game", "nosuchgame"], ["unknown game"]),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(tmp_path, args, words):
-    result = invoke(*args, "--store", tmp_path / "s.sqlite")
+    store = ["--store", tmp_path / "s.sqlite"] if args[0] in ("run", "leaderboard") else []
+    result = invoke(*args, *store)
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     lines = result.output.strip().splitlines()
