@@ -12,6 +12,7 @@ from agents.ismcts import ISMCTSAgent
 from agents.simple import RandomAgent
 from engines.registry import GAMES
 from engines.insert import InsertState
+from engines.wizard import WizardState
 
 GAME_IDS = engines.game_ids()
 # Engines whose c_determinize output still depends on the true hidden arrangement (not only on the
@@ -210,3 +211,25 @@ def test_it_is_registered_and_refuses_bad_parameters():
         ISMCTSAgent(time=-1)
     with pytest.raises(BadAgentParameter, match="valid"):
         ISMCTSAgent(depth=3)
+
+
+@pytest.mark.parametrize("hand,bid", [("W", "bid 1"), ("J", "bid 0")])
+def test_wizard_bids_the_sure_thing_in_a_one_card_round(hand, bid):
+    """RULES.md 1.4 and 1.5: the first Wizard wins the trick, a lone Jester loses it; an exact bid
+    scores 20 + 10 per trick and a miss loses 10, so the round horizon must find the exact bid."""
+    others = ["3d", "5e", "J" if hand == "W" else "W"]
+    state = WizardState.from_deal(4, [[hand]] + [[c] for c in others], turn_up="7g", dealer=3)
+    assert state.current_player() == 0
+    a = agent(iterations=1000)
+    assert state.action_to_string(a.act(state)) == bid
+
+
+def test_the_round_horizon_keeps_the_tree_in_the_round():
+    """RULES.md 1.2: round 1 deals one card each: 4 bids and 4 cards, so 8 moves remain in it."""
+    state = WizardState.from_deal(4, [["W"], ["3d"], ["5e"], ["J"]], turn_up="7g", dealer=3)
+    depth = {}
+    for horizon in ("round", "game"):
+        a = agent(iterations=3000, horizon=horizon)
+        a.act(state)
+        depth[horizon] = a.last_stats()["max_depth"]
+    assert depth["round"] <= 8 < depth["game"]
