@@ -459,7 +459,7 @@ cdef inline int _find_guest(BellePos* s, int x, int* gp, int* gg) noexcept nogil
     return -1
 
 cdef int _legal(BellePos* s, action_t* out) noexcept nogil:
-    cdef int p = s.to_move, n = 0, k, lim, q, g, i, c, open_, m, src_ok
+    cdef int p = s.to_move, n = 0, k, lim, q, g, i, c, open_
     cdef uint32_t bm
     cdef int ph = s.phase
     if ph == PH_TAKE:
