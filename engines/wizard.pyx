@@ -34,9 +34,33 @@ cdef extern from *:
     }
     #endif
     static inline int wz_ctz(unsigned long long x) { return __builtin_ctzll(x); }
+
+    static unsigned char wz_select8[256][8];   /* position of the r-th set bit of a byte */
+    static void wz_init_select(void) {
+        for (int b = 0; b < 256; b++) {
+            int r = 0;
+            for (int i = 0; i < 8; i++)
+                if (b >> i & 1) wz_select8[b][r++] = (unsigned char)i;
+        }
+    }
+    /* The position of the k-th (0-based) set bit of x, k < popcount(x): byte prefix counts,
+       a SWAR compare to find the byte, a table inside it. No data-dependent branch. */
+    static inline int wz_select(unsigned long long x, int k) {
+        const unsigned long long L = 0x0101010101010101ULL, H = 0x8080808080808080ULL;
+        unsigned long long b = x - ((x >> 1) & 0x5555555555555555ULL);
+        b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+        b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        unsigned long long prefix = b * L;
+        unsigned long long le = ((((unsigned long long)k * L) | H) - prefix) & H;
+        int j = (int)(((le >> 7) * L) >> 56);
+        int before = (int)(((prefix << 8) >> (8 * j)) & 0xFF);
+        return 8 * j + wz_select8[(x >> (8 * j)) & 0xFF][k - before];
+    }
     """
     int wz_popcount(unsigned long long x) nogil
     int wz_ctz(unsigned long long x) nogil
+    int wz_select(unsigned long long x, int k) nogil
+    void wz_init_select()
 
 cdef enum:
     MAXP = 6
@@ -51,8 +75,8 @@ cdef enum:
     PH_BID = 1
     PH_PLAY = 2
     PH_OVER = 3
-    LED_NONE = -1
     LED_FREE = 4          # a Wizard was led: nothing to follow
+    LED_NONE = 5          # no card but Jesters yet
     HIDE_NONE = 0
     HIDE_UNTIL_PLAY = 1   # hidden_bids: revealed when bidding ends
     HIDE_UNTIL_END = 2    # secret_bids: revealed when the round ends
@@ -63,6 +87,14 @@ cdef uint64_t JES = (<uint64_t>0xF) << 56
 cdef uint64_t ALL = (<uint64_t>1 << 60) - 1
 cdef uint64_t SUIT_MASK[4]
 cdef int8_t SUIT_OF[NCARDS]
+# Per card action (0..53), for a trick update without unpredictable branches:
+cdef uint64_t PICK[A_BID]          # the hand bits the action takes its card from
+cdef int8_t CODE[A_BID]            # suit 0..3; 4 Wizard; 6 Jester (matches no suit and no led code)
+cdef int8_t LEDNEXT[A_BID][6]      # the led code after this card, by the led code before it
+cdef int8_t VOIDBIT[A_BID][6]      # the void this card reveals, by the led code before it
+cdef int8_t BASE[A_BID]            # trick strength: Wizard 64 (+16 as "led"), trump 32+rank,
+cdef int8_t TRUMPV[A_BID]          # led suit 16+rank, anything else 0; the first card of the
+cdef int8_t LEDV[A_BID]            # greatest strength takes the trick
 
 SUITS = "degh"     # dwarves, elves, giants, humans
 
@@ -76,10 +108,24 @@ cdef void _init_tables() noexcept:
     cdef int c, s
     for s in range(4):
         SUIT_MASK[s] = ((<uint64_t>1 << 13) - 1) << (13 * s)
+    cdef int a, led
     for c in range(NCARDS):
         SUIT_OF[c] = c // 13 if c < 52 else (4 if c < 56 else 5)
+    for a in range(A_BID):
+        PICK[a] = (<uint64_t>1 << a) if a < 52 else (WIZ if a == A_WIZ else JES)
+        CODE[a] = a // 13 if a < 52 else (4 if a == A_WIZ else 6)
+        BASE[a] = 64 if a == A_WIZ else 0
+        TRUMPV[a] = 32 + a % 13 if a < 52 else 0
+        LEDV[a] = 16 + a % 13 if a < 52 else 16 * (a == A_WIZ)
+        for led in range(6):
+            if led == LED_NONE:
+                LEDNEXT[a][led] = CODE[a] if a != A_JES else LED_NONE
+            else:
+                LEDNEXT[a][led] = led
+            VOIDBIT[a][led] = (1 << led) if (a < 52 and led < 4 and CODE[a] != led) else 0
 
 _init_tables()
+wz_init_select()
 
 
 cdef struct WizPos:
@@ -107,8 +153,8 @@ cdef struct WizPos:
     int8_t led                 # LED_NONE, LED_FREE or the led suit
     int8_t trick_len
     int8_t win_player          # current winner of the trick
-    int8_t win_kind            # 0 Jesters only, 1 led suit, 2 trump, 3 Wizard
-    int8_t win_rank
+    int8_t win_str             # the winning card's strength (see BASE); -1 before the first card
+    int8_t _pad0
     int8_t n_bids
     int8_t bid_sum
     int8_t n_plays
@@ -156,9 +202,8 @@ cdef void _begin_round(WizPos* s) noexcept nogil:
     s.gone = 0
     s.n_bids = s.bid_sum = s.n_plays = s.tricks_done = s.trick_len = 0
     s.led = LED_NONE
-    s.win_kind = 0
+    s.win_str = -1
     s.win_player = -1
-    s.win_rank = -1
     s.trump = -1
     s.phase = PH_BID
     s.to_move = _next(s, s.dealer)
@@ -277,54 +322,22 @@ cdef inline int _forbidden_bid(WizPos* s) noexcept nogil:
 
 
 cdef inline void _play(WizPos* s, int a, Rng* chance) noexcept nogil:
-    cdef int p = s.to_move, suit, rank = 0
-    cdef uint64_t bit, m
-    if a < 52:
-        bit = <uint64_t>1 << a
-        suit = SUIT_OF[a]
-        rank = a - 13 * suit
-    elif a == A_WIZ:
-        m = s.hand[p] & WIZ
-        bit = m & (~m + 1)
-        suit = 4
-    else:
-        m = s.hand[p] & JES
-        bit = m & (~m + 1)
-        suit = 5
+    cdef int p = s.to_move, code = CODE[a], led, st
+    cdef uint64_t m = s.hand[p] & PICK[a]
+    cdef uint64_t bit = m & (~m + 1)
     s.hand[p] &= ~bit
     s.gone |= bit
     s.plays[s.n_plays] = a
     s.play_by[s.n_plays] = p
     s.n_plays += 1
     s.pub_key = _mix(s.pub_key, a)
-    if suit == 4:
-        if s.win_kind != 3:
-            s.win_kind = 3
-            s.win_player = p
-        if s.led == LED_NONE:
-            s.led = LED_FREE
-    elif suit == 5:
-        if s.trick_len == 0:
-            s.win_player = p
-    else:
-        if s.led == LED_NONE:
-            s.led = suit
-        elif s.led != LED_FREE and suit != s.led:
-            s.void[p] |= 1 << s.led
-        if s.win_kind == 3:
-            pass
-        elif suit == s.trump:
-            if s.win_kind < 2 or rank > s.win_rank:
-                s.win_kind = 2
-                s.win_player = p
-                s.win_rank = rank
-        elif s.win_kind == 0:
-            s.win_kind = 1
-            s.win_player = p
-            s.win_rank = rank
-        elif s.win_kind == 1 and suit == s.led and rank > s.win_rank:
-            s.win_player = p
-            s.win_rank = rank
+    s.void[p] |= VOIDBIT[a][s.led]
+    led = LEDNEXT[a][s.led]
+    s.led = led
+    st = BASE[a] + (TRUMPV[a] if code == s.trump else (LEDV[a] if code == led else 0))
+    if st > s.win_str:
+        s.win_str = st
+        s.win_player = p
     s.trick_len += 1
     if s.trick_len < s.nplayers:
         s.to_move = _next(s, p)
@@ -335,9 +348,8 @@ cdef inline void _play(WizPos* s, int a, Rng* chance) noexcept nogil:
     s.to_move = p
     s.trick_len = 0
     s.led = LED_NONE
-    s.win_kind = 0
+    s.win_str = -1
     s.win_player = -1
-    s.win_rank = -1
     if s.tricks_done == s.cards:
         _end_round(s, chance)
 
@@ -345,7 +357,7 @@ cdef inline void _play(WizPos* s, int a, Rng* chance) noexcept nogil:
 cdef inline uint64_t _playable(WizPos* s) noexcept nogil:
     """The hand bits the player to move may play."""
     cdef uint64_t h = s.hand[s.to_move], f
-    if s.led >= 0 and s.led < 4:
+    if s.led < 4:
         f = h & SUIT_MASK[s.led]
         if f:
             return f | (h & (WIZ | JES))
@@ -382,21 +394,14 @@ cdef int _legal(WizPos* s, action_t* out) noexcept nogil:
 
 
 cdef inline int _random_action(WizPos* s, Rng* rng) noexcept nogil:
-    cdef uint64_t m, suited
-    cdef int ns, k, f
+    cdef uint64_t m, acts
+    cdef int k, f
     if s.phase == PH_PLAY:
         m = _playable(s)
-        suited = m & SUITED
-        ns = wz_popcount(suited)
-        k = rng_below(rng, ns + (1 if m & WIZ else 0) + (1 if m & JES else 0))
-        if k < ns:
-            while k:
-                suited &= suited - 1
-                k -= 1
-            return wz_ctz(suited)
-        if k == ns and (m & WIZ):
-            return A_WIZ
-        return A_JES
+        # the playable card actions as a bit set: action ids 0..53 are bit positions
+        acts = ((m & SUITED) | (<uint64_t>((m & WIZ) != 0) << A_WIZ)
+                | (<uint64_t>((m & JES) != 0) << A_JES))
+        return wz_select(acts, rng_below(rng, wz_popcount(acts)))
     if s.phase == PH_BID:
         f = _forbidden_bid(s)
         if f >= 0 and f <= s.cards:
@@ -421,7 +426,7 @@ cdef double _expected_tricks(WizPos* s, int p) noexcept nogil:
     cdef double est = s.tricks[p] + 0.9 * wz_popcount(h & WIZ)
     cdef int c, suit, rank
     if s.trick_len and s.win_player == p:
-        est += 0.9 if s.win_kind == 3 else 0.6    # leading the trick in progress
+        est += 0.9 if s.win_str >= 64 else 0.6    # leading the trick in progress
     m = h & SUITED
     while m:
         c = wz_ctz(m)
