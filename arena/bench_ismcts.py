@@ -3,7 +3,8 @@
 `cases(game_ids)` yields one row per case, each a dict:
 
     {"case": "ismcts/<game>/<point>", "unit": "iterations/s", "rates": [...], "median_per_s": ...,
-     "iterations": per search, "bytes_per_node": ..., "nodes": tree size of the last search, ...}
+     "iterations": per search, "nodes": tree size of the last search, "bytes_per_node": the tree
+     memory of the last search over its nodes (24-byte edges, 12-byte node records, block slack), ...}
 
 - `ismcts/<game>/first_decision` for every game id given: one search at a time, from a fresh state
   of the game (default parameters and players, seed 0) at its first decision, with the default
@@ -64,7 +65,7 @@ def _ismcts_row(case, state, repeats, seconds, iterations=None, **extra):
     stats = search.stats()
     return {"case": case, "unit": "iterations/s", "rates": [round(r) for r in rates],
             "median_per_s": round(statistics.median(rates)), "iterations": n,
-            "bytes_per_node": Search.bytes_per_node(), "nodes": stats["nodes"],
+            "bytes_per_node": stats["bytes_per_node"], "nodes": stats["nodes"],
             "players": state.num_players, **extra}
 
 
@@ -108,8 +109,10 @@ def _openspiel_row(pyspiel, case, state, repeats, iterations):
             "players": OH_HELL["players"]}
 
 
-def cases(game_ids, repeats=5, seconds=0.15):
-    """Yields the benchmark rows described in the module docstring for the given game ids."""
+def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
+    """Yields the benchmark rows described in the module docstring for the given game ids:
+    `repeats` searches per case, ismcts searches sized to take about `seconds` each, OpenSpiel's
+    of `baseline_iterations` simulations."""
     for game_id in game_ids:
         state = engines.make(game_id, seed=0)
         yield _ismcts_row(f"ismcts/{game_id}/first_decision", state, repeats, seconds)
@@ -128,7 +131,7 @@ def cases(game_ids, repeats=5, seconds=0.15):
                               note="pyspiel (OpenSpiel) is not installed: no baseline")
             continue
         base = _openspiel_row(pyspiel, f"openspiel_ismcts/oh_hell_4p_10tricks/{point}",
-                              oh_hell[point], repeats, 10000)
+                              oh_hell[point], repeats, baseline_iterations)
         yield base
         row = _ismcts_row(row_case, state, repeats, seconds, iterations=None,
                           baseline=base["case"])

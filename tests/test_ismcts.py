@@ -233,3 +233,18 @@ def test_the_round_horizon_keeps_the_tree_in_the_round():
         a.act(state)
         depth[horizon] = a.last_stats()["max_depth"]
     assert depth["round"] <= 8 < depth["game"]
+
+
+def test_the_benchmark_rows():
+    from arena.bench_ismcts import cases
+    rows = list(cases(["insert", "wizard"], repeats=2, seconds=0.005, baseline_iterations=300))
+    by_case = {r["case"]: r for r in rows}
+    for case in ("ismcts/insert/first_decision", "ismcts/wizard/first_decision",
+                 "ismcts/wizard_4p_hand10/first_bid", "ismcts/wizard_4p_hand10/first_card"):
+        r = by_case[case]
+        assert r["unit"] == "iterations/s" and len(r["rates"]) == 2 and r["median_per_s"] > 0
+        assert r["iterations"] >= 1000 and r["nodes"] > 1 and r["bytes_per_node"] >= 24
+    hand = by_case["ismcts/wizard_4p_hand10/first_card"]
+    if hand["baseline"] is not None:
+        base = by_case[hand["baseline"]]
+        assert hand["ratio"] == round(hand["median_per_s"] / base["median_per_s"], 2)
