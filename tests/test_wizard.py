@@ -545,3 +545,22 @@ def test_c_rollout_plays_only_legal_moves(seed, players, size, pm1):
     for _, card in obs["plays"]:
         play(replay, card)
     assert replay == fast
+
+
+def test_c_rollout_picks_uniformly_among_legal_moves():
+    """RULES.md 1.4: the C-level rollout's move is uniform over the legal moves (following suit too)."""
+    hands = ["1d 5d 9d 13d 2e 6e 10g W J", "2d 3d 4d 6d 7d 8d 10d 11d 12d", "1e 3e 4e 5e 7e 8e 9e 11e 12e"]
+    leading = deal(3, hands, turn_up="13h", dealer=2)
+    play(leading, "bid 1", "bid 0", "bid 3")
+    following = deal(3, hands, turn_up="13h", dealer=1)
+    play(following, "bid 1", "bid 0", "bid 3", "1e")
+    assert legal(following) == ["2e", "6e", "J", "W"]
+    for s, index in ((leading, 0), (following, 1)):
+        counts = Counter()
+        n = 300 * len(legal(s))
+        for seed in range(n):
+            r = s.clone()
+            r.rollout(seed=seed)
+            counts[r.observation(0)["plays"][index][1]] += 1
+        assert set(counts) == set(legal(s))
+        assert all(220 <= c <= 380 for c in counts.values()), counts
