@@ -82,6 +82,8 @@ cdef class Searcher:
     cdef bint margin
     cdef bint use_tt
     cdef bint use_order
+    cdef public int tt_min_depth        # nodes closer to the horizon than this skip the table
+    cdef public bint use_history
     cdef TTEntry* tt
     cdef uint64_t tt_mask
     cdef uint32_t gen
@@ -96,6 +98,8 @@ cdef class Searcher:
         self.tt = NULL
         self.use_tt = tt_bits > 0
         self.use_order = ordering
+        self.tt_min_depth = 3     # measured on Insert: the fastest to a given depth
+        self.use_history = True
         self.margin = margin
         if self.use_tt:
             if tt_bits > 28:
@@ -173,7 +177,7 @@ cdef class Searcher:
         if self.can_abort and (self.nodes & 1023) == 0 and _now() > self.deadline:
             self.aborted = True
             return 0.0
-        if self.use_tt:
+        if self.use_tt and depth >= self.tt_min_depth:
             key = self.st.c_infoset_key(self.st.c_current_player())
             e = &self.tt[key & self.tt_mask]
             if e.flag and e.key == key:
@@ -193,7 +197,7 @@ cdef class Searcher:
             # insertion sort by (TT move, history), stable on the engine's order
             for i in range(n):
                 a = moves[i]
-                sc = 0x7FFFFFFF if a == tt_move else self.history[side][a]
+                sc = 0x7FFFFFFF if a == tt_move else (self.history[side][a] if self.use_history else 0)
                 j = i
                 while j > 0 and score[j - 1] < sc:
                     score[j] = score[j - 1]
@@ -548,7 +552,7 @@ class MinimaxAgent(Agent):
     """Determinized (perfect information Monte Carlo) paranoid minimax with alpha-beta, any game."""
 
     name = "minimax"
-    PARAMS = {"determinizations": 16, "depth": 3, "time": 1.0, "combine": "average", "opponents": "paranoid",
+    PARAMS = {"determinizations": 24, "depth": 4, "time": 1.0, "combine": "average", "opponents": "paranoid",
               "seed": 0}
 
     def __init__(self, **params):

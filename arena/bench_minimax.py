@@ -13,15 +13,16 @@ from seeded greedy-vs-random play, default parameters):
   ordering save).
 - baseline `greedy/insert/<point>`: evaluations/s of the `greedy` agent (one per legal move).
 For every game id (default players and parameters, seed 0, the first decision with a choice):
-- `minimax/<game>/first_decision`: determinizations/s of a default `minimax` move (16
-  determinizations, depth 3, no time budget), each one resampled and searched; extra keys
+- `minimax/<game>/first_decision`: determinizations/s of a default `minimax` move (24
+  determinizations, depth 4, no time budget), each one resampled and searched; extra keys
   `determinizations`, `depth`, `nodes_per_s`.
 - baseline `determinize/<game>/first_decision`: determinizations/s without search (copy +
   c_determinize only), so the search cost per sample is the ratio of the two rows.
 - baseline `greedy/<game>/first_decision`: evaluations/s of the `greedy` agent.
 
-Each rate is the work of one whole search (or loop) divided by its wall time; `repeats` of them per
-row. Run alone: `python -m arena.bench_minimax [game ...]` (default: every registered game).
+Each rate is the work of one whole search (or loop) divided by the CPU time it took (the process's
+CPU time, so other processes on a shared machine do not deflate it; it is also one core's rate, as
+every search is single-threaded); `repeats` of them per row. Run alone: `python -m arena.bench_minimax [game ...]` (default: every registered game).
 """
 import json
 import random
@@ -67,11 +68,11 @@ def _greedy_rate(state, repeats):
     n = len(state.legal_actions())
     rates = []
     for _ in range(repeats):
-        k, t0 = 0, time.perf_counter()
-        while time.perf_counter() - t0 < 0.05:
+        k, t0 = 0, time.process_time()
+        while time.process_time() - t0 < 0.05:
             g.act(state)
             k += n
-        rates.append(k / (time.perf_counter() - t0))
+        rates.append(k / (time.process_time() - t0))
     return rates
 
 
@@ -80,17 +81,18 @@ def _alphabeta_rows(state, point, depth, repeats):
     for _ in range(repeats):
         a = agents.make("alphabeta", depth=depth, time=0.0)
         a.reset("insert", state.params, state.current_player(), 0)
+        t0 = time.process_time()
         info = a.analyse(state)
         nodes = info["nodes"]
-        rates.append(nodes / info["seconds"])
+        rates.append(nodes / (time.process_time() - t0))
     yield _row(f"alphabeta/insert/{point}", "nodes/s", rates, depth=depth, nodes=nodes,
                baseline=f"alphabeta_plain/insert/{point}")
     rates = []
     for _ in range(repeats):
         plain = Searcher(0, False, False)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         nodes = plain.search_nodes(state, depth)
-        rates.append(nodes / (time.perf_counter() - t0))
+        rates.append(nodes / (time.process_time() - t0))
     yield _row(f"alphabeta_plain/insert/{point}", "nodes/s", rates, depth=depth, nodes=nodes)
     yield _row(f"greedy/insert/{point}", "evaluations/s", _greedy_rate(state, repeats))
 
@@ -99,25 +101,27 @@ def cases(game_ids, repeats=5):
     """Yields the benchmark rows described in the module docstring for the given game ids."""
     if "insert" in game_ids:
         for point, state in _insert_points().items():
-            yield from _alphabeta_rows(state, point, 9 if point == "opening" else 12, repeats)
+            yield from _alphabeta_rows(state, point, 10 if point == "opening" else 14, repeats)
     for game_id in game_ids:
         state = _first_decision(game_id)
         case = f"{game_id}/first_decision"
-        mm = agents.make("minimax", determinizations=16, depth=3, time=0.0)
+        mm = agents.make("minimax", determinizations=24, depth=4, time=0.0)
         mm.reset(game_id, state.params, state.current_player(), 0)
         rates, node_rates = [], []
         for _ in range(repeats):
+            t0 = time.process_time()
             mm.act(state)
-            rates.append(mm.last["determinizations"] / mm.last["seconds"])
-            node_rates.append(mm.last["nodes"] / mm.last["seconds"])
-        yield _row(f"minimax/{case}", "determinizations/s", rates, determinizations=16, depth=3,
+            dt = time.process_time() - t0
+            rates.append(mm.last["determinizations"] / dt)
+            node_rates.append(mm.last["nodes"] / dt)
+        yield _row(f"minimax/{case}", "determinizations/s", rates, determinizations=24, depth=4,
                    nodes_per_s=round(statistics.median(node_rates)), baseline=f"determinize/{case}")
         rates = []
         for i in range(repeats):
             n = 20000
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             run_determinizations(state, n, i)
-            rates.append(n / (time.perf_counter() - t0))
+            rates.append(n / (time.process_time() - t0))
         yield _row(f"determinize/{case}", "determinizations/s", rates)
         yield _row(f"greedy/{case}", "evaluations/s", _greedy_rate(state, repeats))
 

@@ -204,6 +204,13 @@ def test_deterministic_under_a_seed_and_seed_breaks_ties():
     assert len(set(first)) > 1
 
 
+def test_a_time_budget_still_completes_an_iteration():
+    s = engines.make("insert", seed=8)
+    info = alphabeta(s, depth=64, time=1e-6)
+    assert info["action"] in s.legal_actions()
+    assert info["depth"] >= 1 and info["nodes"] > 0
+
+
 def test_refuses_games_it_cannot_play(monkeypatch):
     """alphabeta plays two-player perfect-information games only, and says so."""
     monkeypatch.setitem(GAMES, "fake_cards", GameSpec(
