@@ -390,9 +390,13 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
               help="Include the search agents' benchmarks.")
 @click.option("--arena", "with_arena", is_flag=True, help="Also measure the arena's games/s at 1 and 2 "
               "workers against a bare loop.")
+@click.option("--arena-agents", default="greedy, random", show_default=True,
+              help="The agents of the --arena measurement.")
+@click.option("--arena-games", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Deals of the --arena measurement (each played in both seatings).")
 @json_option
 @user_errors
-def bench(game_ids, repeats, search, with_arena, as_json):
+def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_json):
     """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
     import engines
     from arena import bench as b
@@ -407,7 +411,7 @@ def bench(game_ids, repeats, search, with_arena, as_json):
             yield from b.search_rows(game_ids)
         if with_arena:
             for g in game_ids:
-                yield from b.arena_rows(g, repeats=min(repeats, 3))
+                yield from b.arena_rows(g, repeats=min(repeats, 3), deals=arena_games, agents=arena_agents)
 
     if as_json:
         for r in rows():
