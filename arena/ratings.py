@@ -36,8 +36,12 @@ def agent_ranks(match):
     return [(label, 1 + sum(1 for other in mean.values() if other < m)) for label, m in mean.items()]
 
 
-def _environment():
+def environment():
+    """The TrueSkill environment every leaderboard uses (the package's defaults, draws 10%)."""
     return trueskill.TrueSkill(draw_probability=0.10)
+
+
+_environment = environment   # the name other reports used first
 
 
 def leaderboard(matches):
@@ -57,7 +61,7 @@ def leaderboard(matches):
 
 
 def _group_rows(game_id, params, matches):
-    env = _environment()
+    env = environment()
     ratings = {}
     stats = defaultdict(lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0,
                                  "placements": [], "returns": [], "metrics": defaultdict(list)})

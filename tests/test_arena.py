@@ -269,3 +269,27 @@ def test_an_engine_error_stops_the_run_with_one_line_and_keeps_what_is_stored(tm
     assert "Traceback" not in result.output
     store = Store(str(tmp_path / "s.sqlite"))
     assert store.run()["status"] == "interrupted" and store.finished_ids(store.run()["run_id"]) == {0, 1, 2}
+
+
+def _match(match_id, labels, placements, faults=()):
+    return {"match_id": match_id, "game_id": "g", "game_params": {"players": len(labels)},
+            "seats": [{"label": l} for l in labels], "placements": placements,
+            "returns": [0.0] * len(labels), "faults": list(faults), "metrics": {}}
+
+
+def test_ratings_rank_agents_by_their_mean_seat_placement():
+    m = _match(0, ["A", "B", "A", "B"], [1, 2, 4, 3])       # A: 2.5, B: 2.5 -> a draw
+    assert ratings.agent_ranks(m) == [("A", 1), ("B", 1)]
+    m = _match(1, ["A", "B", "A", "B"], [1, 2, 3, 4])       # A: 2.0, B: 3.0
+    assert ratings.agent_ranks(m) == [("A", 1), ("B", 2)]
+    rows = {r["label"]: r for r in ratings.leaderboard([_match(0, ["A", "B", "A", "B"], [1, 2, 4, 3]),
+                                                         _match(1, ["A", "B", "A", "B"], [1, 2, 3, 4])])}
+    assert (rows["A"]["wins"], rows["A"]["draws"], rows["A"]["losses"]) == (1, 1, 0)
+    assert (rows["B"]["wins"], rows["B"]["draws"], rows["B"]["losses"]) == (0, 1, 1)
+    assert rows["A"]["rank"] == 1 and rows["A"]["mu"] > rows["B"]["mu"]
+    assert rows["A"]["conservative"] == pytest.approx(rows["A"]["mu"] - 3 * rows["A"]["sigma"])
+
+
+def test_ratings_replay_in_match_id_order_whatever_order_matches_arrive():
+    ms = [_match(i, ["A", "B"] if i % 2 else ["B", "A"], [1, 2] if i % 3 else [2, 1]) for i in range(12)]
+    assert ratings.leaderboard(ms) == ratings.leaderboard(list(reversed(ms)))
