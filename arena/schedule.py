@@ -196,10 +196,17 @@ def tournament_config(games, agent_specs, deals, seed, time_limit):
         "games": [{"game_id": g, "params": p} for g, p in games],
         "agents": [a.as_dict() for a in agent_specs],
         "agent_files": {a.label: _file_digest(a.target) for a in agent_specs if a.kind == "file"},
+        # Built-in defaults are part of the tournament: a new default budget makes a new run.
+        "agent_defaults": {a.label: {k: _jsonable(v) for k, v in agent_registry.agent_class(a.source).PARAMS.items()}
+                           for a in agent_specs if a.kind == "builtin"},
         "deals": deals,
         "seed": seed,
         "time_limit": time_limit,
     }
+
+
+def _jsonable(value):
+    return value if isinstance(value, (str, int, float, bool)) or value is None else repr(value)
 
 
 def _file_digest(target):
