@@ -129,7 +129,7 @@ def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path)
 def test_misbehaving_agents_lose_and_the_tournament_goes_on(tmp_path):
     bad = ["RaisingBot", "IllegalBot", "SlowBot", "HangingBot", "CrashingBot"]
     agents = ", ".join(["random", f"{BOTS}:GoodBot"] + [f"{BOTS}:{b}" for b in bad])
-    out = run_json("--game", "insert", "--agents", agents, "--games", 1, "--time-limit", 0.5, "--jobs", 2,
+    out = run_json("--game", "insert", "--agents", agents, "--games", 1, "--time-limit", 1, "--jobs", 2,
                    "--store", tmp_path / "s.sqlite")
     assert out["status"] == "finished" and out["matches"] == out["total"] == 42
     rows = {r["label"]: r for r in out["leaderboards"][0]["rows"]}
