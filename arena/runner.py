@@ -5,9 +5,13 @@ Rules the runner enforces (quoted in the README):
 * Each agent sees only its seat's view: before every move the acting agent receives
   `state.determinize(seat, seed)`, a copy with everything that seat cannot see resampled, never the
   true state (in perfect-information games the copy differs only in its future chance).
-* Built-in agents are trusted and run inside the worker, untimed, so their results never depend on
-  the machine's load. Submitted agents (files, modules, entry points) run in their own process with
-  the per-move time limit enforced (see arena.sandbox).
+* Built-in agents are trusted and run inside the worker, untimed by the arena. Submitted agents
+  (files, modules, entry points) run in their own process with the per-move time limit enforced
+  (see arena.sandbox).
+* Results are a pure function of the tournament seed, whatever the backend and the number of
+  workers, as long as every agent's budget is counted in iterations, depths or determinizations:
+  an agent given seconds (`alphabeta[time=0.5]`, `minimax[time=1]`, `ismcts[time=...]`) plays
+  differently on a busy machine, and so can a submitted agent near its time limit.
 * An agent that raises, returns an illegal action, exceeds its time, hangs or kills its process
   ends the match at once: every seat it holds is placed last, the other seats share first place,
   and the fault is recorded with the match. The tournament goes on.
