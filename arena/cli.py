@@ -205,6 +205,14 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
 
 # ---------------------------------------------------------------- leaderboards
 
+def _is_card_game(game_id):
+    import engines
+    try:
+        return engines.spec(game_id).card_game
+    except ValueError:
+        return False
+
+
 def _title(game_id, params):
     import engines
     defaults = engines.registry.resolve(game_id)
@@ -243,14 +251,20 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                       box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
         table.add_column("#", justify="right")
         table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
+        any_faults = any(r["faults"] for r in group["rows"])
+        duplicate = _is_card_game(group["game_id"]) and any(r.get("duplicate_score") is not None
+                                                            for r in group["rows"])
         # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
-        for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses", "faults"] + \
+        for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses"] + \
+                ["faults"] * any_faults + ["dup"] * duplicate + \
                 [m.replace("_", " ").replace("accuracy", "acc.") for m in metric_names]:
             table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
         for r in group["rows"]:
+            dup = r.get("duplicate_score")
             table.add_row(str(r["rank"]), _t(r["label"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
                           f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
-                          str(r["losses"]), str(r["faults"]) if r["faults"] else "",
+                          str(r["losses"]), *[str(r["faults"]) if r["faults"] else ""] * any_faults,
+                          *[f"{dup:+.2f}" if dup is not None else ""] * duplicate,
                           *[f"{r['metrics'][k]:.3f}" if k in r["metrics"] else "" for k in metric_names])
         console.print(table)
     if fault_list:

@@ -10,6 +10,9 @@ How matches are rated (quoted in the README):
   tie. A win is first place alone, a draw is a shared first place, anything else a loss.
 * A faulty agent's seats are all placed last (see arena.runner), so a fault costs rating like a loss.
 * `conservative` is mu - 3 sigma; leaderboards are sorted by it.
+* In card games (and every game: each deal is replayed in every seat rotation), `duplicate_score`
+  compares each agent with its table on the same deals, so the luck of the deal cancels out
+  (see `duplicate_scores`); the leaderboard shows it for card games.
 * Game metrics recorded per seat (for example Wizard's `bid_accuracy`) are averaged per agent over
   its seats and matches and shown beside the ratings.
 
@@ -49,7 +52,8 @@ def leaderboard(matches):
 
     Each row: game_id, params (dict), rank, label, mu, sigma, conservative (mu - 3 sigma), games,
     wins, draws, losses, faults (matches this agent lost to its own fault), mean_placement,
-    mean_return, metrics ({name: mean per seat}).
+    mean_return, metrics ({name: mean per seat}), duplicate_score (see `duplicate_scores`; None
+    without a complete, fault-free duplicate group).
     """
     groups = OrderedDict()
     for m in sorted(matches, key=lambda m: (m.get("run_id", ""), m["match_id"])):
@@ -94,6 +98,7 @@ def _group_rows(game_id, params, matches):
                     v = values[seat]
                     if isinstance(v, (int, float)) and not isinstance(v, bool):
                         s["metrics"][name].append(v)
+    duplicate = duplicate_scores(matches)
     order = sorted(ratings, key=lambda label: (-(ratings[label].mu - 3 * ratings[label].sigma), label))
     rows = []
     for rank, label in enumerate(order, 1):
@@ -106,8 +111,43 @@ def _group_rows(game_id, params, matches):
             "mean_placement": sum(s["placements"]) / len(s["placements"]),
             "mean_return": sum(s["returns"]) / len(s["returns"]),
             "metrics": {k: sum(v) / len(v) for k, v in sorted(s["metrics"].items()) if v},
+            "duplicate_score": duplicate.get(label),
         })
     return rows
+
+
+def _rotation_count(labels):
+    return len({tuple(labels[r:] + labels[:r]) for r in range(len(labels))})
+
+
+def duplicate_scores(matches):
+    """{label: duplicate score}: how much more an agent scores than its table on the same deals.
+
+    Matches that share a deal (seed) and a line-up form a duplicate group, one match per seat
+    rotation. In each complete group without faults, an agent's score is the mean of its seats'
+    returns over the group minus the mean of every seat's returns; the luck of the deal (and of
+    the seat) cancels out. An agent's duplicate score is the mean over its groups (None without any).
+    """
+    groups = defaultdict(list)
+    for m in matches:
+        labels = [seat["label"] for seat in m["seats"]]
+        groups[(m.get("seed"), m.get("deal"), tuple(sorted(labels)))].append(m)
+    per_agent = defaultdict(list)
+    for group in groups.values():
+        labels = [seat["label"] for seat in group[0]["seats"]]
+        seatings = {tuple(seat["label"] for seat in m["seats"]) for m in group}
+        if len(seatings) != _rotation_count(labels) or any(m["faults"] for m in group):
+            continue
+        sums, counts, total, n = defaultdict(float), defaultdict(int), 0.0, 0
+        for m in group:
+            for seat, ret in zip(m["seats"], m["returns"]):
+                sums[seat["label"]] += ret
+                counts[seat["label"]] += 1
+                total += ret
+                n += 1
+        for label in sums:
+            per_agent[label].append(sums[label] / counts[label] - total / n)
+    return {label: sum(v) / len(v) for label, v in per_agent.items()}
 
 
 def grouped(rows):

@@ -248,6 +248,7 @@ def test_card_game_duplicate_deals_with_fewer_agents_than_seats(tmp_path):
     for m in matches:
         ranked = dict(ratings.agent_ranks(m))
         assert set(ranked) == {"random", "greedy"}
+    assert sum(r["duplicate_score"] for r in rows) == pytest.approx(0.0, abs=1e-9)
     if all("bid_accuracy" in m["metrics"] for m in matches):
         assert all("bid_accuracy" in r["metrics"] for r in rows)
 
@@ -293,3 +294,17 @@ def test_ratings_rank_agents_by_their_mean_seat_placement():
 def test_ratings_replay_in_match_id_order_whatever_order_matches_arrive():
     ms = [_match(i, ["A", "B"] if i % 2 else ["B", "A"], [1, 2] if i % 3 else [2, 1]) for i in range(12)]
     assert ratings.leaderboard(ms) == ratings.leaderboard(list(reversed(ms)))
+
+
+def test_duplicate_scores_compare_agents_on_the_same_deal_and_need_every_rotation():
+    def m(match_id, seed, labels, returns, faults=()):
+        out = _match(match_id, labels, [1, 2], faults)
+        out.update(seed=seed, deal=seed, returns=returns)
+        return out
+    # Deal 1 is lucky for seat 0 (+10); A still makes 2 more than B on it, over both seatings.
+    deal1 = [m(0, 1, ["A", "B"], [12.0, 0.0]), m(1, 1, ["B", "A"], [8.0, 4.0])]
+    assert ratings.duplicate_scores(deal1) == {"A": 2.0, "B": -2.0}
+    lone = [m(2, 2, ["A", "B"], [30.0, 0.0])]                      # incomplete: not counted
+    faulty = [m(3, 3, ["A", "B"], [0.0, 5.0], faults=[{"label": "A"}]), m(4, 3, ["B", "A"], [1.0, 1.0])]
+    assert ratings.duplicate_scores(deal1 + lone + faulty) == {"A": 2.0, "B": -2.0}
+    assert ratings.duplicate_scores(lone) == {}
