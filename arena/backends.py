@@ -30,6 +30,14 @@ def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def preload_modules():
+    """Modules every worker needs, imported once in the fork server instead of once per worker."""
+    import agents.registry
+    import engines.registry
+    return (["arena.runner"] + sorted({spec.module for spec in engines.registry.GAMES.values()})
+            + sorted({target.split(":")[0] for target in agents.registry.BUILTIN.values()}))
+
+
 def default_jobs():
     try:
         return len(os.sched_getaffinity(0))
@@ -66,7 +74,7 @@ def executor(backend="local", jobs=None, address=None):
     # forkserver, not fork: workers start while the progress bar's thread runs, and forking a
     # threaded process can copy a held lock into the child.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["arena.runner"])
+    context.set_forkserver_preload(preload_modules())
     pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint)
     try:
         yield pool, jobs
