@@ -3,8 +3,10 @@
 How a tournament is laid out (quoted in the README):
 
 * **Line-ups.** With at least as many agents as seats, every combination of agents meets (for two
-  seats: every pair). With fewer agents than seats, the agents fill the seats in turn (A B A B for
-  two agents at a four-seat table), so some agents hold several seats in the same match.
+  seats: every pair). With fewer agents than seats, the agents fill the seats in turn, once
+  starting from each agent (two agents at four seats: A B A B; three agents: A B C A, B C A B and
+  C A B C), so an agent may hold several seats in one match, and every agent holds every seat
+  equally often.
 * **Seat rotation and duplicate deals.** Every line-up plays each deal once per rotation of the
   agents through the seats, all rotations sharing the deal's seed: in card games this is the
   duplicate format (the luck of the deal cancels out), in board games it cancels the first-move
@@ -162,7 +164,14 @@ def lineups(agent_specs, seats):
     """Every group of agents that meets at one table, in a fixed order."""
     if len(agent_specs) >= seats:
         return [tuple(c) for c in itertools.combinations(agent_specs, seats)]
-    return [tuple(agent_specs[i % len(agent_specs)] for i in range(seats))]
+    # Fewer agents than seats: the agents fill the seats in turn, once starting from each agent, so
+    # every agent holds the extra seats equally often (A B C A, B C A B, C A B C).
+    k, out = len(agent_specs), []
+    for start in range(k):
+        lineup = tuple(agent_specs[(start + i) % k] for i in range(seats))
+        if not any(lineup in rotations(other) for other in out):
+            out.append(lineup)
+    return out
 
 
 def rotations(lineup):

@@ -218,14 +218,21 @@ def test_agents_get_a_determinized_copy_never_the_true_state(monkeypatch):
     assert honest.faults == []
 
 
-@pytest.mark.parametrize("seats", [2, 4])
-def test_schedule_every_agent_plays_every_seat(seats):
-    specs = schedule.parse_agents("random, greedy") if seats == 4 else schedule.parse_agents("random, greedy, random[] as r2")
+@pytest.mark.parametrize("agents, seats, n_lineups, n_seatings", [
+    ("random, greedy, random[] as r2", 2, 3, 6),      # every pair, both seatings
+    ("random, greedy", 4, 1, 2),                       # A B A B and B A B A
+    ("random, greedy, random[] as r2", 4, 3, 12),     # A B C A, B C A B, C A B C, each rotated
+    ("random, greedy, random[] as r2, greedy[] as g2, random[] as r3", 4, 5, 20),
+])
+def test_schedule_every_agent_plays_every_seat_equally(agents, seats, n_lineups, n_seatings):
+    from collections import Counter
+    specs = schedule.parse_agents(agents)
     ups = schedule.lineups(specs, seats)
-    played = {(a.label, seat) for up in ups for seating in schedule.rotations(up) for seat, a in enumerate(seating)}
-    assert played == {(a.label, s) for a in specs for s in range(seats)}
-    if seats == 2:
-        assert len(ups) == 3          # every pair meets
+    seatings = [seating for up in ups for seating in schedule.rotations(up)]
+    assert (len(ups), len(seatings)) == (n_lineups, n_seatings)
+    held = Counter((a.label, seat) for seating in seatings for seat, a in enumerate(seating))
+    assert set(held) == {(a.label, s) for a in specs for s in range(seats)}
+    assert len(set(held.values())) == 1      # every agent holds every seat equally often
 
 
 def test_card_game_duplicate_deals_with_fewer_agents_than_seats(tmp_path):
