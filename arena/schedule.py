@@ -70,12 +70,19 @@ def split_list(text):
 
 
 def parse_params(text, where):
-    """"k=v, k2=v2" -> (("k", "v"), ("k2", "v2")); values stay strings (the receiver coerces)."""
+    """"k=v, k2=v2" -> (("k", "v"), ("k2", "v2")); values stay strings (the receiver coerces).
+
+    A part without "=" continues the previous value, so list values need no quoting:
+    "hands=10,9, plus_minus_one=true" -> (("hands", "10,9"), ("plus_minus_one", "true")).
+    """
     out = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
         name, eq, value = part.partition("=")
+        if not eq and out and part:
+            out[-1] = (out[-1][0], f"{out[-1][1]},{part}")
+            continue
         if not eq or not name.strip() or not value.strip():
             raise ScheduleError(f"malformed parameter {part!r} in {where}: expected name=value")
         out.append((name.strip(), value.strip()))

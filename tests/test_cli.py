@@ -76,3 +76,9 @@ def test_labels_with_parameters_print_literally(tmp_path):
                     "--jobs", 1, "--store", tmp_path / "s.sqlite")
     assert result.exit_code == 0, result.output
     assert "ismcts[iterations=20]" in result.output
+
+
+def test_list_valued_parameters_need_no_quoting():
+    from arena.schedule import parse_params
+    assert parse_params("hands=10,9, plus_minus_one=true", "x") == (("hands", "10,9"), ("plus_minus_one", "true"))
+    assert parse_params("a=1", "x") == (("a", "1"),)
