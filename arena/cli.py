@@ -118,7 +118,8 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     err = _console(stderr=True)
     if not as_json:
         err.print(f"run [bold]{run_id}[/]: {len(schedule)} matches, {len(done)} already stored, "
-                  f"store {store_path}")
+                  f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if todo else ""),
+                  highlight=False, markup=True)
     status = "finished"
     if todo:
         store.set_status(run_id, "running")
