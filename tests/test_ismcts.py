@@ -26,10 +26,10 @@ def player_counts(game_id):
     return sorted({s.min_players, s.default_players, s.max_players})
 
 
-def midgame_states(game_id, players, seed, count=4):
+def midgame_states(game_id, players, seed, count=4, **variant):
     """A fresh state and a few states reached by random play, each with a choice to make."""
     rng = random.Random(seed)
-    state = engines.make(game_id, players=players, seed=seed)
+    state = engines.make(game_id, players=players, seed=seed, **variant)
     out = []
     while not state.is_terminal() and len(out) < count:
         if len(state.legal_actions()) > 1:
@@ -87,10 +87,10 @@ def test_a_seed_makes_it_deterministic(game_id):
     pytest.param(g, marks=pytest.mark.xfail(strict=True, reason="the engine's determinization is not canonical"))
     if g in NON_CANONICAL_DETERMINIZE else g for g in GAME_IDS])
 def test_it_never_reads_what_the_acting_player_cannot_see(game_id):
-    """Worlds that differ only in what the player to move cannot see (hidden cards, and the future
-    chance draws of every game) get the same move from the same statistics."""
-    for players in player_counts(game_id):
-        for state in midgame_states(game_id, players, seed=11, count=3):
+    """Worlds that differ only in what the player to move cannot see (hidden cards and bids, and the
+    future chance draws of every game) get the same move from the same statistics, in every variant."""
+    for players, variant in ((n, v) for n in player_counts(game_id) for v in GAMES[game_id].test_variants):
+        for state in midgame_states(game_id, players, seed=11, count=3, **variant):
             me = state.current_player()
             key = state.information_state_key(me)
             for seed in (1, 2):
