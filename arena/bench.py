@@ -132,6 +132,7 @@ def arena_rows(game_id, repeats=3, deals=ARENA_DEALS, agents="greedy, random"):
     import agents as agent_registry
     from arena import schedule as sched
     from arena.cli import _play
+    from arena.runner import agent_seed
     from arena.store import Store
 
     specs = sched.parse_agents(agents)
@@ -144,7 +145,7 @@ def arena_rows(game_id, repeats=3, deals=ARENA_DEALS, agents="greedy, random"):
             state = engines.make(m.game_id, seed=m.seed, **m.params_dict())
             players = [agent_registry.make(a.source, **dict(a.params)) for a in m.seats]
             for seat, p in enumerate(players):
-                p.reset(m.game_id, m.params_dict(), seat, seat)
+                p.reset(m.game_id, m.params_dict(), seat, agent_seed(m, seat))   # the arena's seeds
             while not state.is_terminal():
                 state.apply_action(players[state.current_player()].act(state))
 
