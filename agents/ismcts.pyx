@@ -394,10 +394,12 @@ def _mix(*values):
 
 
 class ISMCTSAgent(Agent):
-    """Information set MCTS: `iterations` per move (or `time` seconds per move when time > 0, in
-    which case iterations is ignored), UCB exploration `c` on rewards in [0, 1], rollouts to the end
-    of the current round (`horizon=round`) or of the game (`horizon=game`), `margin` the weight of the
-    normalised score margin against the rank in the reward, and `seed` (combined with the match seed)."""
+    """Information set MCTS in Cython: one tree over determinizations, C-level rollouts, any game.
+
+    `iterations` per move (or `time` seconds per move when time > 0, which then is the only budget),
+    UCB exploration `c` on rewards in [0, 1], rollouts to the end of the current round
+    (`horizon=round`) or of the game (`horizon=game`), `margin` the weight of the normalised score
+    margin against the rank in the reward, `seed` (combined with the match seed and the seat)."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
