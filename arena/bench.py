@@ -15,8 +15,8 @@ median). Engine rows per game:
 Wizard is measured on one 4-player hand of 10 cards, the deal included
 (`engines.make("wizard", players=4, hands=(10,))`); other games on their defaults.
 Search rows come from `arena.bench_ismcts` and `arena.bench_minimax` when they are present.
-With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tournament, 50 deals in
-both seatings, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
+With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tournament, enough
+deals in both seatings for about two seconds of play, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
 (the same matches through the arena: determinized views, fault checks, a process pool started for
 the run, a SQLite store); `overhead_pct` is how much longer the arena takes than the bare loop.
 """
@@ -126,8 +126,12 @@ def search_rows(game_ids):
         yield from module.cases(list(game_ids))
 
 
-def arena_rows(game_id, repeats=3, deals=ARENA_DEALS, agents="greedy, random"):
-    """Games per second through the arena at 1 and 2 workers, against a bare loop of the same matches."""
+def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=2.0):
+    """Games per second through the arena at 1 and 2 workers, against a bare loop of the same matches.
+
+    Without `deals`, enough deals that the bare loop takes about `seconds` (at least ARENA_DEALS), so
+    that starting the worker pool does not dominate quick games.
+    """
     import json
     import agents as agent_registry
     from arena import schedule as sched
@@ -137,8 +141,10 @@ def arena_rows(game_id, repeats=3, deals=ARENA_DEALS, agents="greedy, random"):
 
     specs = sched.parse_agents(agents)
     params = json.loads(json.dumps(engines.registry.resolve(game_id)))
-    config = json.loads(json.dumps(sched.tournament_config([(game_id, params)], specs, deals, 0, 10.0)))
-    matches = sched.schedule_from_config("bench", config)
+
+    def schedule(n):
+        config = json.loads(json.dumps(sched.tournament_config([(game_id, params)], specs, n, 0, 10.0)))
+        return config, sched.schedule_from_config("bench", config)
 
     def bare():
         for m in matches:
@@ -155,6 +161,14 @@ def arena_rows(game_id, repeats=3, deals=ARENA_DEALS, agents="greedy, random"):
             store.create_run("bench", config, len(matches))
             _play(store, matches, len(matches), 0, "local", jobs, None, quiet=True)
             store.close()
+
+    if deals is None:
+        config, matches = schedule(ARENA_DEALS)
+        t = time.perf_counter()
+        bare()
+        per_deal = (time.perf_counter() - t) / ARENA_DEALS
+        deals = max(ARENA_DEALS, min(20000, int(seconds / max(per_deal, 1e-9))))
+    config, matches = schedule(deals)
 
     def games_per_s(fn):
         rates = []

@@ -29,6 +29,13 @@ def _console(stderr=False):
     return console
 
 
+TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quick
+
+
+def _first_line(e):
+    return str(e).splitlines()[0] if str(e) else ""
+
+
 class MatchFailed(Exception):
     """A match raised inside the arena or an engine (agents' errors are faults, not this)."""
 
@@ -153,7 +160,7 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
     from arena.backends import executor
-    from arena.runner import play_match
+    from arena.runner import play_matches
 
     console = _console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -162,39 +169,48 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
     specs = {s.match_id: s for s in todo}
     queue = list(todo)
     with executor(backend, jobs, address) as (pool, slots):
-        window = 4 * slots   # enough in flight that no worker waits for the coordinator
-        pending = {}
+        window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
+        pending = {}         # future -> its batch of match ids
+        durations = []
+        chunk = 1
         interrupted = False
         with progress:
             task = progress.add_task("matches", total=total, completed=already)
             try:
                 while queue or pending:
                     while queue and len(pending) < window and not interrupted:
-                        spec = queue.pop(0)
-                        pending[pool.submit(play_match, spec)] = spec.match_id
+                        batch, queue = queue[:chunk], queue[chunk:]
+                        pending[pool.submit(play_matches, batch)] = [b.match_id for b in batch]
                     if not pending:
                         break
                     finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
                     failed = None
-                    for future in sorted(finished, key=pending.get):
-                        match_id = pending.pop(future)
+                    for future in sorted(finished, key=lambda f: pending[f][0]):
+                        ids = pending.pop(future)
                         if future.cancelled():
                             continue
                         try:
-                            result = future.result()
+                            results, error = future.result()
                         except Exception as e:
+                            results, error = [], (ids[0], f"{type(e).__name__}: {_first_line(e)}")
+                        for result in results:
+                            store.record(specs[result.match_id], result)
+                            durations.append(result.duration)
+                            progress.advance(task)
+                        if error and not failed:
                             # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
-                            spec = specs[match_id]
-                            failed = failed or MatchFailed(
-                                f"match {match_id} ({spec.game_id}, seed {spec.seed}) failed: "
-                                f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
-                            continue
-                        store.record(specs[match_id], result)
-                        progress.advance(task)
+                            spec = specs[error[0]]
+                            failed = MatchFailed(f"match {spec.match_id} ({spec.game_id}, seed {spec.seed}) "
+                                                 f"failed: {error[1]}")
                     if failed:
                         for future in pending:
                             future.cancel()
                         raise failed
+                    if slots > 1 and durations:
+                        # Cheap matches travel in batches of about TASK_SECONDS, fewer round trips;
+                        # never so large that the last batches leave a worker idle.
+                        mean = sum(durations[-100:]) / len(durations[-100:])
+                        chunk = max(1, min(64, int(TASK_SECONDS / max(mean, 1e-6)), len(queue) // (2 * slots)))
             except KeyboardInterrupt:
                 interrupted = True
                 console.print("stopping: the matches in progress are abandoned and will be replayed "
@@ -407,8 +423,9 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
               "workers against a bare loop.")
 @click.option("--arena-agents", default="greedy, random", show_default=True,
               help="The agents of the --arena measurement.")
-@click.option("--arena-games", type=click.IntRange(min=1), default=50, show_default=True,
-              help="Deals of the --arena measurement (each played in both seatings).")
+@click.option("--arena-games", type=click.IntRange(min=1), default=None,
+              help="Deals of the --arena measurement, each played in every seating "
+                   "[default: about two seconds of bare play].")
 @json_option
 @user_errors
 def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_json):

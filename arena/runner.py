@@ -130,3 +130,15 @@ def play_match(spec):
         metrics = _json_safe(metrics_fn()) if callable(metrics_fn) else {}
     return MatchResult(spec.match_id, returns, placements, state.history(), faults, metrics,
                        time.perf_counter() - started)
+
+
+def play_matches(specs):
+    """Plays matches in order, as one task: (results, None), or (results so far, (match_id, error))
+    at the first match that raises (a bug in an engine or the arena, not an agent's fault)."""
+    results = []
+    for spec in specs:
+        try:
+            results.append(play_match(spec))
+        except Exception as e:
+            return results, (spec.match_id, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    return results, None

@@ -42,6 +42,14 @@ def run_json(*args):
     return json.loads(result.output)
 
 
+def test_parallel_equals_serial_with_quick_matches_sent_in_batches(tmp_path):
+    args = ("--game", "insert", "--agents", "random,greedy", "--games", 60)
+    serial = run_json(*args, "--jobs", 1, "--store", tmp_path / "a.sqlite")
+    parallel = run_json(*args, "--jobs", 2, "--store", tmp_path / "b.sqlite")
+    assert serial["matches"] == parallel["matches"] == 120
+    assert stored(tmp_path / "a.sqlite") == stored(tmp_path / "b.sqlite")
+
+
 def test_parallel_equals_serial_on_every_game(tmp_path):
     serial = run_json("--agents", "random,greedy", "--games", 1, "--jobs", 1, "--store", tmp_path / "a.sqlite")
     parallel = run_json("--agents", "random,greedy", "--games", 1, "--jobs", 2, "--store", tmp_path / "b.sqlite")
