@@ -205,10 +205,10 @@ cdef class GameState:
         """A new state: this one with everything `player` cannot see resampled consistently."""
         cdef Rng rng
         rng_seed(&rng, _random.getrandbits(64) if seed is None else <uint64_t>seed)
-        cdef GameState s = self.clone()
+        # Position only: the undo stack and history would hold the true past, and cost a copy per move.
+        cdef GameState s = self._new_empty()
+        s.c_copy_from(self)
         s.c_determinize(player, &rng)
-        s._undo_len = 0   # a resampled past must not be undone into the true one
-        s._history = []
         return s
 
     def rollout(self, seed=0, horizon="game"):
