@@ -28,6 +28,9 @@ c_evaluate(other), plus +-1e6 at the end of the game for winning or losing it. P
 default because it allows alpha-beta pruning (deeper search at equal cost) and needs one scalar per
 leaf. `opponents`="maxn" searches max-n instead (no pruning): every player to move picks the child
 best for its own margin over the best of the others; with two players it gives the same values.
+`align`=true extends the search past `depth` (by at most players - 1 plies) until the acting player
+is to move again, so that every leaf is evaluated at the same point of the turn cycle (heuristics
+that credit the player to move then compare fairly); it can cost much more on some games.
 Action values are combined over samples by `combine`: "average" (mean value) or "vote" (each sample votes for its best
 actions; ties on votes go to the better average). `time` caps the seconds per move (0 for none;
 at least one sample always completes). With `time` = 0 the agent is deterministic for a seed.
@@ -84,6 +87,8 @@ cdef class Searcher:
     cdef bint use_order
     cdef public int tt_min_depth        # nodes closer to the horizon than this skip the table
     cdef public bint use_history
+    cdef public int align               # > 0: past the depth, search on (at most this many plies)
+                                        # until the root player is to move, and evaluate there
     cdef TTEntry* tt
     cdef uint64_t tt_mask
     cdef uint32_t gen
@@ -100,6 +105,7 @@ cdef class Searcher:
         self.use_order = ordering
         self.tt_min_depth = 3     # measured on Insert: the fastest to a given depth
         self.use_history = True
+        self.align = 0
         self.margin = margin
         if self.use_tt:
             if tt_bits > 28:
@@ -170,7 +176,8 @@ cdef class Searcher:
         if self.st.c_is_terminal():
             v = self.terminal_value(ply)
             return v if rs else -v
-        if depth <= 0:
+        if depth <= 0 and (self.align == 0 or depth <= -self.align
+                           or self.st.c_current_player() == self.root):
             self.horizon_hits += 1
             v = self.utility()
             return v if rs else -v
@@ -281,10 +288,13 @@ cdef class Searcher:
         cdef int n, i, q
         cdef double best = -INF
         self.nodes += 1
-        if self.st.c_is_terminal() or depth <= 0:
-            if depth <= 0:
-                self.horizon_hits += 1
-            self.leaf_vector(out, self.st.c_is_terminal(), ply)
+        if self.st.c_is_terminal():
+            self.leaf_vector(out, True, ply)
+            return 0
+        if depth <= 0 and (self.align == 0 or depth <= -self.align
+                           or self.st.c_current_player() == self.root):
+            self.horizon_hits += 1
+            self.leaf_vector(out, False, ply)
             return 0
         if self.can_abort and (self.nodes & 1023) == 0 and _now() > self.deadline:
             self.aborted = True
@@ -403,7 +413,8 @@ cdef class _Core:
         return best_move, {"depth": done_depth, "value": value, "nodes": nodes, "exact": bool(exact),
                            "seconds": _now() - t0}
 
-    def pimc(self, GameState state, int samples, int depth, double time_budget, bint vote, bint maxn=False):
+    def pimc(self, GameState state, int samples, int depth, double time_budget, bint vote, bint maxn=False,
+             bint align=False):
         """minimax: determinized search from `state`; returns (action, stats dict)."""
         cdef GameState st
         cdef Searcher s = self.srch
@@ -429,6 +440,7 @@ cdef class _Core:
             is_legal[legal[i]] = 1
         st = self._scratch(state)
         s.begin(st, me, time_budget)
+        s.align = state.num_players - 1 if align else 0
         nodes = 0
         for k in range(samples):
             if k > 0 and time_budget > 0 and _now() - t0 >= time_budget:
@@ -553,7 +565,7 @@ class MinimaxAgent(Agent):
 
     name = "minimax"
     PARAMS = {"determinizations": 24, "depth": 4, "time": 1.0, "combine": "average", "opponents": "paranoid",
-              "seed": 0}
+              "align": False, "seed": 0}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -579,7 +591,7 @@ class MinimaxAgent(Agent):
         if state.is_terminal():
             raise ValueError(f"agent minimax was asked to move in a finished game of {state.game_id}")
         action, self.last = self._core.pimc(state, p["determinizations"], p["depth"], p["time"],
-                                            p["combine"] == "vote", p["opponents"] == "maxn")
+                                            p["combine"] == "vote", p["opponents"] == "maxn", p["align"])
         return int(action)
 
 

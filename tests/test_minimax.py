@@ -284,9 +284,11 @@ def play(game_id, players, names, seed, params=None):
 
 @pytest.mark.parametrize("game_id,players", CONFIGS)
 def test_minimax_completes_games(game_id, players):
-    for combine, opponents in (("average", "paranoid"), ("vote", "maxn")):
+    for combine, opponents, align in (("average", "paranoid", False), ("vote", "maxn", False),
+                                      ("average", "paranoid", True)):
         names = ["minimax"] + ["random"] * (players - 1)
-        r = play(game_id, players, names, 3, {"minimax": dict(SMALL, combine=combine, opponents=opponents)})
+        params = dict(SMALL, combine=combine, opponents=opponents, align=align)
+        r = play(game_id, players, names, 3, {"minimax": params})
         assert len(r) == players
 
 
