@@ -513,8 +513,10 @@ def run_determinizations(GameState state, long n, uint64_t seed):
 
 
 class AlphaBetaAgent(Agent):
-    """Iterative-deepening alpha-beta with a transposition table, for two-player perfect-information
-    games; exact once the rest of the game fits in the budget."""
+    """Alpha-beta with a transposition table; two-player perfect-information games only (Insert).
+
+    Iterative deepening within `depth` plies and `time` seconds; exact once the rest of the game
+    fits in the budget."""
 
     name = "alphabeta"
     PARAMS = {"depth": 64, "time": 0.5, "seed": 0, "tt_bits": 20}
