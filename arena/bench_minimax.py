@@ -12,17 +12,20 @@ from seeded greedy-vs-random play, default parameters):
   table, no ordering and no deepening, to the same depth (its `nodes` show what the table and the
   ordering save).
 - baseline `greedy/insert/<point>`: evaluations/s of the `greedy` agent (one per legal move).
-For every game id (default players and parameters, seed 0, the first decision with a choice):
-- `minimax/<game>/first_decision`: determinizations/s of a default `minimax` move (24
+For every game id (default players and parameters, seed 0), at two points, `first_decision` (the
+first decision with a choice) and `move_20` (the first decision with a choice after 20 random moves;
+left out if the game is over by then):
+- `minimax/<game>/<point>`: determinizations/s of a default `minimax` move (24
   determinizations, depth 4, no time budget), each one resampled and searched; extra keys
   `determinizations`, `depth`, `nodes_per_s`.
-- baseline `determinize/<game>/first_decision`: determinizations/s without search (copy +
+- baseline `determinize/<game>/<point>`: determinizations/s without search (copy +
   c_determinize only), so the search cost per sample is the ratio of the two rows.
-- baseline `greedy/<game>/first_decision`: evaluations/s of the `greedy` agent.
+- baseline `greedy/<game>/<point>`: evaluations/s of the `greedy` agent.
 
 Each rate is the work of one whole search (or loop) divided by the CPU time it took (the process's
 CPU time, so other processes on a shared machine do not deflate it; it is also one core's rate, as
-every search is single-threaded); `repeats` of them per row. Run alone: `python -m arena.bench_minimax [game ...]` (default: every registered game).
+every search is single-threaded); `repeats` of them per row. Run alone:
+`python -m arena.bench_minimax [game ...]` (default: every registered game).
 """
 import json
 import random
@@ -53,12 +56,17 @@ def _insert_points():
     return out
 
 
-def _first_decision(game_id):
+def _decision_points(game_id):
+    """The first decision with a choice, and the first one after 20 random moves."""
     s = engines.make(game_id, seed=0)
     r = random.Random(0)
-    while not s.is_terminal() and len(s.legal_actions()) < 2:
-        s.apply_action(r.choice(s.legal_actions()))
-    return s
+    out = {}
+    for name, plies in (("first_decision", 0), ("move_20", 20)):
+        while not s.is_terminal() and (len(s.history()) < plies or len(s.legal_actions()) < 2):
+            s.apply_action(r.choice(s.legal_actions()))
+        if not s.is_terminal():
+            out[name] = s.clone()
+    return out
 
 
 def _greedy_rate(state, repeats):
@@ -103,28 +111,31 @@ def cases(game_ids, repeats=5):
         for point, state in _insert_points().items():
             yield from _alphabeta_rows(state, point, 10 if point == "opening" else 14, repeats)
     for game_id in game_ids:
-        state = _first_decision(game_id)
-        case = f"{game_id}/first_decision"
-        mm = agents.make("minimax", determinizations=24, depth=4, time=0.0)
-        mm.reset(game_id, state.params, state.current_player(), 0)
-        rates, node_rates = [], []
-        for _ in range(repeats):
-            t0 = time.process_time()
-            mm.act(state)
-            dt = time.process_time() - t0
-            rates.append(mm.last["determinizations"] / dt)
-            node_rates.append(mm.last["nodes"] / dt)
-        yield _row(f"minimax/{case}", "determinizations/s", rates, determinizations=24, depth=4,
-                   nodes_per_s=round(statistics.median(node_rates)), baseline=f"determinize/{case}")
-        rates = []
-        for i in range(repeats):
-            n = 20000
-            t0 = time.process_time()
-            run_determinizations(state, n, i)
-            rates.append(n / (time.process_time() - t0))
-        yield _row(f"determinize/{case}", "determinizations/s", rates)
-        yield _row(f"greedy/{case}", "evaluations/s", _greedy_rate(state, repeats))
+        for point, state in _decision_points(game_id).items():
+            yield from _minimax_rows(game_id, point, state, repeats)
 
+
+def _minimax_rows(game_id, point, state, repeats):
+    case = f"{game_id}/{point}"
+    mm = agents.make("minimax", determinizations=24, depth=4, time=0.0)
+    mm.reset(game_id, state.params, state.current_player(), 0)
+    rates, node_rates = [], []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        mm.act(state)
+        dt = time.process_time() - t0
+        rates.append(mm.last["determinizations"] / dt)
+        node_rates.append(mm.last["nodes"] / dt)
+    yield _row(f"minimax/{case}", "determinizations/s", rates, determinizations=24, depth=4,
+               nodes_per_s=round(statistics.median(node_rates)), baseline=f"determinize/{case}")
+    rates = []
+    for i in range(repeats):
+        n = 20000
+        t0 = time.process_time()
+        run_determinizations(state, n, i)
+        rates.append(n / (time.process_time() - t0))
+    yield _row(f"determinize/{case}", "determinizations/s", rates)
+    yield _row(f"greedy/{case}", "evaluations/s", _greedy_rate(state, repeats))
 
 if __name__ == "__main__":
     for row in cases(sys.argv[1:] or engines.game_ids()):
