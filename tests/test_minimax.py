@@ -396,3 +396,15 @@ def test_minimax_on_insert_takes_the_five():
         agent = agents.make("minimax", determinizations=2, depth=2, time=0.0, combine=combine)
         agent.reset("insert", s.params, 0, 0)
         assert s.action_to_string(agent.act(s)) == "e3"
+
+
+def test_bench_rows_have_the_shape_arena_bench_prints():
+    from arena.bench_minimax import cases
+    rows = list(cases(["insert"], repeats=1))
+    names = {r["case"] for r in rows}
+    assert {"alphabeta/insert/opening", "alphabeta/insert/midgame", "minimax/insert/first_decision"} <= names
+    for r in rows:
+        assert set(r) >= {"case", "unit", "rates", "median_per_s"}
+        assert r["median_per_s"] > 0 and len(r["rates"]) == 1
+        if "baseline" in r:
+            assert r["baseline"] in names
