@@ -408,3 +408,67 @@ def test_bench_rows_have_the_shape_arena_bench_prints():
         assert r["median_per_s"] > 0 and len(r["rates"]) == 1
         if "baseline" in r:
             assert r["baseline"] in names
+
+
+WIN, DECAY = 1e6, 1.0 / 1024
+
+
+def _margins(s, terminal, ply):
+    """Every player's evaluation minus the best of the others' (+-1e6 at the end, less per ply)."""
+    e = [s.evaluate(p) for p in range(s.num_players)]
+    out = []
+    for p in range(s.num_players):
+        v = e[p] - max(e[o] for o in range(s.num_players) if o != p)
+        if terminal and v > 0:
+            v = (v + WIN) - ply * DECAY
+        elif terminal and v < 0:
+            v = (v - WIN) + ply * DECAY
+        out.append(v)
+    return out
+
+
+def _paranoid(s, me, depth, ply):
+    """Reference paranoid minimax over the Python face: `me` maximizes, everyone else minimizes."""
+    if s.is_terminal() or depth == 0:
+        return _margins(s, s.is_terminal(), ply)[me]
+    values = []
+    for a in s.legal_actions():
+        s.apply_action(a)
+        values.append(_paranoid(s, me, depth - 1, ply + 1))
+        s.undo_action()
+    return max(values) if s.current_player() == me else min(values)
+
+
+def _maxn(s, depth, ply):
+    """Reference max-n: the player to move takes the first child best for itself."""
+    if s.is_terminal() or depth == 0:
+        return _margins(s, s.is_terminal(), ply)
+    best = None
+    for a in s.legal_actions():
+        s.apply_action(a)
+        v = _maxn(s, depth - 1, ply + 1)
+        s.undo_action()
+        if best is None or v[s.current_player()] > best[s.current_player()]:
+            best = v
+    return best
+
+
+@pytest.mark.parametrize("game_id,players", CONFIGS)
+def test_minimax_values_match_a_reference_search(game_id, players):
+    """One determinization, searched in C, scores the root actions as a plain Python search of the
+    same world does, whoever is to move at each node (several decisions in a row included)."""
+    from agents.minimax import _mix
+    for i, s in enumerate(_midgame_states(game_id, players, 3, 80)):
+        me = s.current_player()
+        world = s.determinize(me, seed=_mix(i, 3))     # the agent's first sample, drawn the same way
+        for opponents in ("paranoid", "maxn"):
+            agent = agents.make("minimax", determinizations=1, depth=4, time=0.0, seed=i, opponents=opponents)
+            agent.reset(game_id, s.params, me, 3)
+            action = agent.act(s)
+            values = {}
+            for a in world.legal_actions():
+                world.apply_action(a)
+                values[a] = _paranoid(world, me, 3, 1) if opponents == "paranoid" else _maxn(world, 3, 1)[me]
+                world.undo_action()
+            assert agent.last["value"] == pytest.approx(max(values.values()), abs=1e-9)
+            assert values[action] == pytest.approx(max(values.values()), abs=1e-9)
