@@ -688,6 +688,16 @@ cdef class RoyalBallState(GameState):
             if s.kflag[i] == KF_DOWN:
                 pool[n] = s.king[i]
                 n += 1
+        # Sort the pool first: the result must depend only on what p knows, not on where the
+        # unseen cards happen to lie (two states p cannot tell apart resample identically).
+        k = 0
+        for t in range(NT):
+            for i in range(k, n):
+                if pool[i] == t:
+                    tmp = pool[k]
+                    pool[k] = pool[i]
+                    pool[i] = tmp
+                    k += 1
         for i in range(n - 1, 0, -1):
             j = rng_below(rng, i + 1)
             tmp = pool[i]

@@ -18,7 +18,7 @@ GAME_IDS = engines.game_ids()
 # Engines whose c_determinize output still depends on the true hidden arrangement (not only on the
 # observer's information and the rng): the same seed then gives different worlds, so equal statistics
 # cannot be expected. Strict: the test fails once the engine is fixed, to be taken off this list.
-NON_CANONICAL_DETERMINIZE = {"royal_ball"}
+NON_CANONICAL_DETERMINIZE = set()
 
 
 def player_counts(game_id):
