@@ -30,6 +30,12 @@ class Agent:
         self.seat = 0
         self.seed = 0
 
+    @classmethod
+    def cannot_play(cls, game_id, players):
+        """Why this agent cannot play `game_id` with `players` players, or None when it can.
+        The arena leaves an agent out of the games it cannot play."""
+        return None
+
     def reset(self, game_id, game_params, seat, seed):
         """Called once before each match."""
         self.game_id, self.game_params, self.seat, self.seed = game_id, game_params, seat, seed

@@ -519,7 +519,8 @@ class AlphaBetaAgent(Agent):
     fits in the budget."""
 
     name = "alphabeta"
-    PARAMS = {"depth": 64, "time": 0.5, "seed": 0, "tt_bits": 20}
+    # Budgets default to plies, not seconds, so tournaments give the same results on any machine.
+    PARAMS = {"depth": 10, "time": 0.0, "seed": 0, "tt_bits": 20}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -530,11 +531,16 @@ class AlphaBetaAgent(Agent):
         self._core = None
         self.last = {}
 
+    @classmethod
+    def cannot_play(cls, game_id, players):
+        if not engines.spec(game_id).perfect_information or players != 2:
+            return "it plays only two-player perfect-information games (use minimax)"
+        return None
+
     def _check(self, game_id, players):
-        s = engines.spec(game_id)
-        if not s.perfect_information or players != 2:
-            raise ValueError(f"agent alphabeta plays only two-player perfect-information games, not {game_id} "
-                             f"with {players} players (use minimax)")
+        reason = self.cannot_play(game_id, players)
+        if reason:
+            raise ValueError(f"agent alphabeta cannot play {game_id} with {players} players: {reason}")
 
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
@@ -566,7 +572,7 @@ class MinimaxAgent(Agent):
     """Determinized (perfect information Monte Carlo) paranoid minimax with alpha-beta, any game."""
 
     name = "minimax"
-    PARAMS = {"determinizations": 24, "depth": 4, "time": 1.0, "combine": "average", "opponents": "paranoid",
+    PARAMS = {"determinizations": 24, "depth": 4, "time": 0.0, "combine": "average", "opponents": "paranoid",
               "align": False, "seed": 0}
 
     def __init__(self, **params):
@@ -582,10 +588,15 @@ class MinimaxAgent(Agent):
         self._core.seed(_mix(p["seed"], 0))
         self.last = {}
 
+    @classmethod
+    def cannot_play(cls, game_id, players):
+        return f"it plays at most {MAX_PLAYERS} players" if players > MAX_PLAYERS else None
+
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
-        if game_params.get("players", 0) > MAX_PLAYERS:
-            raise ValueError(f"agent minimax plays at most {MAX_PLAYERS} players")
+        reason = self.cannot_play(game_id, game_params.get("players", 0))
+        if reason:
+            raise ValueError(f"agent minimax cannot play {game_id}: {reason}")
         self._core.seed(_mix(self.params["seed"], seed))
 
     def act(self, state):

@@ -117,6 +117,8 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         config = json.loads(json.dumps(sched.tournament_config(games, agent_specs, deals, seed, time_limit)))
         run_id = sched.run_id_for(config)
     schedule = sched.schedule_from_config(run_id, config)
+    if not schedule:
+        raise ArenaError("no game has two agents that can play it: " + "; ".join(_sit_outs(config)))
     known = {r["run_id"] for r in store.runs()}
     if run_id not in known:
         store.create_run(run_id, config, len(schedule))
@@ -124,6 +126,8 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     todo = [s for s in schedule if s.match_id not in done]
     err = _console(stderr=True)
     if not as_json:
+        for note in _sit_outs(config):
+            err.print(note)
         err.print(f"run [bold]{run_id}[/]: {len(schedule)} matches, {len(done)} already stored, "
                   f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if todo else ""),
                   highlight=False, markup=True)
@@ -144,6 +148,17 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         sys.exit(130)
     _print_leaderboards(store, run_id, as_json)
     store.close()
+
+
+def _sit_outs(config):
+    from arena import schedule as sched
+    notes = []
+    for g in config["games"]:
+        for a in sched.agents_from_config(config):
+            reason = sched.sits_out(a, g["game_id"], g["params"]["players"])
+            if reason:
+                notes.append(f"{a.label} sits out {g['game_id']}: {reason}")
+    return notes
 
 
 def _validate_submitted(agent_specs):

@@ -242,12 +242,23 @@ def agents_from_config(config):
             for a in config["agents"]]
 
 
+def sits_out(spec, game_id, players):
+    """Why a built-in agent cannot play this game (it is then left out of it), or None."""
+    if spec.kind != "builtin":
+        return None
+    return agent_registry.agent_class(spec.source).cannot_play(game_id, players)
+
+
 def schedule_from_config(run_id, config):
-    """The full schedule of a run, rebuilt from its stored config (for --resume)."""
+    """The full schedule of a run, rebuilt from its stored config (for --resume). Agents that cannot
+    play a game sit it out; a game left with fewer than two agents is not played."""
     specs = agents_from_config(config)
     out = []
     for g in config["games"]:
-        out += game_schedule(run_id, g["game_id"], g["params"], specs, config["deals"], config["seed"],
+        playing = [a for a in specs if sits_out(a, g["game_id"], g["params"]["players"]) is None]
+        if len(playing) < 2:
+            continue
+        out += game_schedule(run_id, g["game_id"], g["params"], playing, config["deals"], config["seed"],
                              config["time_limit"], first_id=len(out))
     return out
 

@@ -82,3 +82,18 @@ def test_list_valued_parameters_need_no_quoting():
     from arena.schedule import parse_params
     assert parse_params("hands=10,9, plus_minus_one=true", "x") == (("hands", "10,9"), ("plus_minus_one", "true"))
     assert parse_params("a=1", "x") == (("a", "1"),)
+
+
+def test_an_agent_sits_out_the_games_it_cannot_play(tmp_path):
+    """alphabeta plays only two-player perfect-information games: it sits the others out."""
+    from arena.cli import main as cli
+    from click.testing import CliRunner
+    store = str(tmp_path / "s.sqlite")
+    result = CliRunner().invoke(cli, ["run", "--agents", "alphabeta[depth=2],random", "--games", "1",
+                                      "--jobs", "1", "--store", store])
+    assert result.exit_code == 0, result.output
+    assert "sits out wizard: it plays only two-player" in result.output
+    from arena.store import Store
+    assert {m["game_id"] for m in Store(store).matches(Store(store).run()["run_id"])} == {"insert"}
+    alone = CliRunner().invoke(cli, ["run", "--game", "wizard", "--agents", "alphabeta,random", "--store", store])
+    assert alone.exit_code == 2 and "no game has two agents" in alone.output
