@@ -150,6 +150,10 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     store.close()
 
 
+def _share(iv):
+    return "" if iv is None else f"{iv.mean:.2f} [{iv.low:.2f}-{iv.high:.2f}]"
+
+
 def _sit_outs(config):
     from arena import schedule as sched
     notes = []
@@ -247,7 +251,10 @@ def _is_card_game(game_id):
 
 def _title(game_id, params):
     import engines
-    defaults = engines.registry.resolve(game_id)
+    try:
+        defaults = engines.registry.resolve(game_id)
+    except ValueError:   # a run stored by another version: show every parameter
+        defaults = {}
     changed = [f"{k}={_fmt_value(v)}" for k, v in params.items() if defaults.get(k) != _norm(v)]
     return game_id + (f" ({', '.join(changed)})" if changed else "")
 
@@ -261,23 +268,26 @@ def _fmt_value(v):
 
 
 def _print_leaderboards(store, run_id, as_json, game_id=None):
-    from arena import ratings
+    from arena import analysis, ratings
     from rich import box
     from rich.table import Table
 
     run_row = store.run(run_id)
     matches = store.matches(run_id, game_id)
-    rows = ratings.leaderboard(matches)
+    # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
+    boards = [{"game_id": g, "params": params, "rows": analysis.leaderboard(ms),
+               "cycles": analysis.graph_cycles(analysis.dominance_graph(analysis.head_to_head(ms)))}
+              for g, params, ms in analysis.groups(matches)]
     fault_list = ratings.faults(matches)
     if as_json:
         _echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                     "matches": len(matches), "total": run_row["total"],
-                    "leaderboards": ratings.grouped(rows), "faults": fault_list})
+                    "leaderboards": analysis.jsonable(boards), "faults": fault_list})
         return
     console = _console()
-    if not rows:
+    if not boards:
         console.print(f"run {run_id} has no finished match yet")
-    for group in ratings.grouped(rows):
+    for group in boards:
         metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
         table = Table(title=_t(f"{_title(group['game_id'], group['params'])} - run {run_id}"), title_justify="left",
                       box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
@@ -287,7 +297,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         duplicate = _is_card_game(group["game_id"]) and any(r.get("duplicate_score") is not None
                                                             for r in group["rows"])
         # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
-        for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses"] + \
+        for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses", "score share (95%)"] + \
                 ["faults"] * any_faults + ["dup"] * duplicate + \
                 [m.replace("_", " ").replace("accuracy", "acc.") for m in metric_names]:
             table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
@@ -295,10 +305,14 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             dup = r.get("duplicate_score")
             table.add_row(str(r["rank"]), _t(r["label"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
                           f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
-                          str(r["losses"]), *[str(r["faults"]) if r["faults"] else ""] * any_faults,
+                          str(r["losses"]), _share(r["score_share"]),
+                          *[str(r["faults"]) if r["faults"] else ""] * any_faults,
                           *[f"{dup:+.2f}" if dup is not None else ""] * duplicate,
                           *[f"{r['metrics'][k]:.3f}" if k in r["metrics"] else "" for k in metric_names])
         console.print(table)
+        for cycle in group["cycles"]:
+            console.print(f"cycle (each beats the next with 95% confidence; one rating hides this): "
+                          f"{_t(analysis.format_cycle(cycle))}")
     if fault_list:
         # One line per agent and kind of fault, with the first occurrence as an example.
         summary = {}

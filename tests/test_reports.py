@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena import analysis, graphs, report
+from arena.cli import main
 from arena.cli_reports import graph, matchups, report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.store import Store
@@ -155,6 +156,12 @@ def test_rps_cycle_found_everywhere(rps, report_file):
     assert "Cycles (each beats the next" in text and "paper &gt; rock &gt; scissors &gt; paper" in text
     out = CliRunner().invoke(matchups, ["--store", path])
     assert out.exit_code == 0 and "cycle: paper > rock > scissors > paper" in out.output
+    out = CliRunner().invoke(main, ["leaderboard", "--store", path])
+    assert out.exit_code == 0, out.output
+    assert "one rating hides this): paper > rock > scissors > paper" in out.output
+    assert "score share (95%)" in out.output
+    board = json.loads(CliRunner().invoke(main, ["leaderboard", "--store", path, "--json"]).output)
+    assert board["leaderboards"][0]["cycles"] == [CYCLE]
 
 
 def test_leaderboard_rows_carry_intervals_faults_and_metrics(rps):
