@@ -3,13 +3,15 @@ import importlib
 
 from agents.base import UnknownAgent
 
-# name -> "module:Class"; an agent is listed once it plays every registered game.
+# name -> "module:Class"; an agent is listed once it plays every registered game (or says, through
+# `cannot_play`, which it cannot).
 BUILTIN = {
     "random": "agents.simple:RandomAgent",
     "greedy": "agents.simple:GreedyAgent",
     "ismcts": "agents.ismcts:ISMCTSAgent",
     "alphabeta": "agents.minimax:AlphaBetaAgent",
     "minimax": "agents.minimax:MinimaxAgent",
+    "human": "agents.human:HumanAgent",
 }
 
 

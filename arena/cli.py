@@ -117,6 +117,12 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         config = json.loads(json.dumps(sched.tournament_config(games, agent_specs, deals, seed, time_limit)))
         run_id = sched.run_id_for(config)
     schedule = sched.schedule_from_config(run_id, config)
+    human = any(a["source"] == "human" for a in config["agents"])
+    if human:
+        # A person answers on this terminal: play in this process, one match at a time, no live bar.
+        if backend != "local":
+            raise ArenaError("the human agent plays on this terminal: use the local backend")
+        jobs = 1
     if not schedule:
         raise ArenaError("no game has two agents that can play it: " + "; ".join(_sit_outs(config)))
     known = {r["run_id"] for r in store.runs()}
@@ -135,7 +141,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     if todo:
         store.set_status(run_id, "running")
         try:
-            status = _play(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json)
+            status = _play(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json or human)
         except MatchFailed as e:
             store.set_status(run_id, "interrupted")
             raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {run_id})")

@@ -97,3 +97,16 @@ def test_replay_errors_are_one_line(stored_run):
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 2, result.output
         assert "Traceback" not in result.output
+
+
+def test_a_person_can_sit_in_a_tournament(tmp_path):
+    """`human` is an agent like any other: the tournament then plays in this terminal, serially."""
+    store = str(tmp_path / "h.sqlite")
+    result = CliRunner().invoke(main, ["run", "--game", "insert", "--agents", "human,random", "--games", "1",
+                                       "--store", store], input=scripted())
+    assert result.exit_code == 0, result.output
+    assert "'castle' is not one of your moves" in result.output
+    s = Store(store)
+    matches = s.matches(s.run()["run_id"])
+    assert len(matches) == 2 and not any(m["faults"] for m in matches)
+    assert {seat["label"] for m in matches for seat in m["seats"]} == {"human", "random"}
