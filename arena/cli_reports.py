@@ -7,17 +7,10 @@ import json
 
 import click
 
-from arena.store import DEFAULT_STORE, Store
+from arena.cli_common import ArenaError, json_option, store_option
+from arena.store import Store
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
-_store = click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
-                      type=click.Path(dir_okay=False), help="The SQLite store of results.")
-_json = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead.")
-
-
-class ReportError(click.ClickException):
-    """A user error (no such run or store, bad output file): one line, exit code 2 as elsewhere."""
-    exit_code = 2
 
 
 def _open(store_path, run_id):
@@ -26,7 +19,7 @@ def _open(store_path, run_id):
         store = Store(store_path)
         return store, store.run(run_id)["run_id"]
     except ValueError as e:
-        raise ReportError(str(e)) from None
+        raise ArenaError(str(e)) from None
 
 
 def _cell(iv):
@@ -40,10 +33,10 @@ def _cell(iv):
 
 @click.command()
 @_run
-@_store
-@_json
+@store_option
+@json_option
 def matchups(run_id, store_path, as_json):
-    """Each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
+    """Show each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
     duplicate deals where the game has them. RUN defaults to the latest run."""
     from rich.console import Console
     from rich.table import Table
@@ -79,10 +72,10 @@ def matchups(run_id, store_path, as_json):
 @_run
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="Where to draw the graph: FILE.png, FILE.svg or FILE.html.")
-@_store
-@_json
+@store_option
+@json_option
 def graph(run_id, out, store_path, as_json):
-    """Draws who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
+    """Draw who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
     rate; cycles in red. RUN defaults to the latest run."""
     from arena import analysis, graphs
     store, run_id = _open(store_path, run_id)
@@ -90,7 +83,7 @@ def graph(run_id, out, store_path, as_json):
     try:
         drawn = graphs.write(matches, out, run_id)
     except (ValueError, OSError) as e:
-        raise ReportError(str(e)) from None
+        raise ArenaError(str(e)) from None
     if as_json:
         click.echo(json.dumps(analysis.jsonable({"run_id": run_id, "out": out,
                                                  "graphs": [graphs.graph_json(t, g) for t, g in drawn]}),
@@ -106,17 +99,17 @@ def graph(run_id, out, store_path, as_json):
 @_run
 @click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
               help="The HTML file to write [default: results/report-RUN.html].")
-@_store
-@_json
+@store_option
+@json_option
 def report(run_id, out, store_path, as_json):
-    """Writes one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
+    """Write one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
     graph, ratings over time, faults and how to reproduce it. RUN defaults to the latest run."""
     from arena import report as report_mod
     store, run_id = _open(store_path, run_id)
     try:
         path, data = report_mod.write(store, run_id, out)
     except OSError as e:
-        raise ReportError(f"cannot write the report: {e}") from None
+        raise ArenaError(f"cannot write the report: {e}") from None
     if as_json:
         click.echo(json.dumps({"out": path, **data}, indent=2, default=str))
         return
