@@ -25,10 +25,9 @@ from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t, uint32_t
 from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_next, rng_below,
-                           MAX_ACTIONS, HORIZON_GAME, HORIZON_ROUND)
+                           MAX_ACTIONS, HORIZON_GAME, HORIZON_ROUND, monotonic_seconds)
 
 from agents.base import Agent, BadAgentParameter
 
@@ -66,12 +65,6 @@ cdef inline int _log2(int n) noexcept nogil:
         n >>= 1
         k += 1
     return k
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 cdef class Search:
@@ -236,7 +229,7 @@ cdef class Search:
         cdef action_t untried[MAX_ACTIONS]
         cdef double base[MAX_PLAYERS]
         cdef double reward[MAX_PLAYERS]
-        cdef double start = _now(), deadline = start + seconds
+        cdef double start = monotonic_seconds(), deadline = start + seconds
         cdef double best_ucb, u, logn
         cdef long it = 0
         cdef int node, e, end, best, k, n_untried, i, mover, depth
@@ -250,7 +243,7 @@ cdef class Search:
         self._new_node()
         while True:
             if seconds > 0:
-                if it % CLOCK_EVERY == 0 and it > 0 and _now() >= deadline:
+                if it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
                     break
             elif it >= iterations:
                 break
@@ -320,7 +313,7 @@ cdef class Search:
                 ed.visits += 1
                 ed.reward += reward[ed.player]
         self.iterations = it
-        self.elapsed = _now() - start
+        self.elapsed = monotonic_seconds() - start
         return 0
 
     cdef int best_action(self) noexcept nogil:

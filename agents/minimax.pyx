@@ -40,8 +40,7 @@ apart that still differ in hidden cards, so the infoset key is not a position ke
 from libc.stdint cimport uint64_t, uint32_t, int16_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset, memcpy
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
-from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS, monotonic_seconds
 
 import engines
 from agents.base import Agent
@@ -65,12 +64,6 @@ cdef struct TTEntry:
     int16_t move
     int8_t depth
     uint8_t flag
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 cdef class Searcher:
@@ -134,7 +127,7 @@ cdef class Searcher:
         self.horizon_hits = 0
         self.aborted = False
         self.can_abort = False
-        self.deadline = _now() + time_budget if time_budget > 0 else 0.0
+        self.deadline = monotonic_seconds() + time_budget if time_budget > 0 else 0.0
         self.gen += 1
         cdef int i, j
         for i in range(2):     # age the history so old cutoffs fade
@@ -181,7 +174,7 @@ cdef class Searcher:
             self.horizon_hits += 1
             v = self.utility()
             return v if rs else -v
-        if self.can_abort and (self.nodes & 1023) == 0 and _now() > self.deadline:
+        if self.can_abort and (self.nodes & 1023) == 0 and monotonic_seconds() > self.deadline:
             self.aborted = True
             return 0.0
         if self.use_tt and depth >= self.tt_min_depth:
@@ -296,7 +289,7 @@ cdef class Searcher:
             self.horizon_hits += 1
             self.leaf_vector(out, False, ply)
             return 0
-        if self.can_abort and (self.nodes & 1023) == 0 and _now() > self.deadline:
+        if self.can_abort and (self.nodes & 1023) == 0 and monotonic_seconds() > self.deadline:
             self.aborted = True
             return 0
         q = self.st.c_current_player()
@@ -367,7 +360,7 @@ cdef class _Core:
         cdef double v, best, it_value = 0.0, value = 0.0
         cdef long hits0, nodes = 0
         cdef bint exact = False
-        cdef double t0 = _now()
+        cdef double t0 = monotonic_seconds()
         me = st.c_current_player()
         s.begin(st, me, time_budget)
         n = st.c_legal_actions(moves)
@@ -407,11 +400,11 @@ cdef class _Core:
                 break
             if time_budget > 0:
                 s.can_abort = True
-                if _now() - t0 > 0.5 * time_budget:
+                if monotonic_seconds() - t0 > 0.5 * time_budget:
                     break
         nodes = s.nodes
         return best_move, {"depth": done_depth, "value": value, "nodes": nodes, "exact": bool(exact),
-                           "seconds": _now() - t0}
+                           "seconds": monotonic_seconds() - t0}
 
     def pimc(self, GameState state, int samples, int depth, double time_budget, bint vote, bint maxn=False,
              bint align=False):
@@ -427,7 +420,7 @@ cdef class _Core:
         cdef char is_legal[MAX_ACTIONS]
         cdef int n, m, i, j, k, ties, done = 0
         cdef action_t a
-        cdef double v, best, t0 = _now()
+        cdef double v, best, t0 = monotonic_seconds()
         cdef int me = state.c_current_player()
         n = state.c_legal_actions(legal)
         if n == 1:
@@ -443,7 +436,7 @@ cdef class _Core:
         s.align = state.num_players - 1 if align else 0
         nodes = 0
         for k in range(samples):
-            if k > 0 and time_budget > 0 and _now() - t0 >= time_budget:
+            if k > 0 and time_budget > 0 and monotonic_seconds() - t0 >= time_budget:
                 break
             s.can_abort = k > 0 and time_budget > 0
             st.c_copy_from(state)
@@ -494,7 +487,7 @@ cdef class _Core:
                 nbest += 1
                 if rng_below(&self.rng, nbest) == 0:
                     chosen = a
-        return chosen, {"determinizations": done, "nodes": s.nodes, "seconds": _now() - t0,
+        return chosen, {"determinizations": done, "nodes": s.nodes, "seconds": monotonic_seconds() - t0,
                         "value": b2 if b2 > -INF else None}
 
 

@@ -5,6 +5,7 @@
 # undo (a stack of position snapshots), copies into scratch states, cloning and pickling.
 # An engine implements the `c_*` methods marked "engine" below; search loops call them without the GIL.
 from libc.stdint cimport uint64_t, uint32_t, int32_t
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 ctypedef int32_t action_t
 
@@ -42,6 +43,12 @@ cdef inline void rng_shuffle(Rng* r, int* items, int n) noexcept nogil:
     for i in range(n - 1, 0, -1):
         j = rng_below(r, i + 1)
         t = items[i]; items[i] = items[j]; items[j] = t
+
+cdef inline double monotonic_seconds() noexcept nogil:
+    """A clock for search budgets in seconds, readable without the GIL."""
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 cdef class GameState:
     cdef readonly str game_id          # registry id, e.g. "insert"
