@@ -209,3 +209,27 @@ class ApplyUndoClone(RuleBasedStateMachine):
 
 
 TestApplyUndoClone = ApplyUndoClone.TestCase
+
+
+@given(config=st.sampled_from([c.values for c in CONFIGS]), seed=st.integers(0, 2**32),
+       steps=st.integers(0, 400), observer_offset=st.integers(0, 5), world=st.integers(0, 2**32))
+def test_determinize_property(config, seed, steps, observer_offset, world):
+    """For any state and any observer: a determinization leaves the original alone, keeps the observer's
+    information set and view, and is reproducible from its seed."""
+    game_id, players, variant = config
+    state = engines.make(game_id, players=players, seed=seed, **variant)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    observer = observer_offset % players
+    before = state.snapshot()
+    d = state.determinize(observer, seed=world)
+    assert state.snapshot() == before
+    assert d.information_state_key(observer) == state.information_state_key(observer)
+    assert d.observation(observer) == state.observation(observer)
+    assert d.is_terminal() == state.is_terminal()
+    assert d == state.determinize(observer, seed=world)
+    if not state.is_terminal() and state.current_player() == observer:
+        assert d.legal_actions() == state.legal_actions()
