@@ -269,4 +269,9 @@ def resolve_games(game_id, players, params):
         if players is not None or params:
             raise ScheduleError("--players and --param need --game")
         return [(g, engines.registry.resolve(g)) for g in engines.game_ids()]
-    return [(game_id, engines.registry.resolve(game_id, players=players, **dict(params)))]
+    params = dict(params)
+    if "players" in params:   # --param players=N is --players N
+        if players is not None:
+            raise ScheduleError("give the number of players once: --players or --param players=N")
+        players = params.pop("players")
+    return [(game_id, engines.registry.resolve(game_id, players=players, **params))]

@@ -46,6 +46,8 @@ def test_games_and_agents_list_what_is_registered():
     (["run", "--game", "insert", "--param", "insert_axes=diagonal"], ["insert_axes", "all4"]),
     (["run", "--game", "insert", "--param", "nosuch=1"], ["unknown parameter", "nosuch"]),
     (["run", "--game", "insert", "--players", "3"], ["2 to 2 players"]),
+    (["run", "--game", "insert", "--param", "players=3"], ["2 to 2 players"]),
+    (["check-agent", "greedy", "--game", "insert", "--param", "players=3"], ["2 to 2 players"]),
     (["run", "--game", "insert", "--agents", "random[depth=3],greedy"], ["depth", "random"]),
     (["run", "--game", "insert", "--agents", "random,random"], ["appears twice"]),
     (["run", "--game", "insert", "--agents", "random"], ["at least two agents"]),
