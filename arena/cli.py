@@ -99,6 +99,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         resume, params, as_json):
     """Play a rated tournament and print its leaderboard per game."""
     from arena import schedule as sched
+    from arena.sandbox import validate_all
     from arena.store import Store
 
     if backend == "dask" and not address:
@@ -111,7 +112,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         param_pairs = sched.parse_params(",".join(params), "--param") if params else ()
         games = sched.resolve_games(game_id, players, param_pairs)
         agent_specs = sched.parse_agents(agents_text or sched.DEFAULT_AGENTS)
-        _validate_submitted(agent_specs)
+        validate_all(agent_specs)
         if deals is None:
             deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
         config = json.loads(json.dumps(sched.tournament_config(games, agent_specs, deals, seed, time_limit)))
@@ -169,15 +170,6 @@ def _sit_outs(config):
             if reason:
                 notes.append(f"{a.label} sits out {g['game_id']}: {reason}")
     return notes
-
-
-def _validate_submitted(agent_specs):
-    from arena.sandbox import validate
-    for a in agent_specs:
-        if a.submitted:
-            problem = validate(a)
-            if problem:
-                raise ArenaError(f"agent {a.label} ({a.source}): {problem}")
 
 
 def _play(store, todo, total, already, backend, jobs, address, quiet):

@@ -9,7 +9,7 @@ from arena.cli_common import store_option, user_errors
 @click.option("--vs", "vs", required=True, metavar="AGENT[,AGENT...]",
               help='The bots, one per other seat, e.g. "ismcts,ismcts[iterations=500]" or "./bot.py:MyBot".')
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 moves first in turn order).")
-@click.option("--seed", type=int, default=None, help="The deal (default: a random one).")
+@click.option("--seed", type=click.IntRange(0, 2 ** 64 - 1), default=None, help="The deal (default: a random one).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
 @user_errors
 def play(game_id, vs, seat, seed, params):
@@ -18,13 +18,10 @@ def play(game_id, vs, seat, seed, params):
 
     from arena import schedule as sched
     from arena.play import play as play_game
+    from arena.sandbox import validate_all
 
     bots = [sched.parse_agent(item) for item in sched.split_list(vs)]
-    if any(b.submitted for b in bots):
-        from arena.sandbox import validate
-        for b in bots:
-            if b.submitted:
-                validate(b)
+    validate_all(bots)
     pairs = dict(sched.parse_params(",".join(params), "--param")) if params else {}
     if "players" in pairs:
         raise click.UsageError("the number of players is one more than the bots in --vs")

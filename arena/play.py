@@ -51,13 +51,15 @@ def play(game_id, params, bot_specs, human_seat, seed):
     if not 0 <= human_seat < n:
         raise click.UsageError(f"--seat must be between 0 and {n - 1}")
     human = HumanAgent()
-    bots = iter(bot_specs)
-    agents = [human if p == human_seat else make_player(next(bots), 0.0) for p in range(n)]
     names = seat_names(n, human_seat, [b.label for b in bot_specs])
     log = MoveLog(n, names)
     human.log = log.lines[human_seat]
     rng = random.Random(seed)
+    bots = iter(bot_specs)
+    agents = []
     try:
+        for p in range(n):   # started inside the try: a bot that fails to start is a fault like any other
+            agents.append(human if p == human_seat else make_player(next(bots), 0.0))
         for p, agent in enumerate(agents):
             agent.reset(game_id, state.params, p, derive_seed(seed, "play", p))
         while not state.is_terminal():

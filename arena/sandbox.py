@@ -147,6 +147,15 @@ def validate(spec):
     return None
 
 
+def validate_all(specs):
+    """Raises ValueError (one line) for the first submitted agent that does not load and instantiate."""
+    for spec in specs:
+        if spec.submitted:
+            problem = validate(spec)
+            if problem:
+                raise ValueError(f"agent {spec.label} ({spec.source}): {problem}")
+
+
 def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0):
     """Checks an agent before a tournament; returns [{"check", "ok", "detail"}].
 

@@ -1,4 +1,5 @@
 """`arena play` and `arena replay` through the CLI, with scripted input."""
+import os
 import re
 
 import pytest
@@ -7,6 +8,8 @@ from click.testing import CliRunner
 import engines
 from arena.cli import main
 from arena.store import Store
+
+BOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "bots.py")
 
 
 def scripted(bad_first=True, moves=3000):
@@ -42,6 +45,8 @@ def test_play_refuses_bad_setups_in_one_line():
         (["play", "insert", "--vs", "nobody"], "unknown agent"),
         (["play", "insert", "--vs", "random,random"], "played by 2 to 2 players"),
         (["play", "insert", "--vs", "random", "--seat", "5"], "--seat"),
+        (["play", "insert", "--vs", "random", "--seed", "-5"], "--seed"),
+        (["play", "insert", "--vs", f"{BOTS}:BrokenInit"], "missing model file"),
     ):
         result = runner.invoke(main, args, input="1\n" * 40)
         assert result.exit_code == 2, (args, result.output)
