@@ -303,7 +303,8 @@ cdef class Search:
                     self.edges[best].child = node
             if depth > self.max_depth:
                 self.max_depth = depth
-            if not s.c_is_terminal():
+            # a descent that ended the root's round has reached the horizon: no rollout into the next
+            if not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
                 s.c_rollout(&self.rng, horizon)
             terminal = s.c_is_terminal()
             self._rewards(s, n, terminal, base, margin, reward)

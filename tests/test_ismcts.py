@@ -235,6 +235,25 @@ def test_the_round_horizon_keeps_the_tree_in_the_round():
     assert depth["round"] <= 8 < depth["game"]
 
 
+def test_the_round_horizon_scores_only_the_root_round():
+    """RULES.md 1.5: an exact bid scores 20, a miss loses 10. Everyone bid 0 and the Wizard (seat 0)
+    takes the one trick, so the last card of round 1 ends it at 20, 20, 20, -10 whatever the seed: the
+    round horizon must not roll out into round 2."""
+    from agents.ismcts import Search
+    state = WizardState.from_deal(4, [["W"], ["3d"], ["5e"], ["J"]], turn_up="7g", dealer=3)
+    for _ in range(7):
+        state.apply_action(state.legal_actions()[0])     # every bid 0, then the first three cards
+    assert state.current_player() == 3 and [state.action_to_string(a) for a in state.legal_actions()] == ["J"]
+    # seat 3's reward: rank 2/3 (two ties, one below), min-max normalised margin 1, equally weighted
+    expected = 0.5 * (2 / 3) + 0.5 * 1.0
+    for seed in (1, 2, 3):
+        search = Search()
+        search.seed(seed)
+        search.search(state, 50, 0.0, 0.7, "round", 0.5)
+        (visits, _, mean), = search.root_children().values()
+        assert visits == 50 and mean == pytest.approx(expected)
+
+
 def test_the_benchmark_rows():
     from arena.bench_ismcts import cases
     rows = list(cases(["insert", "wizard"], repeats=2, seconds=0.005, baseline_iterations=300))
