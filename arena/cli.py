@@ -17,7 +17,7 @@ DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without --game (a qui
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 
 
-from arena.cli_common import ArenaError, json_option, store_option, user_errors  # noqa: E402,F401
+from arena.cli_common import ArenaError, json_option, open_run, store_option, user_errors  # noqa: E402
 
 
 def _console(stderr=False):
@@ -335,9 +335,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
 @user_errors
 def leaderboard(run_id, game_id, store_path, as_json):
     """Print a run's leaderboards again from the store (default: the latest run)."""
-    from arena.store import Store
-    store = Store(store_path)
-    run_id = store.run(run_id)["run_id"]
+    store, run_id = open_run(store_path, run_id)
     _print_leaderboards(store, run_id, as_json, game_id)
     store.close()
 

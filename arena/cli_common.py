@@ -20,6 +20,13 @@ def user_errors(fn):
     return wrapper
 
 
+def open_run(store_path, run_id=None):
+    """(store, run id) of RUN in the store, or of its latest run when run_id is None."""
+    from arena.store import Store
+    store = Store(store_path)
+    return store, store.run(run_id)["run_id"]
+
+
 def json_option(fn):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(fn)
 

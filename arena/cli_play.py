@@ -1,7 +1,7 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by move)."""
 import click
 
-from arena.cli_common import store_option, user_errors
+from arena.cli_common import open_run, store_option, user_errors
 
 
 @click.command()
@@ -39,12 +39,10 @@ def play(game_id, vs, seat, seed, params):
 def replay(args, seat, to_end, store_path):
     """Step through a stored match (RUN defaults to the latest run): forward, back, jump, end."""
     from arena.play import replay as replay_match
-    from arena.store import Store
 
     if len(args) not in (1, 2) or not args[-1].isdigit():
         raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena leaderboard --json lists runs)")
-    store = Store(store_path)
-    run_id = store.run(args[0] if len(args) == 2 else None)["run_id"]
+    store, run_id = open_run(store_path, args[0] if len(args) == 2 else None)
     match = store.match(run_id, int(args[-1]))
     if seat is not None and not 0 <= seat < len(match["seats"]):
         raise click.UsageError(f"--seat must be between 0 and {len(match['seats']) - 1}")

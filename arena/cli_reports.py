@@ -7,19 +7,9 @@ import json
 
 import click
 
-from arena.cli_common import ArenaError, json_option, store_option
-from arena.store import Store
+from arena.cli_common import ArenaError, json_option, open_run, store_option, user_errors
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
-
-
-def _open(store_path, run_id):
-    """(store, run id) of RUN, or of the latest run when none is given."""
-    try:
-        store = Store(store_path)
-        return store, store.run(run_id)["run_id"]
-    except ValueError as e:
-        raise ArenaError(str(e)) from None
 
 
 def _cell(iv):
@@ -35,13 +25,14 @@ def _cell(iv):
 @_run
 @store_option
 @json_option
+@user_errors
 def matchups(run_id, store_path, as_json):
     """Show each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
     duplicate deals where the game has them. RUN defaults to the latest run."""
     from rich.console import Console
     from rich.table import Table
     from arena import analysis
-    store, run_id = _open(store_path, run_id)
+    store, run_id = open_run(store_path, run_id)
     matches = store.matches(run_id)
     out = []
     for game_id, params, ms in analysis.groups(matches):
@@ -74,15 +65,16 @@ def matchups(run_id, store_path, as_json):
               help="Where to draw the graph: FILE.png, FILE.svg or FILE.html.")
 @store_option
 @json_option
+@user_errors
 def graph(run_id, out, store_path, as_json):
     """Draw who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
     rate; cycles in red. RUN defaults to the latest run."""
     from arena import analysis, graphs
-    store, run_id = _open(store_path, run_id)
+    store, run_id = open_run(store_path, run_id)
     matches = store.matches(run_id)
     try:
         drawn = graphs.write(matches, out, run_id)
-    except (ValueError, OSError) as e:
+    except OSError as e:
         raise ArenaError(str(e)) from None
     if as_json:
         click.echo(json.dumps(analysis.jsonable({"run_id": run_id, "out": out,
@@ -101,11 +93,12 @@ def graph(run_id, out, store_path, as_json):
               help="The HTML file to write [default: results/report-RUN.html].")
 @store_option
 @json_option
+@user_errors
 def report(run_id, out, store_path, as_json):
     """Write one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
     graph, ratings over time, faults and how to reproduce it. RUN defaults to the latest run."""
     from arena import report as report_mod
-    store, run_id = _open(store_path, run_id)
+    store, run_id = open_run(store_path, run_id)
     try:
         path, data = report_mod.write(store, run_id, out)
     except OSError as e:
