@@ -1,7 +1,6 @@
 """The ISMCTS agent: budgets, determinism, no use of hidden information, complete games on every
 registered game, and strength on Insert."""
 import random
-import time
 
 import pytest
 
@@ -104,17 +103,15 @@ def test_it_never_reads_what_the_acting_player_cannot_see(game_id):
                 assert sa["nodes"] == sb["nodes"]
 
 
-def test_the_time_budget_is_respected():
+def test_a_time_budget_replaces_the_iteration_budget():
+    # No assertion on timers: only that the iteration count no longer bounds the search.
     state = engines.make("insert", seed=2)
     a = agent(time=0.05, iterations=1)
-    t0 = time.perf_counter()
-    a.act(state)
-    wall = time.perf_counter() - t0
+    action = a.act(state)
     st = a.last_stats()
-    assert st["elapsed"] >= 0.05
-    assert wall < 0.05 + 2.0          # generous: the machine is shared
+    assert action in state.legal_actions()
     assert st["iterations"] > 1, "time, not iterations, is the budget when time > 0"
-    assert st["root_visits"] == st["iterations"]
+    assert st["root_visits"] == st["iterations"] == sum(v for v, _, _ in st["children"].values())
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -263,7 +260,13 @@ def test_the_benchmark_rows():
         r = by_case[case]
         assert r["unit"] == "iterations/s" and len(r["rates"]) == 2 and r["median_per_s"] > 0
         assert r["iterations"] >= 1000 and r["nodes"] > 1 and r["bytes_per_node"] >= 24
-    hand = by_case["ismcts/wizard_4p_hand10/first_card"]
-    if hand["baseline"] is not None:
+    for point in ("first_bid", "first_card"):
+        hand = by_case[f"ismcts/wizard_4p_hand10/{point}"]
+        try:
+            import pyspiel  # noqa: F401
+        except ImportError:
+            assert hand["baseline"] is None and "pyspiel" in hand["note"]
+            continue
         base = by_case[hand["baseline"]]
+        assert base["case"] == f"openspiel_ismcts/oh_hell_4p_10tricks/{point}"
         assert hand["ratio"] == round(hand["median_per_s"] / base["median_per_s"], 2)
