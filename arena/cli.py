@@ -17,7 +17,8 @@ DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without --game (a qui
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 
 
-from arena.cli_common import ArenaError, json_option, open_run, store_option, user_errors  # noqa: E402
+from arena.cli_common import (ArenaError, first_line, json_option, open_run, store_option,  # noqa: E402
+                              user_errors)
 
 
 def _console(stderr=False):
@@ -30,10 +31,6 @@ def _console(stderr=False):
 
 
 TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quick
-
-
-def _first_line(e):
-    return str(e).splitlines()[0] if str(e) else ""
 
 
 class MatchFailed(Exception):
@@ -61,8 +58,7 @@ class _Group(click.Group):
         except Exception as e:
             if os.environ.get("ARENA_DEBUG"):
                 raise
-            message = str(e).splitlines()[0] if str(e) else ""
-            raise click.ClickException(f"internal error: {type(e).__name__}: {message} "
+            raise click.ClickException(f"internal error: {type(e).__name__}: {first_line(e)} "
                                        f"(ARENA_DEBUG=1 shows the traceback)") from None
 
 
@@ -178,6 +174,7 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
                                TimeElapsedColumn, TimeRemainingColumn)
     from arena.backends import executor
     from arena.runner import play_matches
+    from arena.sandbox import describe
 
     console = _console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -209,7 +206,7 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
                         try:
                             results, error = future.result()
                         except Exception as e:
-                            results, error = [], (ids[0], f"{type(e).__name__}: {_first_line(e)}")
+                            results, error = [], (ids[0], describe(e))
                         for result in results:
                             store.record(specs[result.match_id], result)
                             durations.append(result.duration)

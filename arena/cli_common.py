@@ -9,6 +9,10 @@ class ArenaError(click.ClickException):
     exit_code = 2
 
 
+def first_line(e):
+    return str(e).splitlines()[0] if str(e) else ""
+
+
 def user_errors(fn):
     """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) into ArenaError."""
     @functools.wraps(fn)
@@ -16,7 +20,7 @@ def user_errors(fn):
         try:
             return fn(*args, **kwargs)
         except ValueError as e:
-            raise ArenaError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+            raise ArenaError(first_line(e) or type(e).__name__) from None
     return wrapper
 
 

@@ -23,7 +23,7 @@ import time
 import agents as agent_registry
 import engines
 from arena.match import Fault, MatchResult
-from arena.sandbox import AgentFault, RemoteAgent
+from arena.sandbox import AgentFault, RemoteAgent, describe
 
 
 def agent_seed(spec, seat):
@@ -41,20 +41,16 @@ class LocalAgent:
         try:
             self.agent.reset(game_id, game_params, seat, seed)
         except Exception as e:
-            raise AgentFault("exception", _describe(e)) from None
+            raise AgentFault("exception", describe(e)) from None
 
     def act(self, state):
         try:
             return self.agent.act(state)
         except Exception as e:
-            raise AgentFault("exception", _describe(e)) from None
+            raise AgentFault("exception", describe(e)) from None
 
     def close(self):
         pass
-
-
-def _describe(exc):
-    return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
 
 
 def make_player(spec, time_limit):
@@ -140,5 +136,5 @@ def play_matches(specs):
         try:
             results.append(play_match(spec))
         except Exception as e:
-            return results, (spec.match_id, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            return results, (spec.match_id, describe(e))
     return results, None

@@ -50,7 +50,8 @@ def load_class(kind, target):
     return obj
 
 
-def _describe(exc):
+def describe(exc):
+    """An exception as one line: "Type: message", at most 300 characters."""
     return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
 
 
@@ -262,7 +263,7 @@ def _serve():
                 reply = (action, check and (state.snapshot(), state.history()) != before)
             out.send(("ok", reply))
         except Exception as e:
-            out.send(("error", _describe(e) if not isinstance(e, SyntaxError) else
+            out.send(("error", describe(e) if not isinstance(e, SyntaxError) else
                       "".join(traceback.format_exception_only(type(e), e)).strip().splitlines()[-1]))
 
 
