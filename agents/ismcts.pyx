@@ -338,6 +338,10 @@ cdef class Search:
         cdef int a
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
+        if iterations < 1 and seconds <= 0:
+            raise ValueError("ismcts needs iterations >= 1 or seconds > 0")
+        if horizon not in ("round", "game"):
+            raise ValueError(f"ismcts horizon must be round or game, not {horizon!r}")
         if state.num_players > MAX_PLAYERS:
             raise ValueError(f"ismcts supports at most {MAX_PLAYERS} players")
         if state.num_distinct_actions > MAX_ACTIONS:

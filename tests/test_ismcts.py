@@ -210,6 +210,16 @@ def test_it_is_registered_and_refuses_bad_parameters():
         ISMCTSAgent(depth=3)
 
 
+def test_the_search_refuses_an_empty_budget():
+    """Without one iteration the root has no child to choose (this read past the tree before)."""
+    from agents.ismcts import Search
+    state = engines.make("insert", seed=1)
+    with pytest.raises(ValueError, match="iterations"):
+        Search().search(state, 0)
+    with pytest.raises(ValueError, match="horizon"):
+        Search().search(state, 10, horizon="trick")
+
+
 @pytest.mark.parametrize("hand,bid", [("W", "bid 1"), ("J", "bid 0")])
 def test_wizard_bids_the_sure_thing_in_a_one_card_round(hand, bid):
     """RULES.md 1.4 and 1.5: the first Wizard wins the trick, a lone Jester loses it; an exact bid
