@@ -24,10 +24,10 @@ import agents as agent_registry
 import engines
 from arena.match import Fault, MatchResult
 from arena.sandbox import AgentFault, RemoteAgent, describe
+from arena.schedule import derive_seed
 
 
 def agent_seed(spec, seat):
-    from arena.schedule import derive_seed
     return derive_seed(spec.seed, spec.match_id, "agent", seat)
 
 
@@ -89,7 +89,6 @@ def play_match(spec):
             except AgentFault as f:
                 faults.append(Fault(seat, a.label, f.kind, f.message, -1))
                 break
-        from arena.schedule import derive_seed
         view_base = derive_seed(spec.seed, spec.match_id, "view")
         while not faults and not state.is_terminal():
             seat = state.current_player()
