@@ -164,11 +164,8 @@ def standings(matches):
             games[a] += 1
         for f in m["faults"]:
             faults[f["label"]] += 1
-        for key, values in m["metrics"].items():
-            if isinstance(values, list) and len(values) == len(labels):
-                for a, v in zip(labels, values):
-                    if isinstance(v, (int, float)) and not isinstance(v, bool):
-                        metric[a][key].append(float(v))
+        for seat, key, v in ratings.seat_metrics(m):
+            metric[labels[seat]][key].append(float(v))
     rows = {}
     for a in sorted(games):
         rows[a] = {
@@ -242,25 +239,15 @@ def format_cycle(cycle):
 def rating_history(matches):
     """{label: [(games played, mu, sigma)]} for one group, starting from the prior at 0 games.
 
-    Replays the matches exactly as `arena.ratings.leaderboard` does (same environment, same ranks,
-    match-id order), so each agent's last point is its leaderboard rating.
+    Replays the matches as `arena.ratings.leaderboard` does (`arena.ratings.replay`, match-id
+    order), so each agent's last point is its leaderboard rating.
     """
-    env = ratings._environment()
-    current, played, history = {}, {}, {}
-    for m in sorted(matches, key=lambda m: m["match_id"]):
-        ranked = ratings.agent_ranks(m)
+    prior = ratings.environment().create_rating()
+    history = {}
+    for _, ranked, current in ratings.replay(sorted(matches, key=lambda m: m["match_id"])):
         for label, _ in ranked:
-            if label not in current:
-                current[label] = env.create_rating()
-                played[label] = 0
-                history[label] = [(0, current[label].mu, current[label].sigma)]
-        if len(ranked) > 1:
-            new = env.rate([(current[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
-            for (label, _), (rating,) in zip(ranked, new):
-                current[label] = rating
-        for label, _ in ranked:
-            played[label] += 1
-            history[label].append((played[label], current[label].mu, current[label].sigma))
+            points = history.setdefault(label, [(0, prior.mu, prior.sigma)])
+            points.append((len(points), current[label].mu, current[label].sigma))
     return dict(sorted(history.items()))
 
 

@@ -44,7 +44,30 @@ def environment():
     return trueskill.TrueSkill(draw_probability=0.10)
 
 
-_environment = environment   # the name other reports used first
+def replay(matches):
+    """Rates one group's matches in the order given: yields (match, agent_ranks(match), ratings),
+    ratings being {label: trueskill.Rating} after that match (one dict, updated as the replay goes)."""
+    env = environment()
+    current = {}
+    for m in matches:
+        ranked = agent_ranks(m)
+        for label, _ in ranked:
+            current.setdefault(label, env.create_rating())
+        if len(ranked) > 1:
+            new = env.rate([(current[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
+            for (label, _), (rating,) in zip(ranked, new):
+                current[label] = rating
+        yield m, ranked, current
+
+
+def seat_metrics(match):
+    """(seat, name, value) for every number a match's metrics give per seat."""
+    seats = len(match["seats"])
+    for name, values in (match.get("metrics") or {}).items():
+        if isinstance(values, list) and len(values) == seats:
+            for seat, v in enumerate(values):
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    yield seat, name, v
 
 
 def leaderboard(matches):
@@ -65,18 +88,10 @@ def leaderboard(matches):
 
 
 def _group_rows(game_id, params, matches):
-    env = environment()
     ratings = {}
     stats = defaultdict(lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0,
                                  "placements": [], "returns": [], "metrics": defaultdict(list)})
-    for m in matches:
-        ranked = agent_ranks(m)
-        for label, _ in ranked:
-            ratings.setdefault(label, env.create_rating())
-        if len(ranked) > 1:
-            new = env.rate([(ratings[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
-            for (label, _), (rating,) in zip(ranked, new):
-                ratings[label] = rating
+    for m, ranked, ratings in replay(matches):
         firsts = sum(1 for _, r in ranked if r == 1)
         faulty = {f["label"] for f in m["faults"]}
         for label, r in ranked:
@@ -89,15 +104,11 @@ def _group_rows(game_id, params, matches):
             else:
                 s["losses"] += 1
             s["faults"] += label in faulty
-        for seat, (agent, placement, ret) in enumerate(zip(m["seats"], m["placements"], m["returns"])):
-            s = stats[agent["label"]]
-            s["placements"].append(placement)
-            s["returns"].append(ret)
-            for name, values in (m.get("metrics") or {}).items():
-                if isinstance(values, list) and len(values) == len(m["seats"]):
-                    v = values[seat]
-                    if isinstance(v, (int, float)) and not isinstance(v, bool):
-                        s["metrics"][name].append(v)
+        for agent, placement, ret in zip(m["seats"], m["placements"], m["returns"]):
+            stats[agent["label"]]["placements"].append(placement)
+            stats[agent["label"]]["returns"].append(ret)
+        for seat, name, v in seat_metrics(m):
+            stats[m["seats"][seat]["label"]]["metrics"][name].append(v)
     duplicate = duplicate_scores(matches)
     order = sorted(ratings, key=lambda label: (-(ratings[label].mu - 3 * ratings[label].sigma), label))
     rows = []
