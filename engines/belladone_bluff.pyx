@@ -471,6 +471,25 @@ cdef double _standing(BBPos* s, int viewer, int q) noexcept nogil:
     return s.score[q] + (best if q == s.to_move else 0.5 * best)
 
 
+cdef inline int _hand_key(BBPos* s, int viewer, int c) noexcept nogil:
+    """What `viewer` can tell about hand card c: its colour, its value if known, who knows it."""
+    cdef int kind = (c & 15) if (s.known[c] >> viewer) & 1 else 16
+    return ((c >> 4) << 13) | (kind << 8) | s.known[c]
+
+cdef void _sort_hand_for(BBPos* s, int q, int viewer) noexcept nogil:
+    """Orders q's hand by what `viewer` sees of it: the order a hand happens to have depends on
+    which cards left it, face down too, so otherwise it would tell the viewer's worlds apart."""
+    cdef int i, j, c, key
+    for i in range(1, s.hand_n[q]):
+        c = s.hand[q][i]
+        key = _hand_key(s, viewer, c)
+        j = i - 1
+        while j >= 0 and _hand_key(s, viewer, s.hand[q][j]) > key:
+            s.hand[q][j + 1] = s.hand[q][j]
+            j -= 1
+        s.hand[q][j + 1] = c
+
+
 cdef class BelladoneBluffState(GameState):
     cdef BBPos s
 
@@ -674,6 +693,7 @@ cdef class BelladoneBluffState(GameState):
         for q in range(s.n):
             if q == p:
                 continue
+            _sort_hand_for(s, q, p)
             for i in range(s.hand_n[q]):
                 c = s.hand[q][i]
                 if not (s.known[c] >> p) & 1:

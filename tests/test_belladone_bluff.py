@@ -399,3 +399,20 @@ def test_determinization_depends_only_on_what_the_observer_knows():
             assert world.snapshot() != s.snapshot()
             for k in range(3):
                 assert world.determinize(me, seed=k).snapshot() == s.determinize(me, seed=k).snapshot()
+
+
+def test_determinization_ignores_the_order_an_unseen_hand_was_left_in():
+    """RULES.md 3.8: which of two same-coloured cards an opponent put face down is hidden, and so is
+    the order their hand is left in: both worlds resample to the very same world under one seed."""
+    worlds = []
+    for hidden in ("R+1", "R+2"):
+        s = deal(["G+1 G+2", "R+1 R+2 B+3"], deck="Y+1 Y+2 Y+3 Y+4 Y+5 Y+6")
+        play(s, "play G+1 on II", "end turn", f"play {hidden} on I", "end turn")
+        worlds.append(s)
+    a, b = worlds
+    assert a.current_player() == 0
+    assert a.information_state_key(0) == b.information_state_key(0)
+    assert a.observation(0) == b.observation(0)
+    assert a.snapshot() != b.snapshot()
+    for seed in range(4):
+        assert a.determinize(0, seed=seed).snapshot() == b.determinize(0, seed=seed).snapshot()
