@@ -180,14 +180,6 @@ def standings(matches):
     return rows
 
 
-def ranked(rows):
-    """Labels best first by score share (ties by label)."""
-    def key(a):
-        s = rows[a]["score_share"]
-        return (-(s.mean if s else 0.0), a)
-    return sorted(rows, key=key)
-
-
 # ---- dominance and cycles -----------------------------------------------------------------------
 
 def dominance_graph(h2h):

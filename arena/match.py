@@ -2,7 +2,7 @@
 
 Both are small and picklable, so the same code runs on a local process pool and on a Dask cluster.
 """
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,3 @@ class MatchResult:
     faults: list = field(default_factory=list)    # Fault values
     metrics: dict = field(default_factory=dict)   # per-game metrics, e.g. {"bid_accuracy": [...]}
     duration: float = 0.0
-
-    def as_dict(self):
-        return asdict(self)

@@ -161,15 +161,6 @@ def duplicate_scores(matches):
     return {label: sum(v) / len(v) for label, v in per_agent.items()}
 
 
-def grouped(rows):
-    """Leaderboard rows regrouped: [{"game_id", "params", "rows": [...]}] in their original order."""
-    out = OrderedDict()
-    for row in rows:
-        key = (row["game_id"], json.dumps(row["params"], sort_keys=True))
-        out.setdefault(key, {"game_id": row["game_id"], "params": row["params"], "rows": []})["rows"].append(row)
-    return list(out.values())
-
-
 def faults(matches):
     """Every recorded fault: [{match_id, game_id, seat, label, kind, message, move}] in match order."""
     out = []

@@ -8,8 +8,6 @@ import os
 import sqlite3
 import time
 
-
-
 DEFAULT_STORE = os.path.join("results", "arena.sqlite")
 
 SCHEMA = """
