@@ -26,7 +26,7 @@ from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt
 
-from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_next, rng_below,
+from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below,
                            MAX_ACTIONS, HORIZON_GAME, HORIZON_ROUND, monotonic_seconds)
 
 from agents.base import Agent, BadAgentParameter

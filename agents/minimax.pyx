@@ -40,7 +40,7 @@ apart that still differ in hidden cards, so the infoset key is not a position ke
 from libc.stdint cimport uint64_t, uint32_t, int16_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset, memcpy
-from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS, monotonic_seconds
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_below, MAX_ACTIONS, monotonic_seconds
 
 import engines
 from agents.base import Agent
