@@ -83,12 +83,7 @@ def _free_interval(values):
 
 # ---- groups -------------------------------------------------------------------------------------
 
-def groups(matches):
-    """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
-    out = {}
-    for m in matches:
-        out.setdefault(ratings.group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
-    return list(out.values())
+groups = ratings.groups
 
 
 def group_title(game_id, game_params):

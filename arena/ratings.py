@@ -30,6 +30,14 @@ def group_key(match):
     return match["game_id"], json.dumps(match["game_params"], sort_keys=True)
 
 
+def groups(matches):
+    """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
+    out = {}
+    for m in matches:
+        out.setdefault(group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
+    return list(out.values())
+
+
 def agent_ranks(match):
     """[(label, rank)] for the agents of a match, in first-seat order; rank 1 = best, ties share."""
     seats = defaultdict(list)
@@ -78,12 +86,9 @@ def leaderboard(matches):
     mean_return, metrics ({name: mean per seat}), duplicate_score (see `duplicate_scores`; None
     without a complete, fault-free duplicate group).
     """
-    groups = OrderedDict()
-    for m in sorted(matches, key=lambda m: (m.get("run_id", ""), m["match_id"])):
-        groups.setdefault(group_key(m), []).append(m)
     rows = []
-    for (game_id, params_json), group in groups.items():
-        rows += _group_rows(game_id, json.loads(params_json), group)
+    for game_id, params, group in groups(sorted(matches, key=lambda m: (m.get("run_id", ""), m["match_id"]))):
+        rows += _group_rows(game_id, params, group)
     return rows
 
 
