@@ -38,6 +38,7 @@ def midgame_states(game_id, players, seed, count=4, **variant):
             if state.is_terminal():
                 break
             state.apply_action(rng.choice(state.legal_actions()))
+    assert out, f"no {game_id} state with a choice to test"
     return out
 
 

@@ -319,6 +319,7 @@ def _midgame_states(game_id, players, count, seed):
             out.append(s)
         if len(out) == count:
             break
+    assert out, f"no {game_id} state with a choice to test"
     return out
 
 
