@@ -122,9 +122,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         jobs = 1
     if not schedule:
         raise ArenaError("no game has two agents that can play it: " + "; ".join(_sit_outs(config)))
-    known = {r["run_id"] for r in store.runs()}
-    if run_id not in known:
-        store.create_run(run_id, config, len(schedule))
+    store.create_run(run_id, config, len(schedule))
     done = store.finished_ids(run_id)
     todo = [s for s in schedule if s.match_id not in done]
     err = _console(stderr=True)

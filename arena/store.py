@@ -49,6 +49,7 @@ class Store:
         os.makedirs(folder, exist_ok=True)
         try:
             self.db = sqlite3.connect(path, timeout=30)
+            self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA journal_mode=WAL")
             # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
             # a power cut can lose the last matches, and commits no longer wait for the disk.
@@ -62,8 +63,9 @@ class Store:
 
     # ---- runs ----
     def create_run(self, run_id, config, total):
+        """Stores a new run; a run already stored (the same command again) is kept as is."""
         with self.db:
-            self.db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, 'running')",
+            self.db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, 'running')",
                             (run_id, time.time(), json.dumps(config, sort_keys=True), total))
 
     def set_status(self, run_id, status):
@@ -81,10 +83,10 @@ class Store:
             if row is None:
                 known = ", ".join(r["run_id"] for r in self.runs()[-5:]) or "none"
                 raise StoreError(f"no run {run_id!r} in {self.path} (latest: {known})")
-        return _run_dict(self.db, row)
+        return _run_dict(row)
 
     def runs(self):
-        return [_run_dict(self.db, r) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
+        return [_run_dict(r) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
 
     # ---- matches ----
     def record(self, spec, result):
@@ -116,17 +118,14 @@ class Store:
         return _match_dict(row)
 
 
-def _run_dict(db, row):
-    names = [d[0] for d in db.execute("SELECT * FROM runs LIMIT 0").description]
-    d = dict(zip(names, row)) if not isinstance(row, dict) else row
+def _run_dict(row):
+    d = dict(row)
     d["config"] = json.loads(d["config"])
     return d
 
 
 def _match_dict(row):
-    keys = ("run_id", "match_id", "game_id", "game_params", "seed", "deal", "seats", "returns",
-            "placements", "actions", "faults", "metrics", "duration", "finished")
-    d = dict(zip(keys, row))
+    d = dict(row)
     for k in ("game_params", "seats", "returns", "placements", "actions", "faults", "metrics"):
         d[k] = json.loads(d[k])
     return d
