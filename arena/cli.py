@@ -105,8 +105,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         run_row = store.run(resume)
         run_id, config = resume, run_row["config"]
     else:
-        param_pairs = sched.parse_params(",".join(params), "--param") if params else ()
-        games = sched.resolve_games(game_id, players, param_pairs)
+        games = sched.resolve_games(game_id, players, sched.param_options(params))
         agent_specs = sched.parse_agents(agents_text or sched.DEFAULT_AGENTS)
         validate_all(agent_specs)
         if deals is None:
@@ -413,8 +412,7 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
     from arena import schedule as sched
     from arena.sandbox import check_agent as run_checks
     spec = sched.parse_agent(agent)
-    param_pairs = sched.parse_params(",".join(params), "--param") if params else ()
-    (game, full), = sched.resolve_games(game_id, players, param_pairs)
+    (game, full), = sched.resolve_games(game_id, players, sched.param_options(params))
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit)
     ok = all(r["ok"] for r in results)

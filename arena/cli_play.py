@@ -22,7 +22,7 @@ def play(game_id, vs, seat, seed, params):
 
     bots = [sched.parse_agent(item) for item in sched.split_list(vs)]
     validate_all(bots)
-    pairs = dict(sched.parse_params(",".join(params), "--param")) if params else {}
+    pairs = dict(sched.param_options(params))
     if "players" in pairs:
         raise click.UsageError("the number of players is one more than the bots in --vs")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed

@@ -92,6 +92,11 @@ def parse_params(text, where):
     return tuple(out)
 
 
+def param_options(values):
+    """The repeated `--param NAME=VALUE` options as ((name, value), ...)."""
+    return parse_params(",".join(values), "--param")
+
+
 def entry_points():
     """Installed agents: entry point name -> "module:attr" in the `tabletop_arena.agents` group."""
     return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
