@@ -162,7 +162,7 @@ cdef struct WizPos:
     int8_t rounds_scored
     int8_t plus_minus_one
     int8_t hide
-    int8_t _pad[5]
+    int8_t _pad[7]            # explicit tail padding to a multiple of 8 (sizeof 344)
 
 
 cdef inline uint64_t _mix(uint64_t k, uint64_t x) noexcept nogil:
