@@ -7,7 +7,7 @@ import json
 import os
 from libc.stdint cimport uint64_t, int8_t
 from libc.string cimport memset
-from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, rng_shuffle, HORIZON_ROUND
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below
 
 DEF N = 36          # squares
 DEF RINGS = 30      # 15 per player: the game ends after 30 plies
