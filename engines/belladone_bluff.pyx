@@ -34,7 +34,7 @@ knows which of them went where. Cards absent from hands, rows and deck are disca
 """
 from libc.stdint cimport uint64_t, uint8_t, uint16_t, int8_t, int16_t
 from libc.string cimport memset
-from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS
 
 cdef enum:
     NCARDS = 80
@@ -620,7 +620,7 @@ cdef class BelladoneBluffState(GameState):
         return mine - theirs
 
     cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil:
-        cdef action_t buf[64]
+        cdef action_t buf[MAX_ACTIONS]
         cdef int n
         cdef BBPos* s = &self.s
         while s.phase != PH_OVER:
