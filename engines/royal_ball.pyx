@@ -356,11 +356,16 @@ cdef inline void _to_king(RBPos* s, int t, int flag) noexcept nogil:
     s.nking += 1
 
 
-cdef inline void _take_hidden(RBPos* s, int p) noexcept nogil:
-    cdef int t = s.tab_hidden
-    s.tab_hidden = -1
-    s.hid[p][s.nhid[p]] = t
-    s.nhid[p] += 1
+cdef inline void _take(RBPos* s, int p, int t) noexcept nogil:
+    """p takes the face-down card (t = A_TAKE_HIDDEN) or a face-up card of type t from the table."""
+    if t == A_TAKE_HIDDEN:
+        t = s.tab_hidden
+        s.tab_hidden = -1
+        s.hid[p][s.nhid[p]] = t
+        s.nhid[p] += 1
+    else:
+        s.tab_up[t] -= 1
+        s.pub[p][t] += 1
     s.hand[p][t] += 1
 
 
@@ -376,25 +381,14 @@ cdef void _apply(RBPos* s, Rng* r, int a) noexcept nogil:
     cdef int p, t
     if s.phase == PH_TAKE:
         p = s.to_move
-        if a == A_TAKE_HIDDEN:
-            _take_hidden(s, p)
-        else:
-            s.tab_up[a] -= 1
-            s.pub[p][a] += 1
-            s.hand[p][a] += 1
+        _take(s, p, a)
         p = _next(s, p)
         if p == s.active:
             s.phase = PH_KEEP
         s.to_move = p
     elif s.phase == PH_KEEP:
         p = s.active
-        if a == A_KEEP_HIDDEN:
-            _take_hidden(s, p)
-        else:
-            t = a - A_KEEP
-            s.tab_up[t] -= 1
-            s.pub[p][t] += 1
-            s.hand[p][t] += 1
+        _take(s, p, a - A_KEEP)     # A_KEEP_HIDDEN - A_KEEP == A_TAKE_HIDDEN
         if s.tab_hidden >= 0:
             _to_king(s, s.tab_hidden, KF_DOWN)
             s.tab_hidden = -1
