@@ -17,17 +17,8 @@ DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without --game (a qui
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 
 
-from arena.cli_common import (ArenaError, first_line, json_option, open_run, store_option,  # noqa: E402
-                              user_errors)
-
-
-def _console(stderr=False):
-    from rich.console import Console
-    console = Console(stderr=stderr, highlight=False)
-    if not console.is_terminal:
-        # Piped or captured output has no width to respect: do not squeeze the tables into 80 columns.
-        console = Console(stderr=stderr, highlight=False, width=150)
-    return console
+from arena.cli_common import (ArenaError, echo_json, first_line, json_option, literal,  # noqa: E402
+                              open_run, rich_console, store_option, user_errors)
 
 
 TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quick
@@ -35,16 +26,6 @@ TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quic
 
 class MatchFailed(Exception):
     """A match raised inside the arena or an engine (agents' errors are faults, not this)."""
-
-
-def _t(text):
-    """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
-    from rich.text import Text
-    return Text(str(text))
-
-
-def _echo_json(value):
-    click.echo(json.dumps(value, indent=2, sort_keys=False))
 
 
 class _Group(click.Group):
@@ -124,10 +105,10 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     store.create_run(run_id, config, len(schedule))
     done = store.finished_ids(run_id)
     todo = [s for s in schedule if s.match_id not in done]
-    err = _console(stderr=True)
+    err = rich_console(stderr=True)
     if not as_json:
         for note in _sit_outs(config):
-            err.print(note)
+            err.print(literal(note))
         err.print(f"run [bold]{run_id}[/]: {len(schedule)} matches, {len(done)} already stored, "
                   f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if todo else ""),
                   highlight=False, markup=True)
@@ -173,7 +154,7 @@ def _play(store, todo, total, already, backend, jobs, address, quiet):
     from arena.runner import play_matches
     from arena.sandbox import describe
 
-    console = _console(stderr=True)
+    console = rich_console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                         console=console, disable=quiet or not console.is_terminal, transient=False)
@@ -272,16 +253,16 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
               for g, params, ms in analysis.groups(matches)]
     fault_list = ratings.faults(matches)
     if as_json:
-        _echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
+        echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                     "matches": len(matches), "total": run_row["total"],
                     "leaderboards": analysis.jsonable(boards), "faults": fault_list})
         return
-    console = _console()
+    console = rich_console()
     if not boards:
         console.print(f"run {run_id} has no finished match yet")
     for group in boards:
         metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
-        table = Table(title=_t(f"{_title(group['game_id'], group['params'])} - run {run_id}"), title_justify="left",
+        table = Table(title=literal(f"{_title(group['game_id'], group['params'])} - run {run_id}"), title_justify="left",
                       box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
         table.add_column("#", justify="right")
         table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
@@ -295,7 +276,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
         for r in group["rows"]:
             dup = r.get("duplicate_score")
-            table.add_row(str(r["rank"]), _t(r["label"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
+            table.add_row(str(r["rank"]), literal(r["label"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
                           f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
                           str(r["losses"]), _share(r["score_share"]),
                           *[str(r["faults"]) if r["faults"] else ""] * any_faults,
@@ -303,8 +284,8 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                           *[f"{r['metrics'][k]:.3f}" if k in r["metrics"] else "" for k in metric_names])
         console.print(table)
         for cycle in group["cycles"]:
-            console.print(f"cycle (each beats the next with 95% confidence; one rating hides this): "
-                          f"{_t(analysis.format_cycle(cycle))}")
+            console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
+                                  + analysis.format_cycle(cycle)))
     if fault_list:
         # One line per agent and kind of fault, with the first occurrence as an example.
         summary = {}
@@ -317,7 +298,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         for name in ("game", "agent", "kind", "matches", "first (match: message)"):
             table.add_column(name, justify="right" if name == "matches" else "left")
         for (game, label, kind), (count, f) in summary.items():
-            table.add_row(game, _t(label), kind, str(count), _t(f"{f['match_id']}: {f['message']}"))
+            table.add_row(game, literal(label), kind, str(count), literal(f"{f['match_id']}: {f['message']}"))
         console.print(table)
 
 
@@ -350,7 +331,7 @@ def games(as_json):
                      "choices": {k: list(v) for k, v in s.choices.items()}, "card_game": s.card_game,
                      "perfect_information": s.perfect_information, "description": s.description})
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     from rich.table import Table
     table = Table(title="games")
@@ -361,8 +342,8 @@ def games(as_json):
                            for k, v in r["params"].items())
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
-        table.add_row(r["game_id"], players, _t(params or "-"), _t(r["description"]))
-    _console().print(table)
+        table.add_row(r["game_id"], players, literal(params or "-"), literal(r["description"]))
+    rich_console().print(table)
 
 
 @main.command("agents")
@@ -381,16 +362,16 @@ def agents_cmd(as_json):
     for name, target in sorted(entry_points().items()):
         rows.append({"name": name, "kind": "entrypoint", "params": {}, "description": target})
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     from rich.table import Table
     table = Table(title="agents")
     for c in ("agent", "kind", "parameters (defaults)", "description"):
         table.add_column(c)
     for r in rows:
-        table.add_row(r["name"], r["kind"], _t(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
-                      _t(r["description"]))
-    _console().print(table)
+        table.add_row(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
+                      literal(r["description"]))
+    rich_console().print(table)
 
 
 # ---------------------------------------------------------------- check-agent
@@ -417,15 +398,15 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit)
     ok = all(r["ok"] for r in results)
     if as_json:
-        _echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
+        echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
     else:
         from rich.table import Table
-        table = Table(title=_t(f"{spec.label} on {_title(game, full)}"), title_justify="left")
+        table = Table(title=literal(f"{spec.label} on {_title(game, full)}"), title_justify="left")
         for c in ("check", "result", "detail"):
             table.add_column(c)
         for r in results:
-            table.add_row(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", _t(r["detail"]))
-        _console().print(table)
+            table.add_row(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
+        rich_console().print(table)
     if not ok:
         sys.exit(1)
 
@@ -471,7 +452,7 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_j
     table = Table(title="arena bench")
     for c, j in (("case", "left"), ("unit", "left"), ("median/s", "right"), ("vs baseline", "right")):
         table.add_column(c, justify=j)
-    console = _console()
+    console = rich_console()
     for r in rows():
         ratio = r.get("speedup", r.get("ratio"))
         table.add_row(r["case"], r["unit"], f"{r['median_per_s']:,.0f}", f"x{ratio}" if ratio else "")

@@ -1,5 +1,6 @@
 """What every `arena` command shares: user errors as one line with exit code 2, and the common options."""
 import functools
+import json
 
 import click
 
@@ -29,6 +30,25 @@ def open_run(store_path, run_id=None):
     from arena.store import Store
     store = Store(store_path)
     return store, store.run(run_id)["run_id"]
+
+
+def rich_console(stderr=False):
+    from rich.console import Console
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:
+        # Piped or captured output has no width to respect: do not squeeze the tables into 80 columns.
+        console = Console(stderr=stderr, highlight=False, width=150)
+    return console
+
+
+def literal(text):
+    """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
+    from rich.text import Text
+    return Text(str(text))
+
+
+def echo_json(value):
+    click.echo(json.dumps(value, indent=2))
 
 
 def json_option(fn):

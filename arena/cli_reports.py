@@ -7,7 +7,8 @@ import json
 
 import click
 
-from arena.cli_common import ArenaError, json_option, open_run, store_option, user_errors
+from arena.cli_common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
+                              user_errors)
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
 
@@ -29,7 +30,6 @@ def _cell(iv):
 def matchups(run_id, store_path, as_json):
     """Show each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
     duplicate deals where the game has them. RUN defaults to the latest run."""
-    from rich.console import Console
     from rich.table import Table
     from arena import analysis
     store, run_id = open_run(store_path, run_id)
@@ -40,23 +40,25 @@ def matchups(run_id, store_path, as_json):
         out.append({"game_id": game_id, "game_params": params, "order": summ["order"],
                     "head_to_head": summ["head_to_head"], "cycles": summ["cycles"]})
     if as_json:
-        click.echo(json.dumps(analysis.jsonable({"run_id": run_id, "groups": out}), indent=2))
+        echo_json(analysis.jsonable({"run_id": run_id, "groups": out}))
         return
-    console = Console()
+    console = rich_console()
     if not out:
         console.print(f"run {run_id} has no finished matches yet")
     for grp in out:
-        table = Table(title=f"{run_id}: {analysis.group_title(grp['game_id'], grp['game_params'])}",
+        table = Table(title=literal(f"{run_id}: {analysis.group_title(grp['game_id'], grp['game_params'])}"),
                       caption="row's score against column [95% interval]; green/red: surely above/below 50%")
         table.add_column("agent \\ opponent", style="bold")
         for b in grp["order"]:
-            table.add_column(b, justify="right")
+            table.add_column(literal(b), justify="right")
         for a in grp["order"]:
             row = grp["head_to_head"].get(a, {})
-            table.add_row(a, *["" if a == b else _cell(row[b]) if b in row else "-" for b in grp["order"]])
+            table.add_row(literal(a), *["" if a == b else _cell(row[b]) if b in row else "-" for b in grp["order"]])
         console.print(table)
         for c in grp["cycles"]:
-            console.print(f"[red]cycle:[/] {analysis.format_cycle(c)}")
+            line = literal("cycle: " + analysis.format_cycle(c))
+            line.stylize("red", 0, len("cycle:"))
+            console.print(line)
 
 
 @click.command()
@@ -77,9 +79,8 @@ def graph(run_id, out, store_path, as_json):
     except OSError as e:
         raise ArenaError(str(e)) from None
     if as_json:
-        click.echo(json.dumps(analysis.jsonable({"run_id": run_id, "out": out,
-                                                 "graphs": [graphs.graph_json(t, g) for t, g in drawn]}),
-                              indent=2))
+        echo_json(analysis.jsonable({"run_id": run_id, "out": out,
+                                     "graphs": [graphs.graph_json(t, g) for t, g in drawn]}))
         return
     click.echo(f"wrote {out}")
     for title, g in drawn:

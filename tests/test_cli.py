@@ -78,6 +78,8 @@ def test_labels_with_parameters_print_literally(tmp_path):
                     "--jobs", 1, "--store", tmp_path / "s.sqlite")
     assert result.exit_code == 0, result.output
     assert "ismcts[iterations=20]" in result.output
+    matrix = invoke("matchups", "--store", tmp_path / "s.sqlite")
+    assert matrix.exit_code == 0 and "ismcts[iterations=20]" in matrix.output, matrix.output
 
 
 def test_list_valued_parameters_need_no_quoting():
@@ -95,6 +97,7 @@ def test_an_agent_sits_out_the_games_it_cannot_play(tmp_path):
                                       "--jobs", "1", "--store", store])
     assert result.exit_code == 0, result.output
     assert "sits out wizard: it plays only two-player" in result.output
+    assert "alphabeta[depth=2] sits out wizard" in result.output
     from arena.store import Store
     assert {m["game_id"] for m in Store(store).matches(Store(store).run()["run_id"])} == {"insert"}
     alone = CliRunner().invoke(cli, ["run", "--game", "wizard", "--agents", "alphabeta,random", "--store", store])
