@@ -86,11 +86,6 @@ def _free_interval(values):
 groups = ratings.groups
 
 
-def group_title(game_id, game_params):
-    shown = ", ".join(f"{k}={v}" for k, v in sorted(game_params.items()) if v not in ("", None, []))
-    return f"{game_id} ({shown})" if shown else game_id
-
-
 def _deal(match):
     return match["deal"], match["seed"]
 

@@ -222,26 +222,9 @@ def _is_card_game(game_id):
         return False
 
 
-def _title(game_id, params):
-    import engines
-    try:
-        defaults = engines.registry.resolve(game_id)
-    except ValueError:   # a run stored by another version: show every parameter
-        defaults = {}
-    changed = [f"{k}={_fmt_value(v)}" for k, v in params.items() if defaults.get(k) != _norm(v)]
-    return game_id + (f" ({', '.join(changed)})" if changed else "")
-
-
-def _norm(v):
-    return tuple(v) if isinstance(v, list) else v
-
-
-def _fmt_value(v):
-    return ",".join(str(x) for x in v) if isinstance(v, (list, tuple)) else str(v)
-
-
 def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena import analysis, ratings
+    from arena.schedule import game_title
     from rich import box
     from rich.table import Table
 
@@ -262,7 +245,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         console.print(f"run {run_id} has no finished match yet")
     for group in boards:
         metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
-        table = Table(title=literal(f"{_title(group['game_id'], group['params'])} - run {run_id}"), title_justify="left",
+        table = Table(title=literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}"), title_justify="left",
                       box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
         table.add_column("#", justify="right")
         table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
@@ -323,6 +306,7 @@ def leaderboard(run_id, game_id, store_path, as_json):
 def games(as_json):
     """List the registered games with their players and parameters."""
     import engines
+    from arena.schedule import format_value
     rows = []
     for g in engines.game_ids():
         s = engines.spec(g)
@@ -338,7 +322,7 @@ def games(as_json):
     for c in ("game", "players", "parameters (defaults)", "description"):
         table.add_column(c)
     for r in rows:
-        params = ", ".join(f"{k}={_fmt_value(v)!s}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
+        params = ", ".join(f"{k}={format_value(v)}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
                            for k, v in r["params"].items())
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
@@ -401,7 +385,7 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
         echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
     else:
         from rich.table import Table
-        table = Table(title=literal(f"{spec.label} on {_title(game, full)}"), title_justify="left")
+        table = Table(title=literal(f"{spec.label} on {sched.game_title(game, full, only_changed=True)}"), title_justify="left")
         for c in ("check", "result", "detail"):
             table.add_column(c)
         for r in results:

@@ -32,6 +32,7 @@ def matchups(run_id, store_path, as_json):
     duplicate deals where the game has them. RUN defaults to the latest run."""
     from rich.table import Table
     from arena import analysis
+    from arena.schedule import game_title
     store, run_id = open_run(store_path, run_id)
     matches = store.matches(run_id)
     out = []
@@ -46,7 +47,7 @@ def matchups(run_id, store_path, as_json):
     if not out:
         console.print(f"run {run_id} has no finished matches yet")
     for grp in out:
-        table = Table(title=literal(f"{run_id}: {analysis.group_title(grp['game_id'], grp['game_params'])}"),
+        table = Table(title=literal(f"{run_id}: {game_title(grp['game_id'], grp['game_params'])}"),
                       caption="row's score against column [95% interval]; green/red: surely above/below 50%")
         table.add_column("agent \\ opponent", style="bold")
         for b in grp["order"]:

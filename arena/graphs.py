@@ -16,6 +16,7 @@ import networkx as nx  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from arena import analysis  # noqa: E402
+from arena.schedule import game_title  # noqa: E402
 
 FORMATS = ("png", "svg", "html")
 CYCLE = "#d62728"
@@ -48,7 +49,7 @@ def matchup_graph(summary):
 
 def matchup_graphs(matches):
     """[(title, matchup graph)] per game and parameter set."""
-    return [(analysis.group_title(game_id, params), matchup_graph(analysis.summary(ms)))
+    return [(game_title(game_id, params), matchup_graph(analysis.summary(ms)))
             for game_id, params, ms in analysis.groups(matches)]
 
 

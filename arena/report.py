@@ -18,6 +18,7 @@ import subprocess
 import matplotlib.pyplot as plt
 
 from arena import analysis, graphs, ratings
+from arena.schedule import game_title
 
 
 def _version(dist):
@@ -60,7 +61,7 @@ def collect(store, run_id=None):
         sections.append({
             "game_id": game_id,
             "game_params": params,
-            "title": analysis.group_title(game_id, params),
+            "title": game_title(game_id, params),
             "matches": len(ms),
             "leaderboard": analysis.jsonable(summ["leaderboard"]),
             "cycles": summ["cycles"],

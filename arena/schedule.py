@@ -97,6 +97,27 @@ def param_options(values):
     return parse_params(",".join(values), "--param")
 
 
+def format_value(value):
+    """A parameter value as --param takes it: a list as "10,9"."""
+    return ",".join(str(x) for x in value) if isinstance(value, (list, tuple)) else str(value)
+
+
+def game_title(game_id, params, only_changed=False):
+    """"game (name=value, ...)": every parameter that is set, in name order; with only_changed, the
+    parameters that differ from the game's defaults (every one, for a game no longer registered)."""
+    if only_changed:
+        try:
+            defaults = engines.registry.resolve(game_id)
+        except ValueError:
+            defaults = {}
+        shown = [(k, v) for k, v in params.items()
+                 if defaults.get(k) != (tuple(v) if isinstance(v, list) else v)]
+    else:
+        shown = [(k, v) for k, v in sorted(params.items()) if v not in ("", None, [])]
+    text = ", ".join(f"{k}={format_value(v)}" for k, v in shown)
+    return f"{game_id} ({text})" if text else game_id
+
+
 def entry_points():
     """Installed agents: entry point name -> "module:attr" in the `tabletop_arena.agents` group."""
     return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
