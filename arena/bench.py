@@ -132,7 +132,6 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     Without `deals`, enough deals that the bare loop takes about `seconds` (at least ARENA_DEALS), so
     that starting the worker pool does not dominate quick games.
     """
-    import json
     import agents as agent_registry
     from arena import schedule as sched
     from arena.cli import _play
@@ -140,10 +139,10 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     from arena.store import Store
 
     specs = sched.parse_agents(agents)
-    params = json.loads(json.dumps(engines.registry.resolve(game_id)))
+    params = engines.registry.resolve(game_id)
 
     def schedule(n):
-        config = json.loads(json.dumps(sched.tournament_config([(game_id, params)], specs, n, 0, 10.0)))
+        config = sched.tournament_config([(game_id, params)], specs, n, 0, 10.0)
         return config, sched.schedule_from_config("bench", config)
 
     def bare():

@@ -91,7 +91,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         validate_all(agent_specs)
         if deals is None:
             deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
-        config = json.loads(json.dumps(sched.tournament_config(games, agent_specs, deals, seed, time_limit)))
+        config = sched.tournament_config(games, agent_specs, deals, seed, time_limit)
         run_id = sched.run_id_for(config)
     schedule = sched.schedule_from_config(run_id, config)
     human = any(a["source"] == "human" for a in config["agents"])

@@ -233,8 +233,9 @@ def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_l
 
 
 def tournament_config(games, agent_specs, deals, seed, time_limit):
-    """Everything that determines the results (and nothing else: not --jobs, not the backend)."""
-    return {
+    """Everything that determines the results (and nothing else: not --jobs, not the backend), as
+    plain JSON data, equal to what the store gives back (so the run id does not change on resume)."""
+    return json.loads(json.dumps({
         "games": [{"game_id": g, "params": p} for g, p in games],
         "agents": [a.as_dict() for a in agent_specs],
         "agent_files": {a.label: _file_digest(a.target) for a in agent_specs if a.kind == "file"},
@@ -244,7 +245,7 @@ def tournament_config(games, agent_specs, deals, seed, time_limit):
         "deals": deals,
         "seed": seed,
         "time_limit": time_limit,
-    }
+    }))
 
 
 def _jsonable(value):
