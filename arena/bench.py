@@ -61,16 +61,17 @@ def _rates(fn, repeats, seconds):
     return rates
 
 
-def row(case, unit, rates, **extra):
-    out = {"case": case, "unit": unit, "rates": [round(r, 1) for r in rates],
-           "median_per_s": round(statistics.median(rates), 1)}
+def row(case, unit, rates, digits=1, **extra):
+    """A benchmark row; rates rounded to `digits` decimals (None: whole numbers)."""
+    out = {"case": case, "unit": unit, "rates": [round(r, digits) for r in rates],
+           "median_per_s": round(statistics.median(rates), digits)}
     out.update(extra)
     return out
 
 
-def _versus(base, fast):
+def _versus(base, fast, digits=1):
     fast["baseline"] = base["case"]
-    fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], 1)
+    fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], digits)
     return [base, fast]
 
 
@@ -182,7 +183,6 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     one = row(f"arena/{game_id}/workers_1", "games/s", games_per_s(lambda: through_arena(1)), **info)
     two = row(f"arena/{game_id}/workers_2", "games/s", games_per_s(lambda: through_arena(2)), **info)
     for r in (one, two):
-        r["baseline"] = base["case"]
-        r["speedup"] = round(r["median_per_s"] / base["median_per_s"], 2)
+        _versus(base, r, digits=2)
         r["overhead_pct"] = round(100 * (base["median_per_s"] / r["median_per_s"] - 1), 1)
     return [base, one, two]

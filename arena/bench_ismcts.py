@@ -23,12 +23,12 @@ Each rate is iterations (OpenSpiel: simulations) divided by the wall time of one
 """
 import json
 import random
-import statistics
 import sys
 import time
 
 import engines
 from agents.ismcts import Search
+from arena.bench import row
 
 WIZARD_HAND = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
@@ -63,10 +63,8 @@ def _ismcts_row(case, state, repeats, seconds, iterations=None, **extra):
     n = iterations or _calibrate(run, seconds)
     rates = _timed(run, n, repeats)
     stats = search.stats()
-    return {"case": case, "unit": "iterations/s", "rates": [round(r) for r in rates],
-            "median_per_s": round(statistics.median(rates)), "iterations": n,
-            "bytes_per_node": stats["bytes_per_node"], "nodes": stats["nodes"],
-            "players": state.num_players, **extra}
+    return row(case, "iterations/s", rates, digits=None, iterations=n, bytes_per_node=stats["bytes_per_node"],
+               nodes=stats["nodes"], players=state.num_players, **extra)
 
 
 def _wizard_points():
@@ -103,10 +101,8 @@ def _openspiel_row(pyspiel, case, state, repeats, iterations):
                                 pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
         bot.step(state)
 
-    rates = _timed(run, iterations, repeats)
-    return {"case": case, "unit": "iterations/s", "rates": [round(r) for r in rates],
-            "median_per_s": round(statistics.median(rates)), "iterations": iterations,
-            "players": OH_HELL["players"]}
+    return row(case, "iterations/s", _timed(run, iterations, repeats), digits=None, iterations=iterations,
+               players=OH_HELL["players"])
 
 
 def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
@@ -133,10 +129,10 @@ def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
         base = _openspiel_row(pyspiel, f"openspiel_ismcts/oh_hell_4p_10tricks/{point}",
                               oh_hell[point], repeats, baseline_iterations)
         yield base
-        row = _ismcts_row(row_case, state, repeats, seconds, iterations=None,
-                          baseline=base["case"])
-        row["ratio"] = round(row["median_per_s"] / base["median_per_s"], 2)
-        yield row
+        ours = _ismcts_row(row_case, state, repeats, seconds, iterations=None,
+                           baseline=base["case"])
+        ours["ratio"] = round(ours["median_per_s"] / base["median_per_s"], 2)
+        yield ours
 
 
 if __name__ == "__main__":

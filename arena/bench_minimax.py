@@ -36,11 +36,11 @@ import time
 import agents
 import engines
 from agents.minimax import Searcher, run_determinizations
+from arena.bench import row
 
 
 def _row(case, unit, rates, **extra):
-    return {"case": case, "unit": unit, "rates": [round(r) for r in rates],
-            "median_per_s": round(statistics.median(rates)), **extra}
+    return row(case, unit, rates, digits=None, **extra)
 
 
 def _insert_points():
@@ -138,5 +138,5 @@ def _minimax_rows(game_id, point, state, repeats):
     yield _row(f"greedy/{case}", "evaluations/s", _greedy_rate(state, repeats))
 
 if __name__ == "__main__":
-    for row in cases(sys.argv[1:] or engines.game_ids()):
-        print(json.dumps(row), flush=True)
+    for r in cases(sys.argv[1:] or engines.game_ids()):
+        print(json.dumps(r), flush=True)
