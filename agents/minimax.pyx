@@ -43,7 +43,7 @@ from libc.string cimport memset, memcpy
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_below, MAX_ACTIONS, monotonic_seconds
 
 import engines
-from agents.base import Agent
+from agents.base import Agent, BadAgentParameter
 
 DEF EXACT_DEPTH = 127      # TT depth of a subtree searched to the end of the game
 DEF MAX_PLAYERS = 16
@@ -518,9 +518,9 @@ class AlphaBetaAgent(Agent):
     def __init__(self, **params):
         super().__init__(**params)
         if self.params["depth"] < 1:
-            raise ValueError(f"depth of agent alphabeta must be at least 1, not {self.params['depth']}")
+            raise BadAgentParameter(f"depth of agent alphabeta must be at least 1, not {self.params['depth']}")
         if not 1 <= self.params["tt_bits"] <= 28:
-            raise ValueError(f"tt_bits of agent alphabeta must be in 1..28, not {self.params['tt_bits']}")
+            raise BadAgentParameter(f"tt_bits of agent alphabeta must be in 1..28, not {self.params['tt_bits']}")
         self._core = None
         self.last = {}
 
@@ -572,11 +572,11 @@ class MinimaxAgent(Agent):
         super().__init__(**params)
         p = self.params
         if p["combine"] not in ("average", "vote"):
-            raise ValueError(f"combine of agent minimax must be average or vote, not {p['combine']!r}")
+            raise BadAgentParameter(f"combine of agent minimax must be average or vote, not {p['combine']!r}")
         if p["opponents"] not in ("paranoid", "maxn"):
-            raise ValueError(f"opponents of agent minimax must be paranoid or maxn, not {p['opponents']!r}")
+            raise BadAgentParameter(f"opponents of agent minimax must be paranoid or maxn, not {p['opponents']!r}")
         if p["determinizations"] < 1 or p["depth"] < 1:
-            raise ValueError("determinizations and depth of agent minimax must be at least 1")
+            raise BadAgentParameter("determinizations and depth of agent minimax must be at least 1")
         self._core = _Core(0, True)
         self._core.seed(_mix(p["seed"], 0))
         self.last = {}

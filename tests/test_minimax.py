@@ -230,13 +230,17 @@ def test_refuses_games_it_cannot_play(monkeypatch):
 
 
 def test_bad_parameters_are_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(agents.BadAgentParameter, match="combine"):
         agents.make("minimax", combine="median")
-    with pytest.raises(ValueError):
+    with pytest.raises(agents.BadAgentParameter, match="depth"):
         agents.make("alphabeta", depth=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(agents.BadAgentParameter, match="tt_bits"):
+        agents.make("alphabeta", tt_bits=29)
+    with pytest.raises(agents.BadAgentParameter, match="opponents"):
         agents.make("minimax", opponents="friendly")
-    with pytest.raises(ValueError):
+    with pytest.raises(agents.BadAgentParameter, match="determinizations"):
+        agents.make("minimax", determinizations=0)
+    with pytest.raises(agents.BadAgentParameter, match="bogus"):
         agents.make("minimax", bogus=1)
 
 
