@@ -317,17 +317,14 @@ def games(as_json):
     if as_json:
         echo_json(rows)
         return
-    from rich.table import Table
-    table = Table(title="games")
-    for c in ("game", "players", "parameters (defaults)", "description"):
-        table.add_column(c)
+    cells = []
     for r in rows:
         params = ", ".join(f"{k}={format_value(v)}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
                            for k, v in r["params"].items())
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
-        table.add_row(r["game_id"], players, literal(params or "-"), literal(r["description"]))
-    rich_console().print(table)
+        cells.append((r["game_id"], players, literal(params or "-"), literal(r["description"])))
+    _print_table("games", ("game", "players", "parameters (defaults)", "description"), cells)
 
 
 @main.command("agents")
@@ -348,13 +345,18 @@ def agents_cmd(as_json):
     if as_json:
         echo_json(rows)
         return
+    _print_table("agents", ("agent", "kind", "parameters (defaults)", "description"),
+                 [(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
+                   literal(r["description"])) for r in rows])
+
+
+def _print_table(title, columns, rows, **options):
     from rich.table import Table
-    table = Table(title="agents")
-    for c in ("agent", "kind", "parameters (defaults)", "description"):
+    table = Table(title=title, **options)
+    for c in columns:
         table.add_column(c)
     for r in rows:
-        table.add_row(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
-                      literal(r["description"]))
+        table.add_row(*r)
     rich_console().print(table)
 
 
@@ -384,13 +386,10 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
     if as_json:
         echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
     else:
-        from rich.table import Table
-        table = Table(title=literal(f"{spec.label} on {sched.game_title(game, full, only_changed=True)}"), title_justify="left")
-        for c in ("check", "result", "detail"):
-            table.add_column(c)
-        for r in results:
-            table.add_row(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
-        rich_console().print(table)
+        _print_table(literal(f"{spec.label} on {sched.game_title(game, full, only_changed=True)}"),
+                     ("check", "result", "detail"),
+                     [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
+                      for r in results], title_justify="left")
     if not ok:
         sys.exit(1)
 
