@@ -15,10 +15,6 @@ from engines.insert import InsertState
 from engines.wizard import WizardState
 
 GAME_IDS = engines.game_ids()
-# Engines whose c_determinize output still depends on the true hidden arrangement (not only on the
-# observer's information and the rng): the same seed then gives different worlds, so equal statistics
-# cannot be expected. Strict: the test fails once the engine is fixed, to be taken off this list.
-NON_CANONICAL_DETERMINIZE = set()
 
 
 def player_counts(game_id):
@@ -84,9 +80,7 @@ def test_a_seed_makes_it_deterministic(game_id):
     assert other.last_stats()["children"] != runs[0][1], "the match seed is ignored"
 
 
-@pytest.mark.parametrize("game_id", [
-    pytest.param(g, marks=pytest.mark.xfail(strict=True, reason="the engine's determinization is not canonical"))
-    if g in NON_CANONICAL_DETERMINIZE else g for g in GAME_IDS])
+@pytest.mark.parametrize("game_id", GAME_IDS)
 def test_it_never_reads_what_the_acting_player_cannot_see(game_id):
     """Worlds that differ only in what the player to move cannot see (hidden cards and bids, and the
     future chance draws of every game) get the same move from the same statistics, in every variant."""
