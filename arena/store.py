@@ -45,9 +45,8 @@ class StoreError(ValueError):
 class Store:
     def __init__(self, path=DEFAULT_STORE):
         self.path = path
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, exist_ok=True)
         try:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             self.db = sqlite3.connect(path, timeout=30)
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -55,7 +54,7 @@ class Store:
             # a power cut can lose the last matches, and commits no longer wait for the disk.
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as e:
+        except (OSError, sqlite3.DatabaseError) as e:
             raise StoreError(f"cannot open the store {path}: {e}") from None
 
     def close(self):

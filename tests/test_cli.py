@@ -54,6 +54,7 @@ def test_games_and_agents_list_what_is_registered():
     (["run", "--game", "insert", "--agents", "random,./no_such_bot.py:Bot"], ["no file"]),
     (["run", "--game", "insert", "--agents", "random,no_such_pkg.bots:Bot"], ["no module"]),
     (["leaderboard", "no-such-run"], ["no run"]),
+    (["matchups", "--store", __file__ + "/s.sqlite"], ["cannot open the store"]),
     (["run", "--game", "insert", "--backend", "dask"], ["--address"]),
     (["run", "--resume", "no-such-run"], ["no run"]),
     (["check-agent", "nosuchbot", "--game", "insert"], ["unknown agent"]),
