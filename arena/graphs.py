@@ -107,9 +107,12 @@ def _draw(ax, title, g):
 
 
 def svg_text(fig):
-    """The figure as an <svg> element for inlining in HTML (no XML prolog, no metadata)."""
+    """The figure as an <svg> element for inlining in HTML (no XML prolog, no metadata); closes it."""
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    try:
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    finally:
+        plt.close(fig)
     text = buf.getvalue()
     text = text[text.index("<svg"):]
     return re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
@@ -137,9 +140,7 @@ def edges_table(g):
 
 def html_page(run_id, graphs):
     """A self-contained HTML page: the graph as inline SVG, its edges and cycles as tables."""
-    fig = figure(graphs)
-    svg = svg_text(fig)
-    plt.close(fig)
+    svg = svg_text(figure(graphs))
     parts = []
     for title, g in graphs:
         cyc = g.graph.get("cycles", [])

@@ -15,8 +15,6 @@ import re
 import shlex
 import subprocess
 
-import matplotlib.pyplot as plt
-
 from arena import analysis, graphs, ratings
 from arena.schedule import game_title
 
@@ -112,9 +110,7 @@ def _table(head, rows, cls=""):
 
 
 def _figure(fig, caption):
-    svg = graphs.svg_text(fig)
-    plt.close(fig)
-    return f"<figure>{svg}<figcaption>{caption}</figcaption></figure>"
+    return f"<figure>{graphs.svg_text(fig)}<figcaption>{caption}</figcaption></figure>"
 
 
 def leaderboard_html(section):
