@@ -850,6 +850,14 @@ cdef class BelleState(GameState):
             used_b.add(name)
             return _BELLE_ID[name]
 
+        if not 0 <= to_move < n:
+            raise ValueError(f"to_move must be a seat from 0 to {n - 1}")
+        if any(not (0 <= p < n and 0 <= g < NGROUPS) for p, g in full):
+            raise ValueError(f"full groups are (player 0..{n - 1}, group 0..{NGROUPS - 1}) pairs")
+        if len(hands or []) > n or len(scores or []) > n or (regrets is not None and len(regrets) != n):
+            raise ValueError(f"hands and scores give at most, regrets exactly, one entry per player ({n})")
+        if len(guest_regrets or []) > LINE or len(belle_regrets or []) > LINE:
+            raise ValueError(f"a line has {LINE} positions for Regrets")
         pairs, fin = s.pairs, s.final_turn
         memset(s, 0, sizeof(BellePos))
         s.nplayers, s.pairs, s.final_turn = n, pairs, fin

@@ -533,6 +533,18 @@ def test_bad_setups_are_refused():
         engines.make("belle_of_the_ball").string_to_action("dance")
 
 
+@pytest.mark.parametrize("bad", [
+    {"to_move": 2}, {"to_move": -1}, {"full": [(2, 0)]}, {"full": [(0, 3)]},
+    {"hands": [[], [], []]}, {"regrets": [1, 1, 1]}, {"scores": [0, 0, 0]},
+    {"guest_regrets": [0] * 7}, {"belle_regrets": [0] * 7},
+])
+def test_setups_out_of_range_are_refused(bad):
+    """Errors users can cause raise ValueError: seats, groups and line positions an explicit setup
+    names must exist (RULES.md 4.2: 3 groups each, lines of 6), not write past the position."""
+    with pytest.raises(ValueError):
+        setup([empty_party(), empty_party()], **bad)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_cards_and_regrets_are_conserved_in_random_games(players):
     """RULES.md 4.2 and 4.3: Regrets never enter or leave the game; every card is somewhere."""
