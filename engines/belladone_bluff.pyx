@@ -531,6 +531,12 @@ cdef class BelladoneBluffState(GameState):
         cdef BBPos* s = &st.s
         cdef int p, r, i, c
         used = set()
+        if not 0 <= first < st.num_players:
+            raise ValueError(f"first must be a seat from 0 to {st.num_players - 1}")
+        if scores is not None and len(scores) != st.num_players:
+            raise ValueError(f"give one score per player ({st.num_players})")
+        if any(not 0 <= q < st.num_players for who in (seen or {}).values() for q in who):
+            raise ValueError(f"seen names players 0 to {st.num_players - 1}")
         if len(preparations) != 3:
             raise ValueError("there are exactly three preparations")
         memset(s.hand, 0, sizeof(s.hand))

@@ -301,6 +301,13 @@ def test_parameters_are_validated():
     assert s.observation(0)["teams"] is False
 
 
+@pytest.mark.parametrize("bad", [{"first": 2}, {"first": -1}, {"seen": {"R+1": [2]}}, {"scores": [0]}])
+def test_deals_out_of_range_are_refused(bad):
+    """Errors users can cause raise ValueError: an explicit deal names only seats that exist (RULES.md 3.2)."""
+    with pytest.raises(ValueError):
+        deal(["R+1 R+2", "B+1 B+2"], deck=FILLER, **bad)
+
+
 def _truth(s):
     n = s.num_players
     return {"hands": [s.hand(q) for q in range(n)], "rows": [s.preparation(r) for r in range(3)],
