@@ -135,7 +135,7 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     """
     import agents as agent_registry
     from arena import schedule as sched
-    from arena.cli import _play
+    from arena.backends import play_all
     from arena.runner import agent_seed
     from arena.store import Store
 
@@ -159,7 +159,7 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(os.path.join(tmp, "bench.sqlite"))
             store.create_run("bench", config, len(matches))
-            _play(store, matches, len(matches), 0, "local", jobs, None, quiet=True)
+            play_all(store, matches, len(matches), 0, "local", jobs, None, quiet=True)
             store.close()
 
     if deals is None:

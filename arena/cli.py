@@ -1,5 +1,4 @@
 """The `arena` command line."""
-import concurrent.futures as cf
 import json
 import os
 import sys
@@ -19,13 +18,6 @@ DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 
 from arena.cli_common import (ArenaError, echo_json, first_line, json_option, literal,  # noqa: E402
                               open_run, rich_console, store_option, user_errors)
-
-
-TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quick
-
-
-class MatchFailed(Exception):
-    """A match raised inside the arena or an engine (agents' errors are faults, not this)."""
 
 
 class _Group(click.Group):
@@ -76,6 +68,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         resume, params, as_json):
     """Play a rated tournament and print its leaderboard per game."""
     from arena import schedule as sched
+    from arena.backends import MatchFailed, play_all
     from arena.sandbox import validate_all
     from arena.store import Store
 
@@ -116,7 +109,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     if todo:
         store.set_status(run_id, "running")
         try:
-            status = _play(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json or human)
+            status = play_all(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json or human)
         except MatchFailed as e:
             store.set_status(run_id, "interrupted")
             raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {run_id})")
@@ -144,72 +137,6 @@ def _sit_outs(config):
             if reason:
                 notes.append(f"{a.label} sits out {g['game_id']}: {reason}")
     return notes
-
-
-def _play(store, todo, total, already, backend, jobs, address, quiet):
-    """Plays `todo` on the chosen backend, storing each result as it arrives; returns the run status."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
-    from arena.backends import executor
-    from arena.runner import play_matches
-    from arena.sandbox import describe
-
-    console = rich_console(stderr=True)
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                        console=console, disable=quiet or not console.is_terminal, transient=False)
-    specs = {s.match_id: s for s in todo}
-    queue = list(todo)
-    with executor(backend, jobs, address) as (pool, slots):
-        window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
-        pending = {}         # future -> its batch of match ids
-        durations = []
-        chunk = 1
-        interrupted = False
-        with progress:
-            task = progress.add_task("matches", total=total, completed=already)
-            try:
-                while queue or pending:
-                    while queue and len(pending) < window and not interrupted:
-                        batch, queue = queue[:chunk], queue[chunk:]
-                        pending[pool.submit(play_matches, batch)] = [b.match_id for b in batch]
-                    if not pending:
-                        break
-                    finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
-                    failed = None
-                    for future in sorted(finished, key=lambda f: pending[f][0]):
-                        ids = pending.pop(future)
-                        if future.cancelled():
-                            continue
-                        try:
-                            results, error = future.result()
-                        except Exception as e:
-                            results, error = [], (ids[0], describe(e))
-                        for result in results:
-                            store.record(specs[result.match_id], result)
-                            durations.append(result.duration)
-                            progress.advance(task)
-                        if error and not failed:
-                            # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
-                            spec = specs[error[0]]
-                            failed = MatchFailed(f"match {spec.match_id} ({spec.game_id}, seed {spec.seed}) "
-                                                 f"failed: {error[1]}")
-                    if failed:
-                        for future in pending:
-                            future.cancel()
-                        raise failed
-                    if slots > 1 and durations:
-                        # Cheap matches travel in batches of about TASK_SECONDS, fewer round trips;
-                        # never so large that the last batches leave a worker idle.
-                        mean = sum(durations[-100:]) / len(durations[-100:])
-                        chunk = max(1, min(64, int(TASK_SECONDS / max(mean, 1e-6)), len(queue) // (2 * slots)))
-            except KeyboardInterrupt:
-                interrupted = True
-                console.print("stopping: the matches in progress are abandoned and will be replayed "
-                              "on resume")
-                for future in pending:
-                    future.cancel()
-    return "interrupted" if interrupted else "finished"
 
 
 # ---------------------------------------------------------------- leaderboards
