@@ -51,12 +51,19 @@ def default_jobs():
         return os.cpu_count() or 1
 
 
+def check_backend(backend, address):
+    """ValueError unless the backend is known and has what it needs (checked before a run starts)."""
+    if backend not in ("local", "dask"):
+        raise ValueError(f"unknown backend {backend!r}; choose local or dask")
+    if backend == "dask" and not address:
+        raise ValueError("--backend dask needs --address tcp://HOST:PORT (a running Dask scheduler)")
+
+
 @contextlib.contextmanager
 def executor(backend="local", jobs=None, address=None):
     """Yields (executor, number of parallel slots)."""
+    check_backend(backend, address)
     if backend == "dask":
-        if not address:
-            raise ValueError("--backend dask needs --address tcp://HOST:PORT (a running scheduler)")
         try:
             from distributed import Client
         except ImportError:
@@ -71,8 +78,6 @@ def executor(backend="local", jobs=None, address=None):
         finally:
             client.close()
         return
-    if backend != "local":
-        raise ValueError(f"unknown backend {backend!r}; choose local or dask")
     jobs = jobs or default_jobs()
     if jobs == 1:
         yield SerialExecutor(), 1

@@ -68,12 +68,11 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         resume, params, as_json):
     """Play a rated tournament and print its leaderboard per game."""
     from arena import schedule as sched
-    from arena.backends import MatchFailed, play_all
+    from arena.backends import MatchFailed, check_backend, play_all
     from arena.sandbox import validate_all
     from arena.store import Store
 
-    if backend == "dask" and not address:
-        raise ArenaError("--backend dask needs --address tcp://HOST:PORT (a running Dask scheduler)")
+    check_backend(backend, address)
     store = Store(store_path)
     if resume:
         run_row = store.run(resume)
