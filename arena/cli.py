@@ -109,9 +109,11 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         store.set_status(run_id, "running")
         try:
             status = play_all(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json or human)
-        except MatchFailed as e:
+        except BaseException as e:   # an engine error, an unreachable cluster, a second Ctrl-C: not running any more
             store.set_status(run_id, "interrupted")
-            raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {run_id})")
+            if isinstance(e, MatchFailed):
+                raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {run_id})")
+            raise
     store.set_status(run_id, status)
     if status == "interrupted":
         stored = len(store.finished_ids(run_id))
