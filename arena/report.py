@@ -16,7 +16,7 @@ import shlex
 import subprocess
 
 from arena import analysis, graphs, ratings
-from arena.schedule import game_title
+from arena.schedule import format_value, game_title
 
 
 def _version(dist):
@@ -223,8 +223,7 @@ def rerun_command(config):
                 if k == "players":
                     words += ["--players", str(v)]
                 elif v not in ("", None, []):
-                    value = ",".join(map(str, v)) if isinstance(v, list) else str(v).lower() \
-                        if isinstance(v, bool) else str(v)
+                    value = str(v).lower() if isinstance(v, bool) else format_value(v)
                     words += ["--param", f"{k}={value}"]
         words += ["--agents", ", ".join(agents), "--games", str(config["deals"]), "--seed", str(config["seed"])]
         if "time_limit" in config:
