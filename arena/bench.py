@@ -13,7 +13,8 @@ median). Engine rows per game:
   baseline `<game>/apply_undo_python`, `apply_action` + `undo_action`.
 
 Wizard is measured on one 4-player hand of 10 cards, the deal included
-(`engines.make("wizard", players=4, hands=(10,))`); other games on their defaults.
+(`engines.make("wizard", players=4, hands=(10,))`), Royal Ball on one round
+(`match="single_round"`); other games on their defaults.
 Search rows come from `arena.bench_ismcts` and `arena.bench_minimax` when they are present.
 With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tournament, enough
 deals in both seatings for about two seconds of play, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
@@ -30,7 +31,8 @@ import time
 import engines
 from engines import core
 
-BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}}
+# The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
+BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}
 ARENA_DEALS = 50
 
 
@@ -52,7 +54,11 @@ def _rates(fn, repeats, seconds):
         if dt > seconds / 4 or n >= 1 << 30:
             break
         n *= 4
-    n = max(1, int(n * seconds / max(dt, 1e-9)))
+    return timed(fn, max(1, int(n * seconds / max(dt, 1e-9))), repeats)
+
+
+def timed(fn, n, repeats):
+    """`repeats` rates of fn(n): n per second of wall time."""
     rates = []
     for _ in range(repeats):
         t = time.perf_counter()
