@@ -28,20 +28,11 @@ import time
 
 import engines
 from agents.ismcts import Search
-from arena.bench import row
+from arena.bench import row, timed
 
 WIZARD_HAND = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
 BID = 2
-
-
-def _timed(run, iterations, repeats):
-    rates = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        run(iterations)
-        rates.append(iterations / (time.perf_counter() - t0))
-    return rates
 
 
 def _calibrate(run, seconds):
@@ -61,7 +52,7 @@ def _ismcts_row(case, state, repeats, seconds, iterations=None, **extra):
         search.search(state, n, 0.0, 0.7, "round", 0.5)
 
     n = iterations or _calibrate(run, seconds)
-    rates = _timed(run, n, repeats)
+    rates = timed(run, n, repeats)
     stats = search.stats()
     return row(case, "iterations/s", rates, digits=None, iterations=n, bytes_per_node=stats["bytes_per_node"],
                nodes=stats["nodes"], players=state.num_players, **extra)
@@ -101,7 +92,7 @@ def _openspiel_row(pyspiel, case, state, repeats, iterations):
                                 pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
         bot.step(state)
 
-    return row(case, "iterations/s", _timed(run, iterations, repeats), digits=None, iterations=iterations,
+    return row(case, "iterations/s", timed(run, iterations, repeats), digits=None, iterations=iterations,
                players=OH_HELL["players"])
 
 
