@@ -818,6 +818,8 @@ cdef class BelladoneBluffState(GameState):
 
     def observation(self, int player):
         cdef int q, r, i, c
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"no player {player} in a {self.num_players}-player game")
         hands = []
         for q in range(self.s.n):
             cards = [self.s.hand[q][i] for i in range(self.s.hand_n[q])]

@@ -980,6 +980,8 @@ cdef class BelleState(GameState):
                 [BELLE_NAMES[self.s.bdeck[i]] for i in range(self.s.bhead + LINE, self.s.bend)])
 
     def observation(self, int player):
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"no player {player} in a {self.num_players}-player game")
         belle, guest = self.pending()
         gd, bd = self.discards()
         return {

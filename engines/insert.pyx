@@ -387,6 +387,8 @@ cdef class InsertState(GameState):
         return "".join(ORIENT_CHARS[self.s.orient[i]] for i in range(N))
 
     def observation(self, int player):
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"no player {player} in a {self.num_players}-player game")
         return {
             "board": ["".join(".RW"[self.s.owner[r * 6 + f] + 1] for f in range(6)) for r in range(5, -1, -1)],
             "lines": ["".join(ORIENT_CHARS[self.s.orient[r * 6 + f]] for f in range(6)) for r in range(5, -1, -1)],

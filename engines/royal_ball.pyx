@@ -823,6 +823,8 @@ cdef class RoyalBallState(GameState):
     def observation(self, int player):
         cdef RBPos* s = &self.s
         cdef int i, f, q, t
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"no player {player} in a {self.num_players}-player game")
         king = []
         for i in range(s.nking):
             f = s.kflag[i]

@@ -905,6 +905,8 @@ cdef class WizardState(GameState):
 
     def observation(self, int player):
         cdef WizPos* s = &self.s
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"no player {player} in a {self.num_players}-player game")
         hidden = _bid_hidden(s)
         n = self.num_players
         forbidden = None

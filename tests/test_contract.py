@@ -157,6 +157,15 @@ def test_c_level_rollout_matches_the_rules(game_id, players, variant):
         assert again == state, "a seeded rollout is not reproducible"
 
 
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_observation_of_a_seat_that_does_not_exist_is_refused(game_id, players, variant):
+    """Errors users can cause raise ValueError: the per-player arrays must not be read past the seats."""
+    state = engines.make(game_id, players=players, seed=2, **variant)
+    for bad in (-1, players, 9):
+        with pytest.raises(ValueError, match="no player"):
+            state.observation(bad)
+
+
 @pytest.mark.parametrize("game_id", engines.game_ids())
 def test_unknown_parameters_are_refused_by_name(game_id):
     with pytest.raises(engines.BadParameter, match="valid parameters"):
