@@ -510,6 +510,39 @@ def test_every_trick_goes_to_the_reference_winner(seed, players, size):
             s.apply_action(rng.choice(s.legal_actions()))
 
 
+def _reference_voids(plays, players):
+    """RULES.md 1.6 on the public record: in each trick the first non-Jester card sets the led suit
+    (none after a Wizard); a later suited card of another suit shows its player void in it."""
+    voids = [set() for _ in range(players)]
+    for start in range(0, len(plays), players):
+        led = None
+        for q, c in plays[start:start + players]:
+            if led is None:
+                if c != "J":
+                    led = suit_of(c) or "free"
+            elif led != "free" and suit_of(c) and suit_of(c) != led:
+                voids[q].add(led)
+    return ["".join(sorted(v)) for v in voids]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), players=st.integers(3, 6), size=st.integers(4, 10))
+def test_voids_follow_the_public_record(seed, players, size):
+    """RULES.md 1.6: a suited card of another suit played to a led suit shows a void; Wizards and
+    Jesters show nothing; after a Jester lead the first suited card sets the suit; and the hands
+    really lack every suit marked void."""
+    s = engines.make("wizard", players=players, seed=seed, hands=(size,))
+    rng = random.Random(seed)
+    while not s.is_terminal():
+        if s.phase() == "play":
+            plays = s.observation(0)["plays"]
+            expect = _reference_voids(plays, players)
+            for q in range(players):
+                assert "".join(sorted(s.voids(q))) == expect[q]
+                assert not [c for c in s.hand(q) if suit_of(c) and suit_of(c) in s.voids(q)]
+        s.apply_action(rng.choice(s.legal_actions()))
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**31), players=st.integers(3, 6), plies=st.integers(0, 60),
        variant=st.sampled_from([{}, {"hidden_bids": True}, {"secret_bids": True, "plus_minus_one": True}]))
