@@ -131,9 +131,9 @@ def _share(iv):
 
 def _sit_outs(config):
     from arena import schedule as sched
-    notes = []
+    notes, specs = [], sched.agents_from_config(config)
     for g in config["games"]:
-        for a in sched.agents_from_config(config):
+        for a in specs:
             reason = sched.sits_out(a, g["game_id"], g["params"]["players"])
             if reason:
                 notes.append(f"{a.label} sits out {g['game_id']}: {reason}")
