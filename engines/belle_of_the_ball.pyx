@@ -834,21 +834,16 @@ cdef class BelleState(GameState):
         cdef BellePos* s = &st.s
         used_g, used_b = set(), set()
 
-        def guest(name):
-            if name not in _GUEST_ID:
-                raise ValueError(f"unknown guest {name!r}")
-            if name in used_g:
-                raise ValueError(f"guest {name!r} appears twice")
-            used_g.add(name)
-            return _GUEST_ID[name]
+        def card(name, ids, used, kind):
+            if name not in ids:
+                raise ValueError(f"unknown {kind} {name!r}")
+            if name in used:
+                raise ValueError(f"{kind} {name!r} appears twice")
+            used.add(name)
+            return ids[name]
 
-        def belle(name):
-            if name not in _BELLE_ID:
-                raise ValueError(f"unknown Belle {name!r}")
-            if name in used_b:
-                raise ValueError(f"Belle {name!r} appears twice")
-            used_b.add(name)
-            return _BELLE_ID[name]
+        guest = lambda name: card(name, _GUEST_ID, used_g, "guest")
+        belle = lambda name: card(name, _BELLE_ID, used_b, "Belle")
 
         if not 0 <= to_move < n:
             raise ValueError(f"to_move must be a seat from 0 to {n - 1}")
