@@ -170,7 +170,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         return
     console = rich_console()
     if not boards:
-        console.print(f"run {run_id} has no finished match yet")
+        console.print(f"run {run_id} has no finished match{f' of {game_id}' if game_id else ''} yet")
     for group in boards:
         metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
         table = Table(title=literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}"), title_justify="left",
