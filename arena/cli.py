@@ -21,11 +21,15 @@ from arena.cli_common import (ArenaError, echo_json, first_line, json_option, li
 
 
 class _Group(click.Group):
-    """The command group; an unexpected error prints one line, not a traceback (ARENA_DEBUG=1 shows it)."""
+    """The command group: a usage error prints one line (not click's usage block), and an unexpected
+    error prints one line, not a traceback (ARENA_DEBUG=1 shows it)."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.UsageError as e:
+            command = f" (arena {e.ctx.info_name} -h for help)" if e.ctx and e.ctx.parent else ""
+            raise ArenaError(e.format_message() + command) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
             raise
         except Exception as e:

@@ -115,3 +115,13 @@ def test_a_person_can_sit_in_a_tournament(tmp_path):
     matches = s.matches(s.run()["run_id"])
     assert len(matches) == 2 and not any(m["faults"] for m in matches)
     assert {seat["label"] for m in matches for seat in m["seats"]} == {"human", "random"}
+
+
+def test_usage_errors_are_one_line_too():
+    """click's own errors (a bad option value, an unknown command) print one line, exit 2."""
+    for args in (["play", "insert", "--vs", "random", "--seat", "x"], ["nosuch"], ["replay"],
+                 ["run", "--games", "0"]):
+        result = CliRunner().invoke(main, args)
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert result.exit_code == 2, (args, result.output)
+        assert len(lines) == 1 and lines[0].startswith("Error: "), (args, result.output)
