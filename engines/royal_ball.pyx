@@ -729,6 +729,8 @@ cdef class RoyalBallState(GameState):
                 s.hand[q][t] -= 1
                 s.king[i] = t
         s.stack_end = 0
+        # the drawn part of the deck is never read again, but it records the true face-down cards
+        memset(s.deck, 0, s.deck_pos)
         rng_seed(&self.chance, rng_next(rng))
         return 0
 

@@ -244,6 +244,23 @@ def test_the_face_down_card_is_known_only_to_who_takes_it():
         assert a.observation(p) == b.observation(p)
 
 
+def test_worlds_the_observer_cannot_tell_apart_resample_identically():
+    """RULES.md 5.6: a determinization depends only on what the observer knows: two deals that differ
+    only in a face-down card nobody but its taker saw give the very same world for one seed."""
+    worlds = []
+    for hidden in ("Salami", "Chicken"):
+        s = RoyalBallState.deal(3, ["Cake", "Carrot", "Apple", hidden, "Horse", "Horse", "Cake", "Chicken"
+                                    if hidden == "Salami" else "Salami"], first=0, removed_animal="dog")
+        for move in ("take face-down", "take Cake", "keep Carrot", "take Horse", "take Horse", "keep Cake"):
+            s.apply_action(s.string_to_action(move))
+        worlds.append(s)
+    a, b = worlds
+    for p in (0, 2):
+        assert a.information_state_key(p) == b.information_state_key(p)
+        for seed in range(4):
+            assert a.determinize(p, seed=seed).snapshot() == b.determinize(p, seed=seed).snapshot()
+
+
 def test_gifts_are_known_only_to_the_giver():
     """RULES.md 5.4, 5.6 and 5.7.11: gifts go face down, starting with the marker holder; the others
     see only how many; after two gifts the turn passes on."""
