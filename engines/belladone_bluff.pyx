@@ -141,6 +141,7 @@ cdef inline void _draw_to_hand(BBPos* s, int p) noexcept nogil:
     cdef int c
     s.deck_n -= 1
     c = s.deck[s.deck_n]
+    s.deck[s.deck_n] = 0            # no stale bytes: equal positions have equal snapshots
     s.hand[p][s.hand_n[p]] = c
     s.hand_n[p] += 1
     s.known[c] = 1 << p
@@ -154,9 +155,11 @@ cdef inline void _refill(BBPos* s, int p, int k) noexcept nogil:
 cdef inline void _start_row(BBPos* s, int r) noexcept nogil:
     cdef int c
     s.row_n[r] = 0
+    memset(s.row[r], 0, ROWLEN)
     while s.deck_n > 0:
         s.deck_n -= 1
         c = s.deck[s.deck_n]
+        s.deck[s.deck_n] = 0
         s.known[c] = ALL
         if (c & 15) < K_REV:
             s.row[r][0] = c
@@ -168,6 +171,7 @@ cdef inline void _remove_from_hand(BBPos* s, int p, int c) noexcept nogil:
     for i in range(last + 1):
         if s.hand[p][i] == c:
             s.hand[p][i] = s.hand[p][last]
+            s.hand[p][last] = 0
             s.hand_n[p] = last
             return
 
@@ -242,6 +246,7 @@ cdef void _finish_turn(BBPos* s) noexcept nogil:
                 elif (c & 15) == K_JAR:
                     jar = 1
         s.row_n[r] = 0
+        memset(s.row[r], 0, ROWLEN)
         if s.target_row == r:
             s.target_row = -1
         total *= sign
@@ -419,8 +424,6 @@ cdef void _deal(BBPos* s, Rng* chance) noexcept nogil:
         for i in range(HAND):
             _draw_to_hand(s, p)
     for r in range(3):
-        for i in range(ROWLEN):
-            s.row[r][i] = 0
         _start_row(s, r)
     s.target_row = -1
     s.pass_streak = 0

@@ -423,3 +423,18 @@ def test_determinization_ignores_the_order_an_unseen_hand_was_left_in():
     assert a.snapshot() != b.snapshot()
     for seed in range(4):
         assert a.determinize(0, seed=seed).snapshot() == b.determinize(0, seed=seed).snapshot()
+
+
+def test_determinization_ignores_which_card_an_opponent_drew():
+    """RULES.md 3.8: the value an opponent drew is hidden (its colour is not): two deals that differ
+    only there resample to the very same world under one seed, nothing of the truth left behind."""
+    worlds = []
+    for deck in ("B+1 Y+1 P+4 Y+2 P+5", "B+1 Y+2 P+4 Y+1 P+5"):
+        s = deal(["G+1 G+2", "R+1 R+2"], deck=deck)
+        play(s, "play G+1 on II", "end turn", "play R+1 on III", "end turn")
+        worlds.append(s)
+    a, b = worlds
+    assert a.information_state_key(0) == b.information_state_key(0)
+    assert a.observation(0) == b.observation(0)
+    for seed in range(4):
+        assert a.determinize(0, seed=seed).snapshot() == b.determinize(0, seed=seed).snapshot()
