@@ -131,6 +131,28 @@ def test_determinize_keeps_the_observers_information(game_id, players, variant):
 
 
 @pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_a_world_and_the_truth_determinize_alike(game_id, players, variant):
+    """A world sampled for an observer cannot be told apart from the truth by that observer, so
+    under one seed both must resample to the very same state (search agents rely on it)."""
+    state = engines.make(game_id, players=players, seed=33, **variant)
+    rng = random.Random(33)
+    step = 0
+
+    def check(s):
+        nonlocal step
+        step += 1
+        if step % 4:
+            return
+        for observer in range(players):
+            world = s.determinize(observer, seed=step)
+            assert world.information_state_key(observer) == s.information_state_key(observer)
+            for seed in (0, 1):
+                assert world.determinize(observer, seed=seed) == s.determinize(observer, seed=seed)
+
+    random_play(state, rng, check)
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
 def test_names_observations_and_drawing(game_id, players, variant):
     state = engines.make(game_id, players=players, seed=8, **variant)
     rng = random.Random(8)
