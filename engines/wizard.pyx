@@ -463,6 +463,24 @@ cdef void _forget_private(WizPos* s, int p) noexcept nogil:
             s.priv_key[q] = _mix(s.priv_key[q], 0x400 + s.bids[q])
 
 
+cdef void _renumber_alike(WizPos* s, int base) noexcept nogil:
+    """The 4 Wizards (base 52) or Jesters (56) are alike, but which of their bits a hand holds
+    depends on the true deal: renumber them in a fixed order (turn-up, played, hands by seat) so
+    that worlds the observer cannot tell apart are equal states."""
+    cdef uint64_t mask = (<uint64_t>0xF) << base
+    cdef int nxt = base, k, q
+    if s.turn_up >= base and s.turn_up < base + 4:
+        s.turn_up = nxt
+        nxt += 1
+    k = wz_popcount(s.gone & mask)
+    s.gone = (s.gone & ~mask) | (((<uint64_t>1 << k) - 1) << nxt)
+    nxt += k
+    for q in range(s.nplayers):
+        k = wz_popcount(s.hand[q] & mask)
+        s.hand[q] = (s.hand[q] & ~mask) | (((<uint64_t>1 << k) - 1) << nxt)
+        nxt += k
+
+
 cdef bint _hall_ok(int* rem, int* cap, int8_t* void, int n, int skip, int stock) noexcept nogil:
     """Can the remaining suited cards (rem[suit]) still be placed, given the players' room (cap)
     and known voids, and the undealt stock (room `stock`, no constraint)? Hall's condition per
@@ -830,6 +848,8 @@ cdef class WizardState(GameState):
             _resample_hands(&self.s, p, rng)
             _resample_bids(&self.s, p, rng)
             _forget_private(&self.s, p)
+            _renumber_alike(&self.s, 52)
+            _renumber_alike(&self.s, 56)
         rng_seed(&self.chance, rng_next(rng))
         return 0
 

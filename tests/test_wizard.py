@@ -404,6 +404,16 @@ def test_determinize_cannot_tell_indistinguishable_states_apart():
     assert truths < 30
 
 
+def test_determinize_cannot_tell_which_wizard_a_hand_holds():
+    """RULES.md 1.1 and 1.6: the four Wizards are alike, so deals that differ only in which Wizard the
+    observer holds, and in hidden cards, resample to the very same state."""
+    a = deal(4, ["W 1d 2d", "W 5e 6g", "7d 8e 9g", "10h 11e 12g"], turn_up="5h")
+    b = deal(4, ["3d 1d 2d", "W 5e 6g", "7d 8e 9g", "10h 11e 12g"], turn_up="5h")
+    assert a.information_state_key(1) == b.information_state_key(1)
+    for k in range(10):
+        assert a.determinize(1, seed=k) == b.determinize(1, seed=k)
+
+
 def test_determinize_resamples_hidden_bids_but_not_own():
     """RULES.md 1.6: another player's hidden bid is unknown to the observer until revealed."""
     s = deal(4, ["1d 2d 3d 4d 5d", "6d 7d 8d 9d 10d", "11d 12d 13d 1e 2e", "3e 4e 5e 6e 7e"],
