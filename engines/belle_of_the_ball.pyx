@@ -384,6 +384,16 @@ cdef inline void _line_remove(uint8_t* deck, uint8_t* head, uint8_t* reg, int k)
         reg[i] = reg[i + 1]
     reg[LINE - 1] = 0
 
+cdef inline int _line_take(uint8_t* deck, uint8_t* head, uint8_t* reg, int k, uint8_t* regrets) noexcept nogil:
+    """Takes line position k+1: one of the taker's Regrets beside each skipped card, the Regrets
+    beside the card taken gained (RULES.md 4.3 step 2); returns the card."""
+    cdef int i, c = deck[head[0] + k]
+    regrets[0] += reg[k] - k
+    for i in range(k):
+        reg[i] += 1
+    _line_remove(deck, head, reg, k)
+    return c
+
 cdef void _step3(BellePos* s, int p) noexcept nogil:
     """Scores and discards every full group of p."""
     cdef int g, i, c
@@ -555,20 +565,10 @@ cdef void _apply(BellePos* s, int a) noexcept nogil:
             _group_add(s, p, g, s.pend_guest)
             _after_belle(s)
     elif a >= A_TAKE_BELLE:
-        k = a - A_TAKE_BELLE
-        s.regrets[p] += s.breg[k] - k
-        for i in range(k):
-            s.breg[i] += 1
-        s.hand[p] |= 1U << s.bdeck[s.bhead + k]
-        _line_remove(s.bdeck, &s.bhead, s.breg, k)
+        s.hand[p] |= 1U << _line_take(s.bdeck, &s.bhead, s.breg, a - A_TAKE_BELLE, &s.regrets[p])
         _end_turn(s)
     elif a >= A_TAKE_GUEST:
-        k = a - A_TAKE_GUEST
-        s.regrets[p] += s.greg[k] - k
-        for i in range(k):
-            s.greg[i] += 1
-        s.pend_guest = s.gdeck[s.ghead + k]
-        _line_remove(s.gdeck, &s.ghead, s.greg, k)
+        s.pend_guest = _line_take(s.gdeck, &s.ghead, s.greg, a - A_TAKE_GUEST, &s.regrets[p])
         if s.ghead == s.gend:
             if s.final_turn:
                 s.ending = 1
@@ -610,9 +610,7 @@ cdef void _apply(BellePos* s, int a) noexcept nogil:
                     s.regrets[q] -= k
                     s.regrets[p] += k
         elif e == E_NEXT_PLEASE:
-            s.regrets[p] += s.greg[0]
-            s.gdiscard |= 1ULL << s.gdeck[s.ghead]
-            _line_remove(s.gdeck, &s.ghead, s.greg, 0)
+            s.gdiscard |= 1ULL << _line_take(s.gdeck, &s.ghead, s.greg, 0, &s.regrets[p])
             if s.ghead == s.gend:
                 s.pend_belle = NONE
                 _guest_line_empty(s)
