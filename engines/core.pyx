@@ -72,6 +72,9 @@ cdef class GameState:
             if horizon == HORIZON_ROUND and self.c_round() != start_round:
                 break
             n = self.c_legal_actions(buf)
+            if n == 0:
+                with gil:
+                    raise RuntimeError(f"{self.game_id}: no legal action in a state that is not terminal")
             self.c_apply(buf[rng_below(rng, n)])
         return 0
 
@@ -171,6 +174,11 @@ cdef class GameState:
         s._history = list(self._history)
         return s
 
+    def _check_player(self, int player):
+        # Engines index C arrays by player: refuse a seat that does not exist before they do.
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"no player {player} in this {self.num_players}-player game of {self.game_id}")
+
     def current_player(self):
         return self.c_current_player()
 
@@ -190,6 +198,7 @@ cdef class GameState:
 
     def evaluate(self, int player):
         """The engine's heuristic value of this position for `player` (used by greedy and minimax)."""
+        self._check_player(player)
         return self.c_evaluate(player)
 
     def placements(self):
@@ -199,10 +208,12 @@ cdef class GameState:
 
     def information_state_key(self, int player):
         """A 64-bit key, equal for states `player` cannot tell apart and different otherwise."""
+        self._check_player(player)
         return self.c_infoset_key(player)
 
     def determinize(self, int player, seed=None):
         """A new state: this one with everything `player` cannot see resampled consistently."""
+        self._check_player(player)
         cdef Rng rng
         rng_seed(&rng, _random.getrandbits(64) if seed is None else <uint64_t>seed)
         # Position only: the undo stack and history would hold the true past, and cost a copy per move.

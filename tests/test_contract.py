@@ -264,3 +264,12 @@ def test_determinize_property(config, seed, steps, observer_offset, world):
     assert d == state.determinize(observer, seed=world)
     if not state.is_terminal() and state.current_player() == observer:
         assert d.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize("game_id", engines.game_ids())
+def test_a_seat_that_does_not_exist_is_refused(game_id):
+    state = engines.make(game_id)
+    for seat in (-1, state.num_players):
+        for method in (state.information_state_key, state.evaluate, state.determinize, state.observation):
+            with pytest.raises(ValueError):
+                method(seat)
