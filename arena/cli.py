@@ -81,6 +81,9 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     if resume:
         run_row = store.run(resume)
         run_id, config = resume, run_row["config"]
+        if config.get("code", sched.code_digest()) != sched.code_digest():
+            raise ArenaError(f"the engines or built-in agents changed since run {resume} started; "
+                             f"its remaining matches would not be comparable: start a new run")
     else:
         games = sched.resolve_games(game_id, players, sched.param_options(params))
         agent_specs = sched.parse_agents(agents_text or sched.DEFAULT_AGENTS)

@@ -17,6 +17,7 @@ How a tournament is laid out (quoted in the README):
   of the command line: the run id is a hash of it, which is why running the same command again
   resumes (or reprints) the same tournament.
 """
+import glob
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -245,7 +246,22 @@ def tournament_config(games, agent_specs, deals, seed, time_limit):
         "deals": deals,
         "seed": seed,
         "time_limit": time_limit,
+        # Changed rules or agents make a new run: the same command never resumes with stale code.
+        "code": code_digest(),
     }))
+
+
+def code_digest():
+    """A digest of the engines' and built-in agents' sources and rule data."""
+    h = hashlib.sha256()
+    for package in ("engines", "agents"):
+        root = os.path.dirname(importlib.util.find_spec(package).origin)
+        for pattern in ("*.pyx", "*.pxd", "*.py", os.path.join("data", "*.json")):
+            for path in sorted(glob.glob(os.path.join(root, pattern))):
+                h.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as f:
+                    h.update(f.read())
+    return h.hexdigest()[:16]
 
 
 def _jsonable(value):

@@ -103,3 +103,21 @@ def test_an_agent_sits_out_the_games_it_cannot_play(tmp_path):
     assert {m["game_id"] for m in Store(store).matches(Store(store).run()["run_id"])} == {"insert"}
     alone = CliRunner().invoke(cli, ["run", "--game", "wizard", "--agents", "alphabeta,random", "--store", store])
     assert alone.exit_code == 2 and "no game has two agents" in alone.output
+
+
+def test_a_run_started_with_other_engine_code_is_not_resumed(tmp_path):
+    """The same command after an engine or agent change starts a new run; --resume of the old one refuses."""
+    import json
+    import sqlite3
+    from arena.cli import main as cli
+    from arena.store import Store
+    from click.testing import CliRunner
+    store = str(tmp_path / "s.sqlite")
+    args = ["run", "--game", "insert", "--agents", "random,greedy", "--games", "1", "--jobs", "1", "--store", store]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    run = Store(store).run()
+    config = dict(run["config"], code="an older build")
+    with sqlite3.connect(store) as db:
+        db.execute("UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config), run["run_id"]))
+    refused = CliRunner().invoke(cli, ["run", "--resume", run["run_id"], "--store", store])
+    assert refused.exit_code == 2 and "changed since run" in refused.output
