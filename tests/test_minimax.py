@@ -61,15 +61,15 @@ def can_win_now(s):
 #   5 \ - | - | /      2 | / \ / \ -
 #   4 / \ - \ - |      1 - | / | / \
 
+def five_threat():
+    """R has a3-d3 and may play on the e file (e5 carries a vertical line): e3 wins at once."""
+    return InsertState.from_board(["......", "....W.", "...W..", "RRRR..", "..W...", "......"],
+                                  to_move=0, last="e5")
+
+
 def test_takes_the_five_when_it_is_legal():
     """RULES.md 2.3: legal squares lie on the line of the last ring; 2.4: five in a row wins at once."""
-    s = InsertState.from_board([
-        "......",
-        "....W.",
-        "...W..",
-        "RRRR..",
-        "..W...",
-        "......"], to_move=0, last="e5")
+    s = five_threat()
     # e5 carries a vertical line: R may play on the e file, and e3 completes a3-e3
     assert s.string_to_action("e3") in s.legal_actions()
     for depth in (1, 2, 5):
@@ -80,13 +80,7 @@ def test_takes_the_five_when_it_is_legal():
 
 def test_prefers_the_fastest_win():
     """RULES.md 2.4: a win by five in a row is immediate; the agent takes it rather than a slower one."""
-    s = InsertState.from_board([
-        "......",
-        "....W.",
-        "...W..",
-        "RRRR..",
-        "..W...",
-        "......"], to_move=0, last="e5")
+    s = five_threat()
     info = alphabeta(s, depth=7)
     assert immediate_win(s, info["action"])
 
@@ -385,13 +379,7 @@ def test_minimax_leaves_the_given_state_alone():
 
 def test_minimax_on_insert_takes_the_five():
     """RULES.md 2.4: with two players minimax is plain minimax; it takes a win in one."""
-    s = InsertState.from_board([
-        "......",
-        "....W.",
-        "...W..",
-        "RRRR..",
-        "..W...",
-        "......"], to_move=0, last="e5")
+    s = five_threat()
     for combine in ("average", "vote"):
         agent = agents.make("minimax", determinizations=2, depth=2, time=0.0, combine=combine)
         agent.reset("insert", s.params, 0, 0)
