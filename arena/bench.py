@@ -143,13 +143,14 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     from arena import schedule as sched
     from arena.backends import play_all
     from arena.runner import agent_seed
+    from arena.sandbox import DEFAULT_POLICY
     from arena.store import Store
 
     specs = sched.parse_agents(agents)
     params = engines.registry.resolve(game_id)
 
     def schedule(n):
-        config = sched.tournament_config([(game_id, params)], specs, n, 0, 10.0)
+        config = sched.tournament_config([(game_id, params)], specs, n, 0, 10.0, DEFAULT_POLICY)
         return config, sched.schedule_from_config("bench", config)
 
     def bare():

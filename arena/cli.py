@@ -66,17 +66,27 @@ def main():
               show_default=True, help="Seconds per move for submitted agents.")
 @click.option("--resume", "resume", default=None, metavar="RUN", help="Continue a stopped run.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter (with --game).")
+@click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
+              help="How submitted agents are confined: bubblewrap, or none (only for bots you trust; "
+                   "leaderboards and reports then say so).")
+@click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
+              help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
+                   "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
+@click.option("--deal-key", default=None, metavar="HEX",
+              help="Reuse the secret deal key of an earlier run (as its report shows) to play the same "
+                   "deals [default: a new random key per run and store].")
 @json_option
 @user_errors
 def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
-        resume, params, as_json):
+        resume, params, sandbox, bot_limits, deal_key, as_json):
     """Play a rated tournament and print its leaderboard per game."""
     from arena import schedule as sched
     from arena.backends import MatchFailed, check_backend, play_all
-    from arena.sandbox import validate_all
+    from arena.sandbox import check_available, make_policy, stage, validate_all
     from arena.store import Store
 
     check_backend(backend, address)
+    wanted_key = sched.parse_deal_key(deal_key) if deal_key else None
     store = Store(store_path)
     if resume:
         run_row = store.run(resume)
@@ -84,15 +94,26 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         if config.get("code", sched.code_digest()) != sched.code_digest():
             raise ArenaError(f"the engines or built-in agents changed since run {resume} started; "
                              f"its remaining matches would not be comparable: start a new run")
+        agent_specs = sched.agents_from_config(config)
+        if any(a.submitted for a in agent_specs):
+            check_available(sched.sandbox_from_config(config))
+        for a in agent_specs:
+            stage(a)   # the copy made when the run started, or the unchanged original
     else:
         games = sched.resolve_games(game_id, players, sched.param_options(params))
-        agent_specs = sched.parse_agents(agents_text or sched.DEFAULT_AGENTS)
-        validate_all(agent_specs)
+        policy = make_policy(sandbox, sched.parse_params(",".join(bot_limits), "--bot-limit"))
+        agent_specs = [stage(a) for a in sched.parse_agents(agents_text or sched.DEFAULT_AGENTS)]
+        validate_all(agent_specs, policy)
         if deals is None:
             deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
-        config = sched.tournament_config(games, agent_specs, deals, seed, time_limit)
+        config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)
         run_id = sched.run_id_for(config)
-    schedule = sched.schedule_from_config(run_id, config)
+    stored_key = store.deal_key(run_id)
+    if wanted_key and stored_key is not None and stored_key != wanted_key:
+        raise ArenaError(f"run {run_id} is already in {store_path} with other deals than --deal-key gives; "
+                         f"use another store")
+    key = stored_key if stored_key is not None else (wanted_key or sched.new_deal_key())
+    schedule = sched.schedule_from_config(run_id, config, key)
     human = any(a["source"] == "human" for a in config["agents"])
     if human:
         # A person answers on this terminal: play in this process, one match at a time, no live bar.
@@ -101,7 +122,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         jobs = 1
     if not schedule:
         raise ArenaError("no game has two agents that can play it: " + "; ".join(_sit_outs(config)))
-    store.create_run(run_id, config, len(schedule))
+    store.create_run(run_id, config, len(schedule), key)
     done = store.finished_ids(run_id)
     todo = [s for s in schedule if s.match_id not in done]
     err = rich_console(stderr=True)

@@ -12,14 +12,29 @@ class AgentSpec:
     params: tuple = ()    # ((name, value), ...) as given by the user
     kind: str = "builtin"  # builtin (trusted, runs in the worker) | file | module | entrypoint (own process)
     target: str = ""      # what to load: the built-in name, "/abs/path/bot.py:Class" or "module:Class"
+    code: str = ""        # submitted agents: digest of the code staged at the start of the run
 
     @property
     def submitted(self):
         return self.kind != "builtin"
 
     def as_dict(self):
-        return {"label": self.label, "source": self.source, "params": dict(self.params),
-                "kind": self.kind, "target": self.target or self.source}
+        out = {"label": self.label, "source": self.source, "params": dict(self.params),
+               "kind": self.kind, "target": self.target or self.source}
+        if self.code:
+            out["code"] = self.code
+        return out
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """How submitted agents are confined: under bubblewrap ("bwrap") or not at all ("none"), with
+    resource limits per bot process (see arena.sandbox.LIMITS for names, units and defaults)."""
+    mode: str = "bwrap"
+    limits: tuple = ()    # ((name, value), ...), every limit
+
+    def limits_dict(self):
+        return dict(self.limits)
 
 
 @dataclass(frozen=True)
@@ -32,6 +47,7 @@ class MatchSpec:
     seats: tuple          # AgentSpec per seat
     deal: int = 0         # duplicate group id: the same deal with the agents rotated through the seats
     time_limit: float = 0.0   # seconds per move, 0 = none
+    sandbox: SandboxPolicy = None   # for submitted agents; None = the default policy
 
     def params_dict(self):
         return dict(self.game_params)

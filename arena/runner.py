@@ -6,8 +6,8 @@ Rules the runner enforces (quoted in the README):
   `state.determinize(seat, seed)`, a copy with everything that seat cannot see resampled, never the
   true state (in perfect-information games the copy differs only in its future chance).
 * Built-in agents are trusted and run inside the worker, untimed by the arena. Submitted agents
-  (files, modules, entry points) run in their own process with the per-move time limit enforced
-  (see arena.sandbox).
+  (files, modules, entry points) run in a sandboxed process of their own with the per-move time
+  limit enforced (see arena.sandbox).
 * Results are a pure function of the tournament seed, whatever the backend and the number of
   workers, as long as every agent's budget is counted in iterations, depths or determinizations:
   an agent given seconds (`alphabeta[time=0.5]`, `minimax[time=1]`, `ismcts[time=...]`) plays
@@ -23,7 +23,8 @@ import time
 import agents as agent_registry
 import engines
 from arena.match import Fault, MatchResult
-from arena.sandbox import AgentFault, RemoteAgent, describe
+from arena.bot_server import describe
+from arena.sandbox import POOL, AgentFault
 from arena.schedule import derive_seed
 
 
@@ -53,8 +54,8 @@ class LocalAgent:
         pass
 
 
-def make_player(spec, time_limit):
-    return RemoteAgent(spec, time_limit) if spec.submitted else LocalAgent(spec)
+def make_player(spec, time_limit, policy=None):
+    return POOL.get(spec, time_limit, policy) if spec.submitted else LocalAgent(spec)
 
 
 def _json_safe(value):
@@ -84,7 +85,7 @@ def play_match(spec):
     try:
         for seat, a in enumerate(spec.seats):
             try:
-                players[seat] = make_player(a, spec.time_limit)
+                players[seat] = make_player(a, spec.time_limit, spec.sandbox)
                 players[seat].reset(spec.game_id, dict(params), seat, agent_seed(spec, seat))
             except AgentFault as f:
                 faults.append(Fault(seat, a.label, f.kind, f.message, -1))
@@ -97,7 +98,7 @@ def play_match(spec):
             legal = state.legal_actions()
             try:
                 action = players[seat].act(view)
-                try:
+                try:   # a built-in agent may answer with a numpy integer
                     action = operator.index(action) if not isinstance(action, bool) else action
                 except TypeError:
                     pass

@@ -1,110 +1,362 @@
-"""Submitted agents run in a process of their own, one per seat and match.
+"""Submitted agents run in a sandbox: a process of their own under bubblewrap, with resource limits.
 
-The parent talks to the child through pickled messages on its stdin/stdout pipes (the child moves
-the agent's own prints to stderr, so a chatty bot cannot corrupt the protocol). Every request waits
-at most its time limit: a child that does not answer in time is killed and the agent faults with
-"timeout"; a child that dies faults with "crash"; an exception in the agent's code is "exception".
+What a sandboxed bot gets (`bwrap`, the default): new user, pid, ipc, uts, network and cgroup
+namespaces, uid 65534, a read-only view of the Python runtime and installed packages, its own code
+(staged at the start of the run) read-only at /bot, an empty private /tmp, a minimal environment,
+and resource limits (address space, CPU time, processes, file size, open files). It sees no store,
+no project tree, no other bot, no arena process and no network. It dies with the arena.
 
-This is isolation from faults, not a security boundary: the agent's code runs with the user's rights.
+The arena sends each request as a frame of pickled data it built; the bot answers with JSON plain
+data (arena.wire), validated here and never unpickled. Every request waits at most its time limit:
+a bot that does not answer in time is killed and faults with "timeout", a bot whose process dies
+faults with "crash", an exception in the bot's code is "exception", and a reply that is not a legal
+action (or not a well-formed reply) is "illegal".
+
+A bot's process is kept between matches (one per bot and seat in use, per worker), so the start-up
+cost is paid once per worker, not per match; a process that faulted is replaced.
 """
+import atexit
+import hashlib
+import importlib.util
+import json
 import os
 import pickle
+import shutil
 import signal
+import site
 import subprocess
 import sys
+import tempfile
 import time
-import traceback
-from multiprocessing.connection import Connection
+
+from arena.bot_server import RLIMITS, describe
+from arena.match import SandboxPolicy
+from arena.wire import WireError, read_json, write_frame
 
 STARTUP_LIMIT = 60.0   # seconds to start the interpreter and load the agent's class
+SANDBOXES = ("bwrap", "none")
+# name -> (default, unit, what it limits); per bot process.
+LIMITS = {
+    "memory": (2048, "MiB", "address space"),
+    "cpu": (3600, "s", "CPU time; the process is replaced once it has used half"),
+    "processes": (32, "", "processes and threads"),
+    "file_size": (16, "MiB", "size of a file it writes (in its private /tmp)"),
+    "open_files": (64, "", "open file descriptors"),
+}
+assert set(LIMITS) == set(RLIMITS)
+BOT_ROOT = "/bot"   # where a sandboxed bot's code is, read-only
 
 
 class AgentFault(Exception):
     """An agent misbehaved: kind is exception, illegal, timeout or crash."""
 
     def __init__(self, kind, message):
+        message = printable(message)
         super().__init__(f"{kind}: {message}")
         self.kind, self.message = kind, message
 
 
-def load_class(kind, target):
-    """The agent class named by a submitted agent's target (file path or module, then ':Class')."""
-    import importlib
-    import importlib.util
-    where, _, name = target.rpartition(":")
-    if kind == "file":
-        module_name = "arena_submitted_" + os.path.splitext(os.path.basename(where))[0]
-        spec = importlib.util.spec_from_file_location(module_name, where)
-        if spec is None:
-            raise ImportError(f"cannot load {where}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(where)
-    obj = module
-    for part in name.split("."):
-        obj = getattr(obj, part)
-    if not callable(getattr(obj, "act", None)):
-        raise TypeError(f"{name} has no act(state) method")
-    return obj
+def printable(text, limit=300):
+    """Text from a bot or a user, safe to print: control characters escaped, at most `limit` long."""
+    text = str(text)[:limit]
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def describe(exc):
-    """An exception as one line: "Type: message", at most 300 characters."""
-    return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+# ---------------------------------------------------------------- policy
 
+def make_policy(mode="bwrap", limits=()):
+    """A SandboxPolicy from --sandbox and --bot-limit NAME=VALUE pairs; ValueError on a bad one."""
+    if mode not in SANDBOXES:
+        raise ValueError(f"unknown sandbox {mode!r}; choose {' or '.join(SANDBOXES)}")
+    values = {name: default for name, (default, _, _) in LIMITS.items()}
+    for name, value in limits:
+        if name not in LIMITS:
+            raise ValueError(f"unknown bot limit {name!r}; limits: {', '.join(LIMITS)}")
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            number = 0
+        if not 1 <= number <= 1 << 30:
+            raise ValueError(f"bot limit {name} must be a whole number from 1 to {1 << 30}, not {value!r}")
+        values[name] = number
+    return SandboxPolicy(mode, tuple(sorted(values.items())))
+
+
+DEFAULT_POLICY = make_policy()
+
+
+def check_available(policy):
+    """ValueError (one line) unless submitted agents can run under `policy` on this machine."""
+    if policy.mode != "bwrap":
+        return
+    if not sys.platform.startswith("linux") or shutil.which("bwrap") is None:
+        raise ValueError("submitted agents run in a bubblewrap sandbox, and `bwrap` is not installed: "
+                         "install the bubblewrap package (apt install bubblewrap), or pass --sandbox none "
+                         "to run them unconfined (only for bots you trust)")
+    probe = subprocess.run(_bwrap_prefix(None) + [sys.executable, "-I", "-c", "import engines, agents"],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if probe.returncode:
+        why = (probe.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+        raise ValueError(f"the bubblewrap sandbox does not start here ({printable(why)}); "
+                         f"pass --sandbox none to run submitted agents unconfined")
+
+
+# ---------------------------------------------------------------- staged code
+
+def _cache_root():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tabletop-arena", "bots")
+
+
+def _code_origin(spec):
+    """The file or package directory holding a submitted agent's code."""
+    where = spec.target.rpartition(":")[0]
+    if spec.kind == "file":
+        return where
+    try:
+        found = importlib.util.find_spec(where.split(".")[0])
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        raise ValueError(f"agent {spec.label}: no module {where}")
+    if found.submodule_search_locations:
+        return list(found.submodule_search_locations)[0]
+    return found.origin
+
+
+def _code_files(origin):
+    """(relative path, absolute path) of every file of the code, sorted; no caches."""
+    if os.path.isfile(origin):
+        return [(os.path.basename(origin), origin)]
+    out = []
+    parent = os.path.dirname(origin.rstrip(os.sep))
+    for folder, dirs, files in os.walk(origin):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        out += [(os.path.relpath(os.path.join(folder, f), parent), os.path.join(folder, f))
+                for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
+    return out
+
+
+def _digest(files):
+    h = hashlib.sha256()
+    for rel, content in files:
+        h.update(f"{rel}\0{len(content)}\0".encode())
+        h.update(content)
+    return h.hexdigest()[:32]
+
+
+def stage(spec):
+    """Copies a submitted agent's code into a private, read-only, content-addressed place, and
+    returns the spec with its digest: later edits of the original never change the bot."""
+    if not spec.submitted:
+        return spec
+    if spec.code and _intact(spec.code):
+        return spec   # the copy made when the run started
+    try:
+        files = []
+        for rel, path in _code_files(_code_origin(spec)):
+            with open(path, "rb") as f:
+                files.append((rel, f.read()))
+    except OSError as e:
+        raise ValueError(f"agent {spec.label}: cannot read its code: {e}") from None
+    digest = _digest(files)
+    if spec.code and spec.code != digest:
+        raise ValueError(f"agent {spec.label}: its code changed since the run started, and the copy "
+                         f"made then is gone; start a new run")
+    target = code_dir(digest)
+    if not _intact(digest):
+        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=os.path.dirname(target))
+        for rel, content in files:
+            path = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(content)
+            os.chmod(path, 0o444)
+        shutil.rmtree(target, ignore_errors=True)
+        os.chmod(tmp, 0o755)
+        os.rename(tmp, target)
+    return type(spec)(spec.label, spec.source, spec.params, spec.kind, spec.target, digest)
+
+
+def code_dir(digest):
+    return os.path.join(_cache_root(), digest)
+
+
+_verified = set()
+
+
+def _intact(digest):
+    """Whether the staged copy `digest` exists and still has exactly its content."""
+    if digest in _verified:
+        return True
+    root = code_dir(digest)
+    if not os.path.isdir(root):
+        return False
+    files = []
+    for rel, path in _code_files(root):
+        with open(path, "rb") as f:
+            files.append((os.path.relpath(path, root), f.read()))
+    if _digest(files) != digest:
+        return False
+    _verified.add(digest)
+    return True
+
+
+def _load_target(spec, root):
+    """What the bot server loads, relative to where the staged code is seen from inside."""
+    where, _, cls = spec.target.rpartition(":")
+    if spec.kind == "file":
+        return f"{os.path.join(root, os.path.basename(where))}:{cls}"
+    return spec.target
+
+
+# ---------------------------------------------------------------- the sandbox command
+
+def _bwrap_prefix(code):
+    """The bwrap command line up to the program: `code` is the staged directory shown at /bot."""
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--uid", "65534",
+            "--gid", "65534", "--hostname", "arena-bot", "--proc", "/proc", "--dev", "/dev",
+            "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv"]
+    for name, value in _environment().items():
+        args += ["--setenv", name, value]
+    for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.exists(top):
+            args += ["--ro-bind", top, top]
+    for path in _runtime_paths():
+        args += ["--ro-bind", path, path]
+    if code is not None:
+        args += ["--ro-bind", code, BOT_ROOT]
+    return args
+
+
+def _runtime_paths():
+    """The Python runtime, its installed packages and this project's packages (for states and the
+    Agent base class), and nothing else of the file system."""
+    import agents
+    import engines
+    paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
+    for package in (engines, agents, sys.modules["arena"]):
+        paths.add(os.path.dirname(os.path.abspath(package.__file__)))
+    paths = sorted(os.path.realpath(p) for p in paths) + sorted(paths)
+    kept = []
+    for p in paths:   # only the outermost of nested paths, each once
+        if not any(p == k or p.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
+            kept.append(p)
+    return [p for p in kept if not p.startswith("/usr/") and p != "/usr"]
+
+
+def _environment():
+    return {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+class _ProcessCap:
+    """A pids cgroup for one bot, where this process may create one (as root, whose processes the
+    RLIMIT_NPROC limit does not count); elsewhere that limit alone caps a bot's processes."""
+
+    ROOT = "/sys/fs/cgroup/pids"
+    _count = 0
+
+    def __init__(self, limit, enabled=True):
+        self.path = None
+        if not enabled or os.geteuid() != 0 or not os.access(self.ROOT, os.W_OK):
+            return
+        _ProcessCap._count += 1
+        path = os.path.join(self.ROOT, "tabletop-arena", f"{os.getpid()}-{self._count}")
+        try:
+            os.makedirs(path, exist_ok=True)
+            with open(os.path.join(path, "pids.max"), "w") as f:
+                f.write(str(limit + 4))   # the bot's limit, plus bwrap and its init process
+            self.path = path
+        except OSError:
+            pass
+
+    def wrap(self, command):
+        """The command, run from inside the cgroup (the shell moves itself in, then execs)."""
+        if self.path is None:
+            return command
+        return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', os.path.join(self.path, "cgroup.procs")] + command
+
+    def remove(self):
+        if self.path:
+            for _ in range(50):
+                try:
+                    os.rmdir(self.path)
+                    return
+                except FileNotFoundError:
+                    return
+                except OSError:
+                    time.sleep(0.02)
+
+
+# ---------------------------------------------------------------- the bot's process
 
 class RemoteAgent:
-    """An agent in its own process, with the `reset`/`act` interface of agents.Agent."""
+    """A submitted agent in its sandboxed process, with the `reset`/`act` interface of agents.Agent."""
 
-    def __init__(self, spec, time_limit=0.0):
-        self.spec = spec
+    def __init__(self, spec, time_limit=0.0, policy=None, pool=None, staged=True):
+        """`staged=False` loads an installed module as it is (a built-in agent under check-agent)."""
+        policy = policy or DEFAULT_POLICY
+        spec = stage(spec) if staged else spec
+        self.spec, self.policy, self.pool = spec, policy, pool
         self.time_limit = time_limit or None
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in [os.getcwd()] + sys.path if p)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena.sandbox"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=env, start_new_session=True)
-        self._out = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
-        self._in = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
-        self.proc.stdin.close()
-        self.proc.stdout.close()
+        self.broken, self.cpu = False, 0.0
+        limits = policy.limits_dict()
+        staged = code_dir(spec.code) if staged else None
+        inner = BOT_ROOT if policy.mode == "bwrap" and staged else staged
+        settings = json.dumps({"limits": limits, "code_dir": inner})
+        server = [sys.executable, "-I", "-m", "arena.bot_server", settings]
+        self._cap = _ProcessCap(limits["processes"], enabled=policy.mode == "bwrap")
+        if policy.mode == "bwrap":
+            command = self._cap.wrap(_bwrap_prefix(staged) + server)
+            env = _environment()
+        else:
+            pdeath = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
+            command, env = pdeath + server, dict(_environment(), PATH=os.environ.get("PATH", ""))
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+        self._out, self._in = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         try:
-            self._call(("load", self.spec.kind, self.spec.target, dict(self.spec.params), os.getcwd()),
-                       STARTUP_LIMIT)
+            self._call(("load", spec.kind, _load_target(spec, inner), dict(spec.params)), STARTUP_LIMIT)
         except AgentFault:
-            self.close()
+            self.kill()
             raise
 
     def _call(self, message, limit):
         if self.proc.poll() is not None:
+            self.broken = True
             raise AgentFault("crash", self._death())
         try:
-            self._out.send(message)
+            write_frame(self._out, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+            reply = read_json(self._in, time.monotonic() + limit if limit else None)
         except (BrokenPipeError, OSError):
+            self.broken = True
             raise AgentFault("crash", self._death()) from None
-        try:
-            ready = self._in.poll(limit)
-        except (EOFError, OSError):
-            ready = True
-        if not ready:
-            self.close()
-            raise AgentFault("timeout", f"no answer within {limit:g} s")
-        try:
-            status, value = self._in.recv()
-        except (EOFError, OSError, pickle.UnpicklingError):
-            raise AgentFault("crash", self._death()) from None
-        if status == "error":
-            raise AgentFault("exception", value)
-        return value
+        except WireError as e:
+            self.broken = True
+            if e.timeout:
+                self.kill()
+                raise AgentFault("timeout", f"no answer within {limit:g} s") from None
+            if self.proc.poll() is not None or str(e) == "closed its end of the pipe":
+                raise AgentFault("crash", self._death()) from None
+            raise AgentFault("illegal", f"broke the protocol: {e}") from None
+        if "error" in reply:
+            self.broken = True
+            raise AgentFault("exception", reply["error"])
+        return reply
 
     def _death(self):
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self.close()
+            self.kill()
             return "the agent's process stopped answering"
+        if self.policy.mode == "bwrap" and code > 128:
+            code = 128 - code   # bwrap exits with 128 + the signal that killed the bot
         if code < 0:
             try:
                 return f"the agent's process was killed by {signal.Signals(-code).name}"
@@ -114,14 +366,30 @@ class RemoteAgent:
 
     def reset(self, game_id, game_params, seat, seed):
         limit = max(self.time_limit or 0.0, 10.0)
-        self._call(("reset", game_id, game_params, seat, seed), limit)
+        reply = self._call(("reset", game_id, game_params, seat, seed), limit)
+        cpu = reply.get("cpu")
+        self.cpu = cpu if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) else 0.0
 
     def act(self, state, check=False):
         """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
-        action, modified = self._call(("act", state, check), self.time_limit)
+        reply = self._call(("act", state, check), self.time_limit)
+        action, modified = reply.get("action"), reply.get("modified", False)
+        if type(action) is not int or (check and type(modified) is not bool):
+            self.broken = True
+            returned = reply.get("returned")
+            raise AgentFault("illegal", f"returned {returned}, not a legal action" if isinstance(returned, str)
+                             else "sent a malformed reply")
         return (action, modified) if check else action
 
     def close(self):
+        """Done with this match: back to the pool when healthy and not near its CPU limit."""
+        half_cpu = self.policy.limits_dict()["cpu"] / 2
+        if self.pool is not None and not self.broken and self.proc.poll() is None and self.cpu < half_cpu:
+            self.pool.put(self)
+        else:
+            self.kill()
+
+    def kill(self):
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -131,47 +399,85 @@ class RemoteAgent:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
-        for c in (self._out, self._in):
+        for f in (self.proc.stdin, self.proc.stdout):
             try:
-                c.close()
+                f.close()
             except OSError:
                 pass
+        self._cap.remove()
 
 
-def validate(spec):
+class BotPool:
+    """Idle bot processes of this worker, by agent and policy, reused across matches."""
+
+    def __init__(self):
+        self.idle = {}
+
+    def get(self, spec, time_limit, policy):
+        policy = policy or DEFAULT_POLICY
+        idle = self.idle.get((spec, policy))
+        if idle:
+            agent = idle.pop()
+            agent.time_limit = time_limit or None
+            return agent
+        return RemoteAgent(spec, time_limit, policy, pool=self)
+
+    def put(self, agent):
+        self.idle.setdefault((agent.spec, agent.policy), []).append(agent)
+
+    def close(self):
+        idle, self.idle = self.idle, {}
+        for agents in idle.values():
+            for agent in agents:
+                agent.kill()
+
+
+POOL = BotPool()
+atexit.register(POOL.close)
+
+
+# ---------------------------------------------------------------- checks before a tournament
+
+def validate(spec, policy=None):
     """None if a submitted agent loads and instantiates with its parameters, else the error text."""
     try:
-        agent = RemoteAgent(spec)
+        agent = RemoteAgent(spec, policy=policy)
     except AgentFault as f:
         return f.message
-    agent.close()
+    agent.kill()
     return None
 
 
-def validate_all(specs):
+def validate_all(specs, policy=None):
     """Raises ValueError (one line) for the first submitted agent that does not load and instantiate."""
-    for spec in specs:
-        if spec.submitted:
-            problem = validate(spec)
-            if problem:
-                raise ValueError(f"agent {spec.label} ({spec.source}): {problem}")
+    policy = policy or DEFAULT_POLICY
+    submitted = [s for s in specs if s.submitted]
+    if submitted:
+        check_available(policy)
+    for spec in submitted:
+        problem = validate(spec, policy)
+        if problem:
+            raise ValueError(f"agent {spec.label} ({spec.source}): {problem}")
 
 
-def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0):
+def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, policy=None):
     """Checks an agent before a tournament; returns [{"check", "ok", "detail"}].
 
     The agent plays `games` matches against random agents, taking each seat in turn, in its own
-    process; each match is then replayed with the same seeds. Checked: it loads, it returns legal
-    actions, it leaves the state it is given unmodified, it keeps to the per-move time limit (and
-    neither raises nor crashes), and it plays the same actions under the same seeds.
+    sandboxed process; each match is then replayed with the same seeds. Checked: it loads, it returns
+    legal actions, it leaves the state it is given unmodified, it keeps to the per-move time limit
+    (and neither raises nor crashes), and it plays the same actions under the same seeds.
     """
     import random
     import engines
     from arena.schedule import derive_seed
 
-    if not spec.submitted:
+    builtin = not spec.submitted
+    if builtin:
         import agents.registry
         spec = type(spec)(spec.label, spec.source, spec.params, "module", agents.registry.BUILTIN[spec.source])
+    check_available(policy or DEFAULT_POLICY)
+    spec = spec if builtin else stage(spec)
     problems = {"loads": [], "runs": [], "legal": [], "unmodified": [], "budget": [], "deterministic": []}
     times, moves, phase = [], 0, ["loads"]
 
@@ -182,7 +488,7 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0):
         me = g % state.num_players
         others = random.Random(match_seed)
         phase[0] = "loads"
-        agent = RemoteAgent(spec, time_limit)
+        agent = RemoteAgent(spec, time_limit, policy, staged=not builtin)
         actions = []
         try:
             agent.reset(game_id, dict(game_params), me, derive_seed(match_seed, "agent"))
@@ -194,18 +500,24 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0):
                     continue
                 view = state.determinize(me, derive_seed(match_seed, len(state.history())))
                 started = time.perf_counter()
-                action, modified = agent.act(view, check=True)
+                try:
+                    action, modified = agent.act(view, check=True)
+                except AgentFault as f:
+                    if f.kind != "illegal":
+                        raise
+                    problems["legal"].append(f"match {g}, move {len(actions)}: {f.message}")
+                    break
                 times.append(time.perf_counter() - started)
                 moves += 1
                 if modified:
                     problems["unmodified"].append(f"match {g}, move {len(actions)}: the state was modified")
-                if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+                if action not in legal:
                     problems["legal"].append(f"match {g}, move {len(actions)}: returned {action!r}")
                     break
                 actions.append(action)
                 state.apply_action(action)
         finally:
-            agent.close()
+            agent.kill()
         return actions
 
     for g in range(games):
@@ -226,46 +538,3 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0):
              "deterministic": "deterministic under a seed"}
     return [{"check": names[k], "ok": not problems[k], "detail": problems[k][0] if problems[k] else detail[k]}
             for k in names]
-
-
-def _serve():
-    # The protocol owns the original stdout; everything the agent prints goes to stderr.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    out = Connection(os.dup(1), readable=False)
-    inp = Connection(os.dup(0), writable=False)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    agent = None
-    while True:
-        try:
-            message = inp.recv()
-        except EOFError:
-            return
-        try:
-            if message[0] == "load":
-                _, kind, target, params, cwd = message
-                if cwd not in sys.path:
-                    sys.path.insert(0, cwd)
-                agent = load_class(kind, target)(**params)
-                reply = None
-            elif message[0] == "reset":
-                if hasattr(agent, "reset"):
-                    agent.reset(*message[1:])
-                reply = None
-            else:
-                _, state, check = message
-                before = (state.snapshot(), state.history()) if check else None
-                action = agent.act(state)
-                try:
-                    action = int(action) if not isinstance(action, bool) else action
-                except (TypeError, ValueError):
-                    pass
-                reply = (action, check and (state.snapshot(), state.history()) != before)
-            out.send(("ok", reply))
-        except Exception as e:
-            out.send(("error", describe(e) if not isinstance(e, SyntaxError) else
-                      "".join(traceback.format_exception_only(type(e), e)).strip().splitlines()[-1]))
-
-
-if __name__ == "__main__":
-    _serve()

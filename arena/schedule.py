@@ -12,10 +12,13 @@ How a tournament is laid out (quoted in the README):
   duplicate format (the luck of the deal cancels out), in board games it cancels the first-move
   advantage and the starting layout. Deals are shared by every line-up of a game, so every
   combination meets on the same deals. `--games N` is the number of deals per line-up.
-* **Seeds.** Deal seeds derive from the tournament seed, the game and the deal number; each agent's
-  seed derives from the match and its seat. The schedule, and so every result, is a pure function
-  of the command line: the run id is a hash of it, which is why running the same command again
-  resumes (or reprints) the same tournament.
+* **Seeds.** Deal seeds are a keyed hash of the tournament seed, the game and the deal number under
+  the run's deal key: 128 random bits made when the run is created, kept in the store and never
+  shown to a bot, so no bot can compute a deal from what it sees (its own seed, the parameters, a
+  guessable tournament seed). Each agent's seed derives from the match's deal seed and its seat.
+  The schedule, and so every result, is a pure function of the command line and the deal key: the
+  run id is a hash of the command line, which is why running the same command again on the same
+  store resumes (or reprints) the same tournament, with the same deals.
 """
 import glob
 import hashlib
@@ -25,6 +28,7 @@ import itertools
 import json
 import os
 import re
+import secrets
 
 import agents as agent_registry
 import engines
@@ -38,10 +42,22 @@ class ScheduleError(ValueError):
     """A user error in the tournament's description (agent list, parameters)."""
 
 
-def derive_seed(*parts):
-    """A stable 63-bit seed from any repr-able parts (independent of PYTHONHASHSEED)."""
-    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+def derive_seed(*parts, key=b""):
+    """A stable 63-bit seed from any repr-able parts (independent of PYTHONHASHSEED); with a secret
+    `key`, nobody without the key can compute it (BLAKE2b as a MAC)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8, key=key).digest()
     return int.from_bytes(digest, "little") >> 1
+
+
+def new_deal_key():
+    return secrets.token_hex(16)
+
+
+def parse_deal_key(text):
+    """A deal key as --deal-key takes it: 32 hexadecimal digits (128 bits)."""
+    if not re.fullmatch(r"[0-9a-fA-F]{32}", text or ""):
+        raise ScheduleError("--deal-key must be 32 hexadecimal digits (as `arena report` shows it)")
+    return text.lower()
 
 
 # ---------------------------------------------------------------- the agent list
@@ -218,28 +234,31 @@ def rotations(lineup):
     return out
 
 
-def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id=0):
+def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id=0,
+                  deal_key="", sandbox=None):
     """The matches of one game: for each deal, each line-up in each rotation."""
     params = tuple(sorted(game_params.items()))
     seats = game_params["players"]
     ups = lineups(agent_specs, seats)
     out, match_id = [], first_id
     for deal in range(deals):
-        deal_seed = derive_seed(seed, game_id, params, deal)
+        deal_seed = derive_seed(seed, game_id, params, deal, key=bytes.fromhex(deal_key))
         for lineup in ups:
             for seating in rotations(lineup):
-                out.append(MatchSpec(run_id, match_id, game_id, params, deal_seed, seating, deal, time_limit))
+                out.append(MatchSpec(run_id, match_id, game_id, params, deal_seed, seating, deal, time_limit,
+                                     sandbox))
                 match_id += 1
     return out
 
 
-def tournament_config(games, agent_specs, deals, seed, time_limit):
-    """Everything that determines the results (and nothing else: not --jobs, not the backend), as
-    plain JSON data, equal to what the store gives back (so the run id does not change on resume)."""
+def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox):
+    """Everything that determines the results (and nothing else: not --jobs, not the backend, not
+    the deal key, which the store keeps), as plain JSON data, equal to what the store gives back (so
+    the run id does not change on resume). Submitted agents carry the digest of their staged code."""
     return json.loads(json.dumps({
         "games": [{"game_id": g, "params": p} for g, p in games],
         "agents": [a.as_dict() for a in agent_specs],
-        "agent_files": {a.label: _file_digest(a.target) for a in agent_specs if a.kind == "file"},
+        "sandbox": {"mode": sandbox.mode, "limits": sandbox.limits_dict()},
         # Built-in defaults are part of the tournament: a new default budget makes a new run.
         "agent_defaults": {a.label: {k: _jsonable(v) for k, v in agent_registry.agent_class(a.source).PARAMS.items()}
                            for a in agent_specs if a.kind == "builtin"},
@@ -268,12 +287,6 @@ def _jsonable(value):
     return value if isinstance(value, (str, int, float, bool)) or value is None else repr(value)
 
 
-def _file_digest(target):
-    # A changed bot file makes a new run rather than resuming the old one with stale results.
-    with open(target.rpartition(":")[0], "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:16]
-
-
 def run_id_for(config):
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:10]
     games = config["games"]
@@ -281,8 +294,15 @@ def run_id_for(config):
 
 
 def agents_from_config(config):
-    return [AgentSpec(a["label"], a["source"], tuple(a["params"].items()), a["kind"], a["target"])
-            for a in config["agents"]]
+    return [AgentSpec(a["label"], a["source"], tuple(a["params"].items()), a["kind"], a["target"],
+                      a.get("code", "")) for a in config["agents"]]
+
+
+def sandbox_from_config(config):
+    """The run's SandboxPolicy (runs stored before there was a choice used today's default)."""
+    from arena.sandbox import make_policy
+    sandbox = config.get("sandbox", {})
+    return make_policy(sandbox.get("mode", "bwrap"), tuple(sandbox.get("limits", {}).items()))
 
 
 def sits_out(spec, game_id, players):
@@ -292,17 +312,18 @@ def sits_out(spec, game_id, players):
     return agent_registry.agent_class(spec.source).cannot_play(game_id, players)
 
 
-def schedule_from_config(run_id, config):
-    """The full schedule of a run, rebuilt from its stored config (for --resume). Agents that cannot
-    play a game sit it out; a game left with fewer than two agents is not played."""
+def schedule_from_config(run_id, config, deal_key=""):
+    """The full schedule of a run, rebuilt from its stored config and deal key (for --resume).
+    Agents that cannot play a game sit it out; a game left with fewer than two agents is not played."""
     specs = agents_from_config(config)
+    sandbox = sandbox_from_config(config)
     out = []
     for g in config["games"]:
         playing = [a for a in specs if sits_out(a, g["game_id"], g["params"]["players"]) is None]
         if len(playing) < 2:
             continue
         out += game_schedule(run_id, g["game_id"], g["params"], playing, config["deals"], config["seed"],
-                             config["time_limit"], first_id=len(out))
+                             config["time_limit"], first_id=len(out), deal_key=deal_key, sandbox=sandbox)
     return out
 
 

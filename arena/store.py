@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS runs (
     created     REAL NOT NULL,
     config      TEXT NOT NULL,     -- JSON: everything needed to rebuild the schedule (resume, report)
     total       INTEGER NOT NULL,  -- matches in the schedule
-    status      TEXT NOT NULL      -- running | finished | interrupted
+    status      TEXT NOT NULL,     -- running | finished | interrupted
+    deal_key    TEXT NOT NULL DEFAULT ''  -- hex; deal seeds are keyed with it (never shown to a bot)
 );
 CREATE TABLE IF NOT EXISTS matches (
     run_id      TEXT NOT NULL REFERENCES runs(run_id),
@@ -54,6 +55,9 @@ class Store:
             # a power cut can lose the last matches, and commits no longer wait for the disk.
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
+            columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
+            if "deal_key" not in columns:   # a store from before deal keys: its runs keep unkeyed deals
+                self.db.execute("ALTER TABLE runs ADD COLUMN deal_key TEXT NOT NULL DEFAULT ''")
         except (OSError, sqlite3.DatabaseError) as e:
             raise StoreError(f"cannot open the store {path}: {e}") from None
 
@@ -61,11 +65,17 @@ class Store:
         self.db.close()
 
     # ---- runs ----
-    def create_run(self, run_id, config, total):
+    def create_run(self, run_id, config, total, deal_key=""):
         """Stores a new run; a run already stored (the same command again) is kept as is."""
         with self.db:
-            self.db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, 'running')",
-                            (run_id, time.time(), json.dumps(config, sort_keys=True), total))
+            self.db.execute("INSERT OR IGNORE INTO runs (run_id, created, config, total, status, deal_key) "
+                            "VALUES (?, ?, ?, ?, 'running', ?)",
+                            (run_id, time.time(), json.dumps(config, sort_keys=True), total, deal_key))
+
+    def deal_key(self, run_id):
+        """The run's deal key, or None when the store has no such run."""
+        row = self.db.execute("SELECT deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None else row[0]
 
     def set_status(self, run_id, status):
         with self.db:
@@ -89,10 +99,19 @@ class Store:
 
     # ---- matches ----
     def record(self, spec, result):
-        """Writes one finished match in its own transaction; a match already stored is kept as is."""
+        """Writes one finished match in its own transaction. The coordinator plays only matches
+        that are not stored, so a row already there was written by someone else: StoreError, and
+        neither row silently wins."""
+        try:
+            self._insert_match(spec, result)
+        except sqlite3.IntegrityError:
+            raise StoreError(f"match {spec.match_id} of run {spec.run_id} appeared in {self.path} while it "
+                             f"was being played: something else writes this store") from None
+
+    def _insert_match(self, spec, result):
         with self.db:
             self.db.execute(
-                "INSERT OR IGNORE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (spec.run_id, spec.match_id, spec.game_id, json.dumps(spec.params_dict(), sort_keys=True),
                  spec.seed, spec.deal, json.dumps([s.as_dict() for s in spec.seats]),
                  json.dumps(result.returns), json.dumps(result.placements), json.dumps(result.actions),

@@ -36,8 +36,11 @@ def stored(store_path, run_id=None):
     return matches, ratings.leaderboard(matches)
 
 
+DEAL_KEY = "00112233445566778899aabbccddeeff"   # the same deals in every store of a test
+
+
 def run_json(*args):
-    result = invoke("run", *args, "--json")
+    result = invoke("run", *args, "--json", "--deal-key", DEAL_KEY)
     assert result.exit_code == 0, result.output
     return json.loads(result.output)
 
@@ -84,7 +87,8 @@ def _count(store_path):
 
 def _start(args, store_path):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", *map(str, args), "--store", str(store_path)],
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", *map(str, args), "--store", str(store_path),
+                             "--deal-key", DEAL_KEY],
                             cwd=str(store_path.parent), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
@@ -198,7 +202,7 @@ def test_agents_get_a_determinized_copy_never_the_true_state(monkeypatch):
     seen = []
 
     class Vandal:
-        def __init__(self, spec, time_limit):
+        def __init__(self, spec, time_limit, policy):
             self.label = spec.label
 
         def reset(self, *args):

@@ -1,4 +1,5 @@
 """The game-state contract, checked on every registered game, player count and test variant."""
+import inspect
 import json
 import pickle
 import random
@@ -179,15 +180,6 @@ def test_c_level_rollout_matches_the_rules(game_id, players, variant):
         assert again == state, "a seeded rollout is not reproducible"
 
 
-@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
-def test_observation_of_a_seat_that_does_not_exist_is_refused(game_id, players, variant):
-    """Errors users can cause raise ValueError: the per-player arrays must not be read past the seats."""
-    state = engines.make(game_id, players=players, seed=2, **variant)
-    for bad in (-1, players, 9):
-        with pytest.raises(ValueError, match="no player"):
-            state.observation(bad)
-
-
 @pytest.mark.parametrize("game_id", engines.game_ids())
 def test_unknown_parameters_are_refused_by_name(game_id):
     with pytest.raises(engines.BadParameter, match="valid parameters"):
@@ -266,10 +258,91 @@ def test_determinize_property(config, seed, steps, observer_offset, world):
         assert d.legal_actions() == state.legal_actions()
 
 
+# ---- seats: every public method or constructor that takes one refuses a seat that does not exist ----
+# The fast build has no bounds checks: a bad seat would read past the per-player arrays (a 3-player
+# Wizard hand(7) once returned 33 cards). Every public parameter name is classified below, so a new
+# method taking a seat is found by test_every_public_parameter_is_classified and must join SEAT_CALLS.
+
+SEAT_PARAMETERS = {"player", "p", "first", "to_move", "dealer", "marker"}
+OTHER_PARAMETERS = {
+    "self", "action", "text", "seed", "horizon", "params", "flags", "players", "g", "r", "card", "cards",
+    "hands", "deck", "preparations", "scores", "seen", "parties", "guests", "belles", "regrets",
+    "guest_regrets", "belle_regrets", "full", "rows", "last", "tiles", "king", "favours", "turn_up",
+    "round", "rounds",
+}
+
+
+def _method(name, *extra):
+    return lambda state, seat: getattr(state, name)(seat, *extra)
+
+
+def _wizard_deal(state, seat):
+    from engines.wizard import card_to_string
+    n = state.num_players
+    return type(state).from_deal(n, [[card_to_string(c)] for c in range(n)], dealer=seat)
+
+
+# How to call each seat-taking public method of each game with a given seat.
+COMMON_SEAT_CALLS = {name: _method(name) for name in ("evaluate", "information_state_key", "determinize", "observation")}
+SEAT_CALLS = {
+    "belladone_bluff": {
+        "hand": _method("hand"),
+        "knows": _method("knows", 0),
+        "from_deal": lambda s, seat: type(s).from_deal([[]] * s.num_players, [], [[], [], []], first=seat),
+    },
+    "belle_of_the_ball": {
+        "hand": _method("hand"),
+        "party": _method("party"),
+        "regrets": _method("regrets"),
+        "group_is_full": _method("group_is_full", 0),
+        "group_points": _method("group_points", 0),
+        "from_setup": lambda s, seat: type(s).from_setup([[[], [], []]] * s.num_players, to_move=seat),
+    },
+    "insert": {
+        "groups": _method("groups"),
+        "from_board": lambda s, seat: type(s).from_board(["......"] * 6, to_move=seat),
+    },
+    "royal_ball": {
+        "hand": _method("hand"),
+        "deal": lambda s, seat: type(s).deal(players=s.num_players, first=seat),
+        "position": lambda s, seat: type(s).position(s.num_players, [[]] * s.num_players, marker=seat),
+    },
+    "wizard": {
+        "hand": _method("hand"),
+        "voids": _method("voids"),
+        "from_deal": _wizard_deal,
+    },
+}
+
+
+def public_parameters(state):
+    """{public method or constructor name: its parameter names}, found by introspection."""
+    found = {}
+    for name, member in inspect.getmembers(type(state), callable):
+        if not name.startswith("_") and not inspect.isclass(member):
+            found[name] = set(inspect.signature(member).parameters)
+    return found
+
+
 @pytest.mark.parametrize("game_id", engines.game_ids())
-def test_a_seat_that_does_not_exist_is_refused(game_id):
-    state = engines.make(game_id)
-    for seat in (-1, state.num_players):
-        for method in (state.information_state_key, state.evaluate, state.determinize, state.observation):
-            with pytest.raises(ValueError):
-                method(seat)
+def test_every_public_parameter_is_classified(game_id):
+    """The seat table below cannot miss a method: each parameter name is known as a seat or not."""
+    found = public_parameters(engines.make(game_id))
+    unknown = {f"{name}({p})" for name, params in found.items() for p in params - SEAT_PARAMETERS - OTHER_PARAMETERS}
+    assert not unknown, f"classify these parameters in SEAT_PARAMETERS or OTHER_PARAMETERS: {sorted(unknown)}"
+    taking_a_seat = {name for name, params in found.items() if params & SEAT_PARAMETERS}
+    assert taking_a_seat == set(COMMON_SEAT_CALLS) | set(SEAT_CALLS[game_id])
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_every_method_taking_a_seat_refuses_one_that_does_not_exist(game_id, players, variant):
+    """A ValueError naming the seat, never a read past the per-player arrays (issue 15)."""
+    state = engines.make(game_id, players=players, seed=2, **variant)
+    state.rollout(seed=2, horizon="round")      # mid-game, where hands and voids are not empty
+    before = state.snapshot()
+    for name, call in {**COMMON_SEAT_CALLS, **SEAT_CALLS[game_id]}.items():
+        call(state, players - 1)                # the last seat exists
+        for seat in (-1, players, 2**64):
+            with pytest.raises(ValueError, match=f"no player {seat} in this {players}-player game"):
+                call(state, seat)
+    assert state.snapshot() == before
