@@ -72,9 +72,9 @@ def main():
 @click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
               help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
                    "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
-@click.option("--deal-key", default=None, metavar="HEX",
+@click.option("--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
               help="Reuse the secret deal key of an earlier run (as its report shows) to play the same "
-                   "deals [default: a new random key per run and store].")
+                   "deals; also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
 @json_option
 @user_errors
 def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,

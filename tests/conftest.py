@@ -5,3 +5,8 @@ from hypothesis import settings
 settings.register_profile("ci", max_examples=40, deadline=None)
 settings.register_profile("dev", max_examples=15, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Every test tournament plays the same deals in every store, as a user gets with --deal-key (tests
+# of fresh keys unset it); staged bot code goes to a private cache, not the user's.
+os.environ["ARENA_DEAL_KEY"] = "00112233445566778899aabbccddeeff"
+os.environ.setdefault("XDG_CACHE_HOME", os.path.join(os.environ.get("TMPDIR", "/tmp"), f"arena-test-cache-{os.getuid()}"))

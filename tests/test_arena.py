@@ -36,11 +36,8 @@ def stored(store_path, run_id=None):
     return matches, ratings.leaderboard(matches)
 
 
-DEAL_KEY = "00112233445566778899aabbccddeeff"   # the same deals in every store of a test
-
-
 def run_json(*args):
-    result = invoke("run", *args, "--json", "--deal-key", DEAL_KEY)
+    result = invoke("run", *args, "--json")
     assert result.exit_code == 0, result.output
     return json.loads(result.output)
 
@@ -87,8 +84,7 @@ def _count(store_path):
 
 def _start(args, store_path):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", *map(str, args), "--store", str(store_path),
-                             "--deal-key", DEAL_KEY],
+    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", *map(str, args), "--store", str(store_path)],
                             cwd=str(store_path.parent), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
