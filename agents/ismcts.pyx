@@ -24,16 +24,17 @@ is judged by its own points, bid made or missed.
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t, uint32_t
 from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy
-from libc.math cimport log, sqrt
+from libc.math cimport log, sqrt, isfinite
 
 from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below,
                            MAX_ACTIONS, HORIZON_GAME, HORIZON_ROUND, monotonic_seconds)
 
-from agents.base import Agent, BadAgentParameter
+from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
 
 DEF MAX_PLAYERS = 16
 DEF CLOCK_EVERY = 8        # iterations between clock reads under a time budget
 DEF LOG_TABLE = 4096       # log(n) precomputed below this
+DEF MAX_ITERATIONS = 10000000   # per search, also under a time budget: bounds the tree's memory
 
 
 cdef struct Edge:
@@ -220,7 +221,8 @@ cdef class Search:
 
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin) except -1 nogil:
-        """Searches from `root` for its player to move, with `s` (the same game) as scratch state;
+        """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
+        for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
@@ -242,10 +244,9 @@ cdef class Search:
         self.max_depth = 0
         self._new_node()
         while True:
-            if seconds > 0:
-                if it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
-                    break
-            elif it >= iterations:
+            if it >= iterations:
+                break
+            if seconds > 0 and it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
                 break
             it += 1
             s.c_copy_from(root)
@@ -333,12 +334,17 @@ cdef class Search:
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5):
-        """Runs one search from `state` for its player to move and returns the chosen action."""
+        """Runs one search from `state` for its player to move and returns the chosen action: for
+        `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations)."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
-        if iterations < 1 and seconds <= 0:
+        if not (isfinite(seconds) and isfinite(c) and c >= 0 and 0 <= margin <= 1):
+            raise ValueError("ismcts needs finite seconds, a finite c >= 0 and a margin in [0, 1]")
+        if seconds > 0:
+            iterations = MAX_ITERATIONS
+        if iterations < 1:
             raise ValueError("ismcts needs iterations >= 1 or seconds > 0")
         if horizon not in ("round", "game"):
             raise ValueError(f"ismcts horizon must be round or game, not {horizon!r}")
@@ -394,31 +400,28 @@ def _mix(*values):
 class ISMCTSAgent(Agent):
     """Information set MCTS in Cython: one tree over determinizations, C-level rollouts, any game.
 
-    `iterations` per move (or `time` seconds per move when time > 0, which then is the only budget),
+    `iterations` per move (or `time` seconds per move when time > 0, which then replaces it),
     UCB exploration `c` on rewards in [0, 1], rollouts to the end of the current round
     (`horizon=round`) or of the game (`horizon=game`), `margin` the weight of the normalised score
-    margin against the rank in the reward, `seed` (combined with the match seed and the seat)."""
+    margin against the rank in the reward, `seed` (combined with the match seed and the seat).
+
+    Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
+    rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
+    after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
+    seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5, "seed": 0}
+    LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
+              "margin": (0.0, 1.0), "seed": SEED_LIMITS}
+    CHOICES = {"horizon": ("round", "game")}
 
     def __init__(self, **params):
         super().__init__(**params)
-        p = self.params
-        if p["horizon"] not in ("round", "game"):
-            raise BadAgentParameter(f"parameter 'horizon' of agent ismcts must be round or game, not {p['horizon']!r}")
-        if p["time"] < 0:
-            raise BadAgentParameter("parameter 'time' of agent ismcts must be >= 0")
-        if p["time"] == 0 and p["iterations"] < 1:
-            raise BadAgentParameter("parameter 'iterations' of agent ismcts must be >= 1")
-        if p["c"] < 0:
-            raise BadAgentParameter("parameter 'c' of agent ismcts must be >= 0")
-        if not 0.0 <= p["margin"] <= 1.0:
-            raise BadAgentParameter("parameter 'margin' of agent ismcts must be between 0 and 1")
         self._search = Search()
-        self._search.seed(_mix(p["seed"]))
+        self._search.seed(_mix(self.params["seed"]))
         self._stats = None
 
     def reset(self, game_id, game_params, seat, seed):

@@ -43,9 +43,10 @@ from libc.string cimport memset, memcpy
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_below, MAX_ACTIONS, monotonic_seconds
 
 import engines
-from agents.base import Agent, BadAgentParameter
+from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
 
 DEF EXACT_DEPTH = 127      # TT depth of a subtree searched to the end of the game
+DEPTH_LIMITS = (1, 64)     # plies, for both agents; below EXACT_DEPTH (the table stores depths in 8 bits)
 DEF MAX_PLAYERS = 16
 DEF F_EXACT = 1
 DEF F_LOWER = 2
@@ -509,18 +510,16 @@ class AlphaBetaAgent(Agent):
     """Alpha-beta with a transposition table; two-player perfect-information games only (Insert).
 
     Iterative deepening within `depth` plies and `time` seconds; exact once the rest of the game
-    fits in the budget."""
+    fits in the budget. Limits (LIMITS): depth 1 to 64 plies (an Insert game lasts at most 30);
+    time 0 to 3600 seconds; tt_bits 1 to 28 (2**tt_bits entries of 24 bytes); seed 0 to 2**64 - 1."""
 
     name = "alphabeta"
     # Budgets default to plies, not seconds, so tournaments give the same results on any machine.
     PARAMS = {"depth": 10, "time": 0.0, "seed": 0, "tt_bits": 20}
+    LIMITS = {"depth": DEPTH_LIMITS, "time": TIME_LIMITS, "seed": SEED_LIMITS, "tt_bits": (1, 28)}
 
     def __init__(self, **params):
         super().__init__(**params)
-        if self.params["depth"] < 1:
-            raise BadAgentParameter(f"depth of agent alphabeta must be at least 1, not {self.params['depth']}")
-        if not 1 <= self.params["tt_bits"] <= 28:
-            raise BadAgentParameter(f"tt_bits of agent alphabeta must be in 1..28, not {self.params['tt_bits']}")
         self._core = None
         self.last = {}
 
@@ -562,23 +561,22 @@ class AlphaBetaAgent(Agent):
 
 
 class MinimaxAgent(Agent):
-    """Determinized (perfect information Monte Carlo) paranoid minimax with alpha-beta, any game."""
+    """Determinized (perfect information Monte Carlo) paranoid minimax with alpha-beta, any game.
+
+    Limits (LIMITS): determinizations 1 to 100,000; depth 1 to 64 plies (far beyond what any game
+    here searches in reasonable time without a `time` budget); time 0 to 3600 seconds; seed 0 to
+    2**64 - 1."""
 
     name = "minimax"
     PARAMS = {"determinizations": 24, "depth": 4, "time": 0.0, "combine": "average", "opponents": "paranoid",
               "align": False, "seed": 0}
+    LIMITS = {"determinizations": (1, 100000), "depth": DEPTH_LIMITS, "time": TIME_LIMITS, "seed": SEED_LIMITS}
+    CHOICES = {"combine": ("average", "vote"), "opponents": ("paranoid", "maxn")}
 
     def __init__(self, **params):
         super().__init__(**params)
-        p = self.params
-        if p["combine"] not in ("average", "vote"):
-            raise BadAgentParameter(f"combine of agent minimax must be average or vote, not {p['combine']!r}")
-        if p["opponents"] not in ("paranoid", "maxn"):
-            raise BadAgentParameter(f"opponents of agent minimax must be paranoid or maxn, not {p['opponents']!r}")
-        if p["determinizations"] < 1 or p["depth"] < 1:
-            raise BadAgentParameter("determinizations and depth of agent minimax must be at least 1")
         self._core = _Core(0, True)
-        self._core.seed(_mix(p["seed"], 0))
+        self._core.seed(_mix(self.params["seed"], 0))
         self.last = {}
 
     @classmethod

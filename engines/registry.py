@@ -2,10 +2,12 @@
 
 Parameters may arrive as Python values or as strings from the command line ("true", "3", "10,9");
 both are validated against the game's declared defaults, and unknown names are refused with the
-list of valid ones.
+list of valid ones. `resolve` then sets the engine up once with them, so that what the engine refuses
+(values out of range, parameters that exclude each other) is refused before any match is played.
 """
 from dataclasses import dataclass, field
 import importlib
+import math
 
 
 class UnknownGame(ValueError):
@@ -126,9 +128,12 @@ def _coerce(game_id, name, value, default, choices):
             return value
     elif isinstance(default, float):
         try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise BadParameter(f"{where} must be a number, not {value!r}") from None
+            number = float(value)
+        except (TypeError, ValueError, OverflowError):
+            number = math.nan
+        if not math.isfinite(number):
+            raise BadParameter(f"{where} must be a finite number, not {value!r}")
+        return number
     elif isinstance(default, tuple):
         if isinstance(value, str):
             parts = [p for p in value.replace(";", ",").split(",") if p.strip()]
@@ -148,8 +153,8 @@ def _coerce(game_id, name, value, default, choices):
     raise BadParameter(f"{where} has the wrong type: {value!r}")
 
 
-def resolve(game_id, players=None, **params):
-    """The complete, validated parameters of a game (defaults filled in), players included."""
+def _params(game_id, players, params):
+    """The parameters of a game with the defaults filled in, each coerced to its declared type."""
     s = spec(game_id)
     unknown = sorted(set(params) - set(s.params))
     if unknown:
@@ -165,11 +170,33 @@ def resolve(game_id, players=None, **params):
     return full
 
 
+def _new_state(game_id, full, seed):
+    """The engine's state for complete parameters; what the engine refuses (a value out of its
+    range, parameters that conflict) is a BadParameter naming the game."""
+    try:
+        return spec(game_id).state_class()(full, seed)
+    except ValueError as e:
+        raise BadParameter(f"{game_id}: {e}") from None
+
+
+def resolve(game_id, players=None, **params):
+    """The complete, validated parameters of a game (defaults filled in), players included.
+
+    Validated fully: the engine itself is set up once with them, so every rule it checks (ranges,
+    parameters that exclude each other) is checked here too, and `make` accepts whatever this
+    returns."""
+    full = _params(game_id, players, params)
+    _new_state(game_id, full, 0)
+    return full
+
+
 def make(game_id, players=None, seed=0, **params):
     """A new game state of `game_id` with the given parameters, its chance seeded by `seed`."""
-    full = resolve(game_id, players=players, **params)
+    full = _params(game_id, players, params)
     try:
-        seed = int(seed)
-    except (TypeError, ValueError):
-        raise BadParameter(f"seed must be an integer, not {seed!r}") from None
-    return spec(game_id).state_class()(full, seed)
+        valid = 0 <= int(seed) < 2**64
+    except (TypeError, ValueError, OverflowError):
+        valid = False
+    if not valid:
+        raise BadParameter(f"seed must be an integer from 0 to 2**64 - 1, not {seed!r}")
+    return _new_state(game_id, full, int(seed))
