@@ -20,6 +20,11 @@ With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tour
 deals in both seatings for about two seconds of play, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
 (the same matches through the arena: determinized views, fault checks, a process pool started for
 the run, a SQLite store); `overhead_pct` is how much longer the arena takes than the bare loop.
+Also with `--arena`, the cost of the sandbox for submitted agents (the built-in random agent loaded
+as a submitted one): `sandbox/starts_bwrap` (a bot process started under bubblewrap and its class
+loaded, per second) and `sandbox/moves_bwrap` (act requests answered per second, a Wizard position
+sent each time), each beside the same without the sandbox (`--sandbox none`, a plain process);
+`overhead_ms` is the extra time per start or per move.
 """
 import importlib
 import os
@@ -193,3 +198,45 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
         _versus(base, r, digits=2)
         r["overhead_pct"] = round(100 * (base["median_per_s"] / r["median_per_s"] - 1), 1)
     return [base, one, two]
+
+
+def sandbox_rows(repeats=3, moves=300):
+    """Start-up and per-move cost of a sandboxed bot against the same bot in a plain process."""
+    from arena.match import AgentSpec
+    from arena.sandbox import RemoteAgent, make_policy
+
+    spec = AgentSpec("random", "agents.simple:RandomAgent", (), "module", "agents.simple:RandomAgent")
+    state = bench_state("wizard")
+
+    def start(policy):
+        def fn(n):
+            for _ in range(n):
+                RemoteAgent(spec, 10.0, policy, staged=False).kill()
+        return fn
+
+    def act(policy):
+        agent = RemoteAgent(spec, 10.0, policy, staged=False)
+        agent.reset("wizard", dict(state.params), 0, 1)
+
+        def fn(n):
+            for _ in range(n):
+                agent.act(state)
+        return agent, fn
+
+    rows = []
+    for what, unit in (("starts", "starts/s"), ("moves", "moves/s")):
+        pair = []
+        for mode in ("none", "bwrap"):
+            policy = make_policy(mode)
+            if what == "starts":
+                pair.append(row(f"sandbox/starts_{mode}", unit, timed(start(policy), 3, repeats)))
+            else:
+                agent, fn = act(policy)
+                try:
+                    pair.append(row(f"sandbox/moves_{mode}", unit, timed(fn, moves, repeats)))
+                finally:
+                    agent.kill()
+        base, boxed = _versus(*pair, digits=2)
+        boxed["overhead_ms"] = round(1000 / boxed["median_per_s"] - 1000 / base["median_per_s"], 3)
+        rows += [base, boxed]
+    return rows

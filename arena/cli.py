@@ -17,7 +17,7 @@ DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 
 
 from arena.cli_common import (ArenaError, echo_json, first_line, json_option, literal,  # noqa: E402
-                              open_run, rich_console, store_option, user_errors)
+                              open_run, rich_console, sandbox_option, store_option, user_errors)
 
 
 class _Group(click.Group):
@@ -66,9 +66,7 @@ def main():
               show_default=True, help="Seconds per move for submitted agents.")
 @click.option("--resume", "resume", default=None, metavar="RUN", help="Continue a stopped run.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter (with --game).")
-@click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
-              help="How submitted agents are confined: bubblewrap, or none (only for bots you trust; "
-                   "leaderboards and reports then say so).")
+@sandbox_option
 @click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
               help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
                    "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
@@ -180,6 +178,7 @@ def _is_card_game(game_id):
 
 def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena import analysis, ratings
+    from arena.sandbox import unconfined_note
     from arena.schedule import game_title
     from rich import box
     from rich.table import Table
@@ -193,6 +192,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     fault_list = ratings.faults(matches)
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
+                   "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
                     "matches": len(matches), "total": run_row["total"],
                     "leaderboards": analysis.jsonable(boards), "faults": fault_list})
         return
@@ -225,6 +225,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         for cycle in group["cycles"]:
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
                                   + analysis.format_cycle(cycle)))
+    note = unconfined_note(run_row["config"])
+    if note:
+        console.print(literal(note), style="bold red")
     if fault_list:
         # One line per agent and kind of fault, with the first occurrence as an example.
         summary = {}
@@ -328,16 +331,18 @@ def _print_table(title, columns, rows, **options):
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
               show_default=True, help="Seconds per move.")
+@sandbox_option
 @json_option
 @user_errors
-def check_agent(agent, game_id, players, params, games, seed, time_limit, as_json):
+def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbox, as_json):
     """Check a submitted agent (FILE.py:Class, module:Class) before a tournament."""
     from arena import schedule as sched
-    from arena.sandbox import check_agent as run_checks
+    from arena.sandbox import check_agent as run_checks, make_policy
     spec = sched.parse_agent(agent)
     (game, full), = sched.resolve_games(game_id, players, sched.param_options(params))
     full = json.loads(json.dumps(full))
-    results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit)
+    results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
+                         policy=make_policy(sandbox))
     ok = all(r["ok"] for r in results)
     if as_json:
         echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
@@ -368,6 +373,8 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, as_jso
 @user_errors
 def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_json):
     """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
+    import shutil
+
     import engines
     from arena import bench as b
     for g in game_ids:
@@ -382,6 +389,8 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_j
         if with_arena:
             for g in game_ids:
                 yield from b.arena_rows(g, repeats=min(repeats, 3), deals=arena_games, agents=arena_agents)
+            if shutil.which("bwrap"):
+                yield from b.sandbox_rows(repeats=min(repeats, 3))
 
     if as_json:
         for r in rows():

@@ -59,3 +59,9 @@ def store_option(fn):
     from arena.store import DEFAULT_STORE
     return click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
                         type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
+
+
+def sandbox_option(fn):
+    return click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
+                        help="How submitted agents are confined: bubblewrap, or none (only for bots you "
+                             "trust; leaderboards and reports then say so).")(fn)

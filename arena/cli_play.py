@@ -1,7 +1,7 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by move)."""
 import click
 
-from arena.cli_common import open_run, store_option, user_errors
+from arena.cli_common import open_run, sandbox_option, store_option, user_errors
 
 
 @click.command()
@@ -11,23 +11,25 @@ from arena.cli_common import open_run, store_option, user_errors
 @click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 moves first in turn order).")
 @click.option("--seed", type=click.IntRange(0, 2 ** 64 - 1), default=None, help="The deal (default: a random one).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@sandbox_option
 @user_errors
-def play(game_id, vs, seat, seed, params):
+def play(game_id, vs, seat, seed, params, sandbox):
     """Play GAME against bots in the terminal: moves by number or by name."""
     import random
 
     from arena import schedule as sched
     from arena.play import play as play_game
-    from arena.sandbox import validate_all
+    from arena.sandbox import make_policy, validate_all
 
     bots = [sched.parse_agent(item) for item in sched.split_list(vs)]
-    validate_all(bots)
+    policy = make_policy(sandbox)
+    validate_all(bots, policy)
     pairs = dict(sched.param_options(params))
     if "players" in pairs:
         raise click.UsageError("the number of players is one more than the bots in --vs")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed
     click.echo(f"{game_id}, seed {seed}: you are seat {seat}")
-    play_game(game_id, dict(pairs, players=len(bots) + 1), bots, seat, seed)
+    play_game(game_id, dict(pairs, players=len(bots) + 1), bots, seat, seed, policy)
 
 
 @click.command()

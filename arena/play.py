@@ -39,7 +39,7 @@ def seat_names(players, human_seat, labels):
     return [f"seat {p} (you)" if p == human_seat else f"seat {p} ({next(bots)})" for p in range(players)]
 
 
-def play(game_id, params, bot_specs, human_seat, seed):
+def play(game_id, params, bot_specs, human_seat, seed, policy=None):
     """A game with a person at `human_seat` and the bots (AgentSpecs) in the other seats, in order;
     returns the final state. Bots get only determinized copies of the state, as in a tournament."""
     from arena.runner import make_player
@@ -59,7 +59,7 @@ def play(game_id, params, bot_specs, human_seat, seed):
     agents = []
     try:
         for p in range(n):   # started inside the try: a bot that fails to start is a fault like any other
-            agents.append(human if p == human_seat else make_player(next(bots), 0.0))
+            agents.append(human if p == human_seat else make_player(next(bots), 0.0, policy))
         for p, agent in enumerate(agents):
             agent.reset(game_id, state.params, p, derive_seed(seed, "play", p))
         while not state.is_terminal():

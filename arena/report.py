@@ -16,6 +16,7 @@ import shlex
 import subprocess
 
 from arena import analysis, graphs, ratings
+from arena.sandbox import LIMITS, unconfined_note
 from arena.schedule import format_value, game_title
 
 
@@ -76,6 +77,7 @@ def collect(store, run_id=None):
         "finished": len(matches),
         "total": run["total"],
         "config": run["config"],
+        "deal_key": run.get("deal_key", ""),
         "agents": list(analysis.agents(matches).values()),
         "sections": sections,
         "faults": ratings.faults(matches),
@@ -196,8 +198,9 @@ def reproduction_html(data):
         _table(["match", "deal", "seed", "seats", "placements", "returns"],
                [[x["match_id"], x["deal"], x["seed"], _e(", ".join(x["seats"])), _e(x["placements"]),
                  _e(x["returns"])] for x in s["seeds"]]) for s in data["sections"])
-    command = rerun_command(data["config"])
-    again = (f"<p>To play it again (same schedule, seeds and run id; an unfinished run resumes):</p>"
+    command = rerun_command(data["config"], data["deal_key"])
+    again = (f"<p>To play it again (same schedule, deals and run id; in this store an unfinished run "
+             f"resumes, and in another store the deal key gives the same deals):</p>"
              f"<pre>{_e(command)}</pre>") if command else ""
     return (again + "<h3>Agents</h3>" + agents + "<h3>Games</h3>" + games
             + "<h3>Tournament configuration</h3><pre>" + _e(json.dumps(data["config"], indent=2, sort_keys=True))
@@ -206,9 +209,9 @@ def reproduction_html(data):
             + per_match + "</details>")
 
 
-def rerun_command(config):
-    """The `arena run` command line that schedules this tournament again (the same config, so the same
-    run id, seeds and matches), or None when the config does not say enough."""
+def rerun_command(config, deal_key=""):
+    """The `arena run` command line that schedules this tournament again (the same config and deal
+    key, so the same run id, seeds and matches), or None when the config does not say enough."""
     try:
         agents = []
         for a in config["agents"]:
@@ -228,6 +231,14 @@ def rerun_command(config):
         words += ["--agents", ", ".join(agents), "--games", str(config["deals"]), "--seed", str(config["seed"])]
         if "time_limit" in config:
             words += ["--time-limit", str(config["time_limit"])]
+        sandbox = config.get("sandbox", {})
+        if sandbox.get("mode", "bwrap") != "bwrap":
+            words += ["--sandbox", sandbox["mode"]]
+        for name, value in sorted(sandbox.get("limits", {}).items()):
+            if value != LIMITS[name][0]:
+                words += ["--bot-limit", f"{name}={value}"]
+        if deal_key:
+            words += ["--deal-key", deal_key]
     except (KeyError, TypeError, AttributeError):
         return None
     return " ".join(shlex.quote(w) for w in words)
@@ -257,6 +268,8 @@ def render(data, summaries):
     body = "".join(section_html(k, s, summ) for k, (s, summ) in enumerate(zip(data["sections"], summaries)))
     if not data["sections"]:
         body = "<p>No finished matches yet.</p>"
+    note = unconfined_note(data["config"])
+    warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -265,7 +278,7 @@ def render(data, summaries):
         f"<h1>Tournament {_e(data['run_id'])}</h1>"
         f"<p class=\"meta\">Started {created:%Y-%m-%d %H:%M} UTC &middot; status {_e(data['status'])} "
         f"&middot; {data['finished']} of {data['total']} matches finished &middot; "
-        f"{len(data['agents'])} agents</p><ul class=\"nav\">{nav}<li><a href=\"#faults\">Faults</a></li>"
+        f"{len(data['agents'])} agents</p>{warning}<ul class=\"nav\">{nav}<li><a href=\"#faults\">Faults</a></li>"
         f"<li><a href=\"#reproduce\">Reproduction</a></li></ul>"
         f"{body}<section id=\"faults\"><h2>Faults</h2>{faults_html(data)}</section>"
         f"<section id=\"reproduce\"><h2>Reproduction</h2>{reproduction_html(data)}</section>"

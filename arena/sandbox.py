@@ -85,6 +85,15 @@ def make_policy(mode="bwrap", limits=()):
 DEFAULT_POLICY = make_policy()
 
 
+def unconfined_note(config):
+    """The warning every view of a run shows when its submitted agents ran without the sandbox."""
+    if config.get("sandbox", {}).get("mode") == "none" and any(a.get("kind", "builtin") != "builtin"
+                                                              for a in config.get("agents", [])):
+        return ("sandbox: none - the submitted agents ran unconfined (--sandbox none), so nothing "
+                "stopped them from reading hidden cards or forging results")
+    return None
+
+
 def check_available(policy):
     """ValueError (one line) unless submitted agents can run under `policy` on this machine."""
     if policy.mode != "bwrap":
@@ -258,15 +267,17 @@ class _ProcessCap:
     """A pids cgroup for one bot, where this process may create one (as root, whose processes the
     RLIMIT_NPROC limit does not count); elsewhere that limit alone caps a bot's processes."""
 
-    ROOT = "/sys/fs/cgroup/pids"
+    ROOT = "/sys/fs/cgroup/pids/tabletop-arena"
     _count = 0
 
     def __init__(self, limit, enabled=True):
         self.path = None
-        if not enabled or os.geteuid() != 0 or not os.access(self.ROOT, os.W_OK):
+        if not enabled or os.geteuid() != 0 or not os.access(os.path.dirname(self.ROOT), os.W_OK):
             return
+        if _ProcessCap._count == 0:
+            self._sweep()
         _ProcessCap._count += 1
-        path = os.path.join(self.ROOT, "tabletop-arena", f"{os.getpid()}-{self._count}")
+        path = os.path.join(self.ROOT, f"{os.getpid()}-{self._count}")
         try:
             os.makedirs(path, exist_ok=True)
             with open(os.path.join(path, "pids.max"), "w") as f:
@@ -274,6 +285,24 @@ class _ProcessCap:
             self.path = path
         except OSError:
             pass
+
+    @classmethod
+    def _sweep(cls):
+        """Removes the cgroups left by arena processes that are gone (a worker exits without cleaning up)."""
+        try:
+            names = os.listdir(cls.ROOT)
+        except OSError:
+            return
+        for name in names:
+            try:
+                os.kill(int(name.split("-")[0]), 0)
+            except ProcessLookupError:
+                try:
+                    os.rmdir(os.path.join(cls.ROOT, name))
+                except OSError:
+                    pass
+            except (ValueError, OSError):
+                pass
 
     def wrap(self, command):
         """The command, run from inside the cgroup (the shell moves itself in, then execs)."""

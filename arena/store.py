@@ -66,8 +66,13 @@ class Store:
 
     # ---- runs ----
     def create_run(self, run_id, config, total, deal_key=""):
-        """Stores a new run; a run already stored (the same command again) is kept as is."""
+        """Stores a new run; a run already stored (the same command again) is kept as is. Matches
+        stored for a run that does not exist yet were not played by it: StoreError."""
         with self.db:
+            if self.db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None and \
+                    self.db.execute("SELECT 1 FROM matches WHERE run_id = ? LIMIT 1", (run_id,)).fetchone():
+                raise StoreError(f"{self.path} already holds matches of run {run_id}, which this store never "
+                                 f"started: something else writes this store; use another one")
             self.db.execute("INSERT OR IGNORE INTO runs (run_id, created, config, total, status, deal_key) "
                             "VALUES (?, ?, ?, ?, 'running', ?)",
                             (run_id, time.time(), json.dumps(config, sort_keys=True), total, deal_key))

@@ -282,6 +282,11 @@ def _wizard_deal(state, seat):
     return type(state).from_deal(n, [[card_to_string(c)] for c in range(n)], dealer=seat)
 
 
+def _belle_setup(state, seat):
+    from engines.belle_of_the_ball import GUEST_NAMES
+    return type(state).from_setup([[[], [], []]] * state.num_players, guests=GUEST_NAMES[:1], to_move=seat)
+
+
 # How to call each seat-taking public method of each game with a given seat.
 COMMON_SEAT_CALLS = {name: _method(name) for name in ("evaluate", "information_state_key", "determinize", "observation")}
 SEAT_CALLS = {
@@ -296,7 +301,7 @@ SEAT_CALLS = {
         "regrets": _method("regrets"),
         "group_is_full": _method("group_is_full", 0),
         "group_points": _method("group_points", 0),
-        "from_setup": lambda s, seat: type(s).from_setup([[[], [], []]] * s.num_players, to_move=seat),
+        "from_setup": _belle_setup,
     },
     "insert": {
         "groups": _method("groups"),

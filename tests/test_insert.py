@@ -87,12 +87,19 @@ def test_diagonal_insertion_and_the_orthogonal_flag():
     assert board(play(rows, "b2", insert_axes="orthogonal"))[3:] == ["..W...", ".R....", "W....."]
 
 
+def with_ring(rows, square, ring):
+    """rows with `ring` placed on the square numbered `square`."""
+    rank, f = divmod(square, 6)
+    row = rows[5 - rank]
+    return rows[:5 - rank] + [row[:f] + ring + row[f + 1:]] + rows[6 - rank:]
+
+
 def test_the_line_through_the_last_ring_constrains_the_next_move():
     """RULES.md 2.3.3: legal squares are the empty squares on the full line through the last ring."""
     s = InsertState.from_board(EMPTY, tiles=LAYOUT)
     layout = s.layout()
     for last in range(36):
-        s = InsertState.from_board(EMPTY, last=last, tiles=LAYOUT)
+        s = InsertState.from_board(with_ring(EMPTY, last, "W"), last=last, tiles=LAYOUT)
         f, r = last % 6, last // 6
         step = {"H": (1, 0), "V": (0, 1), "/": (1, 1), "\\": (1, -1)}[layout[last]]
         line = set()
@@ -102,7 +109,7 @@ def test_the_line_through_the_last_ring_constrains_the_next_move():
                 line.add(y * 6 + x)
                 x, y = x + sign * step[0], y + sign * step[1]
         # a corner whose diagonal leaves the board has an empty line: the move is free
-        assert set(s.legal_actions()) == (line or set(range(36)))
+        assert set(s.legal_actions()) == (line or set(range(36)) - {last})
 
 
 def test_a_full_line_frees_the_next_move():
@@ -110,7 +117,7 @@ def test_a_full_line_frees_the_next_move():
     s = InsertState.from_board(EMPTY, tiles=LAYOUT)
     row1 = [sq(f + "1") for f in FILES]
     horizontal = next(x for x in row1 if s.layout()[x] == "H")
-    s = InsertState.from_board(EMPTY[:5] + ["RWRWRW"], last=horizontal, tiles=LAYOUT)
+    s = InsertState.from_board(EMPTY[:5] + ["RWRWRW"], to_move=1 - horizontal % 2, last=horizontal, tiles=LAYOUT)
     assert s.legal_actions() == list(range(6, 36))
 
 
@@ -256,7 +263,7 @@ def test_actions_print_as_squares_and_the_board_draws():
 
 
 def test_an_illegal_action_is_refused_with_the_legal_ones_named():
-    s = InsertState.from_board(EMPTY, last="a1", tiles=LAYOUT)
+    s = InsertState.from_board(EMPTY[:5] + ["W....."], last="a1", tiles=LAYOUT)
     illegal = next(a for a in range(36) if a not in s.legal_actions())
     with pytest.raises(ValueError, match="illegal action"):
         s.apply_action(illegal)
@@ -264,9 +271,9 @@ def test_an_illegal_action_is_refused_with_the_legal_ones_named():
 
 def test_the_zobrist_key_includes_side_to_move_and_last_square():
     """RULES.md 2.5: the last square fixes the next legal moves, so it is part of the key."""
-    a = InsertState.from_board(EMPTY[:5] + ["R....."], last="a1", tiles=LAYOUT)
-    b = InsertState.from_board(EMPTY[:5] + ["R....."], last=None, tiles=LAYOUT)
-    c = InsertState.from_board(EMPTY[:5] + ["R....."], to_move=1, last="a1", tiles=LAYOUT)
+    a = InsertState.from_board(EMPTY[:5] + ["R....."], to_move=1, last="a1", tiles=LAYOUT)
+    b = InsertState.from_board(EMPTY[:5] + ["R....."], to_move=1, last=None, tiles=LAYOUT)
+    c = InsertState.from_board(EMPTY[:5] + ["R....."], to_move=0, last=None, tiles=LAYOUT)
     assert len({a.zobrist_key(), b.zobrist_key(), c.zobrist_key()}) == 3
     # reaching the same position by another order gives the same key
     x = InsertState.from_board(EMPTY, tiles=LAYOUT)
@@ -278,3 +285,92 @@ def test_the_zobrist_key_includes_side_to_move_and_last_square():
                 s.apply_action(a_)
     if board(x) == board(y) and x.observation(0)["last"] == y.observation(0)["last"]:
         assert x.zobrist_key() == y.zobrist_key()
+
+
+# ---- from_board: only positions the rules can reach, and the game ends where the rules end it ----
+
+# 30 rings (15 + 15 placements, RULES.md 2.1), no five in a row anywhere; R's largest group is 10, W's 5.
+THIRTY = ["RWRW.R",
+          "RRWW.R",
+          ".RRRWW",
+          "WRWR.W",
+          "WRWR.W",
+          "WWR.RW"]
+
+
+def test_thirty_rings_without_a_five_end_the_game_by_the_largest_group():
+    """RULES.md 2.4 and 2.7.7: the game ends when all 30 rings are placed; no 31st ring is offered."""
+    assert not five_in_a_row(THIRTY, "R") and not five_in_a_row(THIRTY, "W")
+    assert largest_groups(THIRTY, "R")[0] > largest_groups(THIRTY, "W")[0]
+    for to_move in (0, 1):
+        s = InsertState.from_board(THIRTY, to_move=to_move, tiles=LAYOUT)
+        assert s.is_terminal() and s.legal_actions() == [] and s.current_player() == -1
+        assert s.winner() == 0 and s.returns() == [1.0, -1.0]
+
+
+def test_more_than_thirty_rings_are_refused():
+    """RULES.md 2.1: 15 rings per player, 30 in all."""
+    with pytest.raises(ValueError, match="31 rings"):
+        InsertState.from_board(with_ring(THIRTY, sq("e6"), "W"), tiles=LAYOUT)
+
+
+def test_a_five_made_by_the_last_mover_is_a_finished_game():
+    """RULES.md 2.3.5: five in a row wins at once, before the 30-ring count (2.4) is looked at."""
+    rows = ["......", "......", "......", "......", "......", "RRRRRW"]
+    s = InsertState.from_board(rows, to_move=1, last="e1", tiles=LAYOUT)
+    assert s.is_terminal() and s.winner() == 0 and s.legal_actions() == []
+    # 30 rings and R's diagonal a1-f6: R wins though W has the largest group (6 against 5)
+    rows = [".RRWRR", "RWWWR.", "WR.RW.", "WWRWR.", "RRR.WW", "RWWWWR"]
+    assert largest_groups(rows, "W")[0] > largest_groups(rows, "R")[0]
+    s = InsertState.from_board(rows, to_move=1, last="e5", tiles=LAYOUT)
+    assert s.is_terminal() and s.winner() == 0
+
+
+def test_a_five_of_the_player_to_move_is_refused():
+    """RULES.md 2.3.5: that five ended the game when it was made; the opponent's moves can only break
+    it (flips turn rings into the mover's colour), never make it, so the position cannot be reached."""
+    rows = ["......", "......", "......", "......", "W.....", "RRRRR."]
+    with pytest.raises(ValueError, match="R, to move, already has five"):
+        InsertState.from_board(rows, to_move=0, tiles=LAYOUT)
+    with pytest.raises(ValueError, match="already has five"):
+        InsertState.from_board(["RRRRR.", "WWWWW.", *EMPTY[:4]], to_move=1, tiles=LAYOUT)
+
+
+def test_the_previous_ring_must_be_the_previous_movers():
+    """RULES.md 2.3.1-3: players alternate, and `last` is the ring the opponent of the player to move
+    just placed, so it lies on the board in that opponent's colour (flips only go the mover's way)."""
+    rows = EMPTY[:5] + ["RW...."]
+    with pytest.raises(ValueError, match="must be W's"):
+        InsertState.from_board(rows, to_move=0, last="a1", tiles=LAYOUT)
+    with pytest.raises(ValueError, match="must be W's"):
+        InsertState.from_board(rows, to_move=0, last="c1", tiles=LAYOUT)          # an empty square
+    with pytest.raises(ValueError, match="no square"):
+        InsertState.from_board(rows, to_move=0, last=36, tiles=LAYOUT)
+    with pytest.raises(ValueError, match="no player 2"):
+        InsertState.from_board(rows, to_move=2, last="a1", tiles=LAYOUT)
+    assert InsertState.from_board(rows, to_move=0, last="b1", tiles=LAYOUT).current_player() == 0
+
+
+def rebuilt(s):
+    """s drawn again with from_board, as a test would draw it."""
+    obs = s.observation(0)
+    rows, last = obs["board"], obs["last"]
+    to_move = s.current_player() if last is None else 1 - "RW".index(rows[6 - int(last[1])][FILES.index(last[0])])
+    return InsertState.from_board(rows, to_move=to_move, last=last, tiles=s.layout(),
+                                  insert_axes=s.params["insert_axes"], tiebreak=s.params["tiebreak"])
+
+
+@given(seed=st.integers(0, 2**31), tiebreak=st.sampled_from(["draw", "next_largest"]))
+def test_every_position_of_a_game_draws_again_as_itself(seed, tiebreak):
+    """Every position play reaches, finished ones included (RULES.md 2.3.5, 2.4), is accepted by
+    from_board and is the same position: same view, legal moves, key and result."""
+    s = engines.make("insert", seed=seed, tiebreak=tiebreak)
+    rng = random.Random(seed)
+    while True:
+        r = rebuilt(s)
+        assert r.observation(0) == s.observation(0)
+        assert r.zobrist_key() == s.zobrist_key()
+        assert r.is_terminal() == s.is_terminal() and r.returns() == s.returns()
+        if s.is_terminal():
+            break
+        s.apply_action(rng.choice(s.legal_actions()))
