@@ -534,12 +534,12 @@ cdef class BelladoneBluffState(GameState):
         cdef BBPos* s = &st.s
         cdef int p, r, i, c
         used = set()
-        if not 0 <= first < st.num_players:
-            raise ValueError(f"first must be a seat from 0 to {st.num_players - 1}")
+        st.seat(first)
         if scores is not None and len(scores) != st.num_players:
             raise ValueError(f"give one score per player ({st.num_players})")
-        if any(not 0 <= q < st.num_players for who in (seen or {}).values() for q in who):
-            raise ValueError(f"seen names players 0 to {st.num_players - 1}")
+        for who in (seen or {}).values():
+            for q in who:
+                st.seat(q)
         if len(preparations) != 3:
             raise ValueError("there are exactly three preparations")
         memset(s.hand, 0, sizeof(s.hand))
@@ -792,7 +792,8 @@ cdef class BelladoneBluffState(GameState):
     def phase(self):
         return PHASE_NAMES[self.s.phase]
 
-    def hand(self, int player):
+    def hand(self, player):
+        player = self.seat(player)
         return sorted(card_name(self.s.hand[player][i]) for i in range(self.s.hand_n[player]))
 
     def preparation(self, int r):
@@ -806,7 +807,8 @@ cdef class BelladoneBluffState(GameState):
     def target_row(self):
         return None if self.s.target_row < 0 else int(self.s.target_row)
 
-    def knows(self, int player, card):
+    def knows(self, player, card):
+        player = self.seat(player)
         c = parse_card(card) if isinstance(card, str) else card
         return bool((self.s.known[c] >> player) & 1)
 
@@ -819,10 +821,9 @@ cdef class BelladoneBluffState(GameState):
         here.update(self.s.deck[i] for i in range(self.s.deck_n))
         return sorted(card_name(c) for c in range(NCARDS) if c not in here)
 
-    def observation(self, int player):
+    def observation(self, player):
         cdef int q, r, i, c
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"no player {player} in a {self.num_players}-player game")
+        player = self.seat(player)
         hands = []
         for q in range(self.s.n):
             cards = [self.s.hand[q][i] for i in range(self.s.hand_n[q])]

@@ -843,8 +843,7 @@ cdef class BelleState(GameState):
         guest = lambda name: card(name, _GUEST_ID, used_g, "guest")
         belle = lambda name: card(name, _BELLE_ID, used_b, "Belle")
 
-        if not 0 <= to_move < n:
-            raise ValueError(f"to_move must be a seat from 0 to {n - 1}")
+        st.seat(to_move)
         if any(not (0 <= p < n and 0 <= g < NGROUPS) for p, g in full):
             raise ValueError(f"full groups are (player 0..{n - 1}, group 0..{NGROUPS - 1}) pairs")
         if len(hands or []) > n or len(scores or []) > n or (regrets is not None and len(regrets) != n):
@@ -918,23 +917,25 @@ cdef class BelleState(GameState):
     def _card_name(int c):
         return GUEST_NAMES[c] if c < BELLE_CODE else BELLE_NAMES[c - BELLE_CODE]
 
-    def party(self, int p):
+    def party(self, p):
         """p's three groups, as lists of card names."""
+        p = self.seat(p)
         return [[self._card_name(self.s.cards[p][g][i]) for i in range(self.s.gcount[p][g])]
                 for g in range(NGROUPS)]
 
-    def group_is_full(self, int p, int g):
-        return bool(_is_full(&self.s, p, g))
+    def group_is_full(self, p, int g):
+        return bool(_is_full(&self.s, self.seat(p), g))
 
-    def group_points(self, int p, int g):
+    def group_points(self, p, int g):
         """What group g of p would score now (real points)."""
-        return _group_points(&self.s, p, g)
+        return _group_points(&self.s, self.seat(p), g)
 
-    def hand(self, int p):
-        return [BELLE_NAMES[b] for b in range(NB) if (self.s.hand[p] >> b) & 1]
+    def hand(self, p):
+        h = self.s.hand[self.seat(p)]
+        return [BELLE_NAMES[b] for b in range(NB) if (h >> b) & 1]
 
-    def regrets(self, int p):
-        return self.s.regrets[p]
+    def regrets(self, p):
+        return self.s.regrets[self.seat(p)]
 
     def guest_line(self):
         """The visible guest line: (name, Regrets beside it) for positions 1..6 (6 = deck top)."""
@@ -972,9 +973,8 @@ cdef class BelleState(GameState):
                 [GUEST_NAMES[self.s.regface[i]] for i in range(self.s.nregface)],
                 [BELLE_NAMES[self.s.bdeck[i]] for i in range(self.s.bhead + LINE, self.s.bend)])
 
-    def observation(self, int player):
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"no player {player} in a {self.num_players}-player game")
+    def observation(self, player):
+        player = self.seat(player)
         belle, guest = self.pending()
         gd, bd = self.discards()
         return {

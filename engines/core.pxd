@@ -83,3 +83,5 @@ cdef class GameState:
     cdef int c_copy_from(self, GameState other) except -1 nogil    # position only; undo stack emptied
     cdef int _push_snapshot(self) except -1 nogil
     cdef GameState _new_empty(self)
+    # ---- the Python face's one seat check: every public method taking a seat calls it first ----
+    cdef int seat(self, player) except -1                     # player as an index; ValueError if no such seat

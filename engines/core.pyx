@@ -8,6 +8,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdlib cimport realloc, free
 from libc.string cimport memcpy
 
+import operator as _operator
 import random as _random
 
 
@@ -174,10 +175,13 @@ cdef class GameState:
         s._history = list(self._history)
         return s
 
-    def _check_player(self, int player):
-        # Engines index C arrays by player: refuse a seat that does not exist before they do.
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"no player {player} in this {self.num_players}-player game of {self.game_id}")
+    cdef int seat(self, player) except -1:
+        """`player` as an index into the engine's per-player arrays; a seat that does not exist is refused
+        before any array is read (the fast build has no bounds checks). Non-integers raise TypeError."""
+        cdef object p = _operator.index(player)
+        if not 0 <= p < self.num_players:
+            raise ValueError(f"no player {p} in this {self.num_players}-player game of {self.game_id}")
+        return p
 
     def current_player(self):
         return self.c_current_player()
@@ -196,30 +200,28 @@ cdef class GameState:
     def round(self):
         return self.c_round()
 
-    def evaluate(self, int player):
+    def evaluate(self, player):
         """The engine's heuristic value of this position for `player` (used by greedy and minimax)."""
-        self._check_player(player)
-        return self.c_evaluate(player)
+        return self.c_evaluate(self.seat(player))
 
     def placements(self):
         """Final places for rating, 1 = best; equal returns share a place (1, 1, 3 for a shared win)."""
         r = self.returns()
         return [1 + sum(1 for other in r if other > mine) for mine in r]
 
-    def information_state_key(self, int player):
+    def information_state_key(self, player):
         """A 64-bit key, equal for states `player` cannot tell apart and different otherwise."""
-        self._check_player(player)
-        return self.c_infoset_key(player)
+        return self.c_infoset_key(self.seat(player))
 
-    def determinize(self, int player, seed=None):
+    def determinize(self, player, seed=None):
         """A new state: this one with everything `player` cannot see resampled consistently."""
-        self._check_player(player)
+        cdef int p = self.seat(player)
         cdef Rng rng
         rng_seed(&rng, _random.getrandbits(64) if seed is None else <uint64_t>seed)
         # Position only: the undo stack and history would hold the true past, and cost a copy per move.
         cdef GameState s = self._new_empty()
         s.c_copy_from(self)
-        s.c_determinize(player, &rng)
+        s.c_determinize(p, &rng)
         return s
 
     def rollout(self, seed=0, horizon="game"):
@@ -241,8 +243,8 @@ cdef class GameState:
                 return a
         raise ValueError(f"unknown action {text!r} in {self.game_id}")
 
-    def observation(self, int player):
-        """A JSON-ready dict of exactly what `player` sees."""
+    def observation(self, player):
+        """A JSON-ready dict of exactly what `player` sees (engines check the seat with `seat` first)."""
         raise NotImplementedError
 
     def snapshot(self):

@@ -127,6 +127,13 @@ cdef inline bint _has_five(InsertPos* p, int s, int me) noexcept nogil:
             return True
     return False
 
+cdef bint _any_five(InsertPos* p, int me) noexcept nogil:
+    cdef int s
+    for s in range(N):
+        if p.owner[s] == me and _has_five(p, s, me):
+            return True
+    return False
+
 cdef int _groups(InsertPos* p, int me, int* sizes) noexcept nogil:
     """Sizes of `me`'s orthogonal groups, largest first; returns how many."""
     cdef int seen[N]
@@ -278,11 +285,14 @@ cdef class InsertState(GameState):
     @classmethod
     def from_board(cls, rows, to_move=0, last=None, tiles="ABCD", **params):
         """A position drawn as 6 strings, rank 6 first, using R (player 0), W (player 1) and '.'.
-        `last` is the square of the previous ring (`"c3"`), which fixes the legal moves."""
+        `last` is the square of the previous ring (`"c3"`), which fixes the legal moves; None leaves the
+        next move free. A position the rules cannot reach is refused (ValueError); one where the game is
+        over (a five just made, or all 30 rings placed: RULES.md 2.3.5 and 2.4) is terminal."""
         from engines.registry import resolve
         full = resolve("insert", tiles=tiles, **params)
         cdef InsertState st = cls(full, 0)
         cdef int rank, f, sq
+        cdef int moving = st.seat(to_move), moved = 1 - moving     # moved: who placed the previous ring
         if len(rows) != 6 or any(len(r.replace(" ", "")) != 6 for r in rows):
             raise ValueError("the board is 6 rows of 6 squares")
         for rank in range(6):
@@ -294,13 +304,26 @@ cdef class InsertState(GameState):
                     st.s.ply += 1
                 elif ch != ".":
                     raise ValueError(f"unknown square mark {ch!r}")
+        if st.s.ply > RINGS:
+            raise ValueError(f"{st.s.ply} rings on the board: the players have {RINGS} (RULES.md 2.1)")
         st.s.key ^= Z_SIDE if st.s.to_move else 0
-        st.s.to_move = to_move
-        st.s.key ^= Z_SIDE if to_move else 0
+        st.s.to_move = moving
+        st.s.first_player = moving if st.s.ply % 2 == 0 else moved
+        st.s.key ^= Z_SIDE if st.s.to_move else 0
         if last is not None:
-            sq = st.string_to_action(last) if isinstance(last, str) else last
+            sq = st.string_to_action(last if isinstance(last, str) else st.action_to_string(last))
+            if st.s.owner[sq] != moved:
+                raise ValueError(f"the previous ring, on {st.action_to_string(sq)}, must be {RING_CHARS[moved]}'s: "
+                                 f"{RING_CHARS[moved]} moved last when {RING_CHARS[moving]} is to move")
             st.s.key ^= Z_LAST[0] ^ Z_LAST[sq + 1]
             st.s.last = sq
+        if _any_five(&st.s, moving):
+            raise ValueError(f"{RING_CHARS[moving]}, to move, already has five in a row: the game ended "
+                             "when that line was made (RULES.md 2.3.5)")
+        if _any_five(&st.s, moved):
+            st.s.winner = moved
+        elif st.s.ply == RINGS:
+            _finish_by_groups(&st.s)
         return st
 
     cdef int c_apply(self, action_t a) except -1 nogil:
@@ -378,17 +401,17 @@ cdef class InsertState(GameState):
         """0 or 1, None for a draw or while playing."""
         return self.s.winner if self.s.winner in (0, 1) else None
 
-    def groups(self, int player):
+    def groups(self, player):
+        """Sizes of `player`'s orthogonal groups, largest first."""
         cdef int sizes[N]
-        cdef int n = _groups(&self.s, player, sizes)
+        cdef int n = _groups(&self.s, self.seat(player), sizes)
         return [sizes[i] for i in range(n)]
 
     def layout(self):
         return "".join(ORIENT_CHARS[self.s.orient[i]] for i in range(N))
 
-    def observation(self, int player):
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"no player {player} in a {self.num_players}-player game")
+    def observation(self, player):
+        player = self.seat(player)
         return {
             "board": ["".join(".RW"[self.s.owner[r * 6 + f] + 1] for f in range(6)) for r in range(5, -1, -1)],
             "lines": ["".join(ORIENT_CHARS[self.s.orient[r * 6 + f]] for f in range(6)) for r in range(5, -1, -1)],

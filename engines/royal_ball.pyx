@@ -498,8 +498,7 @@ cdef class RoyalBallState(GameState):
         cdef RBPos* s = &st.s
         cdef int i, j, t
         types = [_card_type(c) for c in cards]
-        if not 0 <= first < players:
-            raise ValueError(f"first must be a seat from 0 to {players - 1}")
+        st.seat(first)
         if types and players < 4 and full["removed_animal"] == "random":
             raise ValueError("a stacked deal with 2 or 3 players needs removed_animal=dog or horse")
         # rebuild the first round: full deck, the named cards first
@@ -532,8 +531,7 @@ cdef class RoyalBallState(GameState):
         cdef int p, t
         if len(hands) != players:
             raise ValueError(f"give one hand per player ({players})")
-        if not 0 <= marker < players:
-            raise ValueError(f"marker must be a seat from 0 to {players - 1}")
+        st.seat(marker)
         if len(king) > KING_MAX - 2 * players:
             raise ValueError("too many King cards")
         used = [0] * NT
@@ -775,8 +773,9 @@ cdef class RoyalBallState(GameState):
         raise ValueError(f"unknown action {text!r} in royal_ball: take/keep <card>, take/keep face-down, "
                          "give <card>, stop")
 
-    def hand(self, int player):
+    def hand(self, player):
         """The player's true hand (every card, hidden ones included) as {name: count}."""
+        player = self.seat(player)
         return {CARD_NAMES[t]: int(self.s.hand[player][t]) for t in range(NT) if self.s.hand[player][t]}
 
     def king_pile(self):
@@ -822,11 +821,10 @@ cdef class RoyalBallState(GameState):
     def active_player(self):
         return int(self.s.active)
 
-    def observation(self, int player):
+    def observation(self, player):
         cdef RBPos* s = &self.s
         cdef int i, f, q, t
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"no player {player} in a {self.num_players}-player game")
+        player = self.seat(player)
         king = []
         for i in range(s.nking):
             f = s.kflag[i]

@@ -739,8 +739,7 @@ cdef class WizardState(GameState):
             round = sched.index(size)
         if not 0 <= round < s.nrounds or sched[round] != size:
             raise ValueError(f"round {round} does not deal {size} cards; the rounds deal {sched}")
-        if not 0 <= dealer < n:
-            raise ValueError(f"dealer must be a player 0..{n - 1}")
+        st.seat(dealer)
         used = 0
 
         def take(text):
@@ -876,9 +875,9 @@ cdef class WizardState(GameState):
             return parse_card(t)
         raise ValueError(f"unknown action {text!r} in wizard: a card (W, J, 13h), 'bid N' or 'trump h'")
 
-    def hand(self, int player):
+    def hand(self, player):
         """The player's cards as text, suited cards by suit then rank, then Wizards, then Jesters."""
-        h = self.s.hand[player]
+        h = self.s.hand[self.seat(player)]
         return ([card_to_string(c) for c in range(52) if h >> c & 1]
                 + ["W"] * wz_popcount(h & WIZ) + ["J"] * wz_popcount(h & JES))
 
@@ -902,9 +901,10 @@ cdef class WizardState(GameState):
     def phase(self):
         return ("trump", "bid", "play", "over")[self.s.phase]
 
-    def voids(self, int player):
+    def voids(self, player):
         """The suit letters `player` is known (from play) to lack this round."""
-        return "".join(SUITS[i] for i in range(4) if self.s.void[player] >> i & 1)
+        v = self.s.void[self.seat(player)]
+        return "".join(SUITS[i] for i in range(4) if v >> i & 1)
 
     def rounds(self):
         """Hand size of every round of this game."""
@@ -923,10 +923,9 @@ cdef class WizardState(GameState):
         r = self.s.rounds_scored
         return {"bid_accuracy": [self.s.exact[q] / r if r else 0.0 for q in range(self.num_players)]}
 
-    def observation(self, int player):
+    def observation(self, player):
         cdef WizPos* s = &self.s
-        if not 0 <= player < self.num_players:
-            raise ValueError(f"no player {player} in a {self.num_players}-player game")
+        player = self.seat(player)
         hidden = _bid_hidden(s)
         n = self.num_players
         forbidden = None
