@@ -15,6 +15,15 @@ decides who moves next the same action may be taken by different players in diff
 Memory: 24 bytes per edge plus 12 per internal node, plus the unused room of edge blocks
 (measured in `stats()["bytes_per_node"]`).
 
+Solver (MCTS-Solver, Winands, Bjornsson and Saito 2008), where it is sound: two-player games of
+perfect information without chance after the setup (Insert), where each node is one state. An edge
+that ends the game is proven a win, a draw or a loss for its mover, counted in plies; a node is
+proven once one of its edges is a proven win (the fastest) or once every legal action has an edge
+and all are proven (a draw if one draws, else the slowest loss), and that proves the edge into it.
+Selection takes a proven win at once, skips proven losses while anything else is left, and backs up a
+proven edge's value without playing it out again; the search stops when the root is proven. The move
+played is the fastest proven win, else the most visited child that is not a proven loss.
+
 Rewards, in [0, 1] for each player p: a blend of the rank of p's value among the players (1 best,
 0 worst, ties shared) and of p's min-max normalised value, weighted by `margin` (default 0.5).
 The value is the final return when the game is over; when a `round` horizon stops the rollout first,
@@ -35,6 +44,8 @@ DEF MAX_PLAYERS = 16
 DEF CLOCK_EVERY = 8        # iterations between clock reads under a time budget
 DEF LOG_TABLE = 4096       # log(n) precomputed below this
 DEF MAX_ITERATIONS = 10000000   # per search, also under a time budget: bounds the tree's memory
+DEF PROOF_DRAW = 127       # Edge.proof of a proven draw; wins and losses count plies up to MAX_PROOF
+DEF MAX_PROOF = 126
 
 
 cdef struct Edge:
@@ -45,13 +56,15 @@ cdef struct Edge:
     int32_t child          # node index of the position after it; -1 until the search goes below
     int16_t action
     int8_t player          # player who takes it
-    int8_t _pad
+    int8_t proof           # solver: 0 unknown, +k a win for `player` in k plies (this one included),
+                           # -k a loss in k plies, PROOF_DRAW a draw
 
 cdef struct Node:
     # A node's edges lie contiguously in the edge pool: [first, first + count), room for cap.
     int32_t first
     int32_t count
     int32_t cap
+    int32_t legal          # solver: legal actions in the node's (one) state, set on the first visit
 
 cdef double LOG[LOG_TABLE]
 cdef int _i
@@ -84,6 +97,7 @@ cdef class Search:
     cdef int live_edges
     cdef int edge_cap
     cdef int* path             # edges taken this iteration
+    cdef int* path_nodes       # the node each of them leaves
     cdef int path_cap
     cdef long root_visits
     cdef GameState scratch
@@ -95,11 +109,14 @@ cdef class Search:
     cdef public long iterations
     cdef public double elapsed
     cdef public int max_depth
+    cdef public int root_proof     # solver: the root's proven value for its player (Edge.proof's code), 0 if none
 
     def __cinit__(self):
         self.nodes = NULL
         self.edges = NULL
         self.path = NULL
+        self.path_nodes = NULL
+        self.root_proof = 0
         self.n_nodes = self.node_cap = self.n_edges = self.edge_cap = self.path_cap = 0
         self.live_edges = 0
         self.root_visits = 0
@@ -112,6 +129,7 @@ cdef class Search:
         free(self.nodes)
         free(self.edges)
         free(self.path)
+        free(self.path_nodes)
 
     def seed(self, uint64_t seed):
         rng_seed(&self.rng, seed)
@@ -142,6 +160,7 @@ cdef class Search:
         self.nodes[i].first = 0
         self.nodes[i].count = 0
         self.nodes[i].cap = 0
+        self.nodes[i].legal = 0
         self.n_nodes = i + 1
         return i
 
@@ -184,7 +203,7 @@ cdef class Search:
         self.edges[e].child = -1
         self.edges[e].action = <int16_t>a
         self.edges[e].player = <int8_t>player
-        self.edges[e]._pad = 0
+        self.edges[e].proof = 0
         self.live_edges += 1
         return e
 
@@ -194,6 +213,46 @@ cdef class Search:
             memset(self.legal_mark, 0, sizeof(self.legal_mark))
             memset(self.child_mark, 0, sizeof(self.child_mark))
             self.stamp = 1
+
+    cdef int _node_proof(self, int node) noexcept nogil:
+        """The proven value of `node` for its player to move (Edge.proof's code), 0 if unknown:
+        a win as soon as one edge wins (the fastest), otherwise, once every legal action has an
+        edge and every edge is proven, a draw if one draws, else a loss (the slowest)."""
+        cdef Node* nd = &self.nodes[node]
+        cdef int e, p, win = 0, loss = 0
+        cdef bint unknown = nd.count < nd.legal, draw = False
+        for e in range(nd.first, nd.first + nd.count):
+            p = self.edges[e].proof
+            if p == 0:
+                unknown = True
+            elif p == PROOF_DRAW:
+                draw = True
+            elif p > 0:
+                if win == 0 or p < win:
+                    win = p
+            elif -p > loss:
+                loss = -p
+        if win:
+            return win
+        if unknown or nd.count == 0:
+            return 0
+        if draw:
+            return PROOF_DRAW
+        return -loss
+
+    cdef inline void _prove_edge(self, int e, int proof, int player) noexcept nogil:
+        """Proves edge `e` from `proof`, the value of the node it leads to for `player` (its mover)."""
+        cdef int k
+        if proof == PROOF_DRAW:
+            self.edges[e].proof = PROOF_DRAW
+            return
+        k = (proof if proof > 0 else -proof) + 1
+        if k > MAX_PROOF:
+            k = MAX_PROOF
+        if (proof > 0) == (self.edges[e].player == player):
+            self.edges[e].proof = <int8_t>k
+        else:
+            self.edges[e].proof = <int8_t>(-k)
 
     cdef void _rewards(self, GameState s, int n, bint terminal, double* base,
                        double margin, double* out) noexcept nogil:
@@ -220,10 +279,12 @@ cdef class Search:
             out[p] = (1.0 - margin) * r + margin * ((v[p] - lo) / (hi - lo) if hi > lo else 0.5)
 
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
-                 int horizon, double margin) except -1 nogil:
+                 int horizon, double margin, bint solver) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
-        leaves the tree in `nodes` and `edges`."""
+        leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
+        information and no chance: each node is one state) it proves values (MCTS-Solver) and
+        stops as soon as the root is proven."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
@@ -234,14 +295,15 @@ cdef class Search:
         cdef double start = monotonic_seconds(), deadline = start + seconds
         cdef double best_ucb, u, logn
         cdef long it = 0
-        cdef int node, e, end, best, k, n_untried, i, mover, depth
-        cdef bint terminal
+        cdef int node, e, end, best, k, n_untried, i, mover, depth, proof
+        cdef bint terminal, proven_leaf
         cdef Edge* ed
         self.n_nodes = self.n_edges = self.live_edges = 0
         for i in range(32):
             self.free_block[i] = -1
         self.root_visits = 0
         self.max_depth = 0
+        self.root_proof = 0
         self._new_node()
         while True:
             if it >= iterations:
@@ -255,15 +317,18 @@ cdef class Search:
                 base[i] = s.c_score(i)
             node = 0
             depth = 0
+            proven_leaf = False
             # selection and expansion, within the horizon
             while not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
                 mover = s.c_current_player()
                 k = s.c_legal_actions(legal)
+                if solver:
+                    self.nodes[node].legal = k
                 self._next_stamp()
                 for i in range(k):
                     self.legal_mark[legal[i]] = self.stamp
                 best = -1
-                best_ucb = -1.0
+                best_ucb = -1e300
                 e = self.nodes[node].first
                 end = e + self.nodes[node].count
                 while e < end:
@@ -274,7 +339,14 @@ cdef class Search:
                             logn = LOG[ed.avail]
                         else:
                             logn = log(<double>ed.avail)
-                        u = ed.reward / ed.visits + c * sqrt(logn / ed.visits)
+                        if ed.proof == 0:
+                            u = ed.reward / ed.visits + c * sqrt(logn / ed.visits)
+                        elif ed.proof == PROOF_DRAW:
+                            u = 0.5 + c * sqrt(logn / ed.visits)
+                        elif ed.proof > 0:
+                            u = 1e9 - ed.proof        # the fastest proven win
+                        else:
+                            u = -1e9 - ed.proof       # a proven loss only when all else loses: the slowest
                         if u > best_ucb:
                             best_ucb = u
                             best = e
@@ -286,17 +358,29 @@ cdef class Search:
                         untried[n_untried] = legal[i]
                         n_untried += 1
                 if depth == self.path_cap:
+                    self.path_nodes = <int*>realloc(self.path_nodes, (self.path_cap * 2 if self.path_cap else 1024) * sizeof(int))
+                    if self.path_nodes == NULL:
+                        with gil:
+                            raise MemoryError("ismcts path")
                     self.path = <int*>self._grow(self.path, &self.path_cap, depth + 1, sizeof(int))
-                if n_untried:
+                self.path_nodes[depth] = node
+                if n_untried and (best < 0 or not solver or self.edges[best].proof <= 0
+                                  or self.edges[best].proof == PROOF_DRAW):
                     i = rng_below(&self.rng, n_untried)
                     e = self._add_edge(node, untried[i], mover, n_untried)
                     self.edges[e].avail = 1
                     self.path[depth] = e
                     depth += 1
                     s.c_apply(untried[i])
+                    if solver and s.c_is_terminal():
+                        self._terminal_proof(s, e, n)
                     break
                 self.path[depth] = best
                 depth += 1
+                if solver and self.edges[best].proof:
+                    # a proven edge: its value is known, no need to play it out again
+                    proven_leaf = True
+                    break
                 s.c_apply(self.edges[best].action)
                 node = self.edges[best].child
                 if node < 0:
@@ -304,40 +388,102 @@ cdef class Search:
                     self.edges[best].child = node
             if depth > self.max_depth:
                 self.max_depth = depth
-            # a descent that ended the root's round has reached the horizon: no rollout into the next
-            if not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
-                s.c_rollout(&self.rng, horizon)
-            terminal = s.c_is_terminal()
-            self._rewards(s, n, terminal, base, margin, reward)
+            if proven_leaf:
+                ed = &self.edges[self.path[depth - 1]]
+                u = 0.5 if ed.proof == PROOF_DRAW else (1.0 if ed.proof > 0 else 0.0)
+                for i in range(n):
+                    reward[i] = u if i == ed.player else 1.0 - u
+            else:
+                # a descent that ended the root's round has reached the horizon: no rollout into the next
+                if not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
+                    s.c_rollout(&self.rng, horizon)
+                terminal = s.c_is_terminal()
+                self._rewards(s, n, terminal, base, margin, reward)
             self.root_visits += 1
             for i in range(depth):
                 ed = &self.edges[self.path[i]]
                 ed.visits += 1
                 ed.reward += reward[ed.player]
+            if solver:
+                # carry proofs up the path: an edge is proven once the node it leads to is
+                i = depth - 1
+                while i >= 0 and self.edges[self.path[i]].proof != 0:
+                    proof = self._node_proof(self.path_nodes[i])
+                    if proof == 0:
+                        break
+                    if i == 0:
+                        self.root_proof = proof
+                        break
+                    self._prove_edge(self.path[i - 1], proof, self.edges[self.path[i]].player)
+                    i -= 1
+                if self.root_proof:
+                    break
         self.iterations = it
         self.elapsed = monotonic_seconds() - start
         return 0
 
-    cdef int best_action(self) noexcept nogil:
-        """The most visited root child; ties go to the higher mean reward, then the lower action."""
-        cdef int e = self.nodes[0].first, end = e + self.nodes[0].count, best = e
+    cdef void _terminal_proof(self, GameState s, int e, int n) noexcept nogil:
+        """Proves edge `e`, which ended the game, by its mover's final result (two players)."""
+        cdef int p = self.edges[e].player
+        cdef double mine = s.c_returns(p), theirs = s.c_returns(1 - p)
+        if mine > theirs:
+            self.edges[e].proof = 1
+        elif mine < theirs:
+            self.edges[e].proof = -1
+        else:
+            self.edges[e].proof = PROOF_DRAW
+
+    cdef int best_action(self, GameState root) noexcept nogil:
+        """The move to play: the fastest proven win if there is one; otherwise the most visited
+        root child that is not a proven loss (ties go to the higher mean reward, then the lower
+        action); when every child in the tree is a proven loss, an action the search never tried,
+        or else the slowest loss."""
+        cdef int e = self.nodes[0].first, end = e + self.nodes[0].count, best = -1, i, k
+        cdef int win = -1, loss = -1
         cdef Edge* ch
         cdef Edge* b
-        for e in range(e + 1, end):
+        cdef action_t legal[MAX_ACTIONS]
+        for e in range(e, end):
             ch = &self.edges[e]
+            if ch.proof > 0 and ch.proof != PROOF_DRAW:
+                if win < 0 or ch.proof < self.edges[win].proof:
+                    win = e
+                continue
+            if ch.proof < 0:
+                if loss < 0 or ch.proof < self.edges[loss].proof:
+                    loss = e
+                continue
+            if best < 0:
+                best = e
+                continue
             b = &self.edges[best]
             if (ch.visits > b.visits or (ch.visits == b.visits and (
                     ch.reward * b.visits > b.reward * ch.visits or (
                     ch.reward * b.visits == b.reward * ch.visits and ch.action < b.action)))):
                 best = e
-        return self.edges[best].action
+        if win >= 0:
+            return self.edges[win].action
+        if best >= 0:
+            return self.edges[best].action
+        k = root.c_legal_actions(legal)
+        if self.nodes[0].count < k:
+            self._next_stamp()
+            for e in range(self.nodes[0].first, end):
+                self.legal_mark[self.edges[e].action] = self.stamp
+            for i in range(k):
+                if self.legal_mark[legal[i]] != self.stamp:
+                    return legal[i]
+        return self.edges[loss].action
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
-               str horizon="round", double margin=0.5):
+               str horizon="round", double margin=0.5, solver=None):
         """Runs one search from `state` for its player to move and returns the chosen action: for
-        `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations)."""
+        `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
+        `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
+        two-player games of perfect information (the registry's flag) such as Insert."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
+        cdef bint solve
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
         if not (isfinite(seconds) and isfinite(c) and c >= 0 and 0 <= margin <= 1):
@@ -352,13 +498,28 @@ cdef class Search:
             raise ValueError(f"ismcts supports at most {MAX_PLAYERS} players")
         if state.num_distinct_actions > MAX_ACTIONS:
             raise ValueError(f"ismcts supports at most {MAX_ACTIONS} distinct actions")
+        sound = solver_is_sound(state)
+        if solver and not sound:
+            raise ValueError("the ismcts solver needs a two-player game of perfect information")
+        solve = sound if solver is None else bool(solver)
         if self.scratch is None or type(self.scratch) is not type(state) or self.scratch.params != state.params:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
         with nogil:
-            self.run(state, scratch, iterations, seconds, c, h, margin)
-            a = self.best_action()
+            self.run(state, scratch, iterations, seconds, c, h, margin, solve)
+            a = self.best_action(state)
         return a
+
+    def root_proofs(self):
+        """{action: proof} for the root children the solver proved after the last search: "win in k"
+        or "loss in k" (k plies, this move included) or "draw"."""
+        out = {}
+        cdef int e
+        if self.n_nodes:
+            for e in range(self.nodes[0].first, self.nodes[0].first + self.nodes[0].count):
+                if self.edges[e].proof:
+                    out[self.edges[e].action] = _proof_text(self.edges[e].proof)
+        return dict(sorted(out.items()))
 
     def root_children(self):
         """{action: (visits, availability, mean reward)} of the root after the last search."""
@@ -383,7 +544,24 @@ cdef class Search:
             "max_depth": self.max_depth,
             "elapsed": self.elapsed,
             "children": self.root_children(),
+            "proofs": self.root_proofs(),
+            "root_proof": _proof_text(self.root_proof) if self.root_proof else None,
         }
+
+
+def _proof_text(int proof):
+    if proof == PROOF_DRAW:
+        return "draw"
+    return f"win in {proof}" if proof > 0 else f"loss in {-proof}"
+
+
+def solver_is_sound(GameState state):
+    """Whether proven values are exact in `state`'s game: two players, perfect information and no
+    chance after the setup (the registry's `perfect_information`: Insert), so that each tree node
+    is one state and every legal action is there on each visit."""
+    from engines.registry import GAMES
+    spec = GAMES.get(state.game_id)
+    return state.num_players == 2 and spec is not None and spec.perfect_information
 
 
 def _mix(*values):
@@ -403,7 +581,8 @@ class ISMCTSAgent(Agent):
     `iterations` per move (or `time` seconds per move when time > 0, which then replaces it),
     UCB exploration `c` on rewards in [0, 1], rollouts to the end of the current round
     (`horizon=round`) or of the game (`horizon=game`), `margin` the weight of the normalised score
-    margin against the rank in the reward, `seed` (combined with the match seed and the seat).
+    margin against the rank in the reward, `solver` (proven wins and losses, in two-player games of
+    perfect information: Insert), `seed` (combined with the match seed and the seat).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
@@ -413,7 +592,8 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
-    PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5, "seed": 0}
+    PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
+              "solver": True, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game")}
@@ -433,10 +613,12 @@ class ISMCTSAgent(Agent):
         cdef action_t buf[MAX_ACTIONS]
         cdef GameState s = state
         if s.c_legal_actions(buf) == 1 and not s.c_is_terminal():
-            self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": True}
+            self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": True,
+                           "children": {}, "proofs": {}, "root_proof": None}
             return int(buf[0])
         p = self.params
-        a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"])
+        a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
+                                None if p["solver"] else False)
         self._stats = self._search.stats()
         return a
 

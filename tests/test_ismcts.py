@@ -51,17 +51,22 @@ def test_the_iteration_budget_is_exact(game_id):
         action = a.act(state)
         assert action in state.legal_actions()
         st = a.last_stats()
-        assert st["iterations"] == st["root_visits"] == 257
+        # the solver (Insert) stops once the root is proven
+        n = st["iterations"]
+        assert n == st["root_visits"] and (n == 257 or st["root_proof"] and 1 <= n < 257)
         children = st["children"]
-        assert sum(v for v, _, _ in children.values()) == 257
+        assert sum(v for v, _, _ in children.values()) == n
         assert set(children) <= set(state.legal_actions())
         for visits, avail, mean in children.values():
-            assert 1 <= visits <= avail <= 257
+            assert 1 <= visits <= avail <= n
             assert 0.0 <= mean <= 1.0
-        assert 2 <= st["nodes"] <= 258
+        assert 2 <= st["nodes"] <= n + 1
         assert 24 <= st["bytes_per_node"] <= 4 * ISMCTSAgent.bytes_per_node()
-        # the move is the most visited root child
-        assert children[action][0] == max(v for v, _, _ in children.values())
+        # the move is the most visited root child not proven lost, unless a proven win exists
+        proofs = st["proofs"]
+        if not any(p.startswith("win") for p in proofs.values()):
+            assert children[action][0] == max(v for b, (v, _, _) in children.items()
+                                              if not proofs.get(b, "").startswith("loss"))
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -275,3 +280,99 @@ def test_the_benchmark_rows():
         base = by_case[hand["baseline"]]
         assert base["case"] == f"openspiel_ismcts/oh_hell_4p_10tricks/{point}"
         assert hand["ratio"] == round(hand["median_per_s"] / base["median_per_s"], 2)
+
+
+# ---- the solver (MCTS-Solver) on Insert: proven wins and losses ----
+
+# plain minimax and the five-in-a-row threat, shared with the alphabeta tests
+from test_minimax import exhaustive as _exhaustive, immediate_win as _wins_at_once, five_threat  # noqa: E402
+
+
+def test_the_solver_always_plays_a_proven_win_in_one():
+    """RULES.md 2.4: five in a row wins at once. R has a3-d3 and e5's vertical line lets R play e3;
+    other moves may win later, but the fastest proven win is played, and the search stops there."""
+    state = five_threat()
+    for seed in range(12):
+        for iterations in (len(state.legal_actions()), 300, 5000):
+            a = agent(iterations=iterations, seed=seed)
+            assert state.action_to_string(a.act(state)) == "e3"
+            st = a.last_stats()
+            assert st["root_proof"] == "win in 1" and st["proofs"][state.string_to_action("e3")] == "win in 1"
+            assert st["iterations"] <= len(state.legal_actions())
+    # without the solver the same search may wander (the budget is spent in full)
+    a = agent(iterations=300, solver=False)
+    a.act(state)
+    assert a.last_stats()["iterations"] == 300 and not a.last_stats()["proofs"]
+
+
+def test_the_solver_never_chooses_a_proven_loss_when_another_move_is_not():
+    """RULES.md 2.3-2.4: W to move on d1's vertical line; most squares let R complete a3-e3 next."""
+    state = InsertState.from_board(["......", "......", "W.W...", "RRRR..", "..W...", "...R.."],
+                                   to_move=1, last="d1")
+    losing = set()
+    for a in state.legal_actions():
+        state.apply_action(a)
+        if any(_wins_at_once(state, b) for b in state.legal_actions()):
+            losing.add(a)
+        state.undo_action()
+    assert losing and len(losing) < len(state.legal_actions())
+    for seed in range(12):
+        for iterations in (30, 200, 2000):
+            a = agent(iterations=iterations, seed=seed)
+            assert a.act(state) not in losing
+            for action, proof in a.last_stats()["proofs"].items():
+                # a proof is right: the losing squares lose in two plies
+                assert (proof == "loss in 2") == (action in losing)
+
+
+def test_a_lost_position_plays_the_slowest_loss():
+    """Every move loses: the solver proves the root lost and plays on as long as it can."""
+    found = 0
+    for seed in range(60):
+        s = _near_the_end(seed, 22 + seed % 5)
+        if s is None or _exhaustive(s) != -1:
+            continue
+        a = agent(iterations=20000, seed=seed)
+        action = a.act(s)
+        st = a.last_stats()
+        if st["root_proof"] is None:
+            continue
+        found += 1
+        k = int(st["root_proof"].split()[-1])
+        assert st["root_proof"].startswith("loss") and st["proofs"][action] == st["root_proof"]
+        assert all(int(p.split()[-1]) <= k for p in st["proofs"].values())
+        if found == 3:
+            break
+    assert found, "no lost position proven among the samples"
+
+
+def _near_the_end(seed, plies):
+    r = random.Random(seed)
+    s = engines.make("insert", seed=seed)
+    while not s.is_terminal() and len(s.history()) < plies:
+        s.apply_action(r.choice(s.legal_actions()))
+    return None if s.is_terminal() else s
+
+
+def test_solver_proofs_agree_with_exhaustive_minimax_near_the_end():
+    proven = 0
+    for seed in range(40):
+        s = _near_the_end(seed, 24 + seed % 4)
+        if s is None:
+            continue
+        truth = _exhaustive(s)
+        a = agent(iterations=20000, seed=seed)
+        action = a.act(s)
+        proof = a.last_stats()["root_proof"]
+        if proof is not None:
+            proven += 1
+            assert proof.split()[0] == {1: "win", 0: "draw", -1: "loss"}[truth]
+        # the move played keeps the value whenever the root is proven
+        if proof is not None:
+            mover = s.current_player()
+            s.apply_action(action)
+            after = s.returns()[mover] if s.is_terminal() else (
+                _exhaustive(s) if s.current_player() == mover else -_exhaustive(s))
+            s.undo_action()
+            assert after == truth
+    assert proven >= 5
