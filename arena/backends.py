@@ -31,9 +31,45 @@ class SerialExecutor(cf.Executor):
         return future
 
 
-def _ignore_sigint():
-    # Ctrl-C is the coordinator's to handle: it stops submitting and shuts the pool down.
+def die_with_parent():
+    """This process gets SIGKILL when its parent dies (Linux), so no worker outlives a killed arena."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:   # the parent died before the call
+        os._exit(1)
+
+
+def _worker_init():
+    # Ctrl-C and SIGTERM are the coordinator's to handle: it stops submitting and kills the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent()
+
+
+@contextlib.contextmanager
+def stop_signals_interrupt():
+    """SIGTERM and SIGHUP raise KeyboardInterrupt like Ctrl-C, in the main thread, while this lasts."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _kill_workers(pool):
+    """Stops a process pool now: the matches in progress are abandoned (resume replays them)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            process.kill()
+        except (OSError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def preload_modules():
@@ -86,10 +122,13 @@ def executor(backend="local", jobs=None, address=None):
     # threaded process can copy a held lock into the child.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(preload_modules())
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint)
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init)
     try:
         yield pool, jobs
-    finally:
+    except BaseException:
+        _kill_workers(pool)
+        raise
+    else:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -98,8 +137,7 @@ def play_all(store, todo, total, already, backend, jobs, address, quiet):
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)
     from arena.cli_common import rich_console
-    from arena.runner import play_matches
-    from arena.sandbox import describe
+    from arena.sandbox import POOL
 
     console = rich_console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -107,53 +145,62 @@ def play_all(store, todo, total, already, backend, jobs, address, quiet):
                         console=console, disable=quiet or not console.is_terminal, transient=False)
     specs = {s.match_id: s for s in todo}
     queue = list(todo)
-    with executor(backend, jobs, address) as (pool, slots):
-        window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
-        pending = {}         # future -> its batch of match ids
-        durations = []
-        chunk = 1
-        interrupted = False
-        with progress:
+    interrupted = False
+    try:
+        with stop_signals_interrupt(), executor(backend, jobs, address) as (pool, slots), progress:
             task = progress.add_task("matches", total=total, completed=already)
-            try:
-                while queue or pending:
-                    while queue and len(pending) < window and not interrupted:
-                        batch, queue = queue[:chunk], queue[chunk:]
-                        pending[pool.submit(play_matches, batch)] = [b.match_id for b in batch]
-                    if not pending:
-                        break
-                    finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
-                    failed = None
-                    for future in sorted(finished, key=lambda f: pending[f][0]):
-                        ids = pending.pop(future)
-                        if future.cancelled():
-                            continue
-                        try:
-                            results, error = future.result()
-                        except Exception as e:
-                            results, error = [], (ids[0], describe(e))
-                        for result in results:
-                            store.record(specs[result.match_id], result)
-                            durations.append(result.duration)
-                            progress.advance(task)
-                        if error and not failed:
-                            # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
-                            spec = specs[error[0]]
-                            failed = MatchFailed(f"match {spec.match_id} ({spec.game_id}, seed {spec.seed}) "
-                                                 f"failed: {error[1]}")
-                    if failed:
-                        for future in pending:
-                            future.cancel()
-                        raise failed
-                    if slots > 1 and durations:
-                        # Cheap matches travel in batches of about TASK_SECONDS, fewer round trips;
-                        # never so large that the last batches leave a worker idle.
-                        mean = sum(durations[-100:]) / len(durations[-100:])
-                        chunk = max(1, min(64, int(TASK_SECONDS / max(mean, 1e-6)), len(queue) // (2 * slots)))
-            except KeyboardInterrupt:
-                interrupted = True
-                console.print("stopping: the matches in progress are abandoned and will be replayed "
-                              "on resume")
-                for future in pending:
-                    future.cancel()
+            _play(pool, slots, store, specs, queue, lambda: progress.advance(task))
+    except KeyboardInterrupt:
+        # The workers are killed already (executor()); further Ctrl-Cs would only interrupt the
+        # cleanup, which takes no time, so they are ignored from here on.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        interrupted = True
+        console.print("stopped: the matches in progress were abandoned and will be replayed on resume")
+    finally:
+        POOL.close()
     return "interrupted" if interrupted else "finished"
+
+
+def _play(pool, slots, store, specs, queue, advance):
+    """Submits `queue` in batches, at most 2 per slot in flight, and stores each result as it arrives."""
+    from arena.bot_server import describe
+    from arena.runner import play_matches
+
+    window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
+    pending = {}         # future -> its batch of match ids
+    durations = []
+    chunk, next_up = 1, 0
+    while next_up < len(queue) or pending:
+        while next_up < len(queue) and len(pending) < window:
+            batch = queue[next_up:next_up + chunk]
+            next_up += len(batch)
+            pending[pool.submit(play_matches, batch)] = [b.match_id for b in batch]
+        finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+        failed = None
+        for future in sorted(finished, key=lambda f: pending[f][0]):
+            ids = pending.pop(future)
+            if future.cancelled():
+                continue
+            try:
+                results, error = future.result()
+            except Exception as e:
+                results, error = [], (ids[0], describe(e))
+            for result in results:
+                store.record(specs[result.match_id], result)
+                durations.append(result.duration)
+                advance()
+            if error and not failed:
+                # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
+                spec = specs[error[0]]
+                failed = MatchFailed(f"match {spec.match_id} ({spec.game_id}, seed {spec.seed}) "
+                                     f"failed: {error[1]}")
+        if failed:
+            for future in pending:
+                future.cancel()
+            raise failed
+        if slots > 1 and durations:
+            # Cheap matches travel in batches of about TASK_SECONDS, fewer round trips; never so
+            # large that the last batches leave a worker idle.
+            mean = sum(durations[-100:]) / len(durations[-100:])
+            left = len(queue) - next_up
+            chunk = max(1, min(64, int(TASK_SECONDS / max(mean, 1e-6)), left // (2 * slots)))

@@ -9,15 +9,18 @@ if __name__ == "__main__":
     from arena.cli import main as _main
     sys.exit(_main())
 
-import click
+import signal  # noqa: E402
 
-DEFAULT_DEALS_ONE_GAME = 10   # deals per line-up with --game
-DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without --game (a quick first look)
-DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
-
+import click  # noqa: E402
 
 from arena.cli_common import (ArenaError, echo_json, first_line, json_option, literal,  # noqa: E402
                               open_run, rich_console, sandbox_option, store_option, user_errors)
+from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME, DEFAULT_TIME_LIMIT  # noqa: E402
+
+
+class Interrupted(click.ClickException):
+    """Ctrl-C or SIGTERM outside a tournament's own handling: one line, exit code 130."""
+    exit_code = 130
 
 
 class _Group(click.Group):
@@ -30,7 +33,10 @@ class _Group(click.Group):
         except click.UsageError as e:
             command = f" (arena {e.ctx.info_name} -h for help)" if e.ctx and e.ctx.parent else ""
             raise ArenaError(e.format_message() + command) from None
-        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+        except (KeyboardInterrupt, click.Abort):
+            signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not interrupt the exit
+            raise Interrupted("interrupted") from None
+        except (click.ClickException, click.exceptions.Exit, SystemExit):
             raise
         except Exception as e:
             if os.environ.get("ARENA_DEBUG"):
@@ -78,92 +84,36 @@ def main():
 def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
         resume, params, sandbox, bot_limits, deal_key, as_json):
     """Play a rated tournament and print its leaderboard per game."""
-    from arena import schedule as sched
-    from arena.backends import MatchFailed, check_backend, play_all
-    from arena.sandbox import check_available, make_policy, stage, validate_all
+    from arena import tournament
+    from arena.backends import MatchFailed
     from arena.store import Store
 
-    check_backend(backend, address)
-    wanted_key = sched.parse_deal_key(deal_key) if deal_key else None
     store = Store(store_path)
-    if resume:
-        run_row = store.run(resume)
-        run_id, config = resume, run_row["config"]
-        if config.get("code", sched.code_digest()) != sched.code_digest():
-            raise ArenaError(f"the engines or built-in agents changed since run {resume} started; "
-                             f"its remaining matches would not be comparable: start a new run")
-        agent_specs = sched.agents_from_config(config)
-        if any(a.submitted for a in agent_specs):
-            check_available(sched.sandbox_from_config(config))
-        for a in agent_specs:
-            stage(a)   # the copy made when the run started, or the unchanged original
-    else:
-        games = sched.resolve_games(game_id, players, sched.param_options(params))
-        policy = make_policy(sandbox, sched.parse_params(",".join(bot_limits), "--bot-limit"))
-        agent_specs = [stage(a) for a in sched.parse_agents(agents_text or sched.DEFAULT_AGENTS)]
-        validate_all(agent_specs, policy)
-        if deals is None:
-            deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
-        config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)
-        run_id = sched.run_id_for(config)
-    stored_key = store.deal_key(run_id)
-    if wanted_key and stored_key is not None and stored_key != wanted_key:
-        raise ArenaError(f"run {run_id} is already in {store_path} with other deals than --deal-key gives; "
-                         f"use another store")
-    key = stored_key if stored_key is not None else (wanted_key or sched.new_deal_key())
-    schedule = sched.schedule_from_config(run_id, config, key)
-    human = any(a["source"] == "human" for a in config["agents"])
-    if human:
-        # A person answers on this terminal: play in this process, one match at a time, no live bar.
-        if backend != "local":
-            raise ArenaError("the human agent plays on this terminal: use the local backend")
-        jobs = 1
-    if not schedule:
-        raise ArenaError("no game has two agents that can play it: " + "; ".join(_sit_outs(config)))
-    store.create_run(run_id, config, len(schedule), key)
-    done = store.finished_ids(run_id)
-    todo = [s for s in schedule if s.match_id not in done]
+    plan = tournament.plan(store, game_id, players, agents_text, deals, seed, time_limit, params, sandbox,
+                           bot_limits, deal_key, resume, backend, address)
     err = rich_console(stderr=True)
     if not as_json:
-        for note in _sit_outs(config):
+        for note in plan.sit_outs():
             err.print(literal(note))
-        err.print(f"run [bold]{run_id}[/]: {len(schedule)} matches, {len(done)} already stored, "
-                  f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if todo else ""),
+        err.print(f"run [bold]{plan.run_id}[/]: {len(plan.schedule)} matches, {plan.stored} already stored, "
+                  f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if plan.todo else ""),
                   highlight=False, markup=True)
-    status = "finished"
-    if todo:
-        store.set_status(run_id, "running")
-        try:
-            status = play_all(store, todo, len(schedule), len(done), backend, jobs, address, quiet=as_json or human)
-        except BaseException as e:   # an engine error, an unreachable cluster, a second Ctrl-C: not running any more
-            store.set_status(run_id, "interrupted")
-            if isinstance(e, MatchFailed):
-                raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {run_id})")
-            raise
-    store.set_status(run_id, status)
+    try:
+        status = tournament.play(store, plan, backend, jobs, address, quiet=as_json)
+    except MatchFailed as e:
+        raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})")
     if status == "interrupted":
-        stored = len(store.finished_ids(run_id))
-        err.print(f"interrupted: {stored} of {len(schedule)} matches stored. Resume with:\n"
-                  f"  arena run --resume {run_id} --store {store_path}")
+        stored = len(store.finished_ids(plan.run_id))
+        err.print(f"interrupted: {stored} of {len(plan.schedule)} matches stored. Resume with:\n"
+                  f"  arena run --resume {plan.run_id} --store {store_path}")
         store.close()
         sys.exit(130)
-    _print_leaderboards(store, run_id, as_json)
+    _print_leaderboards(store, plan.run_id, as_json)
     store.close()
 
 
 def _share(iv):
     return "" if iv is None else f"{iv.mean:.2f} [{iv.low:.2f}-{iv.high:.2f}]"
-
-
-def _sit_outs(config):
-    from arena import schedule as sched
-    notes, specs = [], sched.agents_from_config(config)
-    for g in config["games"]:
-        for a in specs:
-            reason = sched.sits_out(a, g["game_id"], g["params"]["players"])
-            if reason:
-                notes.append(f"{a.label} sits out {g['game_id']}: {reason}")
-    return notes
 
 
 # ---------------------------------------------------------------- leaderboards
@@ -252,6 +202,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
 @user_errors
 def leaderboard(run_id, game_id, store_path, as_json):
     """Print a run's leaderboards again from the store (default: the latest run)."""
+    if game_id is not None:
+        import engines
+        engines.spec(game_id)   # an unknown game is an error, not an empty leaderboard
     store, run_id = open_run(store_path, run_id)
     _print_leaderboards(store, run_id, as_json, game_id)
     store.close()

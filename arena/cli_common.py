@@ -4,6 +4,8 @@ import json
 
 import click
 
+from arena.text import printable
+
 
 class ArenaError(click.ClickException):
     """A user error: printed as one line, exit code 2, no traceback."""
@@ -15,20 +17,26 @@ def first_line(e):
 
 
 def user_errors(fn):
-    """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) into ArenaError."""
+    """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) and a damaged
+    store into ArenaError."""
+    import sqlite3
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except ValueError as e:
-            raise ArenaError(first_line(e) or type(e).__name__) from None
+            raise ArenaError(printable(first_line(e)) or type(e).__name__) from None
+        except sqlite3.DatabaseError as e:
+            raise ArenaError(f"the store cannot be read ({first_line(e)}): it is damaged or not a "
+                             f"tournament store") from None
     return wrapper
 
 
 def open_run(store_path, run_id=None):
-    """(store, run id) of RUN in the store, or of its latest run when run_id is None."""
+    """(store, run id) of RUN in the store, or of its latest run when run_id is None; read-only."""
     from arena.store import Store
-    store = Store(store_path)
+    store = Store(store_path, readonly=True)
     return store, store.run(run_id)["run_id"]
 
 
@@ -44,7 +52,7 @@ def rich_console(stderr=False):
 def literal(text):
     """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
     from rich.text import Text
-    return Text(str(text))
+    return Text(printable(text))
 
 
 def echo_json(value):

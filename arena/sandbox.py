@@ -31,6 +31,7 @@ import time
 
 from arena.bot_server import RLIMITS, describe
 from arena.match import SandboxPolicy
+from arena.text import printable
 from arena.wire import WireError, read_json, write_frame
 
 STARTUP_LIMIT = 60.0   # seconds to start the interpreter and load the agent's class
@@ -51,15 +52,9 @@ class AgentFault(Exception):
     """An agent misbehaved: kind is exception, illegal, timeout or crash."""
 
     def __init__(self, kind, message):
-        message = printable(message)
+        message = printable(message, 300, keep="")
         super().__init__(f"{kind}: {message}")
         self.kind, self.message = kind, message
-
-
-def printable(text, limit=300):
-    """Text from a bot or a user, safe to print: control characters escaped, at most `limit` long."""
-    text = str(text)[:limit]
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 # ---------------------------------------------------------------- policy

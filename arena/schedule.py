@@ -177,6 +177,8 @@ def parse_agent(item):
     if not m:
         raise ScheduleError(f"cannot read agent {item!r}: expected NAME[k=v,...] [as LABEL]")
     source = m["source"]
+    if not item.strip().isprintable():
+        raise ScheduleError(f"agent {item.strip()!r}: names, parameters and labels must be printable text")
     params = parse_params(m["params"] or "", f"agent {source!r}")
     kind, target = _classify(source)
     if kind == "builtin":
@@ -310,6 +312,22 @@ def sits_out(spec, game_id, players):
     if spec.kind != "builtin":
         return None
     return agent_registry.agent_class(spec.source).cannot_play(game_id, players)
+
+
+MAX_MATCHES = 1_000_000   # per run: the schedule is held in memory (about 1 KB a match)
+
+
+def check_size(config):
+    """ScheduleError when the run would have more than MAX_MATCHES matches (before building it)."""
+    specs, total = agents_from_config(config), 0
+    for g in config["games"]:
+        playing = [a for a in specs if sits_out(a, g["game_id"], g["params"]["players"]) is None]
+        if len(playing) >= 2:
+            seatings = sum(len(rotations(up)) for up in lineups(playing, g["params"]["players"]))
+            total += seatings * config["deals"]
+    if total > MAX_MATCHES:
+        raise ScheduleError(f"this tournament would have {total:,} matches; at most {MAX_MATCHES:,} per run "
+                            f"(give fewer --games or agents)")
 
 
 def schedule_from_config(run_id, config, deal_key=""):

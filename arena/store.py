@@ -2,11 +2,17 @@
 
 Only the coordinating process writes. WAL mode and one transaction per match make every finished
 match durable as soon as it arrives, so a killed tournament resumes without losing or repeating one.
+The coordinator of a run holds a lock on it (a POSIX record lock in `STORE.lock`, which dies with
+its process): a second coordinator of the same run is refused, and a run marked running whose lock
+nobody holds is shown as interrupted. Reporting commands open the store read-only and never create it.
 """
+import fcntl
+import hashlib
 import json
 import os
 import sqlite3
 import time
+import urllib.parse
 
 DEFAULT_STORE = os.path.join("results", "arena.sqlite")
 
@@ -44,25 +50,91 @@ class StoreError(ValueError):
 
 
 class Store:
-    def __init__(self, path=DEFAULT_STORE):
+    def __init__(self, path=DEFAULT_STORE, readonly=False):
+        """Opens (for writing: creates, checks and migrates) the store; StoreError when it cannot."""
         self.path = path
+        self._claims = {}
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30)
+            self.db = self._open_readonly(path) if readonly else self._open_for_writing(path)
             self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode=WAL")
-            # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
-            # a power cut can lose the last matches, and commits no longer wait for the disk.
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
-            columns = {r[1] for r in self.db.execute("PRAGMA table_info(runs)")}
-            if "deal_key" not in columns:   # a store from before deal keys: its runs keep unkeyed deals
-                self.db.execute("ALTER TABLE runs ADD COLUMN deal_key TEXT NOT NULL DEFAULT ''")
         except (OSError, sqlite3.DatabaseError) as e:
             raise StoreError(f"cannot open the store {path}: {e}") from None
 
+    @staticmethod
+    def _open_for_writing(path):
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        db = sqlite3.connect(path, timeout=30)
+        problems = [r[0] for r in db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            db.close()
+            raise StoreError(f"the store {path} is damaged ({problems[0]}); nothing was written to it: "
+                             f"use another store (the reporting commands may still read what is intact)")
+        db.execute("PRAGMA journal_mode=WAL")
+        # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
+        # a power cut can lose the last matches, and commits no longer wait for the disk.
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(SCHEMA)
+        columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+        if "deal_key" not in columns:   # a store from before deal keys: its runs keep unkeyed deals
+            db.execute("ALTER TABLE runs ADD COLUMN deal_key TEXT NOT NULL DEFAULT ''")
+        return db
+
+    @staticmethod
+    def _open_readonly(path):
+        if not os.path.isfile(path):
+            raise StoreError(f"no store at {path}: start a tournament with `arena run` (or give --store)")
+        uri = "file:" + urllib.parse.quote(os.path.abspath(path))
+        db = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=30)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            # A WAL store in a place this user cannot write (no -shm file to share): read it as it is.
+            db.close()
+            db = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=30)
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is None:
+            db.close()
+            raise StoreError(f"{path} is not a tournament store")
+        return db
+
     def close(self):
+        for fd in self._claims.values():
+            os.close(fd)
+        self._claims = {}
         self.db.close()
+
+    # ---- who plays a run ----
+    def _lock_slot(self, run_id):
+        return int(hashlib.sha256(run_id.encode()).hexdigest()[:15], 16)
+
+    def claim(self, run_id):
+        """Marks this process as the run's coordinator until it exits or `release`s it; StoreError
+        when another process plays the run."""
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, self._lock_slot(run_id))
+        except OSError:
+            os.close(fd)
+            raise StoreError(f"run {run_id} is being played by another `arena run` on {self.path}: "
+                             f"wait for it, or stop it first") from None
+        self._claims[run_id] = fd
+
+    def release(self, run_id):
+        fd = self._claims.pop(run_id, None)
+        if fd is not None:
+            os.close(fd)
+
+    def _played_elsewhere(self, run_id):
+        try:
+            fd = os.open(self.path + ".lock", os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, self._lock_slot(run_id))
+            return False
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
 
     # ---- runs ----
     def create_run(self, run_id, config, total, deal_key=""):
@@ -97,10 +169,10 @@ class Store:
             if row is None:
                 known = ", ".join(r["run_id"] for r in self.runs()[-5:]) or "none"
                 raise StoreError(f"no run {run_id!r} in {self.path} (latest: {known})")
-        return _run_dict(row)
+        return _effective(self, _run_dict(row))
 
     def runs(self):
-        return [_run_dict(r) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
+        return [_effective(self, _run_dict(r)) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
 
     # ---- matches ----
     def record(self, spec, result):
@@ -145,6 +217,14 @@ def _run_dict(row):
     d = dict(row)
     d["config"] = json.loads(d["config"])
     return d
+
+
+def _effective(store, run):
+    """A run marked running whose coordinator is gone (killed) is interrupted."""
+    if run["status"] == "running" and run["run_id"] not in store._claims and \
+            not store._played_elsewhere(run["run_id"]):
+        run["status"] = "interrupted"
+    return run
 
 
 def _match_dict(row):
