@@ -237,7 +237,7 @@ def test_the_round_horizon_keeps_the_tree_in_the_round():
     state = WizardState.from_deal(4, [["W"], ["3d"], ["5e"], ["J"]], turn_up="7g", dealer=3)
     depth = {}
     for horizon in ("round", "game"):
-        a = agent(iterations=3000, horizon=horizon)
+        a = agent(iterations=6000, horizon=horizon)
         a.act(state)
         depth[horizon] = a.last_stats()["max_depth"]
     assert depth["round"] <= 8 < depth["game"]
@@ -252,8 +252,9 @@ def test_the_round_horizon_scores_only_the_root_round():
     for _ in range(7):
         state.apply_action(state.legal_actions()[0])     # every bid 0, then the first three cards
     assert state.current_player() == 3 and [state.action_to_string(a) for a in state.legal_actions()] == ["J"]
-    # seat 3's reward: rank 2/3 (two ties, one below), min-max normalised margin 1, equally weighted
-    expected = 0.5 * (2 / 3) + 0.5 * 1.0
+    # seat 3's reward: rank 2/3 (two ties, one below) and margin 20 - mean(20, 20, -10) = 10 on a
+    # one-card round's span of 40 (20 + 20 h), equally weighted
+    expected = 0.5 * (2 / 3) + 0.5 * (0.5 + 10 / (2 * 40))
     for seed in (1, 2, 3):
         search = Search()
         search.seed(seed)
@@ -376,3 +377,38 @@ def test_solver_proofs_agree_with_exhaustive_minimax_near_the_end():
             s.undo_action()
             assert after == truth
     assert proven >= 5
+
+
+# ---- the margin reward ----
+
+def test_margin_changes_the_search_with_two_players():
+    """RULES.md 3.6: points decide Belladone Bluff. With two players the margin term reads the points
+    on the game's scale, so the search's root statistics depend on `margin` (min-max normalising
+    within a rollout made it the rank again: the same statistics for margin 0, 0.5 and 1)."""
+    from agents.ismcts import Search, score_span
+    differ = 0
+    for state in midgame_states("belladone_bluff", 2, seed=13, count=3):
+        assert score_span(state, "round") == 60.0
+        stats = []
+        for margin in (0.0, 0.5, 1.0):
+            search = Search()
+            search.seed(5)
+            search.search(state, 400, 0.0, 0.7, "round", margin)
+            stats.append(search.root_children())
+        means = {round(m, 9) for v, _, m in stats[2].values()}
+        assert not means <= {0.0, 0.5, 1.0}, "margin 1 must see more than win, draw or loss"
+        differ += stats[0] != stats[1] != stats[2]
+        # margin 0 is the rank alone: win, draw or loss per rollout
+        for visits, _, mean in stats[0].values():
+            assert (mean * visits * 2) == pytest.approx(round(mean * visits * 2))
+    assert differ == 3
+
+
+def test_the_margin_reward_reads_points_on_the_game_scale():
+    """A lead of a full span scores 1, no lead 0.5; the Wizard round horizon scales by hand size."""
+    from agents.ismcts import score_span
+    assert score_span(engines.make("insert", seed=1)) == 2.0
+    w = WizardState.from_deal(4, [["W"], ["3d"], ["5e"], ["J"]], turn_up="7g", dealer=3)
+    assert score_span(w, "round") == 40.0 and score_span(w, "game") == 360.0
+    assert score_span(engines.make("royal_ball", seed=1), "round") == 1.0
+    assert score_span(engines.make("royal_ball", seed=1), "game") == 3.0
