@@ -525,6 +525,16 @@ cdef class Search:
             a = self.best_action(state)
         return a
 
+    def root_edges(self):
+        """[(action, visits, availability, reward sum, proof code)] of the root after the last search."""
+        cdef int e
+        cdef list out = []
+        if self.n_nodes:
+            for e in range(self.nodes[0].first, self.nodes[0].first + self.nodes[0].count):
+                out.append((self.edges[e].action, self.edges[e].visits, self.edges[e].avail,
+                            self.edges[e].reward, self.edges[e].proof))
+        return out
+
     def root_proofs(self):
         """{action: proof} for the root children the solver proved after the last search: "win in k"
         or "loss in k" (k plies, this move included) or "draw"."""
@@ -617,6 +627,44 @@ def _mix(*values):
     return h
 
 
+def _proof_key(int proof):
+    """Orders proven values for the player who takes them: faster wins first, slower losses last."""
+    if proof == PROOF_DRAW:
+        return 0
+    return 1000 - proof if proof > 0 else -1000 - proof
+
+
+def merge_roots(searches, legal):
+    """Root parallelisation: sums the root statistics of independent searches of one position and
+    returns (action, {action: (visits, availability, mean)}, {action: proof code}, root proof code).
+    The action follows `Search.best_action`: the fastest proven win, else the most visited child
+    not proven lost (ties: higher mean, then lower action), else an untried legal action, else the
+    slowest loss. A proof from any one tree holds in all (the solver runs only where it is exact)."""
+    stats, proofs, root = {}, {}, 0
+    for search in searches:
+        for a, visits, avail, reward, proof in search.root_edges():
+            v = stats.setdefault(a, [0, 0, 0.0])
+            v[0] += visits
+            v[1] += avail
+            v[2] += reward
+            if proof:
+                proofs[a] = proof
+        if search.root_proof:
+            root = search.root_proof
+    wins = [a for a, p in proofs.items() if p > 0 and p != PROOF_DRAW]
+    if wins:
+        action = max(wins, key=lambda a: (_proof_key(proofs[a]), stats[a][0], -a))
+    else:
+        open_ = [a for a in stats if proofs.get(a, 0) >= 0]
+        if open_:
+            action = max(open_, key=lambda a: (stats[a][0], stats[a][2] / stats[a][0], -a))
+        else:
+            untried = [a for a in legal if a not in stats]
+            action = untried[0] if untried else max(stats, key=lambda a: (_proof_key(proofs[a]), -a))
+    children = {a: (v, av, r / v) for a, (v, av, r) in sorted(stats.items())}
+    return action, children, dict(sorted(proofs.items())), root
+
+
 class ISMCTSAgent(Agent):
     """Information set MCTS in Cython: one tree over determinizations, C-level rollouts, any game.
 
@@ -624,31 +672,39 @@ class ISMCTSAgent(Agent):
     UCB exploration `c` on rewards in [0, 1], rollouts to the end of the current round
     (`horizon=round`) or of the game (`horizon=game`), `margin` the weight of the normalised score
     margin against the rank in the reward, `solver` (proven wins and losses, in two-player games of
-    perfect information: Insert), `seed` (combined with the match seed and the seat).
+    perfect information: Insert), `threads` (root parallelisation: that many independent trees
+    searched at once without the GIL, their root statistics summed; `iterations` is the total,
+    shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
+    seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    seed 0 to 2**64 - 1."""
+    threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
-              "solver": True, "seed": 0}
+              "solver": True, "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
-              "margin": (0.0, 1.0), "seed": SEED_LIMITS}
+              "margin": (0.0, 1.0), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game")}
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._search = Search()
-        self._search.seed(_mix(self.params["seed"]))
+        self._searches = [Search() for _ in range(self.params["threads"])]
+        self._search = self._searches[0]
+        for t, search in enumerate(self._searches):
+            search.seed(_mix(self.params["seed"]) if t == 0 else _mix(self.params["seed"], t))
         self._stats = None
 
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
-        self._search.seed(_mix(self.params["seed"], seed, seat))
+        for t, search in enumerate(self._searches):
+            # thread 0 keeps the single-threaded seed: threads=1 plays exactly as before
+            search.seed(_mix(self.params["seed"], seed, seat) if t == 0 else
+                        _mix(self.params["seed"], seed, seat, t))
         self._stats = None
 
     def act(self, state):
@@ -659,10 +715,55 @@ class ISMCTSAgent(Agent):
                            "children": {}, "proofs": {}, "root_proof": None}
             return int(buf[0])
         p = self.params
-        a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
-                                None if p["solver"] else False)
-        self._stats = self._search.stats()
-        return a
+        solver = None if p["solver"] else False
+        if len(self._searches) == 1:
+            a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
+                                    solver)
+            self._stats = self._search.stats()
+            return a
+        return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
+
+    def _parallel(self, state, legal, solver):
+        import threading
+        p = self.params
+        n = len(self._searches)
+        shares = [p["iterations"] // n + (t < p["iterations"] % n) for t in range(n)]
+        errors = []
+
+        def work(search, iterations):
+            try:
+                if iterations > 0 or p["time"] > 0:
+                    search.search(state, max(iterations, 1), p["time"], p["c"], p["horizon"], p["margin"],
+                                  solver)
+            except BaseException as e:     # re-raised below, in the caller's thread
+                errors.append(e)
+
+        workers = [threading.Thread(target=work, args=(search, k))
+                   for search, k in zip(self._searches[1:], shares[1:])]
+        for w in workers:
+            w.start()
+        work(self._search, shares[0])
+        for w in workers:
+            w.join()
+        if errors:
+            raise errors[0]
+        used = [s for s, k in zip(self._searches, shares) if k > 0 or p["time"] > 0]
+        action, children, proofs, root = merge_roots(used, legal)
+        each = [s.stats() for s in used]
+        self._stats = {
+            "iterations": sum(st["iterations"] for st in each),
+            "root_visits": sum(st["root_visits"] for st in each),
+            "nodes": sum(st["nodes"] for st in each),
+            "tree_bytes": sum(st["tree_bytes"] for st in each),
+            "bytes_per_node": round(sum(st["tree_bytes"] for st in each) / sum(st["nodes"] for st in each), 1),
+            "max_depth": max(st["max_depth"] for st in each),
+            "elapsed": max(st["elapsed"] for st in each),
+            "threads": len(used),
+            "children": children,
+            "proofs": {a: _proof_text(c) for a, c in proofs.items()},
+            "root_proof": _proof_text(root) if root else None,
+        }
+        return action
 
     def last_stats(self):
         """Statistics of the last move: iterations, root_visits, nodes, bytes_per_node, tree_bytes,

@@ -412,3 +412,33 @@ def test_the_margin_reward_reads_points_on_the_game_scale():
     assert score_span(w, "round") == 40.0 and score_span(w, "game") == 360.0
     assert score_span(engines.make("royal_ball", seed=1), "round") == 1.0
     assert score_span(engines.make("royal_ball", seed=1), "game") == 3.0
+
+
+# ---- root parallelisation ----
+
+@pytest.mark.parametrize("game_id", ["belladone_bluff", "wizard"])
+def test_threads_share_the_iteration_budget_and_are_deterministic(game_id):
+    state = midgame_states(game_id, GAMES[game_id].default_players, seed=5)[-1]
+    runs = []
+    for _ in range(2):
+        a = agent(iterations=1001, threads=2, seed=3)
+        action = a.act(state)
+        st = a.last_stats()
+        assert action in state.legal_actions() and st["threads"] == 2
+        assert st["iterations"] == st["root_visits"] == sum(v for v, _, _ in st["children"].values()) == 1001
+        assert st["children"][action][0] == max(v for v, _, _ in st["children"].values())
+        runs.append((action, st["children"]))
+    assert runs[0] == runs[1]
+    # one thread plays exactly as the plain search; a second tree adds its own statistics
+    one = agent(iterations=1001, threads=1, seed=3)
+    one.act(state)
+    assert one.last_stats()["children"] != runs[0][1]
+
+
+def test_threads_keep_the_solver_and_a_time_budget():
+    state = five_threat()
+    a = agent(iterations=400, threads=2)
+    assert state.action_to_string(a.act(state)) == "e3" and a.last_stats()["root_proof"] == "win in 1"
+    a = agent(time=0.02, iterations=1, threads=2)
+    assert a.act(engines.make("belladone_bluff", seed=1)) is not None
+    assert a.last_stats()["iterations"] > 2
