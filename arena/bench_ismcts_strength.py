@@ -1,0 +1,223 @@
+"""Root-parallel ISMCTS throughput: iterations per second at 1 and N threads, as JSON rows.
+
+`thread_rows(game_ids, threads=(1, 2))` yields, for every game id (default parameters and players,
+seed 0, the first decision of the deal, and one decision a third of the way into a random game), one
+row per thread count: {"case": "ismcts_threads/<game>/<point>/<n>", "unit": "iterations/s",
+"rates": [...], "median_per_s": ..., "seconds": wall time per search, "speedup": median / the
+1-thread median}. Each search runs `seconds` of wall time per tree (`ismcts[time=..., threads=n]`),
+and the rate is all trees' iterations over the wall time of the whole move. The machine's other load
+counts: run it on a quiet machine.
+
+Strength at equal time per move is measured with `arena run`, e.g.
+    arena run --game belladone_bluff --games 50 --jobs 1 \\
+        --agents "ismcts[time=0.05] as t1, ismcts[time=0.05,threads=2] as t2"
+
+Run alone: `python -m arena.bench_ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
+"""
+import argparse
+import json
+import random
+import statistics
+import time
+
+import engines
+from agents.ismcts import ISMCTSAgent
+
+
+def _points(game_id):
+    state = engines.make(game_id, seed=0)
+    rng = random.Random(0)
+    probe = state.clone()
+    length = 0
+    while not probe.is_terminal():
+        probe.apply_action(rng.choice(probe.legal_actions()))
+        length += 1
+    later = state.clone()
+    rng = random.Random(0)
+    while len(later.history()) < length // 3 or len(later.legal_actions()) < 2:
+        later.apply_action(rng.choice(later.legal_actions()))
+    first = state.clone()
+    while len(first.legal_actions()) < 2:
+        first.apply_action(first.legal_actions()[0])
+    return {"first_decision": first, "third": later}
+
+
+def thread_rows(game_ids, threads=(1, 2), seconds=0.5, repeats=3):
+    for game_id in game_ids:
+        for point, state in _points(game_id).items():
+            base = None
+            for n in threads:
+                a = ISMCTSAgent(time=seconds, threads=n, solver=False)
+                a.reset(game_id, state.params, state.current_player(), 1)
+                rates = []
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    a.act(state)
+                    rates.append(a.last_stats()["iterations"] / (time.perf_counter() - t0))
+                median = statistics.median(rates)
+                base = base or median
+                yield {"case": f"ismcts_threads/{game_id}/{point}/{n}", "unit": "iterations/s",
+                       "rates": [round(r) for r in rates], "median_per_s": round(median),
+                       "seconds": seconds, "threads": n, "speedup": round(median / base, 2)}
+
+
+# ---- head-to-heads against OpenSpiel's Python bots (optional extra: pip install open_spiel) ----
+
+def _reward(state, margin=0.5):
+    """The ismcts reward of each player at the end of `state` (rank and margin on the game's span)."""
+    from agents.ismcts import score_span
+    r = state.returns()
+    n = len(r)
+    span = score_span(state, "game") or 1.0
+    out = []
+    for p in range(n):
+        rank = sum(1.0 if r[q] < r[p] else 0.5 if r[q] == r[p] else 0.0 for q in range(n) if q != p) / (n - 1)
+        lead = r[p] - (sum(r) - r[p]) / (n - 1)
+        out.append((1 - margin) * rank + margin * min(1.0, max(0.0, 0.5 + lead / (2 * span))))
+    return out
+
+
+def _openspiel_wrappers(pyspiel):
+    """Our states behind the few methods OpenSpiel's Python MCTSBot and ISMCTSBot call."""
+    from types import SimpleNamespace
+
+    class Game:
+        def __init__(self, perfect):
+            GT = pyspiel.GameType
+            self._type = SimpleNamespace(
+                dynamics=GT.Dynamics.SEQUENTIAL, reward_model=GT.RewardModel.TERMINAL,
+                information=GT.Information.PERFECT_INFORMATION if perfect else GT.Information.IMPERFECT_INFORMATION)
+
+        def get_type(self):
+            return self._type
+
+        def max_utility(self):
+            return 1.0
+
+    class State:
+        def __init__(self, game, s, rng):
+            self.game, self.s, self.rng = game, s, rng
+
+        def get_game(self):
+            return self.game
+
+        def clone(self):
+            return State(self.game, self.s.clone(), self.rng)
+
+        def is_terminal(self):
+            return self.s.is_terminal()
+
+        def is_chance_node(self):
+            return False
+
+        def is_simultaneous_node(self):
+            return False
+
+        def current_player(self):
+            return pyspiel.PlayerId.TERMINAL if self.s.is_terminal() else self.s.current_player()
+
+        def legal_actions(self, player=None):
+            return self.s.legal_actions()
+
+        def apply_action(self, a):
+            self.s.apply_action(int(a))
+
+        def returns(self):
+            return _reward(self.s)
+
+        def information_state_string(self, player=None):
+            return str(self.s.information_state_key(self.s.current_player() if player is None else player))
+
+        def resample_from_infostate(self, player, sampler):
+            return State(self.game, self.s.determinize(player, seed=self.rng.getrandbits(64)), self.rng)
+
+        def action_to_string(self, player, action):
+            return self.s.action_to_string(action)
+
+    return Game, State
+
+
+def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ours="", log=None):
+    """Duplicate head-to-head, `deals` deals with the seats swapped: ismcts[iterations, c, ours]
+    against OpenSpiel's MCTSBot (solver on) on a perfect-information game or its ISMCTSBot otherwise,
+    both at `iterations` simulations, UCT constant `c`, one uniformly random rollout per simulation
+    and the ismcts reward scaled to [0, 1]. Returns {"share", "ci95", "points" (mean margin a
+    match for ismcts), "matches"}."""
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts as os_ismcts, mcts as os_mcts
+    import agents
+    from engines.registry import GAMES
+    Game, State = _openspiel_wrappers(pyspiel)
+    perfect = GAMES[game_id].perfect_information
+    game = Game(perfect)
+    scores, margins = [], []
+    for d in range(first_deal, first_deal + deals):
+        for me in (0, 1):
+            rng = random.Random(1000 * d + me)
+            nrs = np.random.RandomState(1000 * d + me)
+            evaluator = os_mcts.RandomRolloutEvaluator(1, nrs)
+            if perfect:
+                bot = os_mcts.MCTSBot(game, c, iterations, evaluator, solve=True, random_state=nrs)
+            else:
+                bot = os_ismcts.ISMCTSBot(game, evaluator, c, iterations, random_state=nrs,
+                                          allow_inconsistent_action_sets=True)
+            mine = agents.make("ismcts", **dict({"iterations": iterations, "c": c}, **_params(ours)))
+            state = engines.make(game_id, seed=d)
+            mine.reset(game_id, state.params, me, d)
+            while not state.is_terminal():
+                p = state.current_player()
+                view = state.determinize(p, seed=rng.getrandbits(64))
+                if len(view.legal_actions()) == 1:
+                    a = view.legal_actions()[0]
+                elif p == me:
+                    a = mine.act(view)
+                else:
+                    a = bot.step(State(game, view, rng))
+                state.apply_action(int(a))
+            r = state.returns()
+            scores.append(1.0 if r[me] > r[1 - me] else 0.5 if r[me] == r[1 - me] else 0.0)
+            margins.append(r[me] - r[1 - me])
+            if log:
+                print(json.dumps({"deal": d, "seat": me, "score": scores[-1], "margin": margins[-1]}), file=log, flush=True)
+    n = len(scores)
+    share = sum(scores) / n
+    half = 1.96 * (statistics.pstdev(scores) / n ** 0.5) if n > 1 else 0.0
+    return {"game": game_id, "opponent": "openspiel_mcts_solver" if perfect else "openspiel_ismcts",
+            "iterations": iterations, "c": c, "ours": ours, "matches": n, "share": round(share, 3),
+            "ci95": [round(share - half, 3), round(share + half, 3)],
+            "points": round(statistics.mean(margins), 2)}
+
+
+def _params(text):
+    out = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        k, v = item.split("=")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("games", nargs="*", default=["belladone_bluff", "insert", "wizard"])
+    ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--openspiel", type=int, metavar="DEALS", default=0,
+                    help="instead: duplicate head-to-heads against OpenSpiel's bots on DEALS deals per game")
+    ap.add_argument("--iterations", type=int, default=1000)
+    ap.add_argument("--first-deal", type=int, default=0)
+    ap.add_argument("--ours", default="", help="extra ismcts parameters, e.g. margin=1,c=0.5")
+    args = ap.parse_args(argv)
+    if args.openspiel:
+        for game_id in args.games:
+            print(json.dumps(versus_openspiel(game_id, args.openspiel, args.iterations,
+                                              first_deal=args.first_deal, ours=args.ours)), flush=True)
+        return
+    threads = tuple(int(t) for t in args.threads.split(","))
+    for r in thread_rows(args.games, threads, args.seconds, args.repeats):
+        print(json.dumps(r), flush=True)
+
+
+if __name__ == "__main__":
+    main()
