@@ -7,6 +7,7 @@ picklable MatchSpecs, so the coordinator's code (`play_all`) is the same for all
 import concurrent.futures as cf
 import contextlib
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 
@@ -31,35 +32,66 @@ class SerialExecutor(cf.Executor):
         return future
 
 
-def die_with_parent():
-    """This process gets SIGKILL when its parent dies (Linux), so no worker outlives a killed arena."""
+def exit_with(pid):
+    """Ends this process as soon as process `pid` ends (a thread waits on its pidfd). A worker's
+    parent is the fork server, which outlives a killed coordinator, so its death signal is not enough."""
+    import select
+    import threading
     try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:   # the parent died before the call
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+
+    def watch():
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while os.path.exists(f"/proc/{pid}"):
+                select.select([], [], [], 0.5)
         os._exit(1)
 
+    threading.Thread(target=watch, daemon=True, name="exit-with-coordinator").start()
 
-def _worker_init():
+
+def _worker_init(coordinator):
     # Ctrl-C and SIGTERM are the coordinator's to handle: it stops submitting and kills the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    die_with_parent()
+    exit_with(coordinator)
 
 
 @contextlib.contextmanager
-def stop_signals_interrupt():
-    """SIGTERM and SIGHUP raise KeyboardInterrupt like Ctrl-C, in the main thread, while this lasts."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+def stop_requests(immediate):
+    """Ctrl-C, SIGTERM and SIGHUP ask the tournament to stop, while this lasts; yields a function
+    that says whether one came. The loop then stops at its next safe point (within a tenth of a
+    second). With `immediate` (matches played in this process) or at a second signal,
+    KeyboardInterrupt is raised at once instead."""
+    count = [0]
+
+    def request(signum, frame):
+        count[0] += 1
+        if immediate or count[0] > 1:
+            raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, request) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        yield
+        yield lambda: count[0] > 0
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def _stderr_to_devnull():
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _kill_workers(pool):
@@ -122,7 +154,12 @@ def executor(backend="local", jobs=None, address=None):
     # threaded process can copy a held lock into the child.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(preload_modules())
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init)
+    with _stderr_to_devnull():
+        # The fork server and the workers it forks inherit this stderr: a worker that is being
+        # started when the run stops would print a traceback of its failed start over our output.
+        multiprocessing.forkserver.ensure_running()
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
+                                  initargs=(os.getpid(),))
     try:
         yield pool, jobs
     except BaseException:
@@ -147,9 +184,11 @@ def play_all(store, todo, total, already, backend, jobs, address, quiet):
     queue = list(todo)
     interrupted = False
     try:
-        with stop_signals_interrupt(), executor(backend, jobs, address) as (pool, slots), progress:
+        serial = backend == "local" and (jobs or default_jobs()) == 1
+        with stop_requests(immediate=serial) as stop_requested, \
+                executor(backend, jobs, address) as (pool, slots), progress:
             task = progress.add_task("matches", total=total, completed=already)
-            _play(pool, slots, store, specs, queue, lambda: progress.advance(task))
+            _play(pool, slots, store, specs, queue, lambda: progress.advance(task), stop_requested)
     except KeyboardInterrupt:
         # The workers are killed already (executor()); further Ctrl-Cs would only interrupt the
         # cleanup, which takes no time, so they are ignored from here on.
@@ -161,7 +200,7 @@ def play_all(store, todo, total, already, backend, jobs, address, quiet):
     return "interrupted" if interrupted else "finished"
 
 
-def _play(pool, slots, store, specs, queue, advance):
+def _play(pool, slots, store, specs, queue, advance, stop_requested):
     """Submits `queue` in batches, at most 2 per slot in flight, and stores each result as it arrives."""
     from arena.bot_server import describe
     from arena.runner import play_matches
@@ -175,7 +214,9 @@ def _play(pool, slots, store, specs, queue, advance):
             batch = queue[next_up:next_up + chunk]
             next_up += len(batch)
             pending[pool.submit(play_matches, batch)] = [b.match_id for b in batch]
-        finished, _ = cf.wait(list(pending), return_when=cf.FIRST_COMPLETED)
+        finished, _ = cf.wait(list(pending), timeout=0.1, return_when=cf.FIRST_COMPLETED)
+        if stop_requested():
+            raise KeyboardInterrupt
         failed = None
         for future in sorted(finished, key=lambda f: pending[f][0]):
             ids = pending.pop(future)

@@ -4,9 +4,9 @@ import os
 import sys
 
 if __name__ == "__main__":
-    # `python -m arena.cli`: run the importable module instead of this __main__ copy, so that the
-    # command modules registered at the end (which import arena.cli) share one `main` group.
-    from arena.cli import main as _main
+    # `python -m arena.cli` (an older spelling of `python -m arena`): run the importable module, not
+    # this __main__ copy, so the command modules registered at the end share one `main` group.
+    from arena.__main__ import main as _main
     sys.exit(_main())
 
 import signal  # noqa: E402
@@ -18,6 +18,9 @@ from arena.cli_common import (ArenaError, echo_json, first_line, json_option, li
 from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME, DEFAULT_TIME_LIMIT  # noqa: E402
 
 
+MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
+
+
 class Interrupted(click.ClickException):
     """Ctrl-C or SIGTERM outside a tournament's own handling: one line, exit code 130."""
     exit_code = 130
@@ -26,6 +29,15 @@ class Interrupted(click.ClickException):
 class _Group(click.Group):
     """The command group: a usage error prints one line (not click's usage block), and an unexpected
     error prints one line, not a traceback (ARENA_DEBUG=1 shows it)."""
+
+    def parse_args(self, ctx, args):
+        # `arena --nosuch`: one line too (`arena` alone still shows the help).
+        try:
+            return super().parse_args(ctx, args)
+        except getattr(click.exceptions, "NoArgsIsHelpError", ()):   # click >= 8.2
+            raise
+        except click.UsageError as e:
+            raise ArenaError(e.format_message() + " (arena -h for help)") from None
 
     def invoke(self, ctx):
         try:
@@ -64,7 +76,7 @@ def main():
                    f"[default: {DEFAULT_DEALS_ONE_GAME} with --game, {DEFAULT_DEALS_EVERY_GAME} without].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
 @store_option
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
               help="Local worker processes [default: every core].")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT.")

@@ -84,7 +84,7 @@ def _count(store_path):
 
 def _start(args, store_path):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "run", *map(str, args), "--store", str(store_path)],
+    return subprocess.Popen([sys.executable, "-m", "arena", "run", *map(str, args), "--store", str(store_path)],
                             cwd=str(store_path.parent), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
