@@ -1,0 +1,165 @@
+"""The Wizard double-dummy solver (agents/wizard_solver.pyx) against plain exhaustive searches."""
+import random
+
+import pytest
+
+import engines
+from agents.wizard_solver import Deal, Solver, plain_value
+
+SUITS = "degh"
+
+
+def card_text(c):
+    if c < 52:
+        return f"{c % 13 + 1}{SUITS[c // 13]}"
+    return "W" if c < 56 else "J"
+
+
+def random_deal(rng, players, cards, trump=None, partial=True):
+    """Hands dealt from a shuffled 60-card deck, a trump suit (or none) and, optionally, some
+    cards already played (finished tricks and a trick in progress)."""
+    deck = list(range(60))
+    rng.shuffle(deck)
+    hands = [deck[q * cards:(q + 1) * cards] for q in range(players)]
+    deal = Deal(hands, trump, rng.randrange(players))
+    if partial:
+        for _ in range(rng.randrange(players * (cards - 1))):
+            deal = deal.play(rng.choice(deal.legal_cards()))
+    return deal
+
+
+def deals(seed, count, players=(3, 4), cards=(3, 4, 5), partial=True):
+    rng = random.Random(seed)
+    for _ in range(count):
+        n, r = rng.choice(players), rng.choice(cards)
+        trump = rng.choice([None, 0, 1, 2, 3])
+        d = random_deal(rng, n, r, trump, partial)
+        p = rng.randrange(n)
+        yield d, p, rng.randrange(r + 1), rng.random() < 0.25
+
+
+def test_deal_holds_wizards_and_jesters():
+    """The seeded deals do exercise Wizards, Jesters, trump and no trump."""
+    seen = {"W": 0, "J": 0}
+    for d, p, bid, opt in deals(1, 200, partial=False):
+        for q in range(d.players):
+            h = d.hand_bits(q)
+            seen["W"] += bin(h >> 52 & 0xF).count("1")
+            seen["J"] += bin(h >> 56 & 0xF).count("1")
+    assert seen["W"] > 50 and seen["J"] > 50
+
+
+def test_solver_equals_plain_search_on_seeded_small_deals():
+    """Hundreds of seeded deals, 3-5 cards, 3-4 players, trump and no trump, from the first trick
+    and from positions inside the round: the solver's value equals plain minimax's."""
+    solver = Solver(16)
+    n = 0
+    for d, p, bid, opt in deals(7, 400):
+        if d.is_over():
+            continue
+        want, _ = plain_value(d, p, bid, opt)
+        assert solver.value(d, p, bid, opt) == want, (p, bid, opt)
+        n += 1
+    assert n > 350
+
+
+@pytest.mark.parametrize("options,cards", [
+    (dict(merge=False), (3, 4, 5, 6)), (dict(tt=False), (3, 4, 5, 6)), (dict(bounds=False), (3, 4, 5, 6)),
+    (dict(ordering=False), (3, 4, 5, 6)), (dict(merge=False, tt=False, bounds=False, ordering=False), (3, 4))])
+def test_every_refinement_off_gives_the_same_values(options, cards):
+    """Merged equivalent cards give the same results as unmerged; so do the table, the bounds
+    and the ordering."""
+    full, partial = Solver(16), Solver(16, **options)
+    for d, p, bid, opt in deals(11, 150, cards=cards):
+        if d.is_over():
+            continue
+        assert partial.value(d, p, bid, opt) == full.value(d, p, bid, opt)
+
+
+def test_merging_saves_nodes():
+    merged, plain = Solver(16), Solver(16, merge=False)
+    for d, p, bid, opt in deals(3, 30, cards=(6,), partial=False):
+        merged.value(d, p, bid)
+        plain.value(d, p, bid)
+    assert merged.nodes < plain.nodes
+
+
+def test_move_values_are_child_values():
+    solver = Solver(16)
+    for d, p, bid, opt in deals(5, 60):
+        if d.is_over():
+            continue
+        q = d.to_move
+        values = solver.move_values(d, bid, opt)
+        for c in d.legal_cards():
+            key = c if c < 52 else min(x for x in values if (x < 56) == (c < 56) and x >= 52)
+            assert values[key] == plain_value(d.play(c), q, bid, opt)[0]
+        assert solver.value(d, q, bid, opt) == max(values.values())
+
+
+def test_solve_all_and_trick_range():
+    solver = Solver(16)
+    for d, p, bid, opt in deals(9, 40):
+        if d.is_over():
+            continue
+        bids = [bid] * d.players
+        assert solver.solve_all(d, bids) == [plain_value(d, q, bid)[0] for q in range(d.players)]
+        lo, hi = solver.trick_range(d, p)
+        left = d.cards_left(d.to_move)
+        got = d.tricks()[p]
+        assert got <= lo <= got + left and got <= hi <= got + left
+        assert plain_value(d, p, 0)[0] == (20 if lo == 0 else -10 * lo)
+        total = got + left
+        assert plain_value(d, p, total)[0] == (20 + 10 * total if hi == total else -10 * (total - hi))
+
+
+# ---- against the engine itself: plain minimax through WizardState's own rules ----
+
+def engine_round(rng, players, cards):
+    """A one-round game dealt explicitly, its bids made; returns (state, bids)."""
+    deck = list(range(60))
+    rng.shuffle(deck)
+    hands = [[card_text(c) for c in deck[q * cards:(q + 1) * cards]] for q in range(players)]
+    rest = deck[players * cards:]
+    kind = rng.choice(["suit", "jester", "suit"])
+    jesters = [c for c in rest if c >= 56]
+    if kind == "jester" and jesters:
+        turn_up = card_text(jesters[0])
+    else:
+        turn_up = card_text(next(c for c in rest if c < 52))
+    st = engines.wizard.WizardState.from_deal(players, hands, turn_up=turn_up, dealer=rng.randrange(players),
+                                             rounds=(cards,))
+    bids = [rng.randrange(cards + 1) for _ in range(players)]
+    for _ in range(players):
+        st.apply_action(st.string_to_action(f"bid {bids[st.current_player()]}"))
+    return st, bids
+
+
+def engine_minimax(st, p, optimistic):
+    if st.is_terminal():
+        return st.returns()[p]
+    mx = optimistic or st.current_player() == p
+    best = None
+    for a in st.legal_actions():
+        st.apply_action(a)
+        v = engine_minimax(st, p, optimistic)
+        st.undo_action()
+        if best is None or (v > best if mx else v < best):
+            best = v
+    return best
+
+
+def test_solver_equals_minimax_over_the_engine():
+    """The solver's rules are the engine's: equal values to plain minimax through WizardState."""
+    import engines.wizard  # noqa: F401
+    rng = random.Random(23)
+    solver = Solver(16)
+    for i in range(60):
+        players, cards = rng.choice([(3, 3), (4, 3), (3, 4), (4, 2)])
+        st, bids = engine_round(rng, players, cards)
+        for _ in range(rng.randrange(players + 1)):
+            st.apply_action(rng.choice(st.legal_actions()))
+        p = rng.randrange(players)
+        opt = i % 4 == 0
+        d = Deal.from_state(st)
+        assert solver.value(d, p, bids[p], opt) == engine_minimax(st, p, opt)
