@@ -217,11 +217,12 @@ def _load_target(spec, root):
 
 # ---------------------------------------------------------------- the sandbox command
 
-def _bwrap_prefix(code):
-    """The bwrap command line up to the program: `code` is the staged directory shown at /bot."""
+def _bwrap_prefix(code, tmp_mib=LIMITS["memory"][0]):
+    """The bwrap command line up to the program: `code` is the staged directory shown at /bot, and
+    the private /tmp (in memory) holds at most `tmp_mib` MiB."""
     args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--uid", "65534",
             "--gid", "65534", "--hostname", "arena-bot", "--proc", "/proc", "--dev", "/dev",
-            "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv"]
+            "--size", str(tmp_mib << 20), "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv"]
     for name, value in _environment().items():
         args += ["--setenv", name, value]
     for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache"):
@@ -258,61 +259,69 @@ def _environment():
             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-class _ProcessCap:
-    """A pids cgroup for one bot, where this process may create one (as root, whose processes the
-    RLIMIT_NPROC limit does not count); elsewhere that limit alone caps a bot's processes."""
+class _Cgroups:
+    """Per-bot cgroups, where this process may create them (root, cgroup v1): a pids cgroup (the
+    RLIMIT_NPROC limit does not count root's processes) and a memory cgroup, so that the limits hold
+    for all of a bot's processes together. Elsewhere the per-process rlimits alone apply."""
 
-    ROOT = "/sys/fs/cgroup/pids/tabletop-arena"
+    ROOT = "/sys/fs/cgroup"
     _count = 0
 
-    def __init__(self, limit, enabled=True):
-        self.path = None
-        if not enabled or os.geteuid() != 0 or not os.access(os.path.dirname(self.ROOT), os.W_OK):
+    def __init__(self, limits, enabled=True):
+        self.paths = []
+        if not enabled or os.geteuid() != 0:
             return
-        if _ProcessCap._count == 0:
+        if _Cgroups._count == 0:
             self._sweep()
-        _ProcessCap._count += 1
-        path = os.path.join(self.ROOT, f"{os.getpid()}-{self._count}")
-        try:
-            os.makedirs(path, exist_ok=True)
-            with open(os.path.join(path, "pids.max"), "w") as f:
-                f.write(str(limit + 4))   # the bot's limit, plus bwrap and its init process
-            self.path = path
-        except OSError:
-            pass
+        _Cgroups._count += 1
+        name = f"{os.getpid()}-{self._count}"
+        settings = {"pids": ("pids.max", limits["processes"] + 4),   # the bot's, bwrap's and its init's
+                    "memory": ("memory.limit_in_bytes", (limits["memory"] + 32) << 20)}
+        for controller, (knob, value) in settings.items():
+            path = os.path.join(self.ROOT, controller, "tabletop-arena", name)
+            try:
+                os.makedirs(path, exist_ok=True)
+                with open(os.path.join(path, knob), "w") as f:
+                    f.write(str(value))
+                self.paths.append(path)
+            except OSError:
+                pass
 
     @classmethod
     def _sweep(cls):
         """Removes the cgroups left by arena processes that are gone (a worker exits without cleaning up)."""
-        try:
-            names = os.listdir(cls.ROOT)
-        except OSError:
-            return
-        for name in names:
+        for controller in ("pids", "memory"):
+            folder = os.path.join(cls.ROOT, controller, "tabletop-arena")
             try:
-                os.kill(int(name.split("-")[0]), 0)
-            except ProcessLookupError:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
                 try:
-                    os.rmdir(os.path.join(cls.ROOT, name))
-                except OSError:
+                    os.kill(int(name.split("-")[0]), 0)
+                except ProcessLookupError:
+                    try:
+                        os.rmdir(os.path.join(folder, name))
+                    except OSError:
+                        pass
+                except (ValueError, OSError):
                     pass
-            except (ValueError, OSError):
-                pass
 
     def wrap(self, command):
-        """The command, run from inside the cgroup (the shell moves itself in, then execs)."""
-        if self.path is None:
+        """The command, run from inside the cgroups (the shell moves itself in, then execs)."""
+        if not self.paths:
             return command
-        return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', os.path.join(self.path, "cgroup.procs")] + command
+        procs = " ".join(os.path.join(p, "cgroup.procs") for p in self.paths)
+        return ["sh", "-c", 'for p in $0; do echo $$ > "$p" || exit 1; done; exec "$@"', procs] + command
 
     def remove(self):
-        if self.path:
+        for path in self.paths:
             for _ in range(50):
                 try:
-                    os.rmdir(self.path)
-                    return
+                    os.rmdir(path)
+                    break
                 except FileNotFoundError:
-                    return
+                    break
                 except OSError:
                     time.sleep(0.02)
 
@@ -334,9 +343,9 @@ class RemoteAgent:
         inner = BOT_ROOT if policy.mode == "bwrap" and staged else staged
         settings = json.dumps({"limits": limits, "code_dir": inner})
         server = [sys.executable, "-I", "-m", "arena.bot_server", settings]
-        self._cap = _ProcessCap(limits["processes"], enabled=policy.mode == "bwrap")
+        self._cgroups = _Cgroups(limits, enabled=policy.mode == "bwrap")
         if policy.mode == "bwrap":
-            command = self._cap.wrap(_bwrap_prefix(staged) + server)
+            command = self._cgroups.wrap(_bwrap_prefix(staged, limits["memory"]) + server)
             env = _environment()
         else:
             pdeath = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
@@ -428,7 +437,7 @@ class RemoteAgent:
                 f.close()
             except OSError:
                 pass
-        self._cap.remove()
+        self._cgroups.remove()
 
 
 class BotPool:
