@@ -442,3 +442,21 @@ def test_threads_keep_the_solver_and_a_time_budget():
     a = agent(time=0.02, iterations=1, threads=2)
     assert a.act(engines.make("belladone_bluff", seed=1)) is not None
     assert a.last_stats()["iterations"] > 2
+
+
+# ---- rollouts cut off by the engine's evaluation ----
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_cutoff_rollout_ends_in_the_evaluation(game_id):
+    """`cutoff=k` plays at most k random plies below the tree, then scores by c_evaluate: the budget
+    stays exact, the rewards stay in [0, 1] and the statistics differ from full rollouts."""
+    state = midgame_states(game_id, GAMES[game_id].default_players, seed=3)[0]
+    stats = {}
+    for cutoff in (0, 3):
+        a = agent(iterations=300, cutoff=cutoff, solver=False, seed=2)
+        assert a.act(state) in state.legal_actions()
+        st = a.last_stats()
+        assert st["iterations"] == 300
+        assert all(0.0 <= mean <= 1.0 for _, _, mean in st["children"].values())
+        stats[cutoff] = st["children"]
+    assert stats[0] != stats[3]
