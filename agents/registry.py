@@ -11,6 +11,7 @@ BUILTIN = {
     "ismcts": "agents.ismcts:ISMCTSAgent",
     "alphabeta": "agents.minimax:AlphaBetaAgent",
     "minimax": "agents.minimax:MinimaxAgent",
+    "pimc": "agents.pimc:PIMCAgent",
     "human": "agents.human:HumanAgent",
 }
 

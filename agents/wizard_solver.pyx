@@ -96,14 +96,11 @@ cdef struct SPos:
 
 
 cdef struct TTEntry:
-    uint64_t rem
-    uint32_t gen
+    uint64_t check         # a second hash of the position, independent of the one that indexes
     int16_t lo
     int16_t hi
-    int8_t leader
-    int8_t t0
-    int8_t best
-    int8_t _pad
+    int8_t best            # the best lead, relative (see rel_card), -1 if none
+    int8_t _pad[3]
 
 
 cdef inline int card_code(int c) noexcept nogil:
@@ -177,18 +174,53 @@ cdef inline uint64_t mix64(uint64_t k) noexcept nogil:
     return k ^ (k >> 31)
 
 
+cdef inline int rel_card(uint64_t rem, int c) noexcept nogil:
+    """A card as suit * 16 + its rank among the live cards of its suit (from the top); Wizard 64,
+    Jester 65; -1 stays -1."""
+    if c < 0:
+        return -1
+    if c >= 52:
+        return 64 if c < 56 else 65
+    cdef int su = c // 13
+    return su * 16 + ws_popcount(rem & SUIT_MASK[su] & ~((<uint64_t>2 << c) - 1))
+
+
+cdef inline int abs_card(SPos* s, uint64_t rem, int r) noexcept nogil:
+    """The card of the player to move that rel_card(rem, .) maps to r; -1 if none (the entry
+    came from another deal with the same relative position: then it is the same card class)."""
+    cdef uint64_t m
+    cdef int su, k, c
+    if r < 0:
+        return -1
+    if r >= 64:
+        m = s.hand[s.to_move] & (WIZ if r == 64 else JES)
+        return ws_ctz(m) if m else -1
+    su = r // 16
+    k = r % 16
+    m = rem & SUIT_MASK[su]
+    while m:
+        c = 63 - ws_clz(m)
+        if k == 0:
+            return c
+        m &= ~(<uint64_t>1 << c)
+        k -= 1
+    return -1
+
+
 cdef class Solver:
     """The double-dummy solver (see the module docstring). Options, all on by default, switch its
     refinements off one by one (`merge`, `tt`, `bounds`, `ordering`) for tests and benchmarks;
     every setting gives the same values. `nodes` counts the card plays searched since creation."""
     cdef TTEntry* tt
     cdef uint64_t tt_mask
-    cdef uint32_t gen
     cdef public bint merge
     cdef public bint use_tt
     cdef public bint bounds
     cdef public bint ordering
     cdef public long nodes
+    cdef public long node_limit       # > 0: give up (aborted) past this many nodes
+    cdef public bint aborted
+    cdef public int horizon           # tricks searched; beyond, the score is estimated (see _estimate)
     cdef int p
     cdef int bid
     cdef int mode
@@ -200,19 +232,81 @@ cdef class Solver:
         if self.tt == NULL:
             raise MemoryError("transposition table")
         self.tt_mask = (<uint64_t>1 << tt_bits) - 1
-        self.gen = 0
         self.merge, self.use_tt, self.bounds, self.ordering = merge, tt, bounds, ordering
         self.nodes = 0
+        self.node_limit = 0
+        self.aborted = False
+        self.horizon = 99
 
     def __dealloc__(self):
         free(self.tt)
 
+    def clear(self):
+        """Forgets the transposition table (its entries stay valid across deals otherwise)."""
+        memset(self.tt, 0, (self.tt_mask + 1) * sizeof(TTEntry))
+
     cdef void _begin(self, int p, int bid, int mode) noexcept nogil:
         self.p, self.bid, self.mode = p, bid, mode
-        self.gen += 1
-        if self.gen == 0:       # wrapped: forget everything
-            memset(self.tt, 0, (self.tt_mask + 1) * sizeof(TTEntry))
-            self.gen = 1
+        self.aborted = False
+
+    cdef int _estimate(self, SPos* s) noexcept nogil:
+        """Past the horizon (not exact): p's score if it takes its tricks so far plus a rough count
+        of what its hand promises (Wizards, trumps by rank, high cards of other suits)."""
+        cdef uint64_t h = s.hand[self.p] & SUITED
+        cdef double est = s.tricks[self.p] + 0.9 * ws_popcount(s.hand[self.p] & WIZ)
+        cdef int c, su, rank
+        while h:
+            c = ws_ctz(h)
+            h &= h - 1
+            su = c // 13
+            rank = c % 13
+            if su == s.trump:
+                est += 0.2 + 0.65 * rank / 12.0
+            elif rank == 12:
+                est += 0.6
+            elif rank == 11:
+                est += 0.3
+        return score_of(<int>(est + 0.5), self.bid)
+
+    cdef void _key(self, SPos* s, uint64_t rem, int budget, uint64_t* k1, uint64_t* k2) noexcept nogil:
+        """Two independent hashes of the position at a trick boundary up to relative ranks: each
+        suit's live cards renumbered 0.. from the lowest (dead cards never come back, so only the
+        order of the live ones matters), each player's holding as bits of those numbers, the
+        Wizard and Jester counts, trump, leader, p's tricks, and the question (p, bid, mode).
+        Positions with equal keys have equal values, whatever the deal they come from."""
+        cdef uint64_t comp[MAXP]
+        cdef uint64_t m, a, b, x
+        cdef int q, su, off = 0, c, i
+        for q in range(s.n):
+            comp[q] = 0
+        a = 0x243F6A8885A308D3ULL ^ (<uint64_t>(s.trump + 1) | (<uint64_t>s.to_move << 3)
+                                      | (<uint64_t>s.tricks[self.p] << 6) | (<uint64_t>self.p << 12)
+                                      | (<uint64_t>self.bid << 16) | (<uint64_t>self.mode << 22)
+                                      | (<uint64_t>s.n << 24)
+                                      | (<uint64_t>(budget if budget < ws_popcount(s.hand[s.to_move]) else 63) << 28))
+        b = mix64(a ^ 0x13198A2E03707344ULL)
+        for su in range(4):
+            m = rem & SUIT_MASK[su]
+            i = 0
+            while m:
+                c = ws_ctz(m)
+                m &= m - 1
+                for q in range(s.n):
+                    if (s.hand[q] >> c) & 1:
+                        comp[q] |= <uint64_t>1 << ((off + i) & 63)
+                        break
+                i += 1
+            x = <uint64_t>i
+            a = mix64(a ^ (x << (8 * su)))
+            b = mix64(b + (x << (8 * su)) + 0x9E3779B97F4A7C15ULL)
+            off += i
+        for q in range(s.n):
+            x = (<uint64_t>ws_popcount(s.hand[q] & WIZ) << 8) | <uint64_t>ws_popcount(s.hand[q] & JES)
+            a = mix64(a ^ comp[q])
+            a = mix64(a + x + 0x9E3779B97F4A7C15ULL)
+            b = mix64(b ^ (comp[q] * 0xD6E8FEB86659FD93ULL) ^ (x << 16) ^ <uint64_t>q)
+        k1[0] = a
+        k2[0] = b | 1
 
     cdef inline bint _is_max(self, int q) noexcept nogil:
         return q == self.p or self.mode == MODE_OPTIMISTIC
@@ -304,12 +398,12 @@ cdef class Solver:
         v = score_of(hi, self.bid)
         vmin[0] = a if a < v else v
 
-    cdef int search(self, SPos* s, int alpha, int beta) noexcept nogil:
+    cdef int search(self, SPos* s, int alpha, int beta, int budget) noexcept nogil:
         cdef int moves[NCARDS]
         cdef int n, i, v, best, best_move = -1, vmin, vmax, tt_move = -1, q = s.to_move
         cdef int alpha0, beta0
         cdef bint mx
-        cdef uint64_t rem = 0, idx = 0
+        cdef uint64_t rem = 0, idx = 0, check = 0
         cdef TTEntry* e = NULL
         cdef SPos child
         if s.trick_len == 0:
@@ -317,6 +411,11 @@ cdef class Solver:
                 rem |= s.hand[i]
             if rem == 0:
                 return score_of(s.tricks[self.p], self.bid)
+            if budget <= 0:
+                return self._estimate(s)
+            if self.node_limit and self.nodes > self.node_limit:
+                self.aborted = True
+                return 0
             if self.bounds:
                 self._bounds(s, &vmin, &vmax)
                 if vmax <= alpha or vmin == vmax:
@@ -324,9 +423,9 @@ cdef class Solver:
                 if vmin >= beta:
                     return vmin
             if self.use_tt:
-                idx = mix64(rem ^ (<uint64_t>s.to_move << 60) ^ (<uint64_t>s.tricks[self.p] << 56)) & self.tt_mask
-                e = &self.tt[idx]
-                if e.gen == self.gen and e.rem == rem and e.leader == s.to_move and e.t0 == s.tricks[self.p]:
+                self._key(s, rem, budget, &idx, &check)
+                e = &self.tt[idx & self.tt_mask]
+                if e.check == check:
                     if e.lo >= beta:
                         return e.lo
                     if e.hi <= alpha:
@@ -337,7 +436,7 @@ cdef class Solver:
                         alpha = e.lo
                     if e.hi < beta:
                         beta = e.hi
-                    tt_move = e.best
+                    tt_move = abs_card(s, rem, e.best)
         alpha0, beta0 = alpha, beta
         mx = self._is_max(q)
         n = self._moves(s, moves, tt_move)
@@ -347,7 +446,9 @@ cdef class Solver:
             child.hand[q] &= ~(<uint64_t>1 << moves[i])
             add_to_trick(&child, moves[i], q)
             self.nodes += 1
-            v = self.search(&child, alpha, beta)
+            v = self.search(&child, alpha, beta, budget - 1 if child.trick_len == 0 else budget)
+            if self.aborted:
+                return 0
             if mx:
                 if v > best:
                     best = v
@@ -366,12 +467,8 @@ cdef class Solver:
                             break
         if e != NULL:
             # the entry may have been overwritten by a deeper node: store only if still ours
-            if not (e.gen == self.gen and e.rem == rem and e.leader == s.to_move
-                    and e.t0 == s.tricks[self.p]):
-                e.gen = self.gen
-                e.rem = rem
-                e.leader = s.to_move
-                e.t0 = s.tricks[self.p]
+            if e.check != check:
+                e.check = check
                 e.lo = -32000
                 e.hi = 32000
             if best <= alpha0:
@@ -382,22 +479,37 @@ cdef class Solver:
                     e.lo = best
             else:
                 e.lo = e.hi = best
-            e.best = best_move
+            e.best = rel_card(rem, best_move)
         return best
+
+    cdef int solve(self, SPos* s) noexcept nogil:
+        """The exact value by null-window tests from the top (MTD(f) downwards): a test at
+        `ub` either proves the value is ub or returns a smaller upper bound. The best score there
+        is, 20 + 10 * bid, is tried first; every other score is a penalty of 10 per trick off."""
+        cdef int ub = score_of(self.bid, self.bid), v
+        while True:
+            v = self.search(s, ub - 1, ub, self.horizon)
+            if self.aborted:
+                return 0
+            if v >= ub:
+                return ub
+            ub = v
 
     # ---- Python face ----
     def value(self, Deal deal, int player, int bid, bint optimistic=False):
-        """Player's exact round score (paranoid, or optimistic) from this position with that bid."""
+        """Player's exact round score (paranoid, or optimistic) from this position with that bid;
+        None if the search passed `node_limit` (exact only while `horizon` covers the round)."""
         if not 0 <= player < deal.s.n:
             raise ValueError(f"no player {player}")
         self._begin(player, bid, MODE_OPTIMISTIC if optimistic else MODE_PARANOID)
         with nogil:
-            v = self.search(&deal.s, -VAL_INF, VAL_INF)
-        return v
+            v = self.solve(&deal.s)
+        return None if self.aborted else v
 
     def move_values(self, Deal deal, int bid, bint optimistic=False):
         """{card: value} for every card the player to move may play (alike Wizards or Jesters under
-        the lowest bit), each the player's exact score after playing it."""
+        the lowest bit), each the player's exact score after playing it; None if the search
+        passed `node_limit`."""
         cdef int q = deal.s.to_move, c
         cdef uint64_t m = playable(&deal.s)
         cdef SPos child
@@ -414,7 +526,9 @@ cdef class Solver:
             child.hand[q] &= ~(<uint64_t>1 << c)
             add_to_trick(&child, c, q)
             with nogil:
-                v = self.search(&child, -VAL_INF, VAL_INF)
+                v = self.solve(&child)
+            if self.aborted:
+                return None
             out[c] = v
         return out
 

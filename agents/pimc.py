@@ -1,0 +1,166 @@
+"""`pimc`: perfect information Monte Carlo over the Wizard double-dummy solver (agents/wizard_solver.pyx).
+
+For each decision the agent samples `samples` worlds consistent with what it knows
+(`state.determinize(seat, seed)`: the void-respecting resampler of the engine) and solves each with
+the solver for its own seat (paranoid: every other player tries to spoil its score, see the solver's
+docstring):
+
+- card play: every legal card is scored by its solved round score in each world, and the card with
+  the best mean score is played;
+- bidding: every legal bid b is scored by the solved round score with bid b in each world (the
+  score the hand can guarantee, from the first lead), and the bid with the best mean is made;
+- the dealer's trump choice after a Wizard is turned up: the suit of which it holds the most
+  strength (cards, then rank), a rule of thumb.
+
+Budgets: each solve may search `nodes` card plays. Within it the solver deepens trick by trick
+(one trick, then two, ...: iterative deepening on its `horizon`, positions past it scored by a
+count of the hand's likely winners) and the deepest completed depth counts; a solve that reaches the
+end of the round is exact. `time` (seconds per decision, 0 for none) stops sampling once spent (at
+least one world is always solved). With `time` = 0 the agent is deterministic for its `seed` and the
+match seed. Ties between equally scored actions go to a seeded draw.
+
+It plays only Wizard (`cannot_play` says so for every other game): no other engine has a solver.
+"""
+import random
+import time
+
+from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
+
+A_WIZ, A_JES, A_BID, A_TRUMP = 52, 53, 54, 75
+
+
+def _action(card):
+    """A solver card (engine hand bit) as the engine's action."""
+    return card if card < 52 else (A_WIZ if card < 56 else A_JES)
+
+
+class PIMCAgent(Agent):
+    """Sampled worlds, each solved double-dummy; Wizard only.
+
+    Limits (LIMITS): samples 1 to 10,000 worlds per decision; nodes 100 to 100,000,000 card plays
+    per solve; time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1."""
+
+    name = "pimc"
+    PARAMS = {"samples": 20, "nodes": 20000, "time": 0.0, "seed": 0}
+    LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS, "seed": SEED_LIMITS}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._solver = None
+        self.rng = random.Random(self.params["seed"])
+        self.last = {}
+
+    @classmethod
+    def cannot_play(cls, game_id, players):
+        if game_id != "wizard":
+            return "it needs a double-dummy solver, and only Wizard has one"
+        return None
+
+    def reset(self, game_id, game_params, seat, seed):
+        super().reset(game_id, game_params, seat, seed)
+        reason = self.cannot_play(game_id, game_params.get("players", 0))
+        if reason:
+            raise ValueError(f"agent pimc cannot play {game_id}: {reason}")
+        self.rng = random.Random(f"{self.params['seed']}/{seed}")
+
+    def solver(self):
+        if self._solver is None:
+            from agents.wizard_solver import Solver
+            self._solver = Solver(18)
+        return self._solver
+
+    def act(self, state):
+        if state.game_id != "wizard":
+            raise ValueError(f"agent pimc cannot play {state.game_id}: {self.cannot_play(state.game_id, 0)}")
+        if state.is_terminal():
+            raise ValueError("agent pimc was asked to move in a finished game of wizard")
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            self.last = {"samples": 0}
+            return legal[0]
+        phase = state.phase()
+        if phase == "trump":
+            return self._trump(state)
+        totals = self._sampled(state, legal, phase)
+        best = max(totals.values())
+        choices = sorted(a for a, v in totals.items() if v == best)
+        return choices[self.rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
+
+    def _trump(self, state):
+        """The suit of the hand's greatest strength: most cards, then highest rank sum."""
+        me = state.current_player()
+        strength = [(0, 0)] * 4
+        for text in state.hand(me):
+            if text not in ("W", "J"):
+                s = "degh".index(text[-1])
+                strength[s] = (strength[s][0] + 1, strength[s][1] + int(text[:-1]))
+        suit = max(range(4), key=lambda s: (strength[s], -s))
+        return A_TRUMP + suit
+
+    def _sampled(self, state, legal, phase):
+        """Sum over sampled worlds of each legal action's solved score."""
+        from agents.wizard_solver import Deal
+        p = self.params
+        me = state.current_player()
+        solver = self.solver()
+        totals = {a: 0.0 for a in legal}
+        t0 = time.monotonic()
+        done = exact = 0
+        nodes0 = solver.nodes
+        for k in range(p["samples"]):
+            if k and p["time"] and time.monotonic() - t0 >= p["time"]:
+                break
+            world = state.determinize(me, self.rng.getrandbits(64))
+            deal = Deal.from_state(world)
+            if phase == "bid":
+                values, whole = self._bid_values(deal, me, legal)
+            else:
+                bid = world.bids()[me]
+                values, whole = self._solve(deal, lambda: solver.move_values(deal, bid))
+                values = {_action(c): v for c, v in values.items()}
+            for a in legal:
+                totals[a] += values[a]
+            done += 1
+            exact += whole
+        self.last = {"samples": done, "exact": exact, "nodes": solver.nodes - nodes0,
+                     "seconds": time.monotonic() - t0}
+        return totals
+
+    def _solve(self, deal, fn):
+        """fn() under the node budget, deepening the horizon a trick at a time: the deepest
+        completed result and whether it was exact."""
+        solver = self.solver()
+        left = deal.cards_left(deal.to_move)
+        limit = solver.nodes + self.params["nodes"]
+        result, exact = None, False
+        for horizon in range(1, left + 1):
+            solver.horizon = horizon if horizon < left else 99
+            solver.node_limit = limit
+            out = fn()
+            if out is None:
+                break
+            result, exact = out, horizon == left
+        solver.node_limit = 0
+        solver.horizon = 99
+        if result is None:      # not even one trick within the budget: one trick, unbounded
+            solver.horizon = 1
+            result = fn()
+            solver.horizon = 99
+        return result, exact
+
+    def _bid_values(self, deal, me, legal):
+        """{bid action: solved score with that bid} for one world, from the first lead."""
+        solver = self.solver()
+        bids = [a - A_BID for a in legal]
+        values, whole = self._solve(deal, lambda: _all_bids(solver, deal, me, bids))
+        return {A_BID + b: v for b, v in zip(bids, values)}, whole
+
+
+def _all_bids(solver, deal, me, bids):
+    out = []
+    for b in bids:
+        v = solver.value(deal, me, b)
+        if v is None:
+            return None
+        out.append(v)
+    return out

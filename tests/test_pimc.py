@@ -1,0 +1,92 @@
+"""The `pimc` agent (agents/pimc.py): legal complete games, determinism, the games it refuses."""
+import pytest
+
+import agents
+import engines
+from agents.registry import agent_class
+
+
+def play(params, seats, seed, game_seed, rounds=None):
+    """One game: seats[q] is (name, params) of seat q's agent; each acts on its determinized view."""
+    kw = dict(players=len(seats))
+    if rounds:
+        kw["hands"] = rounds
+    kw.update(params)
+    st = engines.make("wizard", seed=game_seed, **kw)
+    bots = [agents.make(name, **p) for name, p in seats]
+    for q, b in enumerate(bots):
+        b.reset("wizard", st.params, q, seed)
+    moves = []
+    k = 0
+    while not st.is_terminal():
+        q = st.current_player()
+        a = bots[q].act(st.determinize(q, k))
+        assert a in st.legal_actions()
+        moves.append(a)
+        st.apply_action(a)
+        k += 1
+    return moves, st
+
+
+SMALL = {"samples": 6, "nodes": 3000}
+
+
+@pytest.mark.parametrize("players,rounds,params", [
+    (4, (1, 3, 5), {}),
+    (3, (2, 4), {"plus_minus_one": True}),
+    (5, (3,), {"hidden_bids": True}),
+    (6, (2,), {"secret_bids": True}),
+    (4, None, {"five_rounds": True}),
+])
+def test_plays_legal_complete_games(players, rounds, params):
+    seats = [("pimc", SMALL)] + [("greedy", {})] * (players - 1)
+    moves, st = play(params, seats, 1, 2, rounds)
+    assert st.is_terminal() and moves
+
+
+def test_several_pimc_seats_and_a_wizard_turned_up():
+    # seeds chosen so that some round turns up a Wizard (the dealer chooses trump)
+    seats = [("pimc", SMALL)] * 4
+    moves, st = play({}, seats, 3, 5, (2, 4, 6, 8))
+    assert st.is_terminal()
+
+
+def test_deterministic_under_its_seed():
+    seats = [("pimc", dict(SMALL, seed=7)), ("greedy", {}), ("pimc", dict(SMALL, seed=8)), ("random", {})]
+    first = play({}, seats, 4, 9, (3, 5))[0]
+    assert play({}, seats, 4, 9, (3, 5))[0] == first
+    other = [("pimc", dict(SMALL, seed=99))] + seats[1:]
+    assert play({}, other, 4, 9, (3, 5, 7))[0] != play({}, seats, 4, 9, (3, 5, 7))[0]
+
+
+def test_refuses_games_without_a_solver():
+    cls = agent_class("pimc")
+    assert cls.cannot_play("wizard", 4) is None
+    for game_id in engines.game_ids():
+        if game_id != "wizard":
+            assert cls.cannot_play(game_id, 2)
+            with pytest.raises(ValueError):
+                agents.make("pimc").reset(game_id, {"players": 2}, 0, 0)
+
+
+def test_budgets_are_declared_and_checked():
+    from agents.base import BadAgentParameter
+    cls = agent_class("pimc")
+    assert set(cls.LIMITS) == {"samples", "nodes", "time", "seed"}
+    for bad in (dict(samples=0), dict(nodes=10), dict(time=-1.0), dict(samples=10**9)):
+        with pytest.raises(BadAgentParameter):
+            agents.make("pimc", **bad)
+
+
+def test_an_endgame_is_played_to_the_bid():
+    """Seat 0 bid 0 and leads with 13d and 1h, no trump: leading 13d wins a trick in every world
+    where nobody else holds a Wizard or a higher d; leading 1h loses to any other h or Wizard."""
+    import engines.wizard
+    st = engines.wizard.WizardState.from_deal(3, [["13d", "1h"], ["2h", "3h"], ["4h", "5h"]],
+                                            turn_up="J", dealer=2, rounds=(2,))
+    for b in (0, 1, 1):
+        st.apply_action(st.string_to_action(f"bid {b}"))
+    bot = agents.make("pimc", samples=8)
+    bot.reset("wizard", st.params, 0, 0)
+    assert bot.act(st.determinize(0, 0)) == st.string_to_action("1h")
+    assert bot.last["exact"] == 8
