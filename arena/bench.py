@@ -146,12 +146,13 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     """
     import agents as agent_registry
     from arena import schedule as sched
-    from arena.backends import play_all
+    from arena.agent_list import parse_agents
+    from arena.tournament import play_specs
     from arena.runner import agent_seed
     from arena.sandbox import DEFAULT_POLICY
     from arena.store import Store
 
-    specs = sched.parse_agents(agents)
+    specs = parse_agents(agents)
     params = engines.registry.resolve(game_id)
 
     def schedule(n):
@@ -171,7 +172,7 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(os.path.join(tmp, "bench.sqlite"))
             store.create_run("bench", config, len(matches))
-            play_all(store, matches, len(matches), 0, "local", jobs, None, quiet=True)
+            play_specs(store, matches, "local", jobs)
             store.close()
 
     if deals is None:

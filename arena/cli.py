@@ -1,4 +1,5 @@
 """The `arena` command line."""
+import contextlib
 import json
 import os
 import sys
@@ -19,6 +20,8 @@ from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME, D
 
 
 MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
+MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
+MAX_REPEATS = 100        # bench measurements per case
 
 
 class Interrupted(click.ClickException):
@@ -97,7 +100,6 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         resume, params, sandbox, bot_limits, deal_key, as_json):
     """Play a rated tournament and print its leaderboard per game."""
     from arena import tournament
-    from arena.backends import MatchFailed
     from arena.store import Store
 
     store = Store(store_path)
@@ -111,17 +113,33 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
                   f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if plan.todo else ""),
                   highlight=False, markup=True)
     try:
-        status = tournament.play(store, plan, backend, jobs, address, quiet=as_json)
-    except MatchFailed as e:
+        with progress_bar(len(plan.schedule), plan.stored, quiet=as_json or plan.human) as advance:
+            status = tournament.play(store, plan, backend, jobs, address, on_match=advance)
+    except tournament.MatchFailed as e:
         raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})")
     if status == "interrupted":
         stored = len(store.finished_ids(plan.run_id))
+        err.print("stopped: the matches in progress were abandoned and will be replayed on resume")
         err.print(f"interrupted: {stored} of {len(plan.schedule)} matches stored. Resume with:\n"
                   f"  arena run --resume {plan.run_id} --store {store_path}")
         store.close()
         sys.exit(130)
     _print_leaderboards(store, plan.run_id, as_json)
     store.close()
+
+
+@contextlib.contextmanager
+def progress_bar(total, done, quiet):
+    """A live bar on stderr (on a terminal, unless quiet); yields the function that advances it."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+    console = rich_console(stderr=True)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console,
+                        disable=quiet or not console.is_terminal, transient=False)
+    with progress:
+        task = progress.add_task("matches", total=total, completed=done)
+        yield lambda result: progress.advance(task)
 
 
 def _share(iv):
@@ -141,7 +159,7 @@ def _is_card_game(game_id):
 def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena import analysis, ratings
     from arena.sandbox import unconfined_note
-    from arena.schedule import game_title
+    from arena.text import game_title
     from rich import box
     from rich.table import Table
 
@@ -230,7 +248,7 @@ def leaderboard(run_id, game_id, store_path, as_json):
 def games(as_json):
     """List the registered games with their players and parameters."""
     import engines
-    from arena.schedule import format_value
+    from arena.text import format_value
     rows = []
     for g in engines.game_ids():
         s = engines.spec(g)
@@ -257,7 +275,7 @@ def games(as_json):
 def agents_cmd(as_json):
     """List the built-in and installed agents with their parameters."""
     import agents as agent_registry
-    from arena.schedule import entry_points
+    from arena.agent_list import entry_points
     rows = []
     for name in agent_registry.agent_names():
         cls = agent_registry.agent_class(name)
@@ -291,7 +309,7 @@ def _print_table(title, columns, rows, **options):
 @click.option("--game", "game_id", required=True, help="Game to check the agent on.")
 @click.option("--players", type=int, default=None, help="Players (default: the game's).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
-@click.option("--games", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=2, show_default=True,
               help="Matches against random agents (each replayed to check determinism).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
@@ -302,9 +320,14 @@ def _print_table(title, columns, rows, **options):
 def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbox, as_json):
     """Check a submitted agent (FILE.py:Class, module:Class) before a tournament."""
     from arena import schedule as sched
-    from arena.sandbox import check_agent as run_checks, make_policy
-    spec = sched.parse_agent(agent)
-    (game, full), = sched.resolve_games(game_id, players, sched.param_options(params))
+    from arena.agent_list import param_options, parse_agent
+    from arena.checks import check_agent as run_checks
+    from arena.sandbox import make_policy
+    from arena.text import game_title
+    from arena.tournament import check_time_limit
+    time_limit = check_time_limit(time_limit)
+    spec = parse_agent(agent)
+    (game, full), = sched.resolve_games(game_id, players, param_options(params))
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
                          policy=make_policy(sandbox))
@@ -312,7 +335,7 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
     if as_json:
         echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
     else:
-        _print_table(literal(f"{spec.label} on {sched.game_title(game, full, only_changed=True)}"),
+        _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
                      ("check", "result", "detail"),
                      [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
                       for r in results], title_justify="left")
@@ -324,14 +347,14 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
 
 @main.command()
 @click.option("--game", "game_ids", multiple=True, help="Game id (repeatable; default: every game).")
-@click.option("--repeats", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--repeats", type=click.IntRange(min=1, max=MAX_REPEATS), default=5, show_default=True)
 @click.option("--search/--no-search", default=True, show_default=True,
               help="Include the search agents' benchmarks.")
 @click.option("--arena", "with_arena", is_flag=True, help="Also measure the arena's games/s at 1 and 2 "
               "workers against a bare loop.")
 @click.option("--arena-agents", default="greedy, random", show_default=True,
               help="The agents of the --arena measurement.")
-@click.option("--arena-games", type=click.IntRange(min=1), default=None,
+@click.option("--arena-games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=None,
               help="Deals of the --arena measurement, each played in every seating "
                    "[default: about two seconds of bare play].")
 @json_option

@@ -17,14 +17,14 @@ def play(game_id, vs, seat, seed, params, sandbox):
     """Play GAME against bots in the terminal: moves by number or by name."""
     import random
 
-    from arena import schedule as sched
+    from arena.agent_list import param_options, parse_agent, split_list
     from arena.play import play as play_game
     from arena.sandbox import make_policy, validate_all
 
-    bots = [sched.parse_agent(item) for item in sched.split_list(vs)]
+    bots = [parse_agent(item) for item in split_list(vs)]
     policy = make_policy(sandbox)
     validate_all(bots, policy)
-    pairs = dict(sched.param_options(params))
+    pairs = dict(param_options(params))
     if "players" in pairs:
         raise click.UsageError("the number of players is one more than the bots in --vs")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed
@@ -42,7 +42,8 @@ def replay(args, seat, to_end, store_path):
     """Step through a stored match (RUN defaults to the latest run): forward, back, jump, end."""
     from arena.play import replay as replay_match
 
-    if len(args) not in (1, 2) or not args[-1].isdigit():
+    number = args[-1] if args else ""
+    if len(args) not in (1, 2) or not (number.isascii() and number.isdigit()) or int(number) >= 2 ** 63:
         raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena leaderboard --json lists runs)")
     store, run_id = open_run(store_path, args[0] if len(args) == 2 else None)
     match = store.match(run_id, int(args[-1]))

@@ -9,8 +9,20 @@ import click
 
 from arena.cli_common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
                               user_errors)
+from arena.text import printable
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
+
+
+def _refuse_a_store(out):
+    """ArenaError when --out names an SQLite file: a tournament store must not be overwritten."""
+    try:
+        with open(out, "rb") as f:
+            header = f.read(16)
+    except OSError:
+        return
+    if header == b"SQLite format 3\x00":
+        raise ArenaError(f"--out {printable(out)} is an SQLite database (a tournament store?): give another file")
 
 
 def _cell(iv):
@@ -32,7 +44,7 @@ def matchups(run_id, store_path, as_json):
     duplicate deals where the game has them. RUN defaults to the latest run."""
     from rich.table import Table
     from arena import analysis
-    from arena.schedule import game_title
+    from arena.text import game_title
     store, run_id = open_run(store_path, run_id)
     matches = store.matches(run_id)
     out = []
@@ -73,6 +85,7 @@ def graph(run_id, out, store_path, as_json):
     """Draw who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
     rate; cycles in red. RUN defaults to the latest run."""
     from arena import analysis, graphs
+    _refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
     matches = store.matches(run_id)
     try:
@@ -100,6 +113,8 @@ def report(run_id, out, store_path, as_json):
     """Write one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
     graph, ratings over time, faults and how to reproduce it. RUN defaults to the latest run."""
     from arena import report as report_mod
+    if out is not None:
+        _refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
     try:
         path, data = report_mod.write(store, run_id, out)

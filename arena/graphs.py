@@ -16,7 +16,7 @@ import networkx as nx  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from arena import analysis  # noqa: E402
-from arena.schedule import game_title  # noqa: E402
+from arena.text import game_title  # noqa: E402
 
 FORMATS = ("png", "svg", "html")
 CYCLE = "#d62728"

@@ -44,7 +44,7 @@ def play(game_id, params, bot_specs, human_seat, seed, policy=None):
     returns the final state. Bots get only determinized copies of the state, as in a tournament."""
     from arena.runner import make_player
     from arena.sandbox import AgentFault
-    from arena.schedule import derive_seed
+    from arena.seeds import derive_seed
 
     state = engines.make(game_id, seed=seed, **params)
     n = state.num_players

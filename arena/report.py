@@ -17,7 +17,7 @@ import subprocess
 
 from arena import analysis, graphs, ratings
 from arena.sandbox import LIMITS, unconfined_note
-from arena.schedule import format_value, game_title
+from arena.text import format_value, game_title
 
 
 def _version(dist):

@@ -25,7 +25,7 @@ import engines
 from arena.match import Fault, MatchResult
 from arena.bot_server import describe
 from arena.sandbox import POOL, AgentFault
-from arena.schedule import derive_seed
+from arena.seeds import derive_seed, step
 
 
 def agent_seed(spec, seat):
@@ -93,8 +93,7 @@ def play_match(spec):
         view_base = derive_seed(spec.seed, spec.match_id, "view")
         while not faults and not state.is_terminal():
             seat = state.current_player()
-            # One hash per match; per move a Weyl step (the engine's splitmix seeding mixes it well).
-            view = state.determinize(seat, (view_base + move * 0x9E3779B97F4A7C15) & 0x7FFFFFFFFFFFFFFF)
+            view = state.determinize(seat, step(view_base, move))
             legal = state.legal_actions()
             try:
                 action = players[seat].act(view)

@@ -1,7 +1,30 @@
-"""Text from users and bots, made safe to show: no control character reaches a terminal or a page."""
+"""Text shown to people: user and bot text made safe (no control character reaches a terminal or a
+page), and games and parameter values written as the command line takes them."""
 
 
 def printable(text, limit=None, keep="\n\t"):
     """`text` with control characters escaped ("\\x1b"), except those in `keep`; at most `limit` long."""
     text = str(text)[:limit]
     return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+
+
+def format_value(value):
+    """A parameter value as --param takes it: a list as "10,9"."""
+    return ",".join(str(x) for x in value) if isinstance(value, (list, tuple)) else str(value)
+
+
+def game_title(game_id, params, only_changed=False):
+    """"game (name=value, ...)": every parameter that is set, in name order; with only_changed, the
+    parameters that differ from the game's defaults (every one, for a game no longer registered)."""
+    if only_changed:
+        import engines
+        try:
+            defaults = engines.registry.resolve(game_id)
+        except ValueError:
+            defaults = {}
+        shown = [(k, v) for k, v in params.items()
+                 if defaults.get(k) != (tuple(v) if isinstance(v, list) else v)]
+    else:
+        shown = [(k, v) for k, v in sorted(params.items()) if v not in ("", None, [])]
+    text = ", ".join(f"{k}={format_value(v)}" for k, v in shown)
+    return f"{game_id} ({text})" if text else game_id

@@ -10,12 +10,24 @@ Everything is checked before the run is created (games, parameters, agents, limi
 so a tournament that cannot be played never leaves a run behind. The CLI (`arena run`) is a thin
 layer over these two calls.
 """
+import concurrent.futures as cf
+import contextlib
 import math
+import signal
 from dataclasses import dataclass
 
+from arena import agent_list, seeds
 from arena import schedule as sched
-from arena.backends import check_backend, play_all
-from arena.sandbox import check_available, make_policy, stage, validate_all
+from arena.backends import check_backend, default_jobs, executor
+from arena.bot_server import describe
+from arena.runner import play_matches
+from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
+
+TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quick
+
+
+class MatchFailed(Exception):
+    """A match raised inside the arena or an engine (agents' errors are faults, not this)."""
 
 DEFAULT_DEALS_ONE_GAME = 10   # deals per line-up with a game given
 DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without one (a quick first look)
@@ -48,7 +60,7 @@ def plan(store, game_id=None, players=None, agents=None, deals=None, seed=0, tim
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run). Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well."""
-    wanted_key = sched.parse_deal_key(deal_key) if deal_key else None
+    wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
     check_backend(backend, address)
     if resume:
         config = store.run(resume)["config"]
@@ -63,11 +75,11 @@ def plan(store, game_id=None, players=None, agents=None, deals=None, seed=0, tim
             stage(a)   # the copy made when the run started, or the unchanged original
     else:
         time_limit = check_time_limit(time_limit)
-        games = sched.resolve_games(game_id, players, sched.param_options(params))
-        policy = make_policy(sandbox, sched.parse_params(",".join(bot_limits), "--bot-limit"))
+        games = sched.resolve_games(game_id, players, agent_list.param_options(params))
+        policy = make_policy(sandbox, agent_list.parse_params(",".join(bot_limits), "--bot-limit"))
         if agents is not None and not agents.strip():
-            raise sched.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
-        agent_specs = [stage(a) for a in sched.parse_agents(agents or sched.DEFAULT_AGENTS)]
+            raise agent_list.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
+        agent_specs = [stage(a) for a in agent_list.parse_agents(agents or agent_list.DEFAULT_AGENTS)]
         if deals is None:
             deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
         config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)
@@ -78,7 +90,7 @@ def plan(store, game_id=None, players=None, agents=None, deals=None, seed=0, tim
     if wanted_key and stored_key is not None and stored_key != wanted_key:
         raise ValueError(f"run {run_id} is already in {store.path} with other deals than --deal-key gives; "
                          f"use another store")
-    key = stored_key if stored_key is not None else (wanted_key or sched.new_deal_key())
+    key = stored_key if stored_key is not None else (wanted_key or seeds.new_deal_key())
     human = any(a["source"] == "human" for a in config["agents"])
     if human and backend != "local":
         raise ValueError("the human agent plays on this terminal: use the local backend")
@@ -91,19 +103,18 @@ def plan(store, game_id=None, players=None, agents=None, deals=None, seed=0, tim
     return Plan(run_id, config, key, schedule, [s for s in schedule if s.match_id not in done], len(done), human)
 
 
-def play(store, plan, backend="local", jobs=None, address=None, quiet=True):
-    """Plays the plan's missing matches, storing each as it arrives; returns the run's status,
-    "finished" or "interrupted" (Ctrl-C, SIGTERM). An error (an engine bug, an unreachable
-    cluster) marks the run interrupted and is raised."""
+def play(store, plan, backend="local", jobs=None, address=None, on_match=None):
+    """Plays the plan's missing matches, storing each as it arrives and calling `on_match(result)`;
+    returns the run's status, "finished" or "interrupted" (Ctrl-C, SIGTERM). An error (an engine
+    bug: MatchFailed, an unreachable cluster) marks the run interrupted and is raised."""
     check_backend(backend, address)
     if plan.human:
-        # A person answers on this terminal: play in this process, one match at a time, no live bar.
-        jobs, quiet = 1, True
+        jobs = 1   # a person answers on this terminal: one match at a time, in this process
     status = "finished"
     if plan.todo:
         store.set_status(plan.run_id, "running")
         try:
-            status = play_all(store, plan.todo, len(plan.schedule), plan.stored, backend, jobs, address, quiet)
+            status = play_specs(store, plan.todo, backend, jobs, address, on_match)
         except BaseException:
             store.set_status(plan.run_id, "interrupted")
             store.release(plan.run_id)
@@ -122,3 +133,88 @@ def sit_outs(config):
             if reason:
                 notes.append(f"{a.label} sits out {g['game_id']}: {reason}")
     return notes
+
+
+@contextlib.contextmanager
+def stop_requests(immediate):
+    """Ctrl-C, SIGTERM and SIGHUP ask the tournament to stop, while this lasts; yields a function
+    that says whether one came. The loop then stops at its next safe point (within a tenth of a
+    second). With `immediate` (matches played in this process) or at a second signal,
+    KeyboardInterrupt is raised at once instead."""
+    count = [0]
+
+    def request(signum, frame):
+        count[0] += 1
+        if immediate or count[0] > 1:
+            raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, request) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield lambda: count[0] > 0
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=None):
+    """Plays the MatchSpecs `todo` on the chosen backend, storing each result as it arrives and
+    calling `on_match(result)`; returns "finished", or "interrupted" by Ctrl-C, SIGTERM or SIGHUP
+    (the matches in progress are abandoned at once; a resume replays them)."""
+    specs = {s.match_id: s for s in todo}
+    try:
+        serial = backend == "local" and (jobs or default_jobs()) == 1
+        with stop_requests(immediate=serial) as stop_requested, \
+                executor(backend, jobs, address) as (pool, slots):
+            _play(pool, slots, store, specs, list(todo), on_match or (lambda result: None), stop_requested)
+    except KeyboardInterrupt:
+        # The workers are killed already (executor()); further Ctrl-Cs would only interrupt the
+        # cleanup, which takes no time, so they are ignored from here on.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return "interrupted"
+    finally:
+        POOL.close()
+    return "finished"
+
+
+def _play(pool, slots, store, specs, queue, on_match, stop_requested):
+    """Submits `queue` in batches, at most 2 per slot in flight, and stores each result as it arrives."""
+    window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
+    pending = {}         # future -> its batch of match ids
+    durations = []
+    chunk, next_up = 1, 0
+    while next_up < len(queue) or pending:
+        while next_up < len(queue) and len(pending) < window:
+            batch = queue[next_up:next_up + chunk]
+            next_up += len(batch)
+            pending[pool.submit(play_matches, batch)] = [b.match_id for b in batch]
+        finished, _ = cf.wait(list(pending), timeout=0.1, return_when=cf.FIRST_COMPLETED)
+        if stop_requested():
+            raise KeyboardInterrupt
+        failed = None
+        for future in sorted(finished, key=lambda f: pending[f][0]):
+            ids = pending.pop(future)
+            if future.cancelled():
+                continue
+            try:
+                results, error = future.result()
+            except Exception as e:
+                results, error = [], (ids[0], describe(e))
+            for result in results:
+                store.record(specs[result.match_id], result)
+                durations.append(result.duration)
+                on_match(result)
+            if error and not failed:
+                # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
+                spec = specs[error[0]]
+                failed = MatchFailed(f"match {spec.match_id} ({spec.game_id}, seed {spec.seed}) "
+                                     f"failed: {error[1]}")
+        if failed:
+            for future in pending:
+                future.cancel()
+            raise failed
+        if slots > 1 and durations:
+            # Cheap matches travel in batches of about TASK_SECONDS, fewer round trips; never so
+            # large that the last batches leave a worker idle.
+            mean = sum(durations[-100:]) / len(durations[-100:])
+            left = len(queue) - next_up
+            chunk = max(1, min(64, int(TASK_SECONDS / max(mean, 1e-6)), left // (2 * slots)))

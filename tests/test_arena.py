@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import engines
-from arena import ratings, runner, schedule
+from arena import agent_list, ratings, runner, schedule
 from arena.cli import main
 from arena.store import Store
 
@@ -215,7 +215,7 @@ def test_agents_get_a_determinized_copy_never_the_true_state(monkeypatch):
 
     game = engines.game_ids()[0]
     params = json.loads(json.dumps(engines.registry.resolve(game)))
-    specs = schedule.parse_agents("random, greedy")
+    specs = agent_list.parse_agents("random, greedy")
     match = schedule.game_schedule("t", game, params, specs, 1, 5, 1.0)[0]
     honest = runner.play_match(match)
     monkeypatch.setattr(runner, "make_player", Vandal)
@@ -234,7 +234,7 @@ def test_agents_get_a_determinized_copy_never_the_true_state(monkeypatch):
 ])
 def test_schedule_every_agent_plays_every_seat_equally(agents, seats, n_lineups, n_seatings):
     from collections import Counter
-    specs = schedule.parse_agents(agents)
+    specs = agent_list.parse_agents(agents)
     ups = schedule.lineups(specs, seats)
     seatings = [seating for up in ups for seating in schedule.rotations(up)]
     assert (len(ups), len(seatings)) == (n_lineups, n_seatings)

@@ -84,7 +84,7 @@ def test_labels_with_parameters_print_literally(tmp_path):
 
 
 def test_list_valued_parameters_need_no_quoting():
-    from arena.schedule import parse_params
+    from arena.agent_list import parse_params
     assert parse_params("hands=10,9, plus_minus_one=true", "x") == (("hands", "10,9"), ("plus_minus_one", "true"))
     assert parse_params("a=1", "x") == (("a", "1"),)
 

@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from arena import runner, schedule
+from arena import agent_list, runner, schedule
 from arena.cli import main
 from arena.match import Fault, MatchResult
 from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
@@ -105,7 +105,7 @@ def test_the_detectors_do_detect_when_nothing_confines_the_bot(tmp_path, listene
     unconfined = make_policy("none")
     for name, bot_params in [("DealFromSeeds", ()), ("ReadReferee", ()), ("ReadSecrets", (("secret", SECRET),)),
                              ("Network", (("port", str(listener)),))]:
-        specs = [schedule.parse_agent("random"), schedule.parse_agent(f"{HOSTILE}:{name}")]
+        specs = [agent_list.parse_agent("random"), agent_list.parse_agent(f"{HOSTILE}:{name}")]
         specs[1] = type(specs[1])(specs[1].label, specs[1].source, bot_params, specs[1].kind, specs[1].target)
         match = schedule.game_schedule("t", "belladone_bluff", params, specs, 1, 3, 5.0, deal_key="",
                                        sandbox=unconfined)[0]
@@ -138,7 +138,7 @@ def test_a_bot_loads_the_code_staged_when_the_run_started(tmp_path, monkeypatch)
     from arena import sandbox
     bot = tmp_path / "mybot.py"
     shutil.copy(BOTS, bot)
-    spec = stage(schedule.parse_agent(f"{bot}:GoodBot"))
+    spec = stage(agent_list.parse_agent(f"{bot}:GoodBot"))
     bot.write_text("raise SystemExit('edited after the start')\n")
     state = engines.make("insert", seed=1)
     agent = RemoteAgent(spec, 5.0)
@@ -181,9 +181,9 @@ def test_deals_are_keyed_per_store_unless_the_key_is_given(tmp_path, monkeypatch
 def test_a_row_written_by_someone_else_is_never_silently_kept(tmp_path):
     store = Store(str(tmp_path / "s.sqlite"))
     params = json.loads(json.dumps(__import__("engines").registry.resolve("insert")))
-    match = schedule.game_schedule("r", "insert", params, schedule.parse_agents("random, greedy"), 1, 0, 1.0)[0]
+    match = schedule.game_schedule("r", "insert", params, agent_list.parse_agents("random, greedy"), 1, 0, 1.0)[0]
     store.create_run("r", {}, 2, "")
-    planted = schedule.game_schedule("planted", "insert", params, schedule.parse_agents("random, greedy"), 1, 0, 1.0)[0]
+    planted = schedule.game_schedule("planted", "insert", params, agent_list.parse_agents("random, greedy"), 1, 0, 1.0)[0]
     store.record(planted, runner.play_match(planted))
     forged = MatchResult(match.match_id, [9999.0, 0.0], [1, 2], [], [Fault(1, "greedy", "crash", "forged")])
     store.record(match, forged)
@@ -200,7 +200,7 @@ def test_replies_are_validated_plain_data(tmp_path):
     state = engines.make("insert", seed=1)
     for name, kind in [("FloatAction", "illegal"), ("StringAction", "illegal"), ("HugeFrame", "illegal"),
                        ("HalfHeader", "timeout")]:
-        agent = RemoteAgent(schedule.parse_agent(f"{HOSTILE}:{name}"), 0.5)
+        agent = RemoteAgent(agent_list.parse_agent(f"{HOSTILE}:{name}"), 0.5)
         try:
             agent.reset("insert", state.params, 0, 1)
             with pytest.raises(AgentFault) as fault:

@@ -1,0 +1,38 @@
+"""Seeds: every random choice of a tournament derives from a few numbers by one keyed hash.
+
+Deal seeds are a keyed hash (BLAKE2b as a MAC) of the tournament seed, the game, its parameters and
+the deal number under the run's deal key, 128 random bits made when the run is created and kept in
+the store, never shown to a bot; each agent's seed and each view's seed derive from the deal's seed.
+So nothing a bot sees (its own seed, the parameters, a guessable tournament seed) lets it compute a
+deal, and a run is exactly reproducible from its store.
+"""
+import hashlib
+import re
+import secrets
+
+WEYL = 0x9E3779B97F4A7C15   # the golden-ratio increment of a Weyl sequence
+
+
+def derive_seed(*parts, key=b""):
+    """A stable 63-bit seed from any repr-able parts (independent of PYTHONHASHSEED); with a secret
+    `key`, nobody without the key can compute it (BLAKE2b as a MAC)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8, key=key).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+def new_deal_key():
+    return secrets.token_hex(16)
+
+
+def parse_deal_key(text):
+    """A deal key as --deal-key takes it: 32 hexadecimal digits (128 bits)."""
+    if not re.fullmatch(r"[0-9a-fA-F]{32}", text or ""):
+        raise ValueError("--deal-key must be 32 hexadecimal digits (as `arena report` shows it)")
+    return text.lower()
+
+
+def step(base, k):
+    """The k-th seed of a sequence started at `base` (one hash per sequence, then a Weyl step per
+    item: the engines' splitmix seeding mixes it well); used for the views of one match."""
+    return (base + k * WEYL) & 0x7FFFFFFFFFFFFFFF
+
