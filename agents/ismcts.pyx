@@ -32,7 +32,12 @@ rollout's spread): 0.5 + margin / (2 span), clipped to [0, 1]. So with two playe
 rank again). A game without a span falls back to the min-max normalised value.
 The value is the final return when the game is over; when a `round` horizon stops the rollout first,
 it is the points p gained since the root (c_score now minus c_score at the root), so a Wizard round
-is judged by its own points, bid made or missed.
+is judged by its own points, bid made or missed. When a `cutoff` stops the rollout after k plies,
+the engine's evaluation c_evaluate(p) (p's expected lead in points) is ranked and read as the margin.
+
+Root parallelisation (`threads`): independent trees, each with its own scratch state and seed, run
+in threads without the GIL; their root statistics are summed and the move chosen as above. With the
+solver on (perfect information) a child's availability is its node's visit count, i.e. plain UCT.
 """
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t, uint32_t
 from libc.stdlib cimport realloc, free
@@ -633,6 +638,21 @@ SPANS = {
 }
 
 
+# Rollout cutoffs (plies below the tree before the engine's evaluation scores the rollout) where
+# they beat full random rollouts against minimax (cutoff=-1, the default, reads this table; 0 plays
+# every rollout to its horizon). Belladone Bluff's rollouts run a hundred plies of random placements
+# whose noise swamps the points; Insert keeps full rollouts for the solver's exact ends.
+CUTOFFS = {
+    "belladone_bluff": 16,
+}
+
+
+def rollout_cutoff(GameState state, int cutoff=-1):
+    """The rollout cutoff a search from `state` uses for the `cutoff` parameter: -1 the game's
+    default (CUTOFFS, 0 when not listed), otherwise `cutoff` itself."""
+    return CUTOFFS.get(state.game_id, 0) if cutoff < 0 else cutoff
+
+
 def score_span(GameState state, str horizon="round"):
     """The scale of points on which the margin reward reads a player's lead (SPANS), for a search
     from `state` with `horizon`. A round of Wizard with h cards spans 20 + 20h (an exact bid of h
@@ -711,7 +731,9 @@ class ISMCTSAgent(Agent):
     UCB exploration `c` on rewards in [0, 1], rollouts to the end of the current round
     (`horizon=round`) or of the game (`horizon=game`), `margin` the weight of the normalised score
     margin against the rank in the reward, `solver` (proven wins and losses, in two-player games of
-    perfect information: Insert), `threads` (root parallelisation: that many independent trees
+    perfect information: Insert), `cutoff` (rollouts stop after that many plies and the engine's
+    evaluation scores them; -1, the default, takes the game's entry in CUTOFFS, 0 where it has none),
+    `threads` (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
@@ -719,15 +741,15 @@ class ISMCTSAgent(Agent):
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    threads 1 to 64; seed 0 to 2**64 - 1."""
+    cutoff -1 to 1000; threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
-              "solver": True, "cutoff": 0, "threads": 1, "seed": 0}
+              "solver": True, "cutoff": -1, "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
-              "margin": (0.0, 1.0), "cutoff": (0, 1000), "threads": (1, 64), "seed": SEED_LIMITS}
+              "margin": (0.0, 1.0), "cutoff": (-1, 1000), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game")}
 
     def __init__(self, **params):
@@ -757,7 +779,7 @@ class ISMCTSAgent(Agent):
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
             a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
-                                    solver, None, p["cutoff"])
+                                    solver, None, rollout_cutoff(state, p["cutoff"]))
             self._stats = self._search.stats()
             return a
         return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
@@ -773,7 +795,7 @@ class ISMCTSAgent(Agent):
             try:
                 if iterations > 0 or p["time"] > 0:
                     search.search(state, max(iterations, 1), p["time"], p["c"], p["horizon"], p["margin"],
-                                  solver, None, p["cutoff"])
+                                  solver, None, rollout_cutoff(state, p["cutoff"]))
             except BaseException as e:     # re-raised below, in the caller's thread
                 errors.append(e)
 

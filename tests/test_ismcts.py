@@ -460,3 +460,12 @@ def test_a_cutoff_rollout_ends_in_the_evaluation(game_id):
         assert all(0.0 <= mean <= 1.0 for _, _, mean in st["children"].values())
         stats[cutoff] = st["children"]
     assert stats[0] != stats[3]
+
+
+def test_the_default_cutoff_is_the_game_s_entry():
+    from agents.ismcts import CUTOFFS, rollout_cutoff
+    for game_id in GAME_IDS:
+        state = engines.make(game_id, seed=1)
+        assert rollout_cutoff(state) == CUTOFFS.get(game_id, 0)
+        assert rollout_cutoff(state, 0) == 0 and rollout_cutoff(state, 7) == 7
+    assert ISMCTSAgent().params["cutoff"] == -1
