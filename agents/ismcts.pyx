@@ -314,7 +314,8 @@ cdef class Search:
             out[p] = (1.0 - margin) * r + margin * m
 
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
-                 int horizon, double margin, bint solver, double span, int cutoff) except -1 nogil:
+                 int horizon, double margin, bint solver, double span, int cutoff,
+                 bint expand_eval) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
@@ -330,7 +331,7 @@ cdef class Search:
         cdef double start = monotonic_seconds(), deadline = start + seconds
         cdef double best_ucb, u, logn
         cdef long it = 0
-        cdef int node, e, end, best, k, n_untried, i, mover, depth, proof
+        cdef int node, e, end, best, k, n_untried, i, j, mover, depth, proof
         cdef bint terminal, proven_leaf, evaluated
         cdef Edge* ed
         self.n_nodes = self.n_edges = self.live_edges = 0
@@ -402,6 +403,20 @@ cdef class Search:
                 if n_untried and (best < 0 or not solver or self.edges[best].proof <= 0
                                   or self.edges[best].proof == PROOF_DRAW):
                     i = rng_below(&self.rng, n_untried)
+                    if expand_eval and n_untried > 1:
+                        # the untried action the engine's evaluation likes best for its mover
+                        # (ties: the first from a random start)
+                        best_ucb = -1e300
+                        best = i
+                        for j in range(n_untried):
+                            e = i + j if i + j < n_untried else i + j - n_untried
+                            s.c_apply_undoable(untried[e])
+                            u = s.c_evaluate(mover)
+                            s.c_undo()
+                            if u > best_ucb:
+                                best_ucb = u
+                                best = e
+                        i = best
                     e = self._add_edge(node, untried[i], mover, n_untried)
                     if solver:
                         # perfect information: every action is available on every visit of the
@@ -531,7 +546,8 @@ cdef class Search:
         return self.edges[loss].action
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
-               str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0):
+               str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
+               str expand="random"):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
@@ -559,13 +575,16 @@ cdef class Search:
             raise ValueError("the ismcts solver needs a two-player game of perfect information")
         solve = sound if solver is None else bool(solver)
         cdef double sp = score_span(state, horizon) if span is None else span
+        if expand not in ("random", "eval"):
+            raise ValueError(f"ismcts expand must be random or eval, not {expand!r}")
+        cdef bint ev = expand == "eval"
         if not (isfinite(sp) and sp >= 0):
             raise ValueError("ismcts needs a finite span >= 0")
         if self.scratch is None or type(self.scratch) is not type(state) or self.scratch.params != state.params:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
         with nogil:
-            self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff)
+            self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev)
             a = self.best_action(state)
         return a
 
@@ -733,7 +752,8 @@ class ISMCTSAgent(Agent):
     margin against the rank in the reward, `solver` (proven wins and losses, in two-player games of
     perfect information: Insert), `cutoff` (rollouts stop after that many plies and the engine's
     evaluation scores them; -1, the default, takes the game's entry in CUTOFFS, 0 where it has none),
-    `threads` (root parallelisation: that many independent trees
+    `expand` (which untried action a node expands first: `random`, or `eval`, the one the engine's
+    evaluation rates best for its mover), `threads` (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
@@ -747,10 +767,10 @@ class ISMCTSAgent(Agent):
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
-              "solver": True, "cutoff": -1, "threads": 1, "seed": 0}
+              "solver": True, "cutoff": -1, "expand": "random", "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "threads": (1, 64), "seed": SEED_LIMITS}
-    CHOICES = {"horizon": ("round", "game")}
+    CHOICES = {"horizon": ("round", "game"), "expand": ("random", "eval")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -779,7 +799,7 @@ class ISMCTSAgent(Agent):
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
             a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
-                                    solver, None, rollout_cutoff(state, p["cutoff"]))
+                                    solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"])
             self._stats = self._search.stats()
             return a
         return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
@@ -795,7 +815,7 @@ class ISMCTSAgent(Agent):
             try:
                 if iterations > 0 or p["time"] > 0:
                     search.search(state, max(iterations, 1), p["time"], p["c"], p["horizon"], p["margin"],
-                                  solver, None, rollout_cutoff(state, p["cutoff"]))
+                                  solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"])
             except BaseException as e:     # re-raised below, in the caller's thread
                 errors.append(e)
 

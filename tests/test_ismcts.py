@@ -469,3 +469,24 @@ def test_the_default_cutoff_is_the_game_s_entry():
         assert rollout_cutoff(state) == CUTOFFS.get(game_id, 0)
         assert rollout_cutoff(state, 0) == 0 and rollout_cutoff(state, 7) == 7
     assert ISMCTSAgent().params["cutoff"] == -1
+
+
+@pytest.mark.parametrize("game_id", ["belladone_bluff", "insert"])
+def test_eval_expansion_tries_the_best_evaluated_action_first(game_id):
+    """expand=eval: a node's first child is the action whose result the evaluation rates best (in
+    games whose evaluation reads only what the mover knows, so every determinization agrees)."""
+    from agents.ismcts import Search
+    for state in midgame_states(game_id, 2, seed=4, count=3):
+        me = state.current_player()
+        values = {}
+        for a in state.legal_actions():
+            state.apply_action(a)
+            values[a] = state.evaluate(me)
+            state.undo_action()
+        search = Search()
+        search.seed(1)
+        search.search(state, 1, expand="eval")
+        (first,) = search.root_children()
+        assert values[first] == max(values.values())
+        with pytest.raises(ValueError, match="expand"):
+            search.search(state, 1, expand="best")
