@@ -128,7 +128,7 @@ def engine_rows(game_id, repeats=5, seconds=0.2):
 
 def search_rows(game_ids):
     """Rows of the search benchmarks that are present (each module is optional)."""
-    for name in ("arena.bench_ismcts", "arena.bench_minimax"):
+    for name in ("arena.bench_ismcts", "arena.bench_minimax", "arena.bench_pimc"):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as e:

@@ -90,3 +90,12 @@ def test_an_endgame_is_played_to_the_bid():
     bot.reset("wizard", st.params, 0, 0)
     assert bot.act(st.determinize(0, 0)) == st.string_to_action("1h")
     assert bot.last["exact"] == 8
+
+
+def test_bench_rows():
+    from arena.bench_pimc import _solver_rows, cases
+    assert list(cases(["insert"])) == []
+    rows = {r["case"]: r for r in _solver_rows(5, 1)}
+    assert set(rows) == {"wizard_solver/hand_5", "wizard_plain/hand_5", "wizard_horizon2/hand_5"}
+    assert rows["wizard_solver/hand_5"]["solved"] == 3
+    assert rows["wizard_solver/hand_5"]["nodes_per_hand"] < rows["wizard_plain/hand_5"]["nodes_per_hand"]

@@ -1,0 +1,116 @@
+"""Throughput of the Wizard double-dummy solver (agents/wizard_solver.pyx) and the `pimc` agent, as
+JSON rows for `arena bench`.
+
+`cases(game_ids)` yields, when "wizard" is among the game ids (4 players, hands dealt by the engine
+with seeds 0.., trump as the turn-up gives it, a turned-up Wizard making hearts trump), for hand
+sizes 5, 10 and 15 (`hand_<n>`):
+- `wizard_solver/hand_<n>`: hands solved per second from the first lead (the exact paranoid round
+  score of the player who leads, for a bid of n // 4), each solve capped at `NODE_CAP` card plays;
+  extra keys `solved` (hands finished within the cap, of `hands` tried), `nodes_per_hand` (median
+  over the finished ones) and `node_cap`. The rate counts finished hands only, over the CPU time of
+  all of them (capped ones included), so a cap that is hit shows as a lower rate.
+- baseline `wizard_plain/hand_<n>`: the same hands by the plain reference search (`plain_value`:
+  minimax over every card, no pruning, table, merging or ordering); only at 5 cards, as at 6 it
+  already takes 10-100 s a hand and grows about a hundredfold per card.
+- `wizard_horizon2/hand_<n>`: solves per second with the horizon at two tricks (what `pimc`
+  completes first in its budget at these sizes; not exact), same hands, no cap.
+- `pimc/wizard/bid_<n>`, `pimc/wizard/play_<n>`: decisions per second of a default `pimc` (20
+  worlds, 20,000 card plays per solve) at the hand's first bid and first card; extra key `exact`
+  (worlds solved to the end of the round).
+
+Rates are per second of the process's CPU time, one core. Run alone: `python -m arena.bench_pimc`.
+"""
+import json
+import statistics
+import sys
+import time
+
+import agents
+import engines
+from arena.bench import row
+
+SIZES = (5, 10, 15)
+HANDS = 3
+NODE_CAP = 5_000_000
+
+
+def _deal_state(cards, seed):
+    st = engines.make("wizard", players=4, hands=(cards,), seed=seed)
+    if st.phase() == "trump":
+        st.apply_action(st.string_to_action("trump h"))
+    return st
+
+
+def _solver_rows(cards, repeats):
+    from agents.wizard_solver import Deal, Solver, plain_value
+    deals = [Deal.from_state(_deal_state(cards, i)) for i in range(HANDS)]
+    bid = cards // 4
+    rates, nodes, solved = [], [], 0
+    for _ in range(repeats):
+        s = Solver(22)
+        done, t0 = 0, time.process_time()
+        for d in deals:
+            n0 = s.nodes
+            s.node_limit = n0 + NODE_CAP
+            s.clear()
+            if s.value(d, d.to_move, bid) is not None:
+                done += 1
+                nodes.append(s.nodes - n0)
+        rates.append(done / (time.process_time() - t0))
+        solved = done
+    extra = dict(hands=HANDS, solved=solved, node_cap=NODE_CAP,
+                 nodes_per_hand=round(statistics.median(nodes)) if nodes else None)
+    if cards <= 5:
+        extra["baseline"] = f"wizard_plain/hand_{cards}"
+    yield row(f"wizard_solver/hand_{cards}", "hands/s", rates, digits=2, **extra)
+    if cards <= 5:
+        rates, nodes = [], []
+        for _ in range(repeats):
+            t0 = time.process_time()
+            for d in deals:
+                nodes.append(plain_value(d, d.to_move, bid)[1])
+            rates.append(len(deals) / (time.process_time() - t0))
+        yield row(f"wizard_plain/hand_{cards}", "hands/s", rates, digits=2, hands=HANDS,
+                  nodes_per_hand=round(statistics.median(nodes)))
+    rates = []
+    for _ in range(repeats):
+        s = Solver(22)
+        s.horizon = 2
+        t0 = time.process_time()
+        for d in deals:
+            s.value(d, d.to_move, bid)
+        rates.append(len(deals) / (time.process_time() - t0))
+    yield row(f"wizard_horizon2/hand_{cards}", "solves/s", rates, digits=2, hands=HANDS)
+
+
+def _pimc_rows(cards, repeats):
+    st = _deal_state(cards, 0)
+    points = {"bid": st.clone()}
+    while st.phase() == "bid":
+        st.apply_action(st.legal_actions()[0])
+    points["play"] = st
+    for name, state in points.items():
+        rates, exact = [], 0
+        for i in range(repeats):
+            bot = agents.make("pimc")
+            bot.reset("wizard", state.params, state.current_player(), i)
+            view = state.determinize(state.current_player(), i)
+            t0 = time.process_time()
+            bot.act(view)
+            rates.append(1 / (time.process_time() - t0))
+            exact = bot.last["exact"]
+        yield row(f"pimc/wizard/{name}_{cards}", "decisions/s", rates, digits=2, exact=exact)
+
+
+def cases(game_ids, repeats=3):
+    """Yields the benchmark rows described in the module docstring for the given game ids."""
+    if "wizard" not in game_ids:
+        return
+    for cards in SIZES:
+        yield from _solver_rows(cards, repeats)
+        yield from _pimc_rows(cards, repeats)
+
+
+if __name__ == "__main__":
+    for r in cases(sys.argv[1:] or engines.game_ids()):
+        print(json.dumps(r), flush=True)
