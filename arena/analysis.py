@@ -8,10 +8,11 @@ seed and replay one deal with the agents rotated through the seats, so their ave
 observation with the luck of the deal cancelled out (and the seat advantage with it); so the
 intervals below count deals, and narrow as fast as the deals agree.
 """
-from collections import defaultdict
-from dataclasses import dataclass
 import itertools
+import json
 import math
+from collections import defaultdict
+from dataclasses import dataclass, field
 
 import networkx as nx
 
@@ -83,7 +84,27 @@ def _free_interval(values):
 
 # ---- groups -------------------------------------------------------------------------------------
 
-groups = ratings.groups
+def group_key(match):
+    """(game_id, canonical JSON of its parameters): one leaderboard per key."""
+    return match["game_id"], json.dumps(match["game_params"], sort_keys=True)
+
+
+def groups(matches):
+    """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
+    out = {}
+    for m in matches:
+        out.setdefault(group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
+    return list(out.values())
+
+
+def seat_metrics(match):
+    """(seat, name, value) for every number a match's metrics give per seat."""
+    seats = len(match["seats"])
+    for name, values in (match.get("metrics") or {}).items():
+        if isinstance(values, list) and len(values) == seats:
+            for seat, v in enumerate(values):
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    yield seat, name, v
 
 
 def _deal(match):
@@ -130,44 +151,92 @@ def head_to_head(matches):
     return {a: dict(sorted(row.items())) for a, row in sorted(cells.items())}
 
 
-def standings(matches):
-    """Per agent: score share and mean placement with 95% intervals, games, faults, metrics.
+@dataclass
+class Standing:
+    """One agent's row of one game's leaderboard: every view (terminal, --json, report) shows these.
 
-    The score share of one seat is its head-to-head score against every seat held by another agent
-    (1 win, 1/2 draw, 0 loss in two-player games), so it is comparable across player counts. An agent
-    holding several seats of a match (fewer agents than seats) counts one game with several seats.
+    mu, sigma and conservative (mu - 3 sigma) are its TrueSkill rating after the matches in match-id
+    order; wins, draws and losses count its matches (a win is first place alone, a draw a shared first
+    place); score_share is its head-to-head score against every other agent's seats (1 win, 1/2 tie),
+    placement its mean placement, both with 95% intervals over deals; faults counts the matches it
+    lost to its own fault; duplicate_score is how much more it scored than its table on the same
+    deals (None without a complete, fault-free duplicate group); metrics are per-seat game metrics
+    (e.g. Wizard's bid_accuracy) with 95% intervals.
     """
-    share = defaultdict(lambda: defaultdict(list))
-    place = defaultdict(lambda: defaultdict(list))
-    metric = defaultdict(lambda: defaultdict(list))
-    games, faults = defaultdict(int), defaultdict(int)
-    players = 1
-    for m in matches:
+    game_id: str
+    params: dict
+    rank: int
+    label: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    faults: int
+    score_share: "Interval | None"
+    placement: Interval
+    mean_return: float
+    duplicate_score: "float | None"
+    metrics: dict = field(default_factory=dict)
+
+    def as_dict(self):
+        return jsonable(dict(self.__dict__))
+
+
+def _replay(matches):
+    """One pass over one group's matches in match-id order: (standings, rating history)."""
+    matches = sorted(matches, key=lambda m: m["match_id"])
+    prior = ratings.environment().create_rating()
+    history, count = {}, defaultdict(lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0})
+    share, place, metric = (defaultdict(lambda: defaultdict(list)) for _ in range(3))
+    returns = defaultdict(list)
+    players, current = 1, {}
+    for m, ranked, current in ratings.replay(matches):
         labels, places = _labels(m), m["placements"]
         players = max(players, len(labels))
+        firsts = sum(1 for _, r in ranked if r == 1)
+        faulty = {f["label"] for f in m["faults"]}
+        for label, r in ranked:
+            c = count[label]
+            c["games"] += 1
+            c["wins" if r == 1 and firsts == 1 else "draws" if r == 1 else "losses"] += 1
+            c["faults"] += label in faulty
+            points = history.setdefault(label, [(0, prior.mu, prior.sigma)])
+            points.append((len(points), current[label].mu, current[label].sigma))
         for i, a in enumerate(labels):
             others = [_pair_score(places[i], places[j]) for j, b in enumerate(labels) if b != a]
             if others:
                 share[a][_deal(m)].append(sum(others) / len(others))
             place[a][_deal(m)].append(places[i])
-        for a in set(labels):
-            games[a] += 1
-        for f in m["faults"]:
-            faults[f["label"]] += 1
-        for seat, key, v in ratings.seat_metrics(m):
+            returns[a].append(m["returns"][i])
+        for seat, key, v in seat_metrics(m):
             metric[labels[seat]][key].append(float(v))
-    rows = {}
-    for a in sorted(games):
-        rows[a] = {
-            "label": a,
-            "games": games[a],
-            "score_share": interval([sum(v) / len(v) for v in share[a].values()], games[a]),
-            "mean_placement": interval([sum(v) / len(v) for v in place[a].values()], games[a],
-                                       1.0, float(max(players, 2))),
-            "faults": faults[a],
-            "metrics": {k: _free_interval(v) for k, v in sorted(metric[a].items())},
-        }
-    return rows
+    duplicate = duplicate_scores(matches)
+    game_id, params = (matches[0]["game_id"], matches[0]["game_params"]) if matches else ("", {})
+    order = sorted(current, key=lambda a: (-(current[a].mu - 3 * current[a].sigma), a))
+    rows = []
+    for rank, a in enumerate(order, 1):
+        r, c = current[a], count[a]
+        rows.append(Standing(
+            game_id, params, rank, a, r.mu, r.sigma, r.mu - 3 * r.sigma, c["games"], c["wins"], c["draws"],
+            c["losses"], c["faults"],
+            interval([sum(v) / len(v) for v in share[a].values()], c["games"]),
+            interval([sum(v) / len(v) for v in place[a].values()], c["games"], 1.0, float(max(players, 2))),
+            sum(returns[a]) / len(returns[a]), duplicate.get(a),
+            {k: _free_interval(v) for k, v in sorted(metric[a].items())}))
+    return rows, dict(sorted(history.items()))
+
+
+def standings(matches):
+    """The Standings of one group (a game with one set of parameters), best first by mu - 3 sigma."""
+    return _replay(matches)[0]
+
+
+def leaderboard(matches):
+    """The Standings of every group in the matches, group after group, each best first."""
+    return [row for _, _, ms in groups(matches) for row in standings(ms)]
 
 
 # ---- dominance and cycles -----------------------------------------------------------------------
@@ -216,48 +285,74 @@ def format_cycle(cycle):
     return " > ".join(cycle + cycle[:1])
 
 
-# ---- ratings (arena.ratings is the one TrueSkill implementation) --------------------------------
+# ---- everything about one group ----------------------------------------------------------------
 
 def rating_history(matches):
-    """{label: [(games played, mu, sigma)]} for one group, starting from the prior at 0 games.
-
-    Replays the matches as `arena.ratings.leaderboard` does (`arena.ratings.replay`, match-id
-    order), so each agent's last point is its leaderboard rating.
-    """
-    prior = ratings.environment().create_rating()
-    history = {}
-    for _, ranked, current in ratings.replay(sorted(matches, key=lambda m: m["match_id"])):
-        for label, _ in ranked:
-            points = history.setdefault(label, [(0, prior.mu, prior.sigma)])
-            points.append((len(points), current[label].mu, current[label].sigma))
-    return dict(sorted(history.items()))
-
-
-def leaderboard(matches):
-    """`arena.ratings.leaderboard` rows of one group, best first, each with its 95% intervals added:
-    score_share and placement (Interval), metric_intervals ({name: Interval})."""
-    rows = standings(matches)
-    out = []
-    for r in ratings.leaderboard(matches):
-        s = rows[r["label"]]
-        out.append({**r, "score_share": s["score_share"], "placement": s["mean_placement"],
-                    "metric_intervals": s["metrics"]})
-    return out
+    """{label: [(games played, mu, sigma)]} for one group, starting from the prior at 0 games; each
+    agent's last point is its rating in `standings`."""
+    return _replay(matches)[1]
 
 
 def summary(matches):
-    """Everything reports show about one group: leaderboard, head to head, dominance graph, cycles,
-    rating history. `order` lists the agents best first (by the leaderboard)."""
-    board = leaderboard(matches)
+    """Everything the views show about one group: leaderboard (Standings), head to head, dominance
+    graph, cycles, rating history; `order` lists the agents best first."""
+    board, history = _replay(matches)
     h2h = head_to_head(matches)
     g = dominance_graph(h2h)
-    return {"leaderboard": board, "order": [r["label"] for r in board], "head_to_head": h2h,
-            "graph": g, "cycles": graph_cycles(g), "rating_history": rating_history(matches)}
+    return {"leaderboard": board, "order": [r.label for r in board], "head_to_head": h2h,
+            "graph": g, "cycles": graph_cycles(g), "rating_history": history}
+
+
+# ---- duplicate scores and faults ----------------------------------------------------------------
+
+def _rotation_count(labels):
+    return len({tuple(labels[r:] + labels[:r]) for r in range(len(labels))})
+
+
+def duplicate_scores(matches):
+    """{label: duplicate score}: how much more an agent scores than its table on the same deals.
+
+    Matches that share a deal (seed) and a line-up form a duplicate group, one match per seat
+    rotation. In each complete group without faults, an agent's score is the mean of its seats'
+    returns over the group minus the mean of every seat's returns; the luck of the deal (and of
+    the seat) cancels out. An agent's duplicate score is the mean over its groups (None without any).
+    """
+    groups = defaultdict(list)
+    for m in matches:
+        labels = [seat["label"] for seat in m["seats"]]
+        groups[(m.get("seed"), m.get("deal"), tuple(sorted(labels)))].append(m)
+    per_agent = defaultdict(list)
+    for group in groups.values():
+        labels = [seat["label"] for seat in group[0]["seats"]]
+        seatings = {tuple(seat["label"] for seat in m["seats"]) for m in group}
+        if len(seatings) != _rotation_count(labels) or any(m["faults"] for m in group):
+            continue
+        sums, counts, total, n = defaultdict(float), defaultdict(int), 0.0, 0
+        for m in group:
+            for seat, ret in zip(m["seats"], m["returns"]):
+                sums[seat["label"]] += ret
+                counts[seat["label"]] += 1
+                total += ret
+                n += 1
+        for label in sums:
+            per_agent[label].append(sums[label] / counts[label] - total / n)
+    return {label: sum(v) / len(v) for label, v in per_agent.items()}
+
+
+def faults(matches):
+    """Every recorded fault: [{match_id, game_id, seat, label, kind, message, move}] in match order."""
+    out = []
+    for m in sorted(matches, key=lambda m: m["match_id"]):
+        for f in m["faults"]:
+            out.append({"match_id": m["match_id"], "game_id": m["game_id"], **f})
+    return out
 
 
 def jsonable(x):
     """Plain JSON data from analysis results (Intervals become dicts, graphs node/edge lists)."""
     if isinstance(x, Interval):
+        return x.as_dict()
+    if isinstance(x, Standing):
         return x.as_dict()
     if isinstance(x, nx.DiGraph):
         return {"nodes": list(x.nodes), "edges": [{"winner": a, "loser": b, **jsonable(d)}

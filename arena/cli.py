@@ -157,7 +157,7 @@ def _is_card_game(game_id):
 
 
 def _print_leaderboards(store, run_id, as_json, game_id=None):
-    from arena import analysis, ratings
+    from arena import analysis
     from arena.sandbox import unconfined_note
     from arena.text import game_title
     from rich import box
@@ -166,10 +166,11 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     run_row = store.run(run_id)
     matches = store.matches(run_id, game_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
-    boards = [{"game_id": g, "params": params, "rows": analysis.leaderboard(ms),
-               "cycles": analysis.graph_cycles(analysis.dominance_graph(analysis.head_to_head(ms)))}
-              for g, params, ms in analysis.groups(matches)]
-    fault_list = ratings.faults(matches)
+    boards = []
+    for g, params, ms in analysis.groups(matches):
+        summary = analysis.summary(ms)
+        boards.append({"game_id": g, "params": params, "rows": summary["leaderboard"], "cycles": summary["cycles"]})
+    fault_list = analysis.faults(matches)
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
@@ -180,27 +181,26 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     if not boards:
         console.print(f"run {run_id} has no finished match{f' of {game_id}' if game_id else ''} yet")
     for group in boards:
-        metric_names = sorted({k for r in group["rows"] for k in r["metrics"]})
+        metric_names = sorted({k for r in group["rows"] for k in r.metrics})
         table = Table(title=literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}"), title_justify="left",
                       box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
         table.add_column("#", justify="right")
-        table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
-        any_faults = any(r["faults"] for r in group["rows"])
-        duplicate = _is_card_game(group["game_id"]) and any(r.get("duplicate_score") is not None
-                                                            for r in group["rows"])
+        table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r.label) for r in group["rows"])))
+        any_faults = any(r.faults for r in group["rows"])
+        duplicate = _is_card_game(group["game_id"]) and any(r.duplicate_score is not None for r in group["rows"])
         # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
         for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses", "score share (95%)"] + \
                 ["faults"] * any_faults + ["dup"] * duplicate + \
                 [m.replace("_", " ").replace("accuracy", "acc.") for m in metric_names]:
             table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
         for r in group["rows"]:
-            dup = r.get("duplicate_score")
-            table.add_row(str(r["rank"]), literal(r["label"]), f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
-                          f"{r['conservative']:.2f}", str(r["games"]), str(r["wins"]), str(r["draws"]),
-                          str(r["losses"]), _share(r["score_share"]),
-                          *[str(r["faults"]) if r["faults"] else ""] * any_faults,
+            dup = r.duplicate_score
+            table.add_row(str(r.rank), literal(r.label), f"{r.mu:.2f}", f"{r.sigma:.2f}",
+                          f"{r.conservative:.2f}", str(r.games), str(r.wins), str(r.draws),
+                          str(r.losses), _share(r.score_share),
+                          *[str(r.faults) if r.faults else ""] * any_faults,
                           *[f"{dup:+.2f}" if dup is not None else ""] * duplicate,
-                          *[f"{r['metrics'][k]:.3f}" if k in r["metrics"] else "" for k in metric_names])
+                          *[f"{r.metrics[k].mean:.3f}" if k in r.metrics else "" for k in metric_names])
         console.print(table)
         for cycle in group["cycles"]:
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
@@ -328,6 +328,11 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
     time_limit = check_time_limit(time_limit)
     spec = parse_agent(agent)
     (game, full), = sched.resolve_games(game_id, players, param_options(params))
+    if spec.kind == "builtin":
+        import agents as agent_registry
+        reason = agent_registry.agent_class(spec.source).cannot_play(game, full["players"])
+        if reason:
+            raise ArenaError(f"{spec.label} cannot play {game} with {full['players']} players: {reason}")
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
                          policy=make_policy(sandbox))

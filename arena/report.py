@@ -15,7 +15,7 @@ import re
 import shlex
 import subprocess
 
-from arena import analysis, graphs, ratings
+from arena import analysis, graphs
 from arena.sandbox import LIMITS, unconfined_note
 from arena.text import format_value, game_title
 
@@ -80,7 +80,7 @@ def collect(store, run_id=None):
         "deal_key": run.get("deal_key", ""),
         "agents": list(analysis.agents(matches).values()),
         "sections": sections,
-        "faults": ratings.faults(matches),
+        "faults": analysis.faults(matches),
         "versions": versions(),
     }
     return data, summaries
@@ -117,7 +117,7 @@ def _figure(fig, caption):
 
 def leaderboard_html(section):
     rows = section["leaderboard"]
-    metric_names = sorted({k for r in rows for k in r["metric_intervals"]})
+    metric_names = sorted({k for r in rows for k in r["metrics"]})
     head = ["#", "agent", "mu", "sigma", "mu - 3 sigma", "games", "W / D / L",
             "score share [95%]", "mean placement [95%]", "faults"] + [_e(k) for k in metric_names]
     body = []
@@ -126,7 +126,7 @@ def leaderboard_html(section):
                      f"{r['conservative']:.2f}", r["games"], f"{r['wins']} / {r['draws']} / {r['losses']}",
                      _iv(r["score_share"]), _iv(r["placement"], pct=False),
                      f"<span class=\"{'bad' if r['faults'] else ''}\">{r['faults']}</span>"]
-                    + [_iv(r["metric_intervals"].get(k), pct=False) for k in metric_names])
+                    + [_iv(r["metrics"].get(k), pct=False) for k in metric_names])
     cyc = section["cycles"]
     note = ("<p class=\"cycle\">Cycles (each beats the next with 95% confidence, which no single rating "
             "can show): " + "; ".join(_e(analysis.format_cycle(c)) for c in cyc) + "</p>") if cyc else \

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import engines
-from arena import agent_list, ratings, runner, schedule
+from arena import agent_list, analysis, ratings, runner, schedule
 from arena.cli import main
 from arena.store import Store
 
@@ -33,7 +33,7 @@ def stored(store_path, run_id=None):
     store.close()
     for m in matches:
         del m["duration"], m["finished"]
-    return matches, ratings.leaderboard(matches)
+    return matches, analysis.leaderboard(matches)
 
 
 def run_json(*args):
@@ -288,7 +288,7 @@ def test_an_engine_error_stops_the_run_with_one_line_and_keeps_what_is_stored(tm
 
 
 def _match(match_id, labels, placements, faults=()):
-    return {"match_id": match_id, "game_id": "g", "game_params": {"players": len(labels)},
+    return {"match_id": match_id, "game_id": "g", "game_params": {"players": len(labels)}, "deal": match_id, "seed": 0,
             "seats": [{"label": l} for l in labels], "placements": placements,
             "returns": [0.0] * len(labels), "faults": list(faults), "metrics": {}}
 
@@ -298,17 +298,17 @@ def test_ratings_rank_agents_by_their_mean_seat_placement():
     assert ratings.agent_ranks(m) == [("A", 1), ("B", 1)]
     m = _match(1, ["A", "B", "A", "B"], [1, 2, 3, 4])       # A: 2.0, B: 3.0
     assert ratings.agent_ranks(m) == [("A", 1), ("B", 2)]
-    rows = {r["label"]: r for r in ratings.leaderboard([_match(0, ["A", "B", "A", "B"], [1, 2, 4, 3]),
-                                                         _match(1, ["A", "B", "A", "B"], [1, 2, 3, 4])])}
-    assert (rows["A"]["wins"], rows["A"]["draws"], rows["A"]["losses"]) == (1, 1, 0)
-    assert (rows["B"]["wins"], rows["B"]["draws"], rows["B"]["losses"]) == (0, 1, 1)
-    assert rows["A"]["rank"] == 1 and rows["A"]["mu"] > rows["B"]["mu"]
-    assert rows["A"]["conservative"] == pytest.approx(rows["A"]["mu"] - 3 * rows["A"]["sigma"])
+    rows = {r.label: r for r in analysis.leaderboard([_match(0, ["A", "B", "A", "B"], [1, 2, 4, 3]),
+                                                       _match(1, ["A", "B", "A", "B"], [1, 2, 3, 4])])}
+    assert (rows["A"].wins, rows["A"].draws, rows["A"].losses) == (1, 1, 0)
+    assert (rows["B"].wins, rows["B"].draws, rows["B"].losses) == (0, 1, 1)
+    assert rows["A"].rank == 1 and rows["A"].mu > rows["B"].mu
+    assert rows["A"].conservative == pytest.approx(rows["A"].mu - 3 * rows["A"].sigma)
 
 
 def test_ratings_replay_in_match_id_order_whatever_order_matches_arrive():
     ms = [_match(i, ["A", "B"] if i % 2 else ["B", "A"], [1, 2] if i % 3 else [2, 1]) for i in range(12)]
-    assert ratings.leaderboard(ms) == ratings.leaderboard(list(reversed(ms)))
+    assert analysis.leaderboard(ms) == analysis.leaderboard(list(reversed(ms)))
 
 
 def test_duplicate_scores_compare_agents_on_the_same_deal_and_need_every_rotation():
@@ -318,8 +318,8 @@ def test_duplicate_scores_compare_agents_on_the_same_deal_and_need_every_rotatio
         return out
     # Deal 1 is lucky for seat 0 (+10); A still makes 2 more than B on it, over both seatings.
     deal1 = [m(0, 1, ["A", "B"], [12.0, 0.0]), m(1, 1, ["B", "A"], [8.0, 4.0])]
-    assert ratings.duplicate_scores(deal1) == {"A": 2.0, "B": -2.0}
+    assert analysis.duplicate_scores(deal1) == {"A": 2.0, "B": -2.0}
     lone = [m(2, 2, ["A", "B"], [30.0, 0.0])]                      # incomplete: not counted
     faulty = [m(3, 3, ["A", "B"], [0.0, 5.0], faults=[{"label": "A"}]), m(4, 3, ["B", "A"], [1.0, 1.0])]
-    assert ratings.duplicate_scores(deal1 + lone + faulty) == {"A": 2.0, "B": -2.0}
-    assert ratings.duplicate_scores(lone) == {}
+    assert analysis.duplicate_scores(deal1 + lone + faulty) == {"A": 2.0, "B": -2.0}
+    assert analysis.duplicate_scores(lone) == {}

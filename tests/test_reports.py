@@ -129,7 +129,7 @@ def test_intervals_shrink_as_games_are_added(tmp_path):
         cells = {(a, b): c for a, row in h2h.items() for b, c in row.items()}
         assert len(cells) == 12 and all(c.n == deals and c.games == 2 * deals for c in cells.values())
         widths.append(({k: c.width for k, c in cells.items()},
-                       {a: (r["score_share"].width, r["mean_placement"].width) for a, r in rows.items()}))
+                       {r.label: (r.score_share.width, r.placement.width) for r in rows}))
         store.close()
     for (cells0, rows0), (cells1, rows1) in zip(widths, widths[1:]):
         assert all(cells1[k] < cells0[k] for k in cells0)
@@ -147,11 +147,11 @@ def test_rps_cycle_found_everywhere(rps, report_file):
     assert {(a, b) for a, b, d in g.edges(data=True) if d["in_cycle"]} == \
         {("paper", "rock"), ("rock", "scissors"), ("scissors", "paper")}
     assert not g.nodes["uniform"]["in_cycle"] and not any(d["confident"] for _, _, d in g.in_edges("uniform", data=True))
-    # The leaderboard rows are arena.ratings' rows with intervals added; the history ends on them.
+    # The rating history ends on the leaderboard's ratings.
     for row in summ["leaderboard"]:
-        last = summ["rating_history"][row["label"]][-1]
-        assert last == (row["games"], pytest.approx(row["mu"]), pytest.approx(row["sigma"]))
-        assert row["score_share"].low < 0.5 < row["score_share"].high
+        last = summ["rating_history"][row.label][-1]
+        assert last == (row.games, pytest.approx(row.mu), pytest.approx(row.sigma))
+        assert row.score_share.low < 0.5 < row.score_share.high
     text = report_file.read_text()
     assert "Cycles (each beats the next" in text and "paper &gt; rock &gt; scissors &gt; paper" in text
     out = CliRunner().invoke(matchups, ["--store", path])
@@ -165,11 +165,11 @@ def test_rps_cycle_found_everywhere(rps, report_file):
 
 
 def test_leaderboard_rows_carry_intervals_faults_and_metrics(rps):
-    rows = {r["label"]: r for r in analysis.leaderboard(rps[1])}
-    assert rows["uniform"]["faults"] > 0 and rows["rock"]["faults"] == 0
-    loyal = rows["rock"]["metric_intervals"]["favourite_rate"]
+    rows = {r.label: r for r in analysis.leaderboard(rps[1])}
+    assert rows["uniform"].faults > 0 and rows["rock"].faults == 0
+    loyal = rows["rock"].metrics["favourite_rate"]
     assert 0.8 < loyal.mean < 0.95 and loyal.low < loyal.mean < loyal.high
-    assert rows["uniform"]["metric_intervals"]["favourite_rate"].mean < 0.5
+    assert rows["uniform"].metrics["favourite_rate"].mean < 0.5
 
 
 # ---- pictures -----------------------------------------------------------------------------------
@@ -259,7 +259,7 @@ def test_report_json_and_default_path(rps, tmp_path, monkeypatch):
     assert data["out"] == "results/report-rps-1.html" and (tmp_path / data["out"]).stat().st_size > 10_000
     section = data["sections"][0]
     assert section["cycles"] == [CYCLE] and section["matches"] == 480
-    assert [r["label"] for r in section["leaderboard"]] == [r["label"] for r in analysis.leaderboard(rps[1])]
+    assert [r["label"] for r in section["leaderboard"]] == [r.label for r in analysis.leaderboard(rps[1])]
     assert len(data["faults"]) == sum(len(m["faults"]) for m in rps[1]) > 0
     assert {"python", "numpy", "trueskill", "tabletop-arena"} <= set(data["versions"])
     assert len(section["seeds"]) == 480 and section["seeds"][0]["seed"] == 700021
@@ -298,9 +298,9 @@ def test_agent_holding_several_seats():
     h2h = analysis.head_to_head(matches)
     assert set(h2h) == {"a", "b"} and "a" not in h2h["a"]
     assert h2h["a"]["b"].mean == 0.5 and h2h["a"]["b"].games == 8
-    rows = analysis.standings(matches)
-    assert rows["a"]["games"] == 8 and rows["a"]["mean_placement"].mean == 2.0
-    assert rows["b"]["score_share"].mean == 0.5 and rows["b"]["mean_placement"].mean == 2.0
+    rows = {r.label: r for r in analysis.standings(matches)}
+    assert rows["a"].games == 8 and rows["a"].placement.mean == 2.0
+    assert rows["b"].score_share.mean == 0.5 and rows["b"].placement.mean == 2.0
 
 
 def test_commands_are_registered_on_arena(rps, tmp_path):
@@ -330,3 +330,22 @@ def test_report_after_a_real_tournament_gives_the_command_that_replays_it(tmp_pa
     assert command is not None and html.escape(command) in page
     again = CliRunner().invoke(main, shlex.split(command)[1:] + ["-j", "1", "--store", store])
     assert again.exit_code == 0 and f"run {data['run_id']}: 4 matches, 4 already stored" in again.output
+
+
+def test_the_terminal_json_and_report_show_the_same_rows(tmp_path):
+    store = str(tmp_path / "arena.sqlite")
+    assert CliRunner().invoke(main, ["run", "--game", "wizard", "--players", "3", "--param", "hands=2",
+                                     "--agents", "random,greedy", "--games", "3", "-j", "1", "--store", store]).exit_code == 0
+    board = json.loads(CliRunner().invoke(main, ["leaderboard", "--json", "--store", store]).output)
+    rows = board["leaderboards"][0]["rows"]
+    data = json.loads(CliRunner().invoke(main, ["report", "--json", "--store", store,
+                                                "--out", str(tmp_path / "r.html")]).output)
+    assert data["sections"][0]["leaderboard"] == rows
+    text = CliRunner().invoke(main, ["leaderboard", "--store", store]).output
+    for row in rows:
+        line = next(line for line in text.splitlines() if f" {row['label']} " in line)
+        share = row["score_share"]
+        for figure in (f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['conservative']:.2f}",
+                       f"{share['mean']:.2f} [{share['low']:.2f}-{share['high']:.2f}]",
+                       f"{row['metrics']['bid_accuracy']['mean']:.3f}"):
+            assert figure in line, (figure, line)
