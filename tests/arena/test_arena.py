@@ -15,7 +15,7 @@ from arena import agent_list, analysis, ratings, runner, schedule
 from arena.cli import main
 from arena.store import Store
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 BOTS = os.path.join(FIXTURES, "bots.py")
 PACKAGE_DIR = os.path.join(FIXTURES, "entrypoint_pkg")

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from arena import bench
 from arena.cli import main
 
-BOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "bots.py")
+BOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "bots.py")
 
 
 def invoke(*args):

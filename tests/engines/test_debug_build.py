@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.mark.timeout(1800)
@@ -21,6 +21,6 @@ def test_contract_passes_with_bounds_checks(tmp_path):
     # run from the copy so its bounds-checked modules are the ones imported
     env["PYTHONPATH"] = str(tree)
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "tests/test_contract.py"], cwd=tree, env=env, capture_output=True, text=True)
+                          "tests/engines/test_contract.py"], cwd=tree, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:]
     assert " passed" in run.stdout

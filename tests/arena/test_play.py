@@ -9,7 +9,7 @@ import engines
 from arena.cli import main
 from arena.store import Store
 
-BOTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "bots.py")
+BOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "bots.py")
 
 
 def scripted(bad_first=True, moves=3000):
