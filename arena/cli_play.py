@@ -17,6 +17,8 @@ def play(game_id, vs, seat, seed, params, sandbox):
     """Play GAME against bots in the terminal: moves by number or by name."""
     import random
 
+    import agents
+    import engines
     from arena.agent_list import param_options, parse_agent, split_list
     from arena.play import play as play_game
     from arena.sandbox import make_policy, validate_all
@@ -27,6 +29,14 @@ def play(game_id, vs, seat, seed, params, sandbox):
     pairs = dict(param_options(params))
     if "players" in pairs:
         raise click.UsageError("the number of players is one more than the bots in --vs")
+    # The game, its parameters and the seat are checked before the first line is printed.
+    engines.registry.resolve(game_id, players=len(bots) + 1, **pairs)
+    for bot in bots:
+        reason = bot.kind == "builtin" and agents.agent_class(bot.source).cannot_play(game_id, len(bots) + 1)
+        if reason:
+            raise ValueError(f"{bot.label} cannot play {game_id} with {len(bots) + 1} players: {reason}")
+    if not 0 <= seat <= len(bots):
+        raise click.UsageError(f"--seat must be between 0 and {len(bots)}")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed
     click.echo(f"{game_id}, seed {seed}: you are seat {seat}")
     play_game(game_id, dict(pairs, players=len(bots) + 1), bots, seat, seed, policy)
