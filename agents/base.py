@@ -1,4 +1,5 @@
 """The interface every agent implements, built-in or submitted."""
+from typing import Any
 import math
 
 
@@ -28,9 +29,9 @@ class Agent:
     """
 
     name = "agent"
-    PARAMS = {}
-    LIMITS = {}     # numeric parameter -> (lowest, highest) allowed, both inclusive
-    CHOICES = {}    # string parameter -> allowed values
+    PARAMS: dict[str, Any] = {}                    # parameter -> default (the default fixes the type)
+    LIMITS: dict[str, tuple[float, float]] = {}    # numeric parameter -> (lowest, highest), inclusive
+    CHOICES: dict[str, tuple[str, ...]] = {}       # string parameter -> allowed values
 
     def __init__(self, **params):
         unknown = sorted(set(params) - set(self.PARAMS))

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from arena.text import jsonable
+
 from arena import ratings
 
 Z95 = 1.959963984540054
@@ -346,19 +348,3 @@ def faults(matches):
         for f in m["faults"]:
             out.append({"match_id": m["match_id"], "game_id": m["game_id"], **f})
     return out
-
-
-def jsonable(x):
-    """Plain JSON data from analysis results (Intervals become dicts, graphs node/edge lists)."""
-    if isinstance(x, Interval):
-        return x.as_dict()
-    if isinstance(x, Standing):
-        return x.as_dict()
-    if isinstance(x, nx.DiGraph):
-        return {"nodes": list(x.nodes), "edges": [{"winner": a, "loser": b, **jsonable(d)}
-                                                  for a, b, d in x.edges(data=True)]}
-    if isinstance(x, dict):
-        return {str(k): jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [jsonable(v) for v in x]
-    return x

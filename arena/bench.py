@@ -34,7 +34,7 @@ import tempfile
 import time
 
 import engines
-from engines import core
+import engines.core as core
 
 # The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
 BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}

@@ -159,7 +159,7 @@ def _is_card_game(game_id):
 def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena import analysis
     from arena.sandbox import unconfined_note
-    from arena.text import game_title
+    from arena.text import game_title, jsonable
     from rich import box
     from rich.table import Table
 
@@ -175,7 +175,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
                     "matches": len(matches), "total": run_row["total"],
-                    "leaderboards": analysis.jsonable(boards), "faults": fault_list})
+                    "leaderboards": jsonable(boards), "faults": fault_list})
         return
     console = rich_console()
     if not boards:

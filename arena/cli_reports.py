@@ -9,7 +9,7 @@ import click
 
 from arena.cli_common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
                               user_errors)
-from arena.text import printable
+from arena.text import jsonable, printable
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
 
@@ -53,7 +53,7 @@ def matchups(run_id, store_path, as_json):
         out.append({"game_id": game_id, "game_params": params, "order": summ["order"],
                     "head_to_head": summ["head_to_head"], "cycles": summ["cycles"]})
     if as_json:
-        echo_json(analysis.jsonable({"run_id": run_id, "groups": out}))
+        echo_json(jsonable({"run_id": run_id, "groups": out}))
         return
     console = rich_console()
     if not out:
@@ -93,7 +93,7 @@ def graph(run_id, out, store_path, as_json):
     except OSError as e:
         raise ArenaError(str(e)) from None
     if as_json:
-        echo_json(analysis.jsonable({"run_id": run_id, "out": out,
+        echo_json(jsonable({"run_id": run_id, "out": out,
                                      "graphs": [graphs.graph_json(t, g) for t, g in drawn]}))
         return
     click.echo(f"wrote {out}")

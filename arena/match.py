@@ -3,6 +3,7 @@
 Both are small and picklable, so the same code runs on a local process pool and on a Dask cluster.
 """
 from dataclasses import dataclass, field
+from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class MatchSpec:
     seats: tuple          # AgentSpec per seat
     deal: int = 0         # duplicate group id: the same deal with the agents rotated through the seats
     time_limit: float = 0.0   # seconds per move, 0 = none
-    sandbox: SandboxPolicy = None   # for submitted agents; None = the default policy
+    sandbox: Optional[SandboxPolicy] = None   # for submitted agents; None = the default policy
 
     def params_dict(self):
         return dict(self.game_params)

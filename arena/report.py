@@ -17,7 +17,7 @@ import subprocess
 
 from arena import analysis, graphs
 from arena.sandbox import LIMITS, unconfined_note
-from arena.text import format_value, game_title
+from arena.text import format_value, game_title, jsonable
 
 
 def _version(dist):
@@ -62,9 +62,9 @@ def collect(store, run_id=None):
             "game_params": params,
             "title": game_title(game_id, params),
             "matches": len(ms),
-            "leaderboard": analysis.jsonable(summ["leaderboard"]),
+            "leaderboard": jsonable(summ["leaderboard"]),
             "cycles": summ["cycles"],
-            "head_to_head": analysis.jsonable(summ["head_to_head"]),
+            "head_to_head": jsonable(summ["head_to_head"]),
             "rating_history": summ["rating_history"],
             "seeds": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
                        "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],

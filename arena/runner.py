@@ -16,7 +16,6 @@ Rules the runner enforces (quoted in the README):
   ends the match at once: every seat it holds is placed last, the other seats share first place,
   and the fault is recorded with the match. The tournament goes on.
 """
-import math
 import operator
 import time
 
@@ -26,6 +25,7 @@ from arena.match import Fault, MatchResult
 from arena.bot_server import describe
 from arena.sandbox import POOL, AgentFault
 from arena.seeds import derive_seed, step
+from arena.text import jsonable
 
 
 def agent_seed(spec, seat):
@@ -56,21 +56,6 @@ class LocalAgent:
 
 def make_player(spec, time_limit, policy=None):
     return POOL.get(spec, time_limit, policy) if spec.submitted else LocalAgent(spec)
-
-
-def _json_safe(value):
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return str(value)
 
 
 def play_match(spec):
@@ -121,8 +106,7 @@ def play_match(spec):
     else:
         placements = [int(p) for p in state.placements()]
         returns = [float(x) for x in state.returns()]
-        metrics_fn = getattr(state, "metrics", None)
-        metrics = _json_safe(metrics_fn()) if callable(metrics_fn) else {}
+        metrics = jsonable(state.metrics())
     return MatchResult(spec.match_id, returns, placements, state.history(), faults, metrics,
                        time.perf_counter() - started)
 

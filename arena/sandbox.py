@@ -187,7 +187,7 @@ def code_dir(digest):
     return os.path.join(_cache_root(), digest)
 
 
-_verified = set()
+_verified: set[str] = set()
 
 
 def _intact(digest):

@@ -32,6 +32,7 @@ import engines
 from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, MatchSpec
 from arena.seeds import derive_seed
+from arena.text import jsonable
 
 
 # ---------------------------------------------------------------- line-ups and matches
@@ -86,7 +87,7 @@ def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox):
         "agents": [a.as_dict() for a in agent_specs],
         "sandbox": {"mode": sandbox.mode, "limits": sandbox.limits_dict()},
         # Built-in defaults are part of the tournament: a new default budget makes a new run.
-        "agent_defaults": {a.label: {k: _jsonable(v) for k, v in agent_registry.agent_class(a.source).PARAMS.items()}
+        "agent_defaults": {a.label: jsonable(agent_registry.agent_class(a.source).PARAMS)
                            for a in agent_specs if a.kind == "builtin"},
         "deals": deals,
         "seed": seed,
@@ -107,10 +108,6 @@ def code_digest():
                 with open(path, "rb") as f:
                     h.update(f.read())
     return h.hexdigest()[:16]
-
-
-def _jsonable(value):
-    return value if isinstance(value, (str, int, float, bool)) or value is None else repr(value)
 
 
 def run_id_for(config):

@@ -247,6 +247,11 @@ cdef class GameState:
         """A JSON-ready dict of exactly what `player` sees (engines check the seat with `seat` first)."""
         raise NotImplementedError
 
+    def metrics(self):
+        """Per-game figures of a finished match, stored with it: {name: [one number per seat]}
+        (Wizard: bid accuracy); none by default."""
+        return {}
+
     def snapshot(self):
         """The exact position as bytes (chance RNG included): equal snapshots mean equal states."""
         return (PyBytes_FromStringAndSize(<char*>&self.chance, sizeof(Rng))
