@@ -1,6 +1,7 @@
 """The interface every agent implements, built-in or submitted."""
 from typing import Any
-import math
+
+from engines.params import coerce
 
 
 # Limits shared by the built-in agents (see LIMITS below)
@@ -38,9 +39,8 @@ class Agent:
         if unknown:
             valid = ", ".join(sorted(self.PARAMS)) or "none"
             raise BadAgentParameter(f"unknown parameter {unknown[0]!r} for agent {self.name}; valid: {valid}")
-        self.params = {k: _coerce(self.name, k, params.get(k, d), d) for k, d in self.PARAMS.items()}
-        for k, v in self.params.items():
-            _check(self.name, k, v, self.LIMITS.get(k), self.CHOICES.get(k))
+        self.params = {k: coerce(params.get(k, d), d, f"parameter {k!r} of agent {self.name}", BadAgentParameter,
+                                 self.CHOICES.get(k), self.LIMITS.get(k)) for k, d in self.PARAMS.items()}
         self.seat = 0
         self.seed = 0
 
@@ -56,49 +56,3 @@ class Agent:
 
     def act(self, state):
         raise NotImplementedError
-
-
-def _coerce(agent, name, value, default):
-    where = f"parameter {name!r} of agent {agent}"
-    try:
-        if isinstance(default, bool):
-            if isinstance(value, str):
-                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                    raise ValueError
-                return value.lower() in ("true", "1", "yes")
-            return bool(value)
-        if isinstance(default, int):
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            return int(value)
-        if isinstance(default, (int, float)):
-            return _float(value)
-        if default is None:
-            return None if value in (None, "", "none") else _float(value)
-        return str(value)
-    except (TypeError, ValueError):
-        raise BadAgentParameter(f"{where} must be like {default!r}, not {value!r}") from None
-
-
-def _float(value):
-    """float(value), with integers too large for a float as infinities (refused by `_check`)."""
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
-
-
-def _check(agent, name, value, limits, choices):
-    """Refuses a parameter value that is not finite, outside `limits` or not one of `choices`."""
-    where = f"parameter {name!r} of agent {agent}"
-    if isinstance(value, float) and not math.isfinite(value) or (
-            limits and isinstance(value, (int, float)) and not limits[0] <= value <= limits[1]):
-        raise BadAgentParameter(f"{where} must be {_range(limits)}, not {value!r}")
-    if choices and value not in choices:
-        raise BadAgentParameter(f"{where} must be one of {', '.join(choices)}, not {value!r}")
-
-
-def _range(limits):
-    if not limits:
-        return "a finite number"
-    return "from {} to {}".format(*(f"{x:,}" if isinstance(x, int) else f"{x:,g}" for x in limits))

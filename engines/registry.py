@@ -7,7 +7,7 @@ list of valid ones. `resolve` then sets the engine up once with them, so that wh
 """
 from dataclasses import dataclass, field
 import importlib
-import math
+from engines.params import coerce
 
 
 class UnknownGame(ValueError):
@@ -106,53 +106,6 @@ def spec(game_id):
         raise UnknownGame(f"unknown game {game_id!r}; valid games: {', '.join(game_ids())}") from None
 
 
-def _coerce(game_id, name, value, default, choices):
-    where = f"parameter {name!r} of {game_id}"
-    if isinstance(default, bool):
-        if isinstance(value, str):
-            low = value.strip().lower()
-            if low in ("1", "true", "yes", "on"):
-                return True
-            if low in ("0", "false", "no", "off"):
-                return False
-            raise BadParameter(f"{where} must be true or false, not {value!r}")
-        if isinstance(value, (bool, int)):
-            return bool(value)
-    elif isinstance(default, int):
-        if isinstance(value, str):
-            try:
-                return int(value)
-            except ValueError:
-                raise BadParameter(f"{where} must be an integer, not {value!r}") from None
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif isinstance(default, float):
-        try:
-            number = float(value)
-        except (TypeError, ValueError, OverflowError):
-            number = math.nan
-        if not math.isfinite(number):
-            raise BadParameter(f"{where} must be a finite number, not {value!r}")
-        return number
-    elif isinstance(default, tuple):
-        if isinstance(value, str):
-            parts = [p for p in value.replace(";", ",").split(",") if p.strip()]
-            try:
-                return tuple(int(p) for p in parts)
-            except ValueError:
-                raise BadParameter(f"{where} must be a list of integers, not {value!r}") from None
-        if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
-            return tuple(value)
-    elif isinstance(default, str):
-        if isinstance(value, str):
-            if choices and value not in choices:
-                raise BadParameter(f"{where} must be one of {', '.join(choices)}, not {value!r}")
-            return value
-    else:
-        return value
-    raise BadParameter(f"{where} has the wrong type: {value!r}")
-
-
 def _params(game_id, players, params):
     """The parameters of a game with the defaults filled in, each coerced to its declared type."""
     s = spec(game_id)
@@ -160,13 +113,13 @@ def _params(game_id, players, params):
     if unknown:
         valid = ", ".join(["players", "seed"] + sorted(s.params))
         raise BadParameter(f"unknown parameter {unknown[0]!r} for {game_id}; valid parameters: {valid}")
-    n = s.default_players if players is None else _coerce(game_id, "players", players, 0, None)
+    n = s.default_players if players is None else coerce(players, 0, f"parameter 'players' of {game_id}", BadParameter)
     if not s.min_players <= n <= s.max_players:
         raise BadParameter(f"{game_id} is played by {s.min_players} to {s.max_players} players, not {n}")
     full = {"players": n}
     for name, default in s.params.items():
         value = params.get(name, default)
-        full[name] = _coerce(game_id, name, value, default, s.choices.get(name))
+        full[name] = coerce(value, default, f"parameter {name!r} of {game_id}", BadParameter, s.choices.get(name))
     return full
 
 

@@ -35,10 +35,15 @@ def assert_one_line(err, *words):
 
 
 def play_a_few_moves(agent):
-    """`agent` moves for both seats of an Insert game for a few plies; every move must be legal."""
-    state = engines.make("insert", seed=3)
-    agent.reset("insert", resolve("insert"), 0, 7)
+    """`agent` moves for every seat of the first game it can play (Insert for most) for a few plies;
+    every move must be legal."""
+    game = next(g for g in engines.game_ids() if type(agent).cannot_play(g, resolve(g)["players"]) is None)
+    game = "insert" if type(agent).cannot_play("insert", 2) is None else game
+    state = engines.make(game, seed=3)
+    agent.reset(game, resolve(game), 0, 7)
     for _ in range(MOVES):
+        if state.is_terminal():
+            break
         action = agent.act(state)
         assert action in state.legal_actions()
         state.apply_action(action)
