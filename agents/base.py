@@ -1,7 +1,10 @@
 """The interface every agent implements, built-in or submitted."""
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from engines.params import coerce
+
+if TYPE_CHECKING:
+    from engines.core import GameState
 
 
 # Limits shared by the built-in agents (see LIMITS below)
@@ -34,7 +37,9 @@ class Agent:
     LIMITS: dict[str, tuple[float, float]] = {}    # numeric parameter -> (lowest, highest), inclusive
     CHOICES: dict[str, tuple[str, ...]] = {}       # string parameter -> allowed values
 
-    def __init__(self, **params):
+    def __init__(self, **params: Any) -> None:
+        """:raises BadAgentParameter: an unknown parameter, or a value of the wrong type, not finite,
+        out of its LIMITS or not among its CHOICES (one line naming the agent and parameter)."""
         unknown = sorted(set(params) - set(self.PARAMS))
         if unknown:
             valid = ", ".join(sorted(self.PARAMS)) or "none"
@@ -45,14 +50,15 @@ class Agent:
         self.seed = 0
 
     @classmethod
-    def cannot_play(cls, game_id, players):
+    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
         """Why this agent cannot play `game_id` with `players` players, or None when it can.
         The arena leaves an agent out of the games it cannot play."""
         return None
 
-    def reset(self, game_id, game_params, seat, seed):
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         """Called once before each match."""
         self.game_id, self.game_params, self.seat, self.seed = game_id, game_params, seat, seed
 
-    def act(self, state):
+    def act(self, state: "GameState") -> int:
+        """One of `state.legal_actions()`; `state` is this seat's view, a copy the agent may modify."""
         raise NotImplementedError

@@ -13,6 +13,9 @@ import os
 import sqlite3
 import time
 import urllib.parse
+from typing import Any, Optional
+
+from arena.match import MatchResult, MatchSpec
 
 DEFAULT_STORE = os.path.join("results", "arena.sqlite")
 
@@ -50,10 +53,14 @@ class StoreError(ValueError):
 
 
 class Store:
-    def __init__(self, path=DEFAULT_STORE, readonly=False):
-        """Opens (for writing: creates, checks and migrates) the store; StoreError when it cannot."""
+    def __init__(self, path: str = DEFAULT_STORE, readonly: bool = False) -> None:
+        """Opens the store; for writing, creates, checks (`PRAGMA quick_check`) and migrates it.
+
+        :raises StoreError: it cannot be opened or created, it is damaged (for writing), or it does
+            not exist or is not a tournament store (read-only).
+        """
         self.path = path
-        self._claims = {}
+        self._claims: dict[str, int] = {}
         try:
             self.db = self._open_readonly(path) if readonly else self._open_for_writing(path)
             self.db.row_factory = sqlite3.Row
@@ -106,7 +113,7 @@ class Store:
     def _lock_slot(self, run_id):
         return int(hashlib.sha256(run_id.encode()).hexdigest()[:15], 16)
 
-    def claim(self, run_id):
+    def claim(self, run_id: str) -> None:
         """Marks this process as the run's coordinator until it exits or `release`s it; StoreError
         when another process plays the run."""
         fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
@@ -118,7 +125,7 @@ class Store:
                              f"wait for it, or stop it first") from None
         self._claims[run_id] = fd
 
-    def release(self, run_id):
+    def release(self, run_id: str) -> None:
         fd = self._claims.pop(run_id, None)
         if fd is not None:
             os.close(fd)
@@ -137,7 +144,7 @@ class Store:
             os.close(fd)
 
     # ---- runs ----
-    def create_run(self, run_id, config, total, deal_key=""):
+    def create_run(self, run_id: str, config: dict, total: int, deal_key: str = "") -> None:
         """Stores a new run; a run already stored (the same command again) is kept as is. Matches
         stored for a run that does not exist yet were not played by it: StoreError."""
         with self.db:
@@ -149,16 +156,16 @@ class Store:
                             "VALUES (?, ?, ?, ?, 'running', ?)",
                             (run_id, time.time(), json.dumps(config, sort_keys=True), total, deal_key))
 
-    def deal_key(self, run_id):
+    def deal_key(self, run_id: str) -> Optional[str]:
         """The run's deal key, or None when the store has no such run."""
         row = self.db.execute("SELECT deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return None if row is None else row[0]
 
-    def set_status(self, run_id, status):
+    def set_status(self, run_id: str, status: str) -> None:
         with self.db:
             self.db.execute("UPDATE runs SET status = ? WHERE run_id = ?", (status, run_id))
 
-    def run(self, run_id=None):
+    def run(self, run_id: Optional[str] = None) -> dict[str, Any]:
         """The run's row as a dict (the latest run when run_id is None); StoreError if missing."""
         if run_id is None:
             row = self.db.execute("SELECT * FROM runs ORDER BY created DESC, rowid DESC LIMIT 1").fetchone()
@@ -171,11 +178,11 @@ class Store:
                 raise StoreError(f"no run {run_id!r} in {self.path} (latest: {known})")
         return _effective(self, _run_dict(row))
 
-    def runs(self):
+    def runs(self) -> list[dict[str, Any]]:
         return [_effective(self, _run_dict(r)) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
 
     # ---- matches ----
-    def record(self, spec, result):
+    def record(self, spec: MatchSpec, result: MatchResult) -> None:
         """Writes one finished match in its own transaction. The coordinator plays only matches
         that are not stored, so a row already there was written by someone else: StoreError, and
         neither row silently wins."""
@@ -195,17 +202,17 @@ class Store:
                  json.dumps([f.__dict__ for f in result.faults]), json.dumps(result.metrics, sort_keys=True),
                  result.duration, time.time()))
 
-    def finished_ids(self, run_id):
+    def finished_ids(self, run_id: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ?", (run_id,))}
 
-    def matches(self, run_id, game_id=None):
+    def matches(self, run_id: str, game_id: Optional[str] = None) -> list[dict[str, Any]]:
         """Every stored match of a run as a dict, in match-id order (the order ratings replay)."""
         sql, args = "SELECT * FROM matches WHERE run_id = ?", [run_id]
         if game_id is not None:
             sql, args = sql + " AND game_id = ?", args + [game_id]
         return [_match_dict(r) for r in self.db.execute(sql + " ORDER BY match_id", args)]
 
-    def match(self, run_id, match_id):
+    def match(self, run_id: str, match_id: int) -> dict[str, Any]:
         row = self.db.execute("SELECT * FROM matches WHERE run_id = ? AND match_id = ?",
                               (run_id, match_id)).fetchone()
         if row is None:

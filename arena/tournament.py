@@ -15,13 +15,16 @@ import contextlib
 import math
 import signal
 from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
 
 from arena import agent_list, seeds
 from arena import schedule as sched
 from arena.backends import check_backend, default_jobs, executor
 from arena.bot_server import describe
+from arena.match import MatchResult
 from arena.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
+from arena.store import Store
 
 TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quick
 
@@ -55,11 +58,22 @@ def check_time_limit(value):
     return float(value)
 
 
-def plan(store, game_id=None, players=None, agents=None, deals=None, seed=0, time_limit=DEFAULT_TIME_LIMIT,
-         params=(), sandbox="bwrap", bot_limits=(), deal_key=None, resume=None, backend="local", address=None):
+def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = None, agents: Optional[str] = None,
+         deals: Optional[int] = None, seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT,
+         params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
+         deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
+         address: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run). Raises ValueError (one
-    line) for anything that cannot be played; creates the run in the store only when all is well."""
+    line) for anything that cannot be played; creates the run in the store only when all is well.
+
+    `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them.
+
+    :raises ValueError: an unknown game or agent, a malformed parameter or limit, a time limit or a
+        schedule out of range, a submitted agent that does not load, no sandbox available, or a
+        stored run with other deals than `deal_key`.
+    :raises StoreError: another process plays this run (a ValueError too).
+    """
     wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
     check_backend(backend, address)
     if resume:
@@ -103,7 +117,8 @@ def plan(store, game_id=None, players=None, agents=None, deals=None, seed=0, tim
     return Plan(run_id, config, key, schedule, [s for s in schedule if s.match_id not in done], len(done), human)
 
 
-def play(store, plan, backend="local", jobs=None, address=None, on_match=None):
+def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] = None,
+         address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None) -> str:
     """Plays the plan's missing matches, storing each as it arrives and calling `on_match(result)`;
     returns the run's status, "finished" or "interrupted" (Ctrl-C, SIGTERM). An error (an engine
     bug: MatchFailed, an unreachable cluster) marks the run interrupted and is raised."""

@@ -5,9 +5,14 @@ both are validated against the game's declared defaults, and unknown names are r
 list of valid ones. `resolve` then sets the engine up once with them, so that what the engine refuses
 (values out of range, parameters that exclude each other) is refused before any match is played.
 """
-from dataclasses import dataclass, field
 import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional
+
 from engines.params import coerce
+
+if TYPE_CHECKING:
+    from engines.core import GameState
 
 
 class UnknownGame(ValueError):
@@ -95,11 +100,12 @@ GAMES = {
 }
 
 
-def game_ids():
+def game_ids() -> list[str]:
     return sorted(GAMES)
 
 
-def spec(game_id):
+def spec(game_id: str) -> GameSpec:
+    """The game's GameSpec. :raises UnknownGame: no such game."""
     try:
         return GAMES[game_id]
     except KeyError:
@@ -132,19 +138,28 @@ def _new_state(game_id, full, seed):
         raise BadParameter(f"{game_id}: {e}") from None
 
 
-def resolve(game_id, players=None, **params):
+def resolve(game_id: str, players: Optional[int] = None, **params: Any) -> dict[str, Any]:
     """The complete, validated parameters of a game (defaults filled in), players included.
 
     Validated fully: the engine itself is set up once with them, so every rule it checks (ranges,
     parameters that exclude each other) is checked here too, and `make` accepts whatever this
-    returns."""
+    returns.
+
+    :raises UnknownGame: no such game.
+    :raises BadParameter: an unknown parameter, a value of the wrong type or out of range, or
+        parameters the engine refuses together (one line naming the game and parameter).
+    """
     full = _params(game_id, players, params)
     _new_state(game_id, full, 0)
     return full
 
 
-def make(game_id, players=None, seed=0, **params):
-    """A new game state of `game_id` with the given parameters, its chance seeded by `seed`."""
+def make(game_id: str, players: Optional[int] = None, seed: int = 0, **params: Any) -> GameState:
+    """A new game state of `game_id` with the given parameters, its chance seeded by `seed`.
+
+    :raises UnknownGame: no such game.
+    :raises BadParameter: as `resolve`, or a seed outside 0 .. 2**64 - 1.
+    """
     full = _params(game_id, players, params)
     try:
         valid = 0 <= int(seed) < 2**64

@@ -1,0 +1,13 @@
+"""The type checker passes on the Python packages (arena/, agents/*.py), with engines/core.pyi for the
+engines' Python face: `mypy` reads its settings from pyproject.toml."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_mypy_is_clean(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
