@@ -154,7 +154,7 @@ def resolve(game_id: str, players: Optional[int] = None, **params: Any) -> dict[
     return full
 
 
-def make(game_id: str, players: Optional[int] = None, seed: int = 0, **params: Any) -> GameState:
+def make(game_id: str, players: Optional[int] = None, seed: int = 0, **params: Any) -> "GameState":
     """A new game state of `game_id` with the given parameters, its chance seeded by `seed`.
 
     :raises UnknownGame: no such game.
