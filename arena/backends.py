@@ -11,6 +11,7 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import signal
+import urllib.parse
 
 class SerialExecutor(cf.Executor):
     """Runs each call at once, in this process (--jobs 1: no pickling, no pool)."""
@@ -96,8 +97,17 @@ def check_backend(backend, address):
     """ValueError unless the backend is known and has what it needs (checked before a run starts)."""
     if backend not in ("local", "dask"):
         raise ValueError(f"unknown backend {backend!r}; choose local or dask")
-    if backend == "dask" and not address:
-        raise ValueError("--backend dask needs --address tcp://HOST:PORT (a running Dask scheduler)")
+    if backend == "dask":
+        if not address:
+            raise ValueError("--backend dask needs --address tcp://HOST:PORT (a running Dask scheduler)")
+        parts = urllib.parse.urlsplit(address)
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if parts.scheme not in ("tcp", "tls", "ws", "wss") or not parts.hostname or port is None \
+                or parts.path not in ("", "/"):
+            raise ValueError(f"--address must be like tcp://HOST:PORT, not {address!r}")
 
 
 @contextlib.contextmanager

@@ -71,6 +71,11 @@ class Store:
     def _open_for_writing(path):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         db = sqlite3.connect(path, timeout=30)
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "runs" not in tables:
+            db.close()
+            raise StoreError(f"{path} is an SQLite database of something else, not a tournament store: "
+                             f"give another --store")
         problems = [r[0] for r in db.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
             db.close()

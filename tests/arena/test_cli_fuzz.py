@@ -69,12 +69,7 @@ FLOATS = ["nan", "inf", "-inf", "0", "-1", "1e308", "1e-320", "abc", "", "3600",
 
 # Bugs the fuzz found in code this test's author may not change: (predicate on the command line, why).
 # Such cases are left out of the fuzz runs and kept as a skipped test below.
-KNOWN_BUGS = [
-    (lambda args: "dask" in args and "--address" in args,
-     "arena/backends.py check_backend accepts any non-empty --address (tcp://, foo, x:y:z): the run is "
-     "created, its line printed, then distributed refuses the address (exit 2 on a second line), leaving "
-     "an interrupted run behind"),
-]
+KNOWN_BUGS: list = []
 
 
 def known_bug(args):
@@ -574,14 +569,28 @@ def test_regressions_found_by_the_fuzz(args, world, tmp_path, monkeypatch):
     assert open(good, "rb").read() == before
 
 
-@pytest.mark.skip(reason=KNOWN_BUGS[0][1])
-def test_a_malformed_dask_address_is_refused_before_the_run(tmp_path, monkeypatch):
+@pytest.mark.parametrize("address", ["tcp://", "foo", "x:y:z", "tcp://:x", "tcp://host", "http://h:1"])
+def test_a_malformed_dask_address_is_refused_before_the_run(tmp_path, monkeypatch, address):
     monkeypatch.chdir(tmp_path)
-    args = ["run", "--game", "insert", "--games", "1", "--backend", "dask", "--address", "tcp://",
+    args = ["run", "--game", "insert", "--games", "1", "--backend", "dask", "--address", address,
             "--store", "s.sqlite"]
-    assert run_in_process(args, "", f"arena {args!r}").exit_code == 2
+    result = run_in_process(args, "", f"arena {args!r}")
+    assert result.exit_code == 2 and "--address must be like" in result.output
     assert not (tmp_path / "s.sqlite").exists() or "interrupted" not in invoke(
         ["leaderboard", "--store", "s.sqlite", "--json"], "").output
+
+
+def test_another_programs_sqlite_database_is_not_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    db = sqlite3.connect("other.sqlite")
+    db.execute("CREATE TABLE notes (x)")
+    db.commit()
+    db.close()
+    before = open("other.sqlite", "rb").read()
+    args = ["run", "--game", "insert", "--games", "1", "--jobs", "1", "--store", "other.sqlite"]
+    result = run_in_process(args, "", f"arena {args!r}")
+    assert result.exit_code == 2 and "not a tournament store" in result.output
+    assert open("other.sqlite", "rb").read() == before
 
 
 # ---------------------------------------------------------------- property: parameter strings
