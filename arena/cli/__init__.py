@@ -1,0 +1,61 @@
+"""The `arena` command line: click only. Each command reads its options, calls the packages that do
+the work (arena.tournament, arena.analysis, arena.report, arena.checks, arena.bench) and prints.
+
+The group turns every error into one line: a usage error or a user error (ValueError) exits 2, an
+interrupt 130, and an unexpected error prints one line too (ARENA_DEBUG=1 shows its traceback).
+"""
+import os
+import signal
+
+import click
+
+from arena.cli.common import ArenaError, first_line
+
+
+class Interrupted(click.ClickException):
+    """Ctrl-C or SIGTERM outside a tournament's own handling: one line, exit code 130."""
+    exit_code = 130
+
+
+class _Group(click.Group):
+    """The command group: a usage error prints one line (not click's usage block), and an unexpected
+    error prints one line, not a traceback (ARENA_DEBUG=1 shows it)."""
+
+    def parse_args(self, ctx, args):
+        # `arena --nosuch`: one line too (`arena` alone still shows the help).
+        try:
+            return super().parse_args(ctx, args)
+        except getattr(click.exceptions, "NoArgsIsHelpError", ()):   # click >= 8.2
+            raise
+        except click.UsageError as e:
+            raise ArenaError(e.format_message() + " (arena -h for help)") from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as e:
+            command = f" (arena {e.ctx.info_name} -h for help)" if e.ctx and e.ctx.parent else ""
+            raise ArenaError(e.format_message() + command) from None
+        except (KeyboardInterrupt, click.Abort):
+            signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not interrupt the exit
+            raise Interrupted("interrupted") from None
+        except (click.ClickException, click.exceptions.Exit, SystemExit):
+            raise
+        except Exception as e:
+            if os.environ.get("ARENA_DEBUG"):
+                raise
+            raise click.ClickException(f"internal error: {type(e).__name__}: {first_line(e)} "
+                                       f"(ARENA_DEBUG=1 shows the traceback)") from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tabletop-arena")
+def main():
+    """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
+
+
+from arena.cli import info, play, reports, run  # noqa: E402  (the commands register on `main`)
+
+for _command in (run.run, run.leaderboard, info.games, info.agents, info.check_agent, info.bench,
+                 reports.matchups, reports.graph, reports.report, play.play, play.replay):
+    main.add_command(_command)

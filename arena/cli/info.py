@@ -1,0 +1,170 @@
+"""`arena games`, `arena agents` (what is registered), `arena check-agent` and `arena bench`."""
+import json
+import sys
+
+import click
+
+from arena.cli.common import (echo_json, json_option, literal, rich_console, sandbox_option,
+                              user_errors)
+from arena.tournament import DEFAULT_TIME_LIMIT
+
+MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
+MAX_REPEATS = 100        # bench measurements per case
+
+
+@click.command()
+@json_option
+@user_errors
+def games(as_json):
+    """List the registered games with their players and parameters."""
+    import engines
+    from arena.text import format_value
+    rows = []
+    for g in engines.game_ids():
+        s = engines.spec(g)
+        rows.append({"game_id": g, "min_players": s.min_players, "max_players": s.max_players,
+                     "default_players": s.default_players, "params": dict(s.params),
+                     "choices": {k: list(v) for k, v in s.choices.items()}, "card_game": s.card_game,
+                     "perfect_information": s.perfect_information, "description": s.description})
+    if as_json:
+        echo_json(rows)
+        return
+    cells = []
+    for r in rows:
+        params = ", ".join(f"{k}={format_value(v)}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
+                           for k, v in r["params"].items())
+        players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
+            if r["min_players"] != r["max_players"] else str(r["min_players"])
+        cells.append((r["game_id"], players, literal(params or "-"), literal(r["description"])))
+    _print_table("games", ("game", "players", "parameters (defaults)", "description"), cells)
+
+
+@click.command("agents")
+@json_option
+@user_errors
+def agents(as_json):
+    """List the built-in and installed agents with their parameters."""
+    import agents as agent_registry
+    from arena.agent_list import entry_points
+    rows = []
+    for name in agent_registry.agent_names():
+        cls = agent_registry.agent_class(name)
+        doc = (cls.__doc__ or "").strip().splitlines()
+        rows.append({"name": name, "kind": "builtin", "params": dict(cls.PARAMS),
+                     "description": doc[0] if doc else ""})
+    for name, target in sorted(entry_points().items()):
+        rows.append({"name": name, "kind": "entrypoint", "params": {}, "description": target})
+    if as_json:
+        echo_json(rows)
+        return
+    _print_table("agents", ("agent", "kind", "parameters (defaults)", "description"),
+                 [(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
+                   literal(r["description"])) for r in rows])
+
+
+def _print_table(title, columns, rows, **options):
+    from rich.table import Table
+    table = Table(title=title, **options)
+    for c in columns:
+        table.add_column(c)
+    for r in rows:
+        table.add_row(*r)
+    rich_console().print(table)
+
+
+# ---------------------------------------------------------------- check-agent
+
+@click.command("check-agent")
+@click.argument("agent")
+@click.option("--game", "game_id", required=True, help="Game to check the agent on.")
+@click.option("--players", type=int, default=None, help="Players (default: the game's).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@click.option("--games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=2, show_default=True,
+              help="Matches against random agents (each replayed to check determinism).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
+              show_default=True, help="Seconds per move.")
+@sandbox_option
+@json_option
+@user_errors
+def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbox, as_json):
+    """Check a submitted agent (FILE.py:Class, module:Class) before a tournament."""
+    from arena import schedule as sched
+    from arena.agent_list import param_options, parse_agent
+    from arena.checks import check_agent as run_checks
+    from arena.sandbox import make_policy
+    from arena.text import game_title
+    from arena.tournament import check_time_limit
+    time_limit = check_time_limit(time_limit)
+    spec = parse_agent(agent)
+    (game, full), = sched.resolve_games(game_id, players, param_options(params))
+    if spec.kind == "builtin":
+        import agents as agent_registry
+        reason = agent_registry.agent_class(spec.source).cannot_play(game, full["players"])
+        if reason:
+            raise ArenaError(f"{spec.label} cannot play {game} with {full['players']} players: {reason}")
+    full = json.loads(json.dumps(full))
+    results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
+                         policy=make_policy(sandbox))
+    ok = all(r["ok"] for r in results)
+    if as_json:
+        echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
+    else:
+        _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
+                     ("check", "result", "detail"),
+                     [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
+                      for r in results], title_justify="left")
+    if not ok:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------- bench
+
+@click.command()
+@click.option("--game", "game_ids", multiple=True, help="Game id (repeatable; default: every game).")
+@click.option("--repeats", type=click.IntRange(min=1, max=MAX_REPEATS), default=5, show_default=True)
+@click.option("--search/--no-search", default=True, show_default=True,
+              help="Include the search agents' benchmarks.")
+@click.option("--arena", "with_arena", is_flag=True, help="Also measure the arena's games/s at 1 and 2 "
+              "workers against a bare loop.")
+@click.option("--arena-agents", default="greedy, random", show_default=True,
+              help="The agents of the --arena measurement.")
+@click.option("--arena-games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=None,
+              help="Deals of the --arena measurement, each played in every seating "
+                   "[default: about two seconds of bare play].")
+@json_option
+@user_errors
+def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_json):
+    """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
+    import shutil
+
+    import engines
+    from arena import bench as b
+    for g in game_ids:
+        engines.spec(g)
+    game_ids = list(game_ids) or engines.game_ids()
+
+    def rows():
+        for g in game_ids:
+            yield from b.engine_rows(g, repeats=repeats)
+        if search:
+            yield from b.search_rows(game_ids)
+        if with_arena:
+            for g in game_ids:
+                yield from b.arena_rows(g, repeats=min(repeats, 3), deals=arena_games, agents=arena_agents)
+            if shutil.which("bwrap"):
+                yield from b.sandbox_rows(repeats=min(repeats, 3))
+
+    if as_json:
+        for r in rows():
+            click.echo(json.dumps(r))
+        return
+    from rich.table import Table
+    table = Table(title="arena bench")
+    for c, j in (("case", "left"), ("unit", "left"), ("median/s", "right"), ("vs baseline", "right")):
+        table.add_column(c, justify=j)
+    console = rich_console()
+    for r in rows():
+        ratio = r.get("speedup", r.get("ratio"))
+        table.add_row(r["case"], r["unit"], f"{r['median_per_s']:,.0f}", f"x{ratio}" if ratio else "")
+    console.print(table)

@@ -1,0 +1,183 @@
+"""`arena run` (play a tournament) and `arena leaderboard` (print a run's standings)."""
+import contextlib
+import sys
+
+import click
+
+from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, rich_console,
+                              sandbox_option, store_option, user_errors)
+from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME, DEFAULT_TIME_LIMIT
+
+MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
+
+
+@click.command()
+@click.option("--game", "game_id", default=None, help="Game id (default: every registered game).")
+@click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
+@click.option("--agents", "agents_text", default=None,
+              help='Agents, e.g. "ismcts, greedy, ismcts[iterations=5000] as ismcts5k, ./bot.py:MyBot".'
+                   "  [default: greedy,random]")
+@click.option("--games", "deals", type=click.IntRange(min=1), default=None,
+              help=f"Deals per line-up, each played in every seat rotation "
+                   f"[default: {DEFAULT_DEALS_ONE_GAME} with --game, {DEFAULT_DEALS_EVERY_GAME} without].")
+@click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
+@store_option
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+              help="Local worker processes [default: every core].")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
+              show_default=True, help="Seconds per move for submitted agents.")
+@click.option("--resume", "resume", default=None, metavar="RUN", help="Continue a stopped run.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter (with --game).")
+@sandbox_option
+@click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
+              help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
+                   "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
+@click.option("--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
+              help="Reuse the secret deal key of an earlier run (as its report shows) to play the same "
+                   "deals; also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
+@json_option
+@user_errors
+def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
+        resume, params, sandbox, bot_limits, deal_key, as_json):
+    """Play a rated tournament and print its leaderboard per game."""
+    from arena import tournament
+    from arena.store import Store
+
+    store = Store(store_path)
+    plan = tournament.plan(store, game_id, players, agents_text, deals, seed, time_limit, params, sandbox,
+                           bot_limits, deal_key, resume, backend, address)
+    err = rich_console(stderr=True)
+    if not as_json:
+        for note in plan.sit_outs():
+            err.print(literal(note))
+        err.print(f"run [bold]{plan.run_id}[/]: {len(plan.schedule)} matches, {plan.stored} already stored, "
+                  f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if plan.todo else ""),
+                  highlight=False, markup=True)
+    try:
+        with progress_bar(len(plan.schedule), plan.stored, quiet=as_json or plan.human) as advance:
+            status = tournament.play(store, plan, backend, jobs, address, on_match=advance)
+    except tournament.MatchFailed as e:
+        raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})")
+    if status == "interrupted":
+        stored = len(store.finished_ids(plan.run_id))
+        err.print("stopped: the matches in progress were abandoned and will be replayed on resume")
+        err.print(f"interrupted: {stored} of {len(plan.schedule)} matches stored. Resume with:\n"
+                  f"  arena run --resume {plan.run_id} --store {store_path}")
+        store.close()
+        sys.exit(130)
+    _print_leaderboards(store, plan.run_id, as_json)
+    store.close()
+
+
+@contextlib.contextmanager
+def progress_bar(total, done, quiet):
+    """A live bar on stderr (on a terminal, unless quiet); yields the function that advances it."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+    console = rich_console(stderr=True)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console,
+                        disable=quiet or not console.is_terminal, transient=False)
+    with progress:
+        task = progress.add_task("matches", total=total, completed=done)
+        yield lambda result: progress.advance(task)
+
+
+def _share(iv):
+    return "" if iv is None else f"{iv.mean:.2f} [{iv.low:.2f}-{iv.high:.2f}]"
+
+
+# ---------------------------------------------------------------- leaderboards
+
+def _is_card_game(game_id):
+    import engines
+    try:
+        return engines.spec(game_id).card_game
+    except ValueError:
+        return False
+
+
+def _print_leaderboards(store, run_id, as_json, game_id=None):
+    from arena import analysis
+    from arena.sandbox import unconfined_note
+    from arena.text import game_title, jsonable
+    from rich import box
+    from rich.table import Table
+
+    run_row = store.run(run_id)
+    matches = store.matches(run_id, game_id)
+    # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
+    boards = []
+    for g, params, ms in analysis.groups(matches):
+        summary = analysis.summary(ms)
+        boards.append({"game_id": g, "params": params, "rows": summary["leaderboard"], "cycles": summary["cycles"]})
+    fault_list = analysis.faults(matches)
+    if as_json:
+        echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
+                   "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
+                    "matches": len(matches), "total": run_row["total"],
+                    "leaderboards": jsonable(boards), "faults": fault_list})
+        return
+    console = rich_console()
+    if not boards:
+        console.print(f"run {run_id} has no finished match{f' of {game_id}' if game_id else ''} yet")
+    for group in boards:
+        metric_names = sorted({k for r in group["rows"] for k in r.metrics})
+        table = Table(title=literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}"), title_justify="left",
+                      box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
+        table.add_column("#", justify="right")
+        table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r.label) for r in group["rows"])))
+        any_faults = any(r.faults for r in group["rows"])
+        duplicate = _is_card_game(group["game_id"]) and any(r.duplicate_score is not None for r in group["rows"])
+        # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
+        for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses", "score share (95%)"] + \
+                ["faults"] * any_faults + ["dup"] * duplicate + \
+                [m.replace("_", " ").replace("accuracy", "acc.") for m in metric_names]:
+            table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
+        for r in group["rows"]:
+            dup = r.duplicate_score
+            table.add_row(str(r.rank), literal(r.label), f"{r.mu:.2f}", f"{r.sigma:.2f}",
+                          f"{r.conservative:.2f}", str(r.games), str(r.wins), str(r.draws),
+                          str(r.losses), _share(r.score_share),
+                          *[str(r.faults) if r.faults else ""] * any_faults,
+                          *[f"{dup:+.2f}" if dup is not None else ""] * duplicate,
+                          *[f"{r.metrics[k].mean:.3f}" if k in r.metrics else "" for k in metric_names])
+        console.print(table)
+        for cycle in group["cycles"]:
+            console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
+                                  + analysis.format_cycle(cycle)))
+    note = unconfined_note(run_row["config"])
+    if note:
+        console.print(literal(note), style="bold red")
+    if fault_list:
+        # One line per agent and kind of fault, with the first occurrence as an example.
+        summary = {}
+        for f in fault_list:
+            key = (f["game_id"], f["label"], f["kind"])
+            if key not in summary:
+                summary[key] = [0, f]
+            summary[key][0] += 1
+        table = Table(title="faults (the faulty agent lost each of these matches)", title_justify="left")
+        for name in ("game", "agent", "kind", "matches", "first (match: message)"):
+            table.add_column(name, justify="right" if name == "matches" else "left")
+        for (game, label, kind), (count, f) in summary.items():
+            table.add_row(game, literal(label), kind, str(count), literal(f"{f['match_id']}: {f['message']}"))
+        console.print(table)
+
+
+@click.command()
+@click.argument("run_id", required=False, metavar="[RUN]")
+@click.option("--game", "game_id", default=None, help="Only this game's leaderboards.")
+@store_option
+@json_option
+@user_errors
+def leaderboard(run_id, game_id, store_path, as_json):
+    """Print a run's leaderboards again from the store (default: the latest run)."""
+    if game_id is not None:
+        import engines
+        engines.spec(game_id)   # an unknown game is an error, not an empty leaderboard
+    store, run_id = open_run(store_path, run_id)
+    _print_leaderboards(store, run_id, as_json, game_id)
+    store.close()

@@ -1,0 +1,75 @@
+"""What every `arena` command shares: user errors as one line with exit code 2, and the common options."""
+import functools
+import json
+
+import click
+
+from arena.text import printable
+
+
+class ArenaError(click.ClickException):
+    """A user error: printed as one line, exit code 2, no traceback."""
+    exit_code = 2
+
+
+def first_line(e):
+    return str(e).splitlines()[0] if str(e) else ""
+
+
+def user_errors(fn):
+    """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) and a damaged
+    store into ArenaError."""
+    import sqlite3
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as e:
+            raise ArenaError(printable(first_line(e)) or type(e).__name__) from None
+        except sqlite3.DatabaseError as e:
+            raise ArenaError(f"the store cannot be read ({first_line(e)}): it is damaged or not a "
+                             f"tournament store") from None
+    return wrapper
+
+
+def open_run(store_path, run_id=None):
+    """(store, run id) of RUN in the store, or of its latest run when run_id is None; read-only."""
+    from arena.store import Store
+    store = Store(store_path, readonly=True)
+    return store, store.run(run_id)["run_id"]
+
+
+def rich_console(stderr=False):
+    from rich.console import Console
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:
+        # Piped or captured output has no width to respect: do not squeeze the tables into 80 columns.
+        console = Console(stderr=stderr, highlight=False, width=150)
+    return console
+
+
+def literal(text):
+    """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
+    from rich.text import Text
+    return Text(printable(text))
+
+
+def echo_json(value):
+    click.echo(json.dumps(value, indent=2))
+
+
+def json_option(fn):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(fn)
+
+
+def store_option(fn):
+    from arena.store import DEFAULT_STORE
+    return click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
+                        type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
+
+
+def sandbox_option(fn):
+    return click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
+                        help="How submitted agents are confined: bubblewrap, or none (only for bots you "
+                             "trust; leaderboards and reports then say so).")(fn)

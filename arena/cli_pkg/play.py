@@ -1,0 +1,63 @@
+"""`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by move)."""
+import click
+
+from arena.cli_common import open_run, sandbox_option, store_option, user_errors
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--vs", "vs", required=True, metavar="AGENT[,AGENT...]",
+              help='The bots, one per other seat, e.g. "ismcts,ismcts[iterations=500]" or "./bot.py:MyBot".')
+@click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 moves first in turn order).")
+@click.option("--seed", type=click.IntRange(0, 2 ** 64 - 1), default=None, help="The deal (default: a random one).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@sandbox_option
+@user_errors
+def play(game_id, vs, seat, seed, params, sandbox):
+    """Play GAME against bots in the terminal: moves by number or by name."""
+    import random
+
+    import agents
+    import engines
+    from arena.agent_list import param_options, parse_agent, split_list
+    from arena.play import play as play_game
+    from arena.sandbox import make_policy, validate_all
+
+    bots = [parse_agent(item) for item in split_list(vs)]
+    policy = make_policy(sandbox)
+    validate_all(bots, policy)
+    pairs = dict(param_options(params))
+    if "players" in pairs:
+        raise click.UsageError("the number of players is one more than the bots in --vs")
+    # The game, its parameters and the seat are checked before the first line is printed.
+    engines.registry.resolve(game_id, players=len(bots) + 1, **pairs)
+    for bot in bots:
+        reason = bot.kind == "builtin" and agents.agent_class(bot.source).cannot_play(game_id, len(bots) + 1)
+        if reason:
+            raise ValueError(f"{bot.label} cannot play {game_id} with {len(bots) + 1} players: {reason}")
+    if not 0 <= seat <= len(bots):
+        raise click.UsageError(f"--seat must be between 0 and {len(bots)}")
+    seed = random.SystemRandom().getrandbits(31) if seed is None else seed
+    click.echo(f"{game_id}, seed {seed}: you are seat {seat}")
+    play_game(game_id, dict(pairs, players=len(bots) + 1), bots, seat, seed, policy)
+
+
+@click.command()
+@click.argument("args", nargs=-1, metavar="[RUN] MATCH")
+@click.option("--seat", type=int, default=None, help="Show only what this seat could see.")
+@click.option("--to-end", is_flag=True, help="Print the final position and scores without stepping.")
+@store_option
+@user_errors
+def replay(args, seat, to_end, store_path):
+    """Step through a stored match (RUN defaults to the latest run): forward, back, jump, end."""
+    from arena.play import replay as replay_match
+
+    number = args[-1] if args else ""
+    if len(args) not in (1, 2) or not (number.isascii() and number.isdigit()) or int(number) >= 2 ** 63:
+        raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena leaderboard --json lists runs)")
+    store, run_id = open_run(store_path, args[0] if len(args) == 2 else None)
+    match = store.match(run_id, int(args[-1]))
+    if seat is not None and not 0 <= seat < len(match["seats"]):
+        raise click.UsageError(f"--seat must be between 0 and {len(match['seats']) - 1}")
+    replay_match(match, seat=seat, to_end=to_end)
+    store.close()

@@ -1,0 +1,126 @@
+"""`arena matchups`, `arena graph` and `arena report`: the head-to-head view of a stored tournament.
+
+networkx, matplotlib and rich are imported inside the commands, so that registering these commands
+does not slow down every other `arena` command.
+"""
+import json
+
+import click
+
+from arena.cli_common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
+                              user_errors)
+from arena.text import jsonable, printable
+
+_run = click.argument("run_id", metavar="[RUN]", required=False)
+
+
+def _refuse_a_store(out):
+    """ArenaError when --out names an SQLite file: a tournament store must not be overwritten."""
+    try:
+        with open(out, "rb") as f:
+            header = f.read(16)
+    except OSError:
+        return
+    if header == b"SQLite format 3\x00":
+        raise ArenaError(f"--out {printable(out)} is an SQLite database (a tournament store?): give another file")
+
+
+def _cell(iv):
+    text = f"{iv.mean:.0%} [{iv.low:.0%}-{iv.high:.0%}]"
+    if iv.low > 0.5:
+        return f"[green]{text}[/]"
+    if iv.high < 0.5:
+        return f"[red]{text}[/]"
+    return text
+
+
+@click.command()
+@_run
+@store_option
+@json_option
+@user_errors
+def matchups(run_id, store_path, as_json):
+    """Show each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
+    duplicate deals where the game has them. RUN defaults to the latest run."""
+    from rich.table import Table
+    from arena import analysis
+    from arena.text import game_title
+    store, run_id = open_run(store_path, run_id)
+    matches = store.matches(run_id)
+    out = []
+    for game_id, params, ms in analysis.groups(matches):
+        summ = analysis.summary(ms)
+        out.append({"game_id": game_id, "game_params": params, "order": summ["order"],
+                    "head_to_head": summ["head_to_head"], "cycles": summ["cycles"]})
+    if as_json:
+        echo_json(jsonable({"run_id": run_id, "groups": out}))
+        return
+    console = rich_console()
+    if not out:
+        console.print(f"run {run_id} has no finished matches yet")
+    for grp in out:
+        table = Table(title=literal(f"{run_id}: {game_title(grp['game_id'], grp['game_params'])}"),
+                      caption="row's score against column [95% interval]; green/red: surely above/below 50%")
+        table.add_column("agent \\ opponent", style="bold")
+        for b in grp["order"]:
+            table.add_column(literal(b), justify="right")
+        for a in grp["order"]:
+            row = grp["head_to_head"].get(a, {})
+            table.add_row(literal(a), *["" if a == b else _cell(row[b]) if b in row else "-" for b in grp["order"]])
+        console.print(table)
+        for c in grp["cycles"]:
+            line = literal("cycle: " + analysis.format_cycle(c))
+            line.stylize("red", 0, len("cycle:"))
+            console.print(line)
+
+
+@click.command()
+@_run
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="Where to draw the graph: FILE.png, FILE.svg or FILE.html.")
+@store_option
+@json_option
+@user_errors
+def graph(run_id, out, store_path, as_json):
+    """Draw who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
+    rate; cycles in red. RUN defaults to the latest run."""
+    from arena import analysis, graphs
+    _refuse_a_store(out)
+    store, run_id = open_run(store_path, run_id)
+    matches = store.matches(run_id)
+    try:
+        drawn = graphs.write(matches, out, run_id)
+    except OSError as e:
+        raise ArenaError(str(e)) from None
+    if as_json:
+        echo_json(jsonable({"run_id": run_id, "out": out,
+                                     "graphs": [graphs.graph_json(t, g) for t, g in drawn]}))
+        return
+    click.echo(f"wrote {out}")
+    for title, g in drawn:
+        for c in g.graph["cycles"]:
+            click.echo(f"{title}: cycle {analysis.format_cycle(c)}")
+
+
+@click.command()
+@_run
+@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
+              help="The HTML file to write [default: results/report-RUN.html].")
+@store_option
+@json_option
+@user_errors
+def report(run_id, out, store_path, as_json):
+    """Write one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
+    graph, ratings over time, faults and how to reproduce it. RUN defaults to the latest run."""
+    from arena import report as report_mod
+    if out is not None:
+        _refuse_a_store(out)
+    store, run_id = open_run(store_path, run_id)
+    try:
+        path, data = report_mod.write(store, run_id, out)
+    except OSError as e:
+        raise ArenaError(f"cannot write the report: {e}") from None
+    if as_json:
+        click.echo(json.dumps({"out": path, **data}, indent=2, default=str))
+        return
+    click.echo(f"wrote {path}")
