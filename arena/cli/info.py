@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from arena.cli.common import (echo_json, json_option, literal, rich_console, sandbox_option,
+from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_console, sandbox_option,
                               user_errors)
 from arena.tournament import DEFAULT_TIME_LIMIT
 

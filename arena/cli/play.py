@@ -1,7 +1,7 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by move)."""
 import click
 
-from arena.cli_common import open_run, sandbox_option, store_option, user_errors
+from arena.cli.common import open_run, sandbox_option, store_option, user_errors
 
 
 @click.command()

@@ -7,7 +7,7 @@ import json
 
 import click
 
-from arena.cli_common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
+from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
                               user_errors)
 from arena.text import jsonable, printable
 

@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, rich_console,
+from arena.cli.common import (echo_json, json_option, literal, open_run, rich_console,
                               sandbox_option, store_option, user_errors)
 from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME, DEFAULT_TIME_LIMIT
 

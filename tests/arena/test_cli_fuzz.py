@@ -465,7 +465,7 @@ def _session_processes(marker, sid):
     return found
 
 
-def run_subprocess(args, stdin, cwd, command=(sys.executable, "-m", "arena.cli")):
+def run_subprocess(args, stdin, cwd, command=(sys.executable, "-m", "arena")):
     """(exit code, stdout, stderr, processes left 2 s after the exit) of a real `arena` process.
     Its output goes to files, not pipes, so that a process left behind cannot hold up the wait."""
     marker = f"ARENA_FUZZ_MARK={uuid.uuid4().hex}"

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from arena import analysis, graphs, report
 from arena.cli import main
-from arena.cli_reports import graph, matchups, report as report_cmd
+from arena.cli.reports import graph, matchups, report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.store import Store
 
