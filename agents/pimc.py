@@ -41,8 +41,9 @@ class PIMCAgent(Agent):
     per solve; time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1."""
 
     name = "pimc"
-    PARAMS = {"samples": 20, "nodes": 20000, "time": 0.0, "seed": 0}
+    PARAMS = {"samples": 20, "nodes": 20000, "time": 0.0, "model": "paranoid", "seed": 0}
     LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS, "seed": SEED_LIMITS}
+    CHOICES = {"model": ("paranoid", "mixed")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -112,12 +113,10 @@ class PIMCAgent(Agent):
                 break
             world = state.determinize(me, self.rng.getrandbits(64))
             deal = Deal.from_state(world)
-            if phase == "bid":
-                values, whole = self._bid_values(deal, me, legal)
-            else:
-                bid = world.bids()[me]
-                values, whole = self._solve(deal, lambda: solver.move_values(deal, bid))
-                values = {_action(c): v for c, v in values.items()}
+            values, whole = self._values(deal, me, legal, world, phase, False)
+            if p["model"] == "mixed":
+                hope = self._values(deal, me, legal, world, phase, True)[0]
+                values = {a: (v + hope[a]) / 2 for a, v in values.items()}
             for a in legal:
                 totals[a] += values[a]
             done += 1
@@ -125,6 +124,17 @@ class PIMCAgent(Agent):
         self.last = {"samples": done, "exact": exact, "nodes": solver.nodes - nodes0,
                      "seconds": time.monotonic() - t0}
         return totals
+
+    def _values(self, deal, me, legal, world, phase, optimistic):
+        """({action: solved score}, exact) for one world."""
+        solver = self.solver()
+        if phase == "bid":
+            bids = [a - A_BID for a in legal]
+            values, whole = self._solve(deal, lambda: _all_bids(solver, deal, me, bids, optimistic))
+            return {A_BID + b: v for b, v in zip(bids, values)}, whole
+        bid = world.bids()[me]
+        values, whole = self._solve(deal, lambda: solver.move_values(deal, bid, optimistic))
+        return {_action(c): v for c, v in values.items()}, whole
 
     def _solve(self, deal, fn):
         """fn() under the node budget, deepening the horizon a trick at a time: the deepest
@@ -148,18 +158,11 @@ class PIMCAgent(Agent):
             solver.horizon = 99
         return result, exact
 
-    def _bid_values(self, deal, me, legal):
-        """{bid action: solved score with that bid} for one world, from the first lead."""
-        solver = self.solver()
-        bids = [a - A_BID for a in legal]
-        values, whole = self._solve(deal, lambda: _all_bids(solver, deal, me, bids))
-        return {A_BID + b: v for b, v in zip(bids, values)}, whole
 
-
-def _all_bids(solver, deal, me, bids):
+def _all_bids(solver, deal, me, bids, optimistic):
     out = []
     for b in bids:
-        v = solver.value(deal, me, b)
+        v = solver.value(deal, me, b, optimistic)
         if v is None:
             return None
         out.append(v)
