@@ -179,7 +179,12 @@ def stage(spec):
             os.chmod(path, 0o444)
         shutil.rmtree(target, ignore_errors=True)
         os.chmod(tmp, 0o755)
-        os.rename(tmp, target)
+        try:
+            os.rename(tmp, target)
+        except OSError:   # another process staged the same code at the same moment
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not _intact(digest):
+                raise ValueError(f"agent {spec.label}: cannot stage its code in {target}") from None
     return type(spec)(spec.label, spec.source, spec.params, spec.kind, spec.target, digest)
 
 
@@ -339,13 +344,13 @@ class RemoteAgent:
         self.time_limit = time_limit or None
         self.broken, self.cpu = False, 0.0
         limits = policy.limits_dict()
-        staged = code_dir(spec.code) if staged else None
-        inner = BOT_ROOT if policy.mode == "bwrap" and staged else staged
+        code = code_dir(spec.code) if staged else None
+        inner = BOT_ROOT if policy.mode == "bwrap" and code else code
         settings = json.dumps({"limits": limits, "code_dir": inner})
         server = [sys.executable, "-I", "-m", "arena.bot_server", settings]
         self._cgroups = _Cgroups(limits, enabled=policy.mode == "bwrap")
         if policy.mode == "bwrap":
-            command = self._cgroups.wrap(_bwrap_prefix(staged, limits["memory"]) + server)
+            command = self._cgroups.wrap(_bwrap_prefix(code, limits["memory"]) + server)
             env = _environment()
         else:
             pdeath = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
