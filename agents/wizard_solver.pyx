@@ -314,9 +314,9 @@ cdef class Solver:
     cdef int _moves(self, SPos* s, int* out, int best) noexcept nogil:
         """The moves to search at s, ordered, equivalent cards merged (when `merge`)."""
         cdef uint64_t m = playable(s), h = s.hand[s.to_move], run, between, suit_m
-        cdef int n = 0, c, prev, i, j, k, led, key_i, su
+        cdef int n = 0, c, prev, i, j, k, led, key_i, su, cost
         cdef int keys[NCARDS]
-        cdef bint high_first
+        cdef bint want, mine, last, p_played, wins
         if self.merge:
             if m & WIZ:
                 out[n] = ws_ctz(m & WIZ); n += 1
@@ -343,23 +343,35 @@ cdef class Solver:
                 m &= m - 1
         if not self.ordering or n < 2:
             return n
-        # does the mover want the trick to be won (high cards first)?
-        if s.to_move == self.p:
-            high_first = s.tricks[self.p] < self.bid
-        else:
-            high_first = (s.tricks[self.p] < self.bid) != (self.mode == MODE_OPTIMISTIC)
+        # Bridge-style ordering. p wants this trick when short of its bid; its opponents want
+        # the opposite in paranoid mode, the same in optimistic mode.
+        want = s.tricks[self.p] < self.bid
+        mine = s.to_move == self.p
+        if not mine and self.mode == MODE_PARANOID:
+            want = not want
+        last = s.trick_len == s.n - 1
+        p_played = mine or _played_in_trick(s, self.p)
         for i in range(n):
             c = out[i]
             led = s.led
             if led == LED_NONE:
                 k = card_code(c)
                 led = LED_FREE if k == C_WIZ else (k if k < 4 else LED_NONE)
-            k = strength(s, c, led) * 16 + (c % 13 if c < 52 else 0)
-            if k // 16 <= s.win_str:
-                k = k % 16      # does not take the trick: rank only
+            cost = strength(s, c, led) * 16 + (c % 13 if c < 52 else 0)
+            wins = strength(s, c, led) > s.win_str
+            if mine:
+                if want:    # a winner (the cheapest when last, else the surest), then low losers
+                    k = (1000 + (-cost if last else cost)) if wins else -cost
+                else:       # the highest loser, then the cheapest winner
+                    k = (1000 + cost) if not wins else -cost
+            elif not p_played:
+                k = cost if not want else -cost     # keep p from it: high; leave it to p: low
+            elif s.win_player == self.p and not want:
+                k = (1000 - cost) if wins else -cost    # p is winning and should not: overtake cheaply
             else:
-                k += 2000
-            keys[i] = k if high_first else -k
+                # nothing to gain in this trick: keep it as it goes, shedding the highest loser
+                k = (1000 + cost) if not wins else -cost
+            keys[i] = k
             if c == best:
                 keys[i] = 1000000
         for i in range(1, n):
