@@ -1,0 +1,624 @@
+"""What the games themselves are like (`arena analyze`): seat advantage, length and tempo, drama, and
+how much skill matters, from the stored matches of a run, each figure with a 95% interval.
+
+    from arena import analyze
+    from arena.store import Store
+    store = Store("results/analyze.sqlite")
+    runs = analyze.play_variants(store, "wizard", ["hands=2", "plus_minus_one=true,false"], "greedy,random",
+                                 deals=20, jobs=1)
+    result = analyze.analyze_runs(store, runs)          # plain JSON-able data
+
+The unit of observation is the deal, as in arena.analysis: a figure is measured on every match, the
+matches of one deal (its seat rotations and line-ups) are averaged into one observation, and the
+interval is over deals; "games" counts the matches behind it. Matches ended by a fault are left out
+(their result is the fault's, not the game's) and counted. Per-ply figures (leads, rounds, legal
+moves) come from replaying the stored actions on `engines.make(game_id, seed=stored seed, **params)`.
+
+Decisions where the issue (#20) is silent, shown with every result (`NOTES`):
+- Seat roles: seat number, the seat that makes the game's first decision and the one that makes its
+  last. No engine exposes its dealer, so there is no dealer row.
+- Win share: 1 for first place alone, 1/k for first place shared by k seats (so the seats' shares
+  add up to 1); score share: the seat's pairwise score against every other seat (1 above, 1/2 level).
+  A seat advantage is significant when the seat's 95% interval excludes the fair share 1/players.
+- The lead is read from `scores()` (points so far) after every ply: the leader is the seat alone at
+  the top. The eventual winner (first place alone; none in a draw) "leads for good" from the first
+  position after which it is always alone at the top, the final position counting as led by it;
+  the figure is that position as a share of the game's plies (1.0: only the last move settled it).
+  Games whose scores move only at the end (Insert, Belladone Bluff) give 1.0 by construction.
+- Lead changes: the number of times the seat alone at the top differs from the previous one
+  (positions with a shared top are skipped). Decided in the last round: the winner leads for good
+  only after the last round's first decision; games of one round give no value.
+- Draw: first place shared. Tie: the top final score shared, whether or not a tie-break then
+  separated the seats.
+- Branching: legal moves per decision, averaged per game; phases are the thirds of a game's plies
+  (opening, middle, end). Forced: decisions with one legal move.
+- Skill: agents are compared in the order they are listed (list the strong one first): the score
+  gap is the mean return of the first agent's seats minus the second's in the matches where both
+  sit; the score share is the first's pairwise score against the second's seats.
+- Variants: several values of a --param (`name=a,b`, or the parameter repeated) play one run per
+  combination; every figure is compared with the first variant's (Welch t interval of the
+  difference of the means over deals).
+- Deals are a keyed hash of the seed: with only built-in agents the key derives from --seed, so the
+  same command gives the same games in any store; with a submitted agent the key is a new secret.
+"""
+import hashlib
+import itertools
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import engines
+from arena import agent_list
+from arena.analysis import Interval, group_key, interval, t975
+from arena.text import game_title
+
+PHASES = ("opening", "middle", "end")
+
+NOTES = [
+    "Intervals are 95% and over deals (the matches of one deal, its seat rotations, are one observation); "
+    "'games' counts the matches behind a figure. Matches ended by a fault are left out.",
+    "Win share: 1 for first place alone, 1/k for a k-way shared first place; score share: pairwise score "
+    "against the other seats (1 above, 1/2 level). A seat advantage is significant when its interval "
+    "excludes the fair share 1/players. Engines do not expose a dealer: roles are the first and last to move.",
+    "The lead is read from scores() after every ply (the seat alone at the top). 'Winner leads for good' is "
+    "the share of the game played before the eventual winner is alone at the top for good (1.0: settled by "
+    "the last move; games that score only at the end always give 1.0).",
+    "Draw: first place shared; tie: the top final score shared (before any tie-break). Branching phases are "
+    "the thirds of a game's plies.",
+    "Variants: each figure against the first variant's (Welch 95% interval of the difference); with dozens of "
+    "figures compared, about one in twenty looks significant by chance.",
+    "Skill: agents in the order listed, the first against each other: score gap (mean return of the first "
+    "minus the other's, same matches) and pairwise score share.",
+    "Not yet measured: per-component balance (Belles, animals, special cards, tiles) needs a per-move event "
+    "hook in the engine contract, which the engines do not have yet.",
+]
+
+
+# ---- replaying a stored match -------------------------------------------------------------------
+
+@dataclass
+class Trace:
+    """What the replay of one match shows: per decision the seat to move, its number of legal moves
+    and the round; `scores` after 0, 1, ..., plies actions (plies + 1 rows)."""
+    players: list
+    legal: list
+    rounds: list
+    scores: list
+
+    @property
+    def plies(self):
+        return len(self.players)
+
+
+def trace(match):
+    """Replays a stored match from its seed and actions. ValueError when an action is not legal in
+    the replay (the engine changed since the match was played)."""
+    state = engines.make(match["game_id"], seed=match["seed"], **match["game_params"])
+    players, legal, rounds, scores = [], [], [], [[float(x) for x in state.scores()]]
+    for k, action in enumerate(match["actions"]):
+        moves = state.legal_actions()
+        if action not in moves:
+            raise ValueError(f"match {match['match_id']} does not replay: action {k} ({action}) is not legal "
+                             f"with this engine (it changed since the run was played)")
+        players.append(state.current_player())
+        legal.append(len(moves))
+        rounds.append(state.round())
+        state.apply_action(action)
+        scores.append([float(x) for x in state.scores()])
+    return Trace(players, legal, rounds, scores)
+
+
+# ---- per-match figures --------------------------------------------------------------------------
+
+def _leader(scores):
+    top = max(scores)
+    at_top = [s for s, v in enumerate(scores) if v == top]
+    return at_top[0] if len(at_top) == 1 else None
+
+
+def drama(match, tr):
+    """(leads for good as a share of the plies or None, lead changes, decided in the last round or None)."""
+    places = match["placements"]
+    firsts = [s for s, p in enumerate(places) if p == 1]
+    winner = firsts[0] if len(firsts) == 1 else None
+    leaders = [_leader(sc) for sc in tr.scores]
+    if tr.plies:
+        leaders[-1] = winner   # the final position is led by the winner (tie-breaks included)
+    changes, last = 0, None
+    for who in leaders:
+        if who is None:
+            continue
+        if last is not None and who != last:
+            changes += 1
+        last = who
+    if winner is None or tr.plies == 0:
+        return None, changes, None
+    settled = tr.plies
+    while settled > 0 and leaders[settled - 1] == winner:
+        settled -= 1
+    last_round = None
+    if tr.rounds and tr.rounds[-1] != tr.rounds[0]:
+        start = tr.rounds.index(tr.rounds[-1])   # positions before the last round's first decision
+        last_round = settled > start
+    return settled / tr.plies, changes, last_round
+
+
+def _pair(p_a, p_b):
+    return 1.0 if p_a < p_b else 0.5 if p_a == p_b else 0.0
+
+
+def match_figures(match, tr=None):
+    """{figure key: value} for one match. Keys are tuples: ("seat", s, name), ("role", role, name),
+    ("length", name), ("branching", phase), ("drama", name), ("skill", a, b, name),
+    ("metric", name, s). Without a trace, only the figures of the result (seat, skill, draws)."""
+    places, returns = match["placements"], match["returns"]
+    n = len(places)
+    firsts = [s for s in range(n) if places[s] == 1]
+    win = [1.0 / len(firsts) if s in firsts else 0.0 for s in range(n)]
+    share = [sum(_pair(places[s], places[o]) for o in range(n) if o != s) / max(n - 1, 1) for s in range(n)]
+    out = {}
+    for s in range(n):
+        out["seat", s, "win_share"] = win[s]
+        out["seat", s, "score_share"] = share[s]
+        out["seat", s, "mean_return"] = float(returns[s])
+    top = max(returns)
+    out["drama", "draw_rate"] = float(len(firsts) > 1)
+    out["drama", "tie_rate"] = float(sum(1 for r in returns if r == top) > 1)
+    labels = [seat["label"] for seat in match["seats"]]
+    for a, b in itertools.permutations(sorted(set(labels)), 2):
+        sa = [s for s in range(n) if labels[s] == a]
+        sb = [s for s in range(n) if labels[s] == b]
+        out["skill", a, b, "score_gap"] = (sum(returns[s] for s in sa) / len(sa)
+                                           - sum(returns[s] for s in sb) / len(sb))
+        out["skill", a, b, "score_share"] = sum(_pair(places[i], places[j]) for i in sa for j in sb) / (len(sa) * len(sb))
+    for name, values in (match.get("metrics") or {}).items():
+        if isinstance(values, list) and len(values) == n:
+            numbers = [(s, float(v)) for s, v in enumerate(values)
+                       if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            for s, v in numbers:
+                out["metric", name, s] = v
+            if numbers:
+                out["metric", name, "all"] = sum(v for _, v in numbers) / len(numbers)
+    if tr is None:
+        return out
+    if tr.plies:
+        out["role", "first_mover", "win_share"] = win[tr.players[0]]
+        out["role", "last_mover", "win_share"] = win[tr.players[-1]]
+        out["role", "first_mover", "score_share"] = share[tr.players[0]]
+        out["role", "last_mover", "score_share"] = share[tr.players[-1]]
+    out["length", "plies"] = float(tr.plies)
+    out["length", "rounds"] = float(tr.rounds[-1] + 1 if tr.rounds else 0)
+    out["length", "decisions_per_player"] = tr.plies / n
+    if tr.plies:
+        out["branching", "all"] = sum(tr.legal) / tr.plies
+        out["branching", "forced_share"] = sum(1 for k in tr.legal if k == 1) / tr.plies
+        by_phase = defaultdict(list)
+        for i, k in enumerate(tr.legal):
+            by_phase[PHASES[min(2, 3 * i // tr.plies)]].append(k)
+        for phase, ks in by_phase.items():
+            out["branching", phase] = sum(ks) / len(ks)
+    lead, changes, last_round = drama(match, tr)
+    if lead is not None:
+        out["drama", "winner_leads_for_good"] = lead
+    out["drama", "lead_changes"] = float(changes)
+    if last_round is not None:
+        out["drama", "decided_last_round"] = float(last_round)
+    return out
+
+
+# ---- aggregation --------------------------------------------------------------------------------
+
+BOUNDED = {"win_share", "score_share", "forced_share", "winner_leads_for_good", "decided_last_round",
+           "draw_rate", "tie_rate"}
+
+
+def _bounded(key):
+    return key[-1] in BOUNDED or (key[0] == "skill" and key[-1] == "score_share")
+
+
+def t_interval(values, games=None):
+    """Mean with a Student t 95% interval, for values with no known bounds; None if empty."""
+    n = len(values)
+    if n == 0:
+        return None
+    m = sum(values) / n
+    if n < 2:   # no spread to measure: no interval (shown as such)
+        return Interval(m, None, None, n, n if games is None else games)  # type: ignore[arg-type]
+    half = t975(n - 1) * math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n)
+    return Interval(m, m - half, m + half, n, n if games is None else games)
+
+
+def per_deal(matches, traces=None):
+    """{figure key: (per-deal means, games)} over the matches (traces: {match_id: Trace})."""
+    acc = defaultdict(lambda: defaultdict(list))
+    for m in matches:
+        tr = traces.get(m["match_id"]) if traces is not None else None
+        for key, v in match_figures(m, tr).items():
+            acc[key][m["deal"], m["seed"]].append(v)
+    return {key: ([sum(v) / len(v) for v in deals.values()], sum(len(v) for v in deals.values()))
+            for key, deals in acc.items()}
+
+
+def figure_interval(key, values, games):
+    return interval(values, games) if _bounded(key) else t_interval(values, games)
+
+
+def difference(a, b):
+    """{"mean", "low", "high", "significant"}: mean of b minus mean of a, Welch t 95% interval (None
+    bounds with fewer than two deals on a side)."""
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    out = {"mean": mb - ma, "low": None, "high": None, "significant": False}
+    if len(a) >= 2 and len(b) >= 2:
+        va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
+        vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
+        half = t975(min(len(a), len(b)) - 1) * math.sqrt(va / len(a) + vb / len(b))
+        out.update(low=mb - ma - half, high=mb - ma + half)
+        out["significant"] = half < abs(mb - ma)
+    return out
+
+
+def _iv(figs, key):
+    if key not in figs:
+        return None
+    values, games = figs[key]
+    return figure_interval(key, values, games).as_dict()
+
+
+def summarize(matches, traces=None, agent_order=None, run_id=None):
+    """Every figure of one group (one game with one set of parameters) as plain data. `traces`
+    ({match_id: Trace}) defaults to replaying every match; `agent_order` (labels) to their order of
+    first appearance."""
+    played = [m for m in matches if not m["faults"]]
+    if traces is None:
+        traces = {m["match_id"]: trace(m) for m in played}
+    game_id, params = (matches[0]["game_id"], matches[0]["game_params"]) if matches else ("", {})
+    n = params.get("players") or (len(matches[0]["placements"]) if matches else 0)
+    figs = per_deal(played, traces)
+    labels = []
+    for m in played:
+        for s in m["seats"]:
+            if s["label"] not in labels:
+                labels.append(s["label"])
+    order = [a for a in (agent_order or []) if a in labels] + [a for a in labels if a not in (agent_order or [])]
+    fair = 1.0 / n if n else None
+
+    def verdict(iv):
+        if iv is None or fair is None:
+            return ""
+        return "above" if iv["low"] > fair else "below" if iv["high"] < fair else ""
+
+    seats = []
+    for s in range(n):
+        row = {"seat": s, **{k: _iv(figs, ("seat", s, k)) for k in ("win_share", "score_share", "mean_return")}}
+        row["advantage"] = verdict(row["win_share"])
+        seats.append(row)
+    roles = {}
+    for role in ("first_mover", "last_mover"):
+        row = {k: _iv(figs, ("role", role, k)) for k in ("win_share", "score_share")}
+        row["advantage"] = verdict(row["win_share"])
+        roles[role] = row
+    branching_hist = defaultdict(int)
+    for tr in traces.values():
+        for k in tr.legal:
+            branching_hist[k] += 1
+    skill = []
+    for a, b in itertools.combinations(order, 2):
+        if ("skill", a, b, "score_gap") in figs:
+            skill.append({"first": a, "second": b, "score_gap": _iv(figs, ("skill", a, b, "score_gap")),
+                          "score_share": _iv(figs, ("skill", a, b, "score_share"))})
+    metrics = defaultdict(list)
+    for key in sorted((k for k in figs if k[0] == "metric"), key=lambda k: (k[1], str(k[2]))):
+        metrics[key[1]].append({"seat": key[2], **_iv(figs, key)})
+    deals = {(m["deal"], m["seed"]) for m in played}
+    return {
+        "run_id": run_id,
+        "game_id": game_id,
+        "game_params": params,
+        "title": game_title(game_id, params),
+        "agents": order,
+        "matches": len(played),
+        "deals": len(deals),
+        "faulted_matches": len(matches) - len(played),
+        "players": n,
+        "seat": {"fair_share": fair, "seats": seats, "roles": roles,
+                 "significant": any(r["advantage"] for r in seats) or any(r["advantage"] for r in roles.values())},
+        "length": {k: _iv(figs, ("length", k)) for k in ("plies", "rounds", "decisions_per_player")},
+        "branching": {"mean": _iv(figs, ("branching", "all")),
+                      "by_phase": {p: _iv(figs, ("branching", p)) for p in PHASES},
+                      "forced_share": _iv(figs, ("branching", "forced_share")),
+                      "distribution": _distribution(branching_hist)},
+        "drama": {k: _iv(figs, ("drama", k)) for k in ("winner_leads_for_good", "lead_changes",
+                                                         "decided_last_round", "draw_rate", "tie_rate")},
+        "scores_only_at_end": _scores_only_at_end(traces),
+        "skill": skill,
+        "metrics": dict(metrics),
+        "_figures": figs,
+    }
+
+
+def _scores_only_at_end(traces):
+    """True when no replayed game's scores moved before its last ply."""
+    return bool(traces) and all(all(sc == tr.scores[0] for sc in tr.scores[:-1]) for tr in traces.values())
+
+
+def _distribution(hist):
+    """Legal moves per decision over every decision: counts, quantiles, maximum."""
+    total = sum(hist.values())
+    if not total:
+        return {"decisions": 0, "counts": {}, "median": None, "p10": None, "p90": None, "max": None}
+
+    def quantile(q):
+        seen = 0
+        for k in sorted(hist):
+            seen += hist[k]
+            if seen >= q * total:
+                return k
+        return max(hist)
+    return {"decisions": total, "counts": {str(k): hist[k] for k in sorted(hist)}, "median": quantile(0.5),
+            "p10": quantile(0.1), "p90": quantile(0.9), "max": max(hist)}
+
+
+FIGURE_NAMES = {
+    "win_share": "win share", "score_share": "score share", "mean_return": "mean return",
+    "plies": "plies", "rounds": "rounds", "decisions_per_player": "decisions per player",
+    "all": "legal moves per decision", "forced_share": "forced decisions",
+    "winner_leads_for_good": "winner leads for good from", "lead_changes": "lead changes",
+    "decided_last_round": "decided in the last round", "draw_rate": "draws", "tie_rate": "ties at the top",
+    "score_gap": "score gap",
+}
+
+
+def figure_name(key):
+    """A figure key as text: ("seat", 0, "win_share") -> "seat 0 win share"."""
+    kind, *rest = key
+    last = FIGURE_NAMES.get(rest[-1], str(rest[-1]).replace("_", " "))
+    if kind == "seat":
+        return f"seat {rest[0]} {last}"
+    if kind == "role":
+        return f"{rest[0].replace('_', ' ')} {last}"
+    if kind == "branching" and rest[0] in PHASES:
+        return f"legal moves ({rest[0]})"
+    if kind == "skill":
+        return f"{last}, {rest[0]} vs {rest[1]}"
+    if kind == "metric":
+        return f"{rest[0].replace('_', ' ')}, " + ("all seats" if rest[1] == "all" else f"seat {rest[1]}")
+    return last
+
+
+def differences(groups):
+    """For every group after the first of its game: each figure against the first group's."""
+    out, first = [], {}
+    for g in groups:
+        base = first.setdefault(g["game_id"], g)
+        if base is g:
+            continue
+        rows = []
+        for key in sorted(set(base["_figures"]) & set(g["_figures"]), key=str):
+            a, b = base["_figures"][key][0], g["_figures"][key][0]
+            rows.append({"figure": figure_name(key), "key": [str(k) for k in key],
+                         "base": sum(a) / len(a), "variant": sum(b) / len(b), "deals": [len(a), len(b)],
+                         **difference(a, b)})
+        changed = sorted(k for k in set(base["game_params"]) | set(g["game_params"])
+                         if base["game_params"].get(k) != g["game_params"].get(k))
+        out.append({"game_id": g["game_id"], "base": game_title(g["game_id"], {k: base["game_params"].get(k) for k in changed}),
+                    "variant": game_title(g["game_id"], {k: g["game_params"].get(k) for k in changed}),
+                    "base_run": base["run_id"], "variant_run": g["run_id"], "figures": rows})
+    return out
+
+
+def public(group):
+    """The group's figures without the raw per-deal values."""
+    return {k: v for k, v in group.items() if not k.startswith("_")}
+
+
+def analyze_runs(store, run_ids, game_id=None):
+    """The analysis of the stored runs: {"runs", "notes", "groups", "differences"} as plain data.
+    Every game and parameter set of every run is one group; `game_id` keeps only that game."""
+    from arena.analysis import groups as split
+    out = []
+    for run_id in run_ids:
+        run = store.run(run_id)
+        order = [a["label"] for a in run["config"].get("agents", [])]
+        matches = store.matches(run["run_id"], game_id)
+        for _, _, ms in split(matches):
+            out.append(summarize(ms, agent_order=order, run_id=run["run_id"]))
+    if not out:
+        raise ValueError(f"no finished match{' of ' + game_id if game_id else ''} in run "
+                         f"{', '.join(run_ids)}: nothing to analyze")
+    return {"runs": list(run_ids), "notes": NOTES, "groups": [public(g) for g in out],
+            "differences": differences(out), "_groups": out}
+
+
+# ---- playing the games --------------------------------------------------------------------------
+
+def variants(game_id, params: Sequence[str]):
+    """The parameter sets to play, as lists of "name=value": a name given several times, or a
+    scalar parameter given as "a,b", is one variant per value (list parameters such as Wizard's
+    hands keep their commas: repeat --param for several). Checked against the game."""
+    spec = engines.spec(game_id)
+    values: dict[str, list[str]] = {}
+    for text in params:
+        name, eq, value = text.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise agent_list.ScheduleError(f"malformed parameter {text!r} in --param: expected name=value")
+        default = spec.params.get(name)
+        split = not isinstance(default, (list, tuple)) and name in spec.params or name == "players"
+        items = [v.strip() for v in value.split(",")] if split else [value.strip()]
+        for v in items:
+            if v in values.setdefault(name, []):
+                raise agent_list.ScheduleError(f"--param {name}: the value {v!r} is given twice")
+            values[name].append(v)
+    names = list(values)
+    out = [[f"{k}={v}" for k, v in zip(names, combo)] for combo in itertools.product(*(values[k] for k in names))]
+    for variant in out:   # every variant is refused before any is played
+        settings: dict = dict(v.split("=", 1) for v in variant)
+        engines.registry.resolve(game_id, **settings)
+    return out
+
+
+def self_play(agents: str):
+    """The agent list to play: one agent plays itself (a copy labelled NAME-2)."""
+    specs = agent_list.split_list(agents)
+    if len(specs) == 1:
+        spec = agent_list.parse_agent(specs[0])
+        return f"{specs[0]}, {spec.source}" + (f"[{','.join(f'{k}={v}' for k, v in spec.params)}]"
+                                                if spec.params else "") + f" as {spec.label}-2"
+    return agents
+
+
+def seeded_deal_key(seed, agents):
+    """The deal key: derived from the seed when every agent is built in (the same command gives the
+    same games anywhere), None (a new secret key) when a submitted agent plays."""
+    if any(a.submitted for a in agent_list.parse_agents(agents)):
+        return None
+    return hashlib.blake2b(f"arena analyze {seed}".encode(), digest_size=16).hexdigest()
+
+
+def check(game_id, params=(), agents="greedy,random"):
+    """(variants, agent list) to play, checked before anything is stored; ValueError (one line) if
+    the game, a parameter or an agent is unknown or malformed."""
+    engines.spec(game_id)
+    todo = variants(game_id, params)
+    agents = self_play(agents)
+    agent_list.parse_agents(agents)
+    return todo, agents
+
+
+def play_variants(store, game_id, params=(), agents="greedy,random", deals=10, seed=0, jobs=None,
+                  on_plan=None, on_match=None):
+    """Plays (or finds, when the same command ran before on this store) one run per variant; returns
+    the run ids. ValueError for anything that cannot be played; an interrupted run raises
+    KeyboardInterrupt."""
+    from arena import tournament
+    todo, agents = check(game_id, params, agents)
+    key = seeded_deal_key(seed, agents)
+    plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key)
+             for v in todo]
+    for p in plans:
+        if on_plan:
+            on_plan(p)
+        if tournament.play(store, p, jobs=jobs, on_match=on_match) != "finished":
+            raise KeyboardInterrupt
+    return [p.run_id for p in plans]
+
+
+def fmt(iv: Optional[dict], pct: bool = False) -> str:
+    """An interval as text: "0.52 [0.47, 0.57]" (or percentages)."""
+    if iv is None:
+        return "-"
+    if iv["low"] is None:
+        return (f"{iv['mean']:.1%}" if pct else f"{iv['mean']:.2f}") + " [one deal: no interval]"
+    if pct:
+        return f"{iv['mean']:.1%} [{iv['low']:.1%}, {iv['high']:.1%}]"
+    return f"{iv['mean']:.2f} [{iv['low']:.2f}, {iv['high']:.2f}]"
+
+
+# ---- HTML ---------------------------------------------------------------------------------------
+
+def _seat_figure(group):
+    import matplotlib.pyplot as plt
+    rows = [(f"seat {r['seat']}", r["win_share"]) for r in group["seat"]["seats"]] + \
+           [(role.replace("_", " "), r["win_share"]) for role, r in group["seat"]["roles"].items()]
+    rows = [(name, iv) for name, iv in rows if iv is not None]
+    fig, ax = plt.subplots(figsize=(6, 2.8))
+    xs = range(len(rows))
+    means = [iv["mean"] for _, iv in rows]
+    ax.bar(xs, means, color="#4c72b0",
+           yerr=[[iv["mean"] - iv["low"] for _, iv in rows], [iv["high"] - iv["mean"] for _, iv in rows]], capsize=4)
+    ax.axhline(group["seat"]["fair_share"], color="#d62728", linestyle="--", linewidth=1)
+    ax.set_xticks(list(xs), [name for name, _ in rows])
+    ax.set_ylabel("win share")
+    ax.set_ylim(0, 1)
+    return fig
+
+
+def _branching_figure(group):
+    import matplotlib.pyplot as plt
+    counts = group["branching"]["distribution"]["counts"]
+    fig, ax = plt.subplots(figsize=(6, 2.8))
+    ax.bar([int(k) for k in counts], list(counts.values()), color="#55a868")
+    ax.set_xlabel("legal moves at a decision")
+    ax.set_ylabel("decisions")
+    return fig
+
+
+def write_html(result, path):
+    """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
+    import html
+    import os
+    from arena import graphs, report
+
+    def e(x):
+        return html.escape(str(x))
+
+    def iv(d):
+        return "-" if d is None else e(fmt(d, True))
+
+    def num(d):
+        return "-" if d is None else e(fmt(d))
+
+    def table(head, rows):
+        return ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
+                + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows) + "</tbody></table>")
+
+    def figure(fig, caption):
+        return f"<figure>{graphs.svg_text(fig)}<figcaption>{caption}</figcaption></figure>"
+
+    parts = []
+    for k, g in enumerate(result["groups"]):
+        seat = g["seat"]
+        seat_rows = [[f"seat {r['seat']}", iv(r["win_share"]), iv(r["score_share"]), num(r["mean_return"]),
+                      r["win_share"]["games"] if r["win_share"] else "-", e(r["advantage"])] for r in seat["seats"]]
+        seat_rows += [[e(role.replace("_", " ")), iv(r["win_share"]), iv(r["score_share"]), "-",
+                       r["win_share"]["games"] if r["win_share"] else "-", e(r["advantage"])]
+                      for role, r in seat["roles"].items()]
+        length = [[e(name.replace("_", " ")), num(v), v["games"] if v else "-"] for name, v in g["length"].items()]
+        b = g["branching"]
+        length += [["legal moves per decision", num(b["mean"]), b["mean"]["games"] if b["mean"] else "-"]]
+        length += [[f"&nbsp;&nbsp;{p} third", num(v), v["games"] if v else "-"] for p, v in b["by_phase"].items()]
+        length += [["forced decisions", iv(b["forced_share"]), b["forced_share"]["games"] if b["forced_share"] else "-"]]
+        drama_rows = [[e(FIGURE_NAMES[name]), (num if name == "lead_changes" else iv)(v), v["games"] if v else "-"]
+                      for name, v in g["drama"].items()]
+        skill_rows = [[e(f"{s['first']} vs {s['second']}"), num(s["score_gap"]), iv(s["score_share"]),
+                       s["score_gap"]["games"]] for s in g["skill"]]
+        metric_rows = [[e(name.replace("_", " ")), "all seats" if r["seat"] == "all" else f"seat {r['seat']}", num(r),
+                        r["games"]]
+                       for name, rows in g["metrics"].items() for r in rows]
+        parts += [f"<section id=\"group-{k}\"><h2>{e(g['title'])}</h2>",
+                  f"<p>Run {e(g['run_id'])}: {g['matches']} matches on {g['deals']} deals; agents "
+                  f"{e(', '.join(g['agents']))}; {g['faulted_matches']} matches ended by a fault left out.</p>",
+                  f"<h3>Seat advantage ({'significant' if seat['significant'] else 'not significant'} at 95%; "
+                  f"fair win share {seat['fair_share']:.1%})</h3>",
+                  table(["seat", "win share [95%]", "score share [95%]", "mean return [95%]", "games", ""], seat_rows),
+                  figure(_seat_figure(g), "Win share by seat and role with 95% intervals; the dashed "
+                                                  "line is the fair share."),
+                  "<h3>Length and tempo</h3>", table(["figure", "mean [95%]", "games"], length),
+                  figure(_branching_figure(g), "Legal moves at every decision of every game."),
+                  "<h3>Decisiveness and drama</h3>"
+                  + ("<p>Scores move only at the end in this game: the lead is settled by the last move.</p>"
+                     if g["scores_only_at_end"] else ""),
+                  table(["figure", "mean [95%]", "games"], drama_rows)]
+        if skill_rows:
+            parts += ["<h3>Skill</h3>", table(["first vs second", "score gap [95%]", "score share [95%]", "games"],
+                                              skill_rows)]
+        if metric_rows:
+            parts += ["<h3>Engine metrics by seat</h3>", table(["metric", "seat", "mean [95%]", "games"], metric_rows)]
+        parts.append("</section>")
+    for d in result["differences"]:
+        rows = [[e(r["figure"]), f"{r['base']:.3f}", f"{r['variant']:.3f}",
+                 f"{r['mean']:+.3f}" + (f" <small>[{r['low']:.3f}, {r['high']:.3f}]</small>" if r["low"] is not None else ""),
+                 "significant" if r["significant"] else ""] for r in d["figures"]]
+        parts += [f"<section><h2>{e(d['variant'])} minus {e(d['base'])}</h2>",
+                  table(["figure", "base", "variant", "difference [95%]", ""], rows), "</section>"]
+    notes = "".join(f"<li>{e(n)}</li>" for n in result["notes"])
+    page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Game analysis {e(', '.join(result['runs']))}</title>"
+            f"<style>{graphs.CSS}{report.CSS}</style></head><body>"
+            f"<h1>Game analysis</h1><p class=\"meta\">Runs {e(', '.join(result['runs']))}</p>"
+            + "".join(parts) + f"<section><h2>How the figures are made</h2><ul>{notes}</ul></section></body></html>")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    return path
