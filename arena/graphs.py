@@ -1,7 +1,8 @@
 """Matchup graphs: who beats whom, drawn with networkx and matplotlib (Agg, no display needed).
 
-An edge a -> b means a scores above 1/2 against b; it is solid and labelled with the win rate when
-the whole 95% interval lies above 1/2, dashed and grey otherwise. Edges on a cycle of confident wins
+An edge a -> b means a scores above 0.50 against b, labelled with that score and its 95% interval
+as every view writes it ("0.81 [0.62-0.93]"); it is solid when the whole interval lies above 0.50,
+dashed and grey ("not yet") otherwise. Edges on a cycle of confident wins
 are red, and so are the borders of their agents.
 """
 import html
@@ -16,7 +17,7 @@ import networkx as nx  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from arena import analysis  # noqa: E402
-from arena.text import game_title  # noqa: E402
+from arena.text import GRAPH_LEGEND, game_title, interval_text  # noqa: E402
 
 FORMATS = ("png", "svg", "html")
 CYCLE = "#d62728"
@@ -91,8 +92,8 @@ def _draw(ax, title, g):
     nx.draw_networkx_edges(g, pos, edgelist=weak, edge_color=WEAK, style="dashed", width=1.0, **common)
     nx.draw_networkx_edges(g, pos, edgelist=strong, edge_color="#333333", width=1.8, **common)
     nx.draw_networkx_edges(g, pos, edgelist=cyc, edge_color=CYCLE, width=3.0, **common)
-    labels = {(a, b): f"{d['win_rate']:.0%}" for a, b, d in g.edges(data=True)}
-    nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=8, label_pos=0.3,
+    labels = {(a, b): _edge_text(d) for a, b, d in g.edges(data=True)}
+    nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=7, label_pos=0.3,
                                  bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none"})
     pad = 0.35
     xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
@@ -101,9 +102,14 @@ def _draw(ax, title, g):
     cycles = g.graph.get("cycles", [])
     note = ("cycles: " + "; ".join(analysis.format_cycle(c) for c in cycles[:3])
             + (f" (+{len(cycles) - 3} more)" if len(cycles) > 3 else "")) if cycles else "no cycles"
-    ax.text(0.5, -0.02, "a -> b: a beats b (solid: 95% sure; dashed: not yet)\n" + note,
+    ax.text(0.5, -0.02, "a -> b: a scores above 0.50 against b [95% interval]\nsolid: the interval is above "
+            "0.50 (a beats b); dashed: not yet\n" + note,
             transform=ax.transAxes, ha="center", va="top", fontsize=8,
             color=CYCLE if cycles else "#444444")
+
+
+def _edge_text(d):
+    return interval_text({"mean": d["win_rate"], "low": d["low"], "high": d["high"]})
 
 
 def svg_text(fig):
@@ -130,12 +136,11 @@ def graph_json(title, g):
 def edges_table(g):
     rows = "".join(
         f"<tr class=\"{'cycle' if d['in_cycle'] else ''}\"><td>{html.escape(a)}</td>"
-        f"<td>{html.escape(b)}</td><td>{d['win_rate']:.1%}</td>"
-        f"<td>{d['low']:.1%} - {d['high']:.1%}</td><td>{d['games']}</td>"
-        f"<td>{'yes' if d['confident'] else 'no'}</td></tr>"
+        f"<td>{html.escape(b)}</td><td>{_edge_text(d)}</td><td>{d['games']}</td>"
+        f"<td>{'yes' if d['confident'] else 'not yet'}</td></tr>"
         for a, b, d in sorted(g.edges(data=True), key=lambda e: -e[2]["win_rate"]))
-    return ("<table><thead><tr><th>winner</th><th>loser</th><th>win rate</th><th>95% interval</th>"
-            "<th>games</th><th>confident</th></tr></thead><tbody>" + rows + "</tbody></table>")
+    return ("<table><thead><tr><th>winner</th><th>loser</th><th>score [95% interval]</th>"
+            "<th>games</th><th>solid (interval above 0.50)</th></tr></thead><tbody>" + rows + "</tbody></table>")
 
 
 def html_page(run_id, graphs):
@@ -151,6 +156,7 @@ def html_page(run_id, graphs):
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Matchup graph: {html.escape(run_id)}</title><style>{CSS}</style></head><body>"
             f"<h1>Matchup graph: {html.escape(run_id)}</h1><div class=\"figure\">{svg}</div>"
+            f"<p>{html.escape(GRAPH_LEGEND)}</p>"
             + "".join(parts) + "</body></html>")
 
 
@@ -184,7 +190,7 @@ def write(matches, path, run_id="run"):
 
 
 def heatmap_figure(title, order, h2h):
-    """Each row agent's score against each column agent, with the 95% interval's half width."""
+    """Each row agent's score against each column agent, with its 95% interval (as every view writes it)."""
     n = len(order)
     side = min(14.0, 2.5 + 1.0 * n)
     fig, ax = plt.subplots(figsize=(side + 1.2, side))
@@ -194,8 +200,8 @@ def heatmap_figure(title, order, h2h):
             cell = h2h.get(a, {}).get(b)
             if cell is not None:
                 grid[i][j] = cell.mean
-                ax.text(j, i, f"{cell.mean:.0%}\n±{cell.width / 2:.0%}", ha="center", va="center",
-                        fontsize=8 if n < 10 else 6,
+                ax.text(j, i, f"{cell.mean:.2f}\n[{cell.low:.2f}-{cell.high:.2f}]", ha="center", va="center",
+                        fontsize=8 if n < 8 else 6,
                         color="white" if abs(cell.mean - 0.5) > 0.3 else "black",
                         fontweight="bold" if cell.low > 0.5 or cell.high < 0.5 else "normal")
     im = ax.imshow(grid, cmap="RdYlGn", vmin=0.0, vmax=1.0)
@@ -204,8 +210,8 @@ def heatmap_figure(title, order, h2h):
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
     ax.set_title(textwrap.fill(title, 60) + "\nscore of the row against the column\n"
-                 "(bold: its 95% interval excludes 50%)", fontsize=10)
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="score share")
+                 "[95% interval]; bold: the interval excludes 0.50", fontsize=10)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="score")
     fig.tight_layout()
     return fig
 

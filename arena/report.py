@@ -17,7 +17,8 @@ import subprocess
 
 from arena import analysis, graphs
 from arena.sandbox import LIMITS, unconfined_note
-from arena.text import format_value, game_title, jsonable
+from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, format_value, game_title, interval_text,
+                        jsonable, leaderboard_columns, legend_lines, verdict)
 
 
 def _version(dist):
@@ -57,13 +58,15 @@ def collect(store, run_id=None):
     for game_id, params, ms in analysis.groups(matches):
         summ = analysis.summary(ms)
         summaries.append(summ)
+        rows = jsonable(summ["leaderboard"])
         sections.append({
             "game_id": game_id,
             "game_params": params,
             "title": game_title(game_id, params),
             "matches": len(ms),
-            "leaderboard": jsonable(summ["leaderboard"]),
+            "leaderboard": rows,
             "cycles": summ["cycles"],
+            "verdict": verdict(rows, jsonable(summ["head_to_head"]), summ["cycles"]),
             "head_to_head": jsonable(summ["head_to_head"]),
             "rating_history": summ["rating_history"],
             "seeds": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
@@ -92,16 +95,12 @@ def _e(x):
     return html.escape(str(x))
 
 
-def _iv(d, pct=True):
-    if d is None:
-        return "-"
-    if pct:
-        return f"{d['mean']:.1%} <small>[{d['low']:.1%}, {d['high']:.1%}]</small>"
-    return f"{d['mean']:.2f} <small>[{d['low']:.2f}, {d['high']:.2f}]</small>"
+def _iv(d):
+    return "-" if d is None else _e(interval_text(d))
 
 
 def _td(c):
-    numeric = isinstance(c, (int, float)) or re.match(r"-?[0-9.]", re.sub(r"<[^>]*>", "", str(c)))
+    numeric = isinstance(c, (int, float)) or re.match(r"[-+]?[0-9.]", re.sub(r"<[^>]*>", "", str(c)))
     return f"<td class=\"num\">{c}</td>" if numeric else f"<td>{c}</td>"
 
 
@@ -116,22 +115,19 @@ def _figure(fig, caption):
 
 
 def leaderboard_html(section):
-    rows = section["leaderboard"]
-    metric_names = sorted({k for r in rows for k in r["metrics"]})
-    head = ["#", "agent", "mu", "sigma", "mu - 3 sigma", "games", "W / D / L",
-            "score share [95%]", "mean placement [95%]", "faults"] + [_e(k) for k in metric_names]
-    body = []
-    for r in rows:
-        body.append([r["rank"], f"<b>{_e(r['label'])}</b>", f"{r['mu']:.2f}", f"{r['sigma']:.2f}",
-                     f"{r['conservative']:.2f}", r["games"], f"{r['wins']} / {r['draws']} / {r['losses']}",
-                     _iv(r["score_share"]), _iv(r["placement"], pct=False),
-                     f"<span class=\"{'bad' if r['faults'] else ''}\">{r['faults']}</span>"]
-                    + [_iv(r["metrics"].get(k), pct=False) for k in metric_names])
+    """The leaderboard as `arena leaderboard` prints it: the same columns, figures, verdict and legend."""
+    head, cells = leaderboard_columns(section["game_id"], section["leaderboard"])
+    body = [[f"<b>{_e(c)}</b>" if k == 1 else
+             f"<span class=\"bad\">{_e(c)}</span>" if h == "faults" and c != "0" else _e(c)
+             for k, (h, c) in enumerate(zip(head, row))] for row in cells]
     cyc = section["cycles"]
     note = ("<p class=\"cycle\">Cycles (each beats the next with 95% confidence, which no single rating "
             "can show): " + "; ".join(_e(analysis.format_cycle(c)) for c in cyc) + "</p>") if cyc else \
         "<p>No cycles of confident wins.</p>"
-    return _table(head, body, "leaderboard") + note
+    said = f"<p class=\"verdict\"><b>verdict: {_e(section['verdict'])}</b></p>" if section.get("verdict") else ""
+    legend = "".join(f"<li>{_e(line)}</li>" for line in legend_lines(head))
+    return (_table([_e(h) for h in head], body, "leaderboard") + note + said
+            + f"<ul class=\"legend\">{legend}</ul>")
 
 
 def matchups_html(order, h2h):
@@ -149,14 +145,12 @@ def section_html(k, section, summ):
              "<h3>Leaderboard</h3>", leaderboard_html(section),
              "<h3>Head to head</h3>",
              _figure(graphs.heatmap_figure(short, order, summ["head_to_head"]),
-                     "Score of each row agent against each column agent (win 1, draw 1/2), averaged per "
-                     "duplicate deal, with the half width of its 95% interval."),
+                     _e(f"Each cell: the {MATCHUPS_LEGEND}. {INTERVALS[0]}: {INTERVALS[1]}.")),
              "<details><summary>Head-to-head table with 95% intervals</summary>",
              matchups_html(order, section["head_to_head"]), "</details>",
              "<h3>Matchup graph</h3>",
              _figure(graphs.figure([(short, graph)]),
-                     "An arrow a &rarr; b: a scores above 50% against b. Solid: the 95% interval is above "
-                     "50%; dashed: not yet. Red: a cycle of confident wins."),
+                     _e(GRAPH_LEGEND)),
              "<details><summary>Graph edges</summary>", graphs.edges_table(graph), "</details>",
              "<h3>Rating over games played</h3>",
              _figure(graphs.rating_figure(short, summ["rating_history"]),
@@ -295,6 +289,7 @@ th, td { text-align: left; } td.num { text-align: right; }
 small { color: #666; } pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 ul.nav { list-style: none; padding: 0; } ul.nav li { display: inline; margin-right: 1.2em; }
 details { margin: 0.5em 0 1em; }
+ul.legend { color: #555; font-size: 0.85em; margin-top: 0.3em; }
 """
 
 

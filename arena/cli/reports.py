@@ -9,7 +9,7 @@ import click
 
 from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
                               user_errors)
-from arena.text import jsonable, printable
+from arena.text import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, interval_text, jsonable, printable
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
 
@@ -26,7 +26,7 @@ def _refuse_a_store(out):
 
 
 def _cell(iv):
-    text = f"{iv.mean:.0%} [{iv.low:.0%}-{iv.high:.0%}]"
+    text = interval_text(iv)
     if iv.low > 0.5:
         return f"[green]{text}[/]"
     if iv.high < 0.5:
@@ -34,24 +34,28 @@ def _cell(iv):
     return text
 
 
-@click.command()
+@click.command(short_help="Each agent's score against each other agent.",
+               help="Show each agent's score against each other agent with 95% intervals, over deals (each "
+                    "played in every seat rotation), and a verdict per game. RUN defaults to the latest run."
+                    "\n\nA cell: the " + MATCHUPS_LEGEND + ".")
 @_run
 @store_option
 @json_option
 @user_errors
 def matchups(run_id, store_path, as_json):
-    """Show each agent's score against each other agent with 95% intervals (win 1, draw 1/2), from the
-    duplicate deals where the game has them. RUN defaults to the latest run."""
     from rich.table import Table
     from arena import analysis
-    from arena.text import game_title
+    from arena.cli.run import print_legend, print_verdict
+    from arena.text import game_title, verdict
     store, run_id = open_run(store_path, run_id)
     matches = store.matches(run_id)
     out = []
     for game_id, params, ms in analysis.groups(matches):
         summ = analysis.summary(ms)
         out.append({"game_id": game_id, "game_params": params, "order": summ["order"],
-                    "head_to_head": summ["head_to_head"], "cycles": summ["cycles"]})
+                    "head_to_head": summ["head_to_head"], "cycles": summ["cycles"],
+                    "verdict": verdict(jsonable(summ["leaderboard"]), jsonable(summ["head_to_head"]),
+                                       summ["cycles"])})
     if as_json:
         echo_json(jsonable({"run_id": run_id, "groups": out}))
         return
@@ -59,8 +63,8 @@ def matchups(run_id, store_path, as_json):
     if not out:
         console.print(f"run {run_id} has no finished matches yet")
     for grp in out:
-        table = Table(title=literal(f"{run_id}: {game_title(grp['game_id'], grp['game_params'])}"),
-                      caption="row's score against column [95% interval]; green/red: surely above/below 50%")
+        table = Table(title=literal(f"{game_title(grp['game_id'], grp['game_params'], only_changed=True)} - run {run_id}"),
+                      title_justify="left")
         table.add_column("agent \\ opponent", style="bold")
         for b in grp["order"]:
             table.add_column(literal(b), justify="right")
@@ -72,9 +76,13 @@ def matchups(run_id, store_path, as_json):
             line = literal("cycle: " + analysis.format_cycle(c))
             line.stylize("red", 0, len("cycle:"))
             console.print(line)
+        print_verdict(console, grp["verdict"])
+    if out:
+        print_legend(console, [("cell", MATCHUPS_LEGEND), INTERVALS])
 
 
-@click.command()
+@click.command(short_help="Draw who beats whom (PNG, SVG or HTML).",
+               help="Draw who beats whom, one panel per game. RUN defaults to the latest run.\n\n" + GRAPH_LEGEND)
 @_run
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="Where to draw the graph: FILE.png, FILE.svg or FILE.html.")
@@ -82,8 +90,6 @@ def matchups(run_id, store_path, as_json):
 @json_option
 @user_errors
 def graph(run_id, out, store_path, as_json):
-    """Draw who beats whom: an arrow A -> B where A beats B with 95% confidence, labelled with the win
-    rate; cycles in red. RUN defaults to the latest run."""
     from arena import analysis, graphs
     _refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
@@ -102,7 +108,7 @@ def graph(run_id, out, store_path, as_json):
             click.echo(f"{title}: cycle {analysis.format_cycle(c)}")
 
 
-@click.command()
+@click.command(short_help="Write one self-contained HTML page for a run.")
 @_run
 @click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
               help="The HTML file to write [default: results/report-RUN.html].")
@@ -110,8 +116,10 @@ def graph(run_id, out, store_path, as_json):
 @json_option
 @user_errors
 def report(run_id, out, store_path, as_json):
-    """Write one self-contained HTML page for a tournament: leaderboard, head-to-head heatmap, matchup
-    graph, ratings over time, faults and how to reproduce it. RUN defaults to the latest run."""
+    """Write one self-contained HTML page for a tournament: per game the leaderboard (the columns,
+    figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
+    and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest
+    run."""
     from arena import report as report_mod
     if out is not None:
         _refuse_a_store(out)

@@ -6,12 +6,16 @@ import click
 
 from arena.cli.common import (echo_json, json_option, literal, open_run, rich_console,
                               sandbox_option, store_option, user_errors)
+from arena.text import leaderboard_help
 from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME, DEFAULT_TIME_LIMIT
 
 MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
 
 
-@click.command()
+@click.command(short_help="Play a rated tournament; print a leaderboard per game.",
+               help="Play a rated tournament and print its leaderboard per game, with a verdict per game "
+                    "(who is stronger, or how many more deals would likely tell) and a legend.\n\n"
+                    + leaderboard_help())
 @click.option("--game", "game_id", default=None, help="Game id (default: every registered game).")
 @click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
 @click.option("--agents", "agents_text", default=None,
@@ -41,7 +45,6 @@ MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine 
 @user_errors
 def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
         resume, params, sandbox, bot_limits, deal_key, as_json):
-    """Play a rated tournament and print its leaderboard per game."""
     from arena import tournament
     from arena.store import Store
 
@@ -71,38 +74,81 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     store.close()
 
 
+PROGRESS_EVERY = 10.0   # seconds between plain progress lines when stderr is not a terminal
+
+
 @contextlib.contextmanager
 def progress_bar(total, done, quiet):
-    """A live bar on stderr (on a terminal, unless quiet); yields the function that advances it."""
+    """A live bar on stderr on a terminal; elsewhere (CI, nohup, a pipe) a plain line every
+    PROGRESS_EVERY seconds: matches done, rate, time left. Nothing when quiet. Yields the function
+    that advances it."""
+    import time
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
     console = rich_console(stderr=True)
+    if not quiet and not console.is_terminal:
+        start, state = time.monotonic(), {"done": done, "shown": time.monotonic()}
+
+        def advance(result):
+            state["done"] += 1
+            now = time.monotonic()
+            if now - state["shown"] >= PROGRESS_EVERY or state["done"] == total:
+                state["shown"] = now
+                click.echo(plain_progress(state["done"] - done, total - done, now - start, state["done"], total),
+                           err=True)
+        yield advance
+        return
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console,
-                        disable=quiet or not console.is_terminal, transient=False)
+                        disable=quiet, transient=False)
     with progress:
         task = progress.add_task("matches", total=total, completed=done)
         yield lambda result: progress.advance(task)
 
 
-def _share(iv):
-    return "" if iv is None else f"{iv.mean:.2f} [{iv.low:.2f}-{iv.high:.2f}]"
+def plain_progress(played, to_play, seconds, done, total):
+    """"matches 120/560 (21%), 3.2/s, 2m17s left": one line of progress for a log."""
+    rate = played / seconds if seconds > 0 else 0.0
+    left = (to_play - played) / rate if rate > 0 else None
+    eta = "" if left is None else f", {_duration(left)} left" if played < to_play else ", done"
+    return f"matches {done}/{total} ({done / total:.0%}), {rate:.1f}/s after {_duration(seconds)}{eta}"
+
+
+def _duration(seconds):
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m"
 
 
 # ---------------------------------------------------------------- leaderboards
 
-def _is_card_game(game_id):
-    import engines
-    try:
-        return engines.spec(game_id).card_game
-    except ValueError:
-        return False
+def print_verdict(console, verdict):
+    """A game's verdict under its table (leaderboard and matchups say it in the same words)."""
+    if verdict:
+        console.print(literal("verdict: " + verdict), style="bold")
+    console.print()
+
+
+def print_legend(console, items):
+    """(term, meaning) pairs under the tables, each meaning wrapped beside its term."""
+    from rich.table import Table
+    legend = Table.grid(padding=(0, 1))
+    legend.add_column(no_wrap=True)
+    legend.add_column()
+    for term, text in items:
+        legend.add_row(literal(term), literal(text))
+    console.print(legend, style="dim")
 
 
 def _print_leaderboards(store, run_id, as_json, game_id=None):
+    """Each game's leaderboard, its verdict, and once under the last one the legend of its columns
+    (`arena.text` holds the columns, legend and verdict every view shares)."""
     from arena import analysis
     from arena.sandbox import unconfined_note
-    from arena.text import game_title, jsonable
+    from arena.text import game_title, jsonable, leaderboard_columns, legend_items, verdict
     from rich import box
     from rich.table import Table
 
@@ -112,42 +158,40 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     boards = []
     for g, params, ms in analysis.groups(matches):
         summary = analysis.summary(ms)
-        boards.append({"game_id": g, "params": params, "rows": summary["leaderboard"], "cycles": summary["cycles"]})
+        rows = jsonable(summary["leaderboard"])
+        boards.append({"game_id": g, "params": params, "rows": rows, "cycles": summary["cycles"],
+                       "verdict": verdict(rows, jsonable(summary["head_to_head"]), summary["cycles"])})
     fault_list = analysis.faults(matches)
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
-                    "matches": len(matches), "total": run_row["total"],
-                    "leaderboards": jsonable(boards), "faults": fault_list})
+                   "matches": len(matches), "total": run_row["total"],
+                   "leaderboards": jsonable(boards), "faults": fault_list})
         return
     console = rich_console()
     if not boards:
         console.print(f"run {run_id} has no finished match{f' of {game_id}' if game_id else ''} yet")
+    shown = []
     for group in boards:
-        metric_names = sorted({k for r in group["rows"] for k in r.metrics})
+        headers, cells = leaderboard_columns(group["game_id"], group["rows"])
+        shown += [h for h in headers if h not in shown]
         table = Table(title=literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}"), title_justify="left",
                       box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
-        table.add_column("#", justify="right")
-        table.add_column("agent", no_wrap=True, min_width=min(30, max(len(r.label) for r in group["rows"])))
-        any_faults = any(r.faults for r in group["rows"])
-        duplicate = _is_card_game(group["game_id"]) and any(r.duplicate_score is not None for r in group["rows"])
-        # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
-        for name in ["mu", "sigma", "mu-3σ", "games", "wins", "draws", "losses", "score share (95%)"] + \
-                ["faults"] * any_faults + ["dup"] * duplicate + \
-                [m.replace("_", " ").replace("accuracy", "acc.") for m in metric_names]:
-            table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
-        for r in group["rows"]:
-            dup = r.duplicate_score
-            table.add_row(str(r.rank), literal(r.label), f"{r.mu:.2f}", f"{r.sigma:.2f}",
-                          f"{r.conservative:.2f}", str(r.games), str(r.wins), str(r.draws),
-                          str(r.losses), _share(r.score_share),
-                          *[str(r.faults) if r.faults else ""] * any_faults,
-                          *[f"{dup:+.2f}" if dup is not None else ""] * duplicate,
-                          *[f"{r.metrics[k].mean:.3f}" if k in r.metrics else "" for k in metric_names])
+        for name in headers:
+            if name == "agent":
+                table.add_column(name, no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
+            else:
+                # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
+                table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
+        for row in cells:
+            table.add_row(*[literal(c) for c in row])
         console.print(table)
         for cycle in group["cycles"]:
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
                                   + analysis.format_cycle(cycle)))
+        print_verdict(console, group["verdict"])
+    if boards:
+        print_legend(console, legend_items(shown))
     note = unconfined_note(run_row["config"])
     if note:
         console.print(literal(note), style="bold red")
@@ -167,14 +211,16 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         console.print(table)
 
 
-@click.command()
+@click.command(short_help="Print a run's leaderboards again (default: the latest).",
+               help="Print a run's leaderboards again from the store (RUN defaults to the latest run), each "
+                    "with its verdict (who is stronger, or how many more deals would likely tell), and a "
+                    "legend under them.\n\n" + leaderboard_help())
 @click.argument("run_id", required=False, metavar="[RUN]")
 @click.option("--game", "game_id", default=None, help="Only this game's leaderboards.")
 @store_option
 @json_option
 @user_errors
 def leaderboard(run_id, game_id, store_path, as_json):
-    """Print a run's leaderboards again from the store (default: the latest run)."""
     if game_id is not None:
         import engines
         engines.spec(game_id)   # an unknown game is an error, not an empty leaderboard

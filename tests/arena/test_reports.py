@@ -247,7 +247,7 @@ def test_report_is_self_contained_and_complete(report_file):
     assert page.count("<svg") == 3    # heatmap, graph, rating history
     for needle in ("Leaderboard", "Head to head", "Matchup graph", "Rating over games played", "Faults",
                    "timeout", "no move within 1.0 s", "Reproduction", "tests:Biased", "favourite=R",
-                   "favourite_rate", "700021", "trueskill", "numpy", "python"):
+                   "favourite rate (95%)", "700021", "trueskill", "numpy", "python"):
         assert needle in page, needle
 
 
@@ -347,5 +347,5 @@ def test_the_terminal_json_and_report_show_the_same_rows(tmp_path):
         share = row["score_share"]
         for figure in (f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['conservative']:.2f}",
                        f"{share['mean']:.2f} [{share['low']:.2f}-{share['high']:.2f}]",
-                       f"{row['metrics']['bid_accuracy']['mean']:.3f}"):
+                       f"{row['metrics']['bid_accuracy']['mean']:.2f} [{row['metrics']['bid_accuracy']['low']:.2f}-"):
             assert figure in line, (figure, line)
