@@ -15,8 +15,9 @@ interval is over deals; "games" counts the matches behind it. Matches ended by a
 moves) come from replaying the stored actions on `engines.make(game_id, seed=stored seed, **params)`.
 
 Decisions where the issue (#20) is silent, shown with every result (`NOTES`):
-- Seat roles: seat number, the seat that makes the game's first decision and the one that makes its
-  last. No engine exposes its dealer, so there is no dealer row.
+- Seat roles: seat number, the seat that makes the game's first decision, and the last to move: the
+  seat whose first decision comes last (the second player; in Wizard the dealer, who bids last).
+  The contract has no dealer, so there is no dealer row of its own.
 - Win share: 1 for first place alone, 1/k for first place shared by k seats (so the seats' shares
   add up to 1); score share: the seat's pairwise score against every other seat (1 above, 1/2 level).
   A seat advantage is significant when the seat's 95% interval excludes the fair share 1/players.
@@ -60,7 +61,8 @@ NOTES = [
     "'games' counts the matches behind a figure. Matches ended by a fault are left out.",
     "Win share: 1 for first place alone, 1/k for a k-way shared first place; score share: pairwise score "
     "against the other seats (1 above, 1/2 level). A seat advantage is significant when its interval "
-    "excludes the fair share 1/players. Engines do not expose a dealer: roles are the first and last to move.",
+    "excludes the fair share 1/players. Roles: the first to move, and the last to move (the seat whose first decision comes last: the "
+    "second player; in Wizard the dealer, who bids last).",
     "The lead is read from scores() after every ply (the seat alone at the top). 'Winner leads for good' is "
     "the share of the game played before the eventual winner is alone at the top for good (1.0: settled by "
     "the last move; games that score only at the end always give 1.0).",
@@ -183,10 +185,12 @@ def match_figures(match, tr=None):
     if tr is None:
         return out
     if tr.plies:
-        out["role", "first_mover", "win_share"] = win[tr.players[0]]
-        out["role", "last_mover", "win_share"] = win[tr.players[-1]]
-        out["role", "first_mover", "score_share"] = share[tr.players[0]]
-        out["role", "last_mover", "score_share"] = share[tr.players[-1]]
+        # Roles fixed by the rules, not by the play: the seat to move first, and the seat whose first
+        # decision comes last (the second player; in Wizard the dealer, who bids last).
+        order = list(dict.fromkeys(tr.players))
+        for role, seat in (("first_mover", order[0]), ("last_mover", order[-1])):
+            out["role", role, "win_share"] = win[seat]
+            out["role", role, "score_share"] = share[seat]
     out["length", "plies"] = float(tr.plies)
     out["length", "rounds"] = float(tr.rounds[-1] + 1 if tr.rounds else 0)
     out["length", "decisions_per_player"] = tr.plies / n
@@ -528,7 +532,7 @@ def _seat_figure(group):
     ax.bar(xs, means, color="#4c72b0",
            yerr=[[iv["mean"] - iv["low"] for _, iv in rows], [iv["high"] - iv["mean"] for _, iv in rows]], capsize=4)
     ax.axhline(group["seat"]["fair_share"], color="#d62728", linestyle="--", linewidth=1)
-    ax.set_xticks(list(xs), [name for name, _ in rows])
+    ax.set_xticks(list(xs), [name for name, _ in rows], fontsize=8, rotation=20)
     ax.set_ylabel("win share")
     ax.set_ylim(0, 1)
     return fig
@@ -538,7 +542,9 @@ def _branching_figure(group):
     import matplotlib.pyplot as plt
     counts = group["branching"]["distribution"]["counts"]
     fig, ax = plt.subplots(figsize=(6, 2.8))
+    from matplotlib.ticker import MaxNLocator
     ax.bar([int(k) for k in counts], list(counts.values()), color="#55a868")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("legal moves at a decision")
     ax.set_ylabel("decisions")
     return fig

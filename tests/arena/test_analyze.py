@@ -177,3 +177,12 @@ def test_a_missing_run_in_an_existing_store_is_one_line(tmp_path):
     assert invoke("analyze", "insert", "--games", 1, "--jobs", 1, "--store", store).exit_code == 0
     result = invoke("analyze", "--run", "no-such-run", "--store", store)
     assert result.exit_code == 2 and "no run 'no-such-run'" in result.output
+
+
+def test_roles_are_fixed_by_the_rules_not_by_who_moved_last():
+    """The last to move is the seat whose first decision comes last (Wizard's dealer), not the seat
+    that happened to make the final move."""
+    m = match(0, 0, [1, 2, 3], [9, 5, 1], labels=("a", "b", "c"))
+    figs = an.match_figures(m, an.Trace([1, 2, 1, 0, 0], [2] * 5, [0] * 5, [[0, 0, 0]] * 5 + [[9, 5, 1]]))
+    assert figs["role", "first_mover", "win_share"] == 0.0 and figs["role", "first_mover", "score_share"] == 0.5
+    assert figs["role", "last_mover", "win_share"] == 1.0   # seat 0 moves first only at decision 3
