@@ -7,7 +7,7 @@ from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_
 from arena.tournament import DEFAULT_DEALS_ONE_GAME
 
 
-@click.command()
+@click.command(short_help="What a game is like: seats, length, drama, skill.")
 @click.argument("game_id", metavar="[GAME]", required=False)
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Game parameter; NAME=a,b (or NAME repeated) plays and compares one variant per value.")
