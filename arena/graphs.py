@@ -50,7 +50,7 @@ def matchup_graph(summary):
 
 def matchup_graphs(matches):
     """[(title, matchup graph)] per game and parameter set."""
-    return [(game_title(game_id, params), matchup_graph(analysis.summary(ms)))
+    return [(game_title(game_id, params, only_changed=True), matchup_graph(analysis.summary(ms)))
             for game_id, params, ms in analysis.groups(matches)]
 
 

@@ -62,7 +62,7 @@ def collect(store, run_id=None):
         sections.append({
             "game_id": game_id,
             "game_params": params,
-            "title": game_title(game_id, params),
+            "title": game_title(game_id, params, only_changed=True),   # as the terminal titles it
             "matches": len(ms),
             "leaderboard": rows,
             "cycles": summ["cycles"],
