@@ -71,8 +71,8 @@ cdef struct Edge:
 cdef struct Node:
     # A node's edges lie contiguously in the edge pool: [first, first + count), room for cap.
     int32_t first
-    int32_t count
-    int32_t cap
+    int16_t count          # at most MAX_ACTIONS * MAX_PLAYERS = 4096 edges (action, player)
+    int16_t cap            # a power of two, at most 8192
     int32_t legal          # solver: legal actions in the node's (one) state, set on the first visit
 
 cdef double LOG[LOG_TABLE]
