@@ -75,7 +75,9 @@ def _kill_workers(pool):
             process.kill()
         except (OSError, AttributeError):
             pass
-    pool.shutdown(wait=False, cancel_futures=True)
+    # With its workers dead the pool's manager thread ends at once; waiting for it here keeps it from
+    # failing later in the interpreter's exit (a traceback over our last line).
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def preload_modules():
