@@ -207,12 +207,15 @@ def _replay(matches):
             c["faults"] += label in faulty
             points = history.setdefault(label, [(0, prior.mu, prior.sigma)])
             points.append((len(points), current[label].mu, current[label].sigma))
-        for i, a in enumerate(labels):
-            others = [_pair_score(places[i], places[j]) for j, b in enumerate(labels) if b != a]
-            if others:
-                share[a][_deal(m)].append(sum(others) / len(others))
-            place[a][_deal(m)].append(places[i])
-            returns[a].append(m["returns"][i])
+        # One observation per agent and match (an agent may hold several seats), so that with two
+        # agents the two score shares of a match, and of a deal, add up to 1.
+        for a in set(labels):
+            mine = [i for i, b in enumerate(labels) if b == a]
+            pairs = [_pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != a]
+            if pairs:
+                share[a][_deal(m)].append(sum(pairs) / len(pairs))
+            place[a][_deal(m)].append(sum(places[i] for i in mine) / len(mine))
+            returns[a] += [m["returns"][i] for i in mine]
         for seat, key, v in seat_metrics(m):
             metric[labels[seat]][key].append(float(v))
     duplicate = duplicate_scores(matches)

@@ -349,3 +349,17 @@ def test_the_terminal_json_and_report_show_the_same_rows(tmp_path):
                        f"{share['mean']:.2f} [{share['low']:.2f}-{share['high']:.2f}]",
                        f"{row['metrics']['bid_accuracy']['mean']:.2f} [{row['metrics']['bid_accuracy']['low']:.2f}-"):
             assert figure in line, (figure, line)
+
+
+def test_two_agents_score_shares_add_up_to_one_whatever_seats_they_hold():
+    """Belle of the Ball at three seats with two agents: A B A and B A B on each deal."""
+    seatings = (["a", "b", "a"], ["b", "a", "b"])
+    matches = []
+    for k in range(12):
+        for n, labels in enumerate(seatings):
+            places = [1 + (k + n + s) % 3 for s in range(3)]
+            matches.append({"match_id": 2 * k + n, "game_id": "g", "game_params": {"players": 3}, "deal": k,
+                            "seed": k, "seats": [{"label": x} for x in labels], "placements": places,
+                            "returns": [0.0] * 3, "faults": [], "metrics": {}})
+    rows = {r.label: r for r in analysis.standings(matches)}
+    assert rows["a"].score_share.mean + rows["b"].score_share.mean == pytest.approx(1.0)
