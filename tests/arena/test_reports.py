@@ -354,10 +354,11 @@ def test_the_terminal_json_and_report_show_the_same_rows(tmp_path):
 def test_two_agents_score_shares_add_up_to_one_whatever_seats_they_hold():
     """Belle of the Ball at three seats with two agents: A B A and B A B on each deal."""
     seatings = (["a", "b", "a"], ["b", "a", "b"])
+    results = ([1, 2, 3], [2, 1, 3])   # a wins one seat of two in the first, a's one seat wins the second
     matches = []
     for k in range(12):
         for n, labels in enumerate(seatings):
-            places = [1 + (k + n + s) % 3 for s in range(3)]
+            places = results[n] if k % 2 else results[n][::-1]
             matches.append({"match_id": 2 * k + n, "game_id": "g", "game_params": {"players": 3}, "deal": k,
                             "seed": k, "seats": [{"label": x} for x in labels], "placements": places,
                             "returns": [0.0] * 3, "faults": [], "metrics": {}})
