@@ -12,7 +12,13 @@ docstring):
 - the dealer's trump choice after a Wizard is turned up: the suit of which it holds the most
   strength (cards, then rank), a rule of thumb.
 
-Budgets: each solve may search `nodes` card plays. Within it the solver deepens trick by trick
+`model`="mixed" scores each action by the mean of its paranoid value and its optimistic one (every
+other player helping), the two ends between which any real outcome lies; "paranoid" (the default,
+better in a 400-hand trial against greedy: bid accuracy 0.615 against 0.598 at 20,000 nodes) uses
+the first alone. The default budget of 100,000 nodes per solve was 0.652 in that trial (20,000: 0.615).
+
+Budgets: each solve may search `nodes` card plays (all the bids of one world share one budget).
+Within it the solver deepens trick by trick
 (one trick, then two, ...: iterative deepening on its `horizon`, positions past it scored by a
 count of the hand's likely winners) and the deepest completed depth counts; a solve that reaches the
 end of the round is exact. `time` (seconds per decision, 0 for none) stops sampling once spent (at
@@ -41,7 +47,7 @@ class PIMCAgent(Agent):
     per solve; time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1."""
 
     name = "pimc"
-    PARAMS = {"samples": 20, "nodes": 20000, "time": 0.0, "model": "paranoid", "seed": 0}
+    PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "seed": 0}
     LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS, "seed": SEED_LIMITS}
     CHOICES = {"model": ("paranoid", "mixed")}
 

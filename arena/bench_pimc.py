@@ -15,7 +15,7 @@ sizes 5, 10 and 15 (`hand_<n>`):
 - `wizard_horizon2/hand_<n>`: solves per second with the horizon at two tricks (what `pimc`
   completes first in its budget at these sizes; not exact), same hands, no cap.
 - `pimc/wizard/bid_<n>`, `pimc/wizard/play_<n>`: decisions per second of a default `pimc` (20
-  worlds, 20,000 card plays per solve) at the hand's first bid and first card; extra key `exact`
+  worlds, 100,000 card plays per solve) at the hand's first bid and first card; extra key `exact`
   (worlds solved to the end of the round).
 
 Rates are per second of the process's CPU time, one core. Run alone: `python -m arena.bench_pimc`.
