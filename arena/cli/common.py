@@ -71,5 +71,6 @@ def store_option(fn):
 
 def sandbox_option(fn):
     return click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
+                        envvar="ARENA_SANDBOX",
                         help="How submitted agents are confined: bubblewrap, or none (only for bots you "
-                             "trust; leaderboards and reports then say so).")(fn)
+                             "trust; leaderboards and reports then say so); also read from ARENA_SANDBOX.")(fn)
