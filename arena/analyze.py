@@ -51,7 +51,7 @@ from typing import Optional, Sequence
 
 import engines
 from arena import agent_list
-from arena.analysis import Interval, group_key, interval, t975
+from arena.analysis import Interval, interval, t975
 from arena.text import game_title
 
 PHASES = ("opening", "middle", "end")
