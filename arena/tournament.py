@@ -26,16 +26,15 @@ from arena.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
 
-TASK_SECONDS = 0.05   # the work sent to a worker at once, when matches are quick
-
-
-class MatchFailed(Exception):
-    """A match raised inside the arena or an engine (agents' errors are faults, not this)."""
-
 DEFAULT_DEALS_ONE_GAME = 10   # deals per line-up with a game given
 DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without one (a quick first look)
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 MAX_TIME_LIMIT = 3600.0
+TASK_SECONDS = 0.05           # the work sent to a worker at once, when matches are quick
+
+
+class MatchFailed(Exception):
+    """A match raised inside the arena or an engine (agents' errors are faults, not this)."""
 
 
 @dataclass
