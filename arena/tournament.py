@@ -180,10 +180,7 @@ def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=N
         with stop_requests(immediate=serial) as stop_requested, \
                 executor(backend, jobs, address) as (pool, slots):
             _play(pool, slots, store, specs, list(todo), on_match or (lambda result: None), stop_requested)
-    except KeyboardInterrupt:
-        # The workers are killed already (executor()); further Ctrl-Cs would only interrupt the
-        # cleanup, which takes no time, so they are ignored from here on.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except KeyboardInterrupt:   # the workers are killed already (executor())
         return "interrupted"
     finally:
         POOL.close()

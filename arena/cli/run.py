@@ -1,5 +1,6 @@
 """`arena run` (play a tournament) and `arena leaderboard` (print a run's standings)."""
 import contextlib
+import signal
 import sys
 
 import click
@@ -64,6 +65,7 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     except tournament.MatchFailed as e:
         raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})")
     if status == "interrupted":
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # more Ctrl-Cs would only interrupt these last lines
         stored = len(store.finished_ids(plan.run_id))
         err.print("stopped: the matches in progress were abandoned and will be replayed on resume")
         err.print(f"interrupted: {stored} of {len(plan.schedule)} matches stored. Resume with:\n"
