@@ -13,6 +13,8 @@ BUILTIN = {
     "minimax": "agents.minimax:MinimaxAgent",
     "pimc": "agents.pimc:PIMCAgent",
     "human": "agents.human:HumanAgent",
+    "openspiel_mcts": "agents.openspiel_bots:OpenSpielMCTSAgent",
+    "openspiel_ismcts": "agents.openspiel_bots:OpenSpielISMCTSAgent",
 }
 
 

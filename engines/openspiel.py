@@ -318,7 +318,7 @@ GAME_CLASSES: dict = {}
 def _register_all() -> None:
     registered = set(pyspiel.registered_names())
     for game_id in engines.game_ids():
-        cls = type(f"{game_id.title().replace('_', '')}OpenSpielGame", (TabletopGame,),
+        cls: Any = type(f"{game_id.title().replace('_', '')}OpenSpielGame", (TabletopGame,),
                    {"GAME_ID": game_id, "GAME_TYPE": _game_type(game_id)})
         GAME_CLASSES[game_id] = cls
         if short_name(game_id) not in registered:

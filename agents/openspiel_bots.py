@@ -1,0 +1,130 @@
+"""OpenSpiel's search bots as arena agents, playing through the adapter in engines/openspiel.py.
+
+    arena run --game insert --agents "openspiel_mcts[iterations=200],random"
+    arena run --game wizard --agents "openspiel_ismcts[iterations=100,c=2],ismcts,greedy,random"
+
+- `openspiel_mcts`: OpenSpiel's Python `MCTSBot` (UCT, random-rollout evaluator). On a
+  hidden-information game it searches the determinized state the arena gives it (one world).
+- `openspiel_ismcts`: OpenSpiel's Python `ISMCTSBot`; its worlds are resampled by the adapter's
+  `resample_from_infostate`, that is by our `determinize`, from a seeded generator.
+
+Parameters: `iterations` (simulations per move), `c` (the UCT exploration constant, applied to the
+engines' raw returns: +1/-1 in Insert, scores in the card games), `rollouts` (random rollouts per
+evaluation), `seed` (combined with the match seed and the seat); MCTS also `solve` (back up proven
+results), ISMCTS `worlds` (at most that many root worlds, -1 for a new one per simulation) and
+`final` (the move played: `max_visit_count` or `max_value`).
+
+The bots run in Python over Python states (each simulation clones through OpenSpiel's bridge), so
+they are far slower per iteration than our Cython `ismcts`. Without open_spiel installed,
+`cannot_play` says so for every game and the arena leaves them out.
+"""
+import random
+from typing import Any, Optional
+
+from agents.base import SEED_LIMITS, Agent
+
+ITERATION_LIMITS = (1, 1_000_000)
+
+
+def _missing() -> Optional[str]:
+    try:
+        import pyspiel  # noqa: F401
+        from open_spiel.python.algorithms import ismcts, mcts  # noqa: F401
+    except ImportError as e:
+        return f"needs OpenSpiel, which is not importable here ({e}); pip install open_spiel"
+    return None
+
+
+class _OpenSpielAgent(Agent):
+    PARAMS: dict[str, Any] = {"iterations": 100, "c": 2.0, "rollouts": 1, "seed": 0}
+    LIMITS: dict[str, tuple[float, float]] = {"iterations": ITERATION_LIMITS, "c": (0.0, 1000.0),
+                                              "rollouts": (1, 1000), "seed": SEED_LIMITS}
+
+    @classmethod
+    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
+        return _missing()
+
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
+        super().reset(game_id, game_params, seat, seed)
+        import numpy as np
+
+        import engines.openspiel as eo
+        self.rng = random.Random(hash((self.params["seed"], seed, seat)))
+        self.game = eo.load(game_id, **game_params)
+        self.np_rng = np.random.RandomState(self.rng.getrandbits(32))
+        self.bot = self._make_bot()
+
+    def _evaluator(self) -> Any:
+        from open_spiel.python.algorithms import mcts
+        return mcts.RandomRolloutEvaluator(n_rollouts=self.params["rollouts"], random_state=self.np_rng)
+
+    def _make_bot(self) -> Any:
+        raise NotImplementedError
+
+    def act(self, state: Any) -> int:
+        import engines.openspiel as eo
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(self.bot.step(eo.wrap(self.game, state)))
+
+
+class OpenSpielMCTSAgent(_OpenSpielAgent):
+    """OpenSpiel's MCTSBot (see the module docstring)."""
+
+    name = "openspiel_mcts"
+    PARAMS = {**_OpenSpielAgent.PARAMS, "solve": True}
+
+    def _make_bot(self) -> Any:
+        from open_spiel.python.algorithms import mcts
+        p = self.params
+        return mcts.MCTSBot(self.game, p["c"], p["iterations"], self._evaluator(), solve=p["solve"],
+                            random_state=self.np_rng)
+
+
+def _bot_class() -> Any:
+    """OpenSpiel's ISMCTSBot, whose search also runs on a perfect-information game (Insert), where
+    each information set is a single state: OpenSpiel's `run_search` asserts imperfect information,
+    so the root loop is restated for that case (a new tree, one resampled root per simulation)."""
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts
+
+    class Bot(ismcts.ISMCTSBot):
+        def run_search(self, state):
+            if state.get_game().get_type().information != pyspiel.GameType.Information.PERFECT_INFORMATION:
+                return super().run_search(state)
+            self.reset()
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                return [(legal[0], 1.0)]
+            self._root_node = self.create_new_node(state)
+            for _ in range(self._max_simulations):
+                self.run_simulation(self.sample_root_state(state))
+            return self.get_final_policy(state, self._root_node)
+
+    return Bot
+
+
+class OpenSpielISMCTSAgent(_OpenSpielAgent):
+    """OpenSpiel's ISMCTSBot (see the module docstring)."""
+
+    name = "openspiel_ismcts"
+    PARAMS = {**_OpenSpielAgent.PARAMS, "worlds": -1, "final": "max_visit_count"}
+    LIMITS = {**_OpenSpielAgent.LIMITS, "worlds": (-1, ITERATION_LIMITS[1])}
+    CHOICES = {"final": ("max_visit_count", "max_value")}
+
+    def _make_bot(self) -> Any:
+        from open_spiel.python.algorithms import ismcts
+        p = self.params
+        final = {"max_visit_count": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+                 "max_value": ismcts.ISMCTSFinalPolicyType.MAX_VALUE}[p["final"]]
+        bot = _bot_class()(self.game, self._evaluator(), p["c"], p["iterations"],
+                               max_world_samples=p["worlds"] if p["worlds"] > 0 else ismcts.UNLIMITED_NUM_WORLD_SAMPLES,
+                               random_state=self.np_rng, final_policy_type=final)
+        # worlds drawn from our seeded generator (the default sampler is not seeded)
+        bot.set_resampler(lambda state, player: state.resample_from_infostate(player, self.rng))
+        return bot
+
+    def act(self, state: Any) -> int:
+        self.bot.reset()     # a new search tree per move, as the other search agents do
+        return super().act(state)
