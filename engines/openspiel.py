@@ -31,6 +31,9 @@ Strings and tensors (fixed size for each game, derived from `observation(player)
 - information_state_tensor (64 + OBS_FEATURES): the 64 bits of the infoset key, then the
   observation features. Tensor dicts: {"infoset_key": [64], "observation": [OBS_FEATURES]}.
 
+The observation encoding (`observation_features`) needs only numpy; the games need pyspiel, and
+`load` says so when it is missing.
+
 Serialization: the default OpenSpiel Python-state serialization (pickled attributes) stores the
 engine's exact position (our snapshot: position and chance RNG), so a deserialized state is the same
 state, future deals included.
@@ -41,10 +44,17 @@ import zlib
 from typing import Any
 
 import numpy as np
-import pyspiel
 
 import engines
 from engines import registry
+
+try:
+    import pyspiel
+    _State: Any = pyspiel.State
+    _Game: Any = pyspiel.Game
+except ImportError:     # the encoding below stays usable without OpenSpiel (engines.pettingzoo uses it)
+    pyspiel = None
+    _State = _Game = object
 
 OBS_FEATURES = 2048
 KEY_BITS = 64
@@ -174,7 +184,7 @@ class _Engine:
         self._game, self._state = None, d["state"]
 
 
-class TabletopState(pyspiel.State):
+class TabletopState(_State):
     """An OpenSpiel state forwarding to one engine state (`engine`)."""
 
     def __init__(self, game):
@@ -251,7 +261,7 @@ class _Observer:
         return obs
 
 
-class TabletopGame(pyspiel.Game):
+class TabletopGame(_Game):
     """Base of the generated game classes; `GAME_ID` and `GAME_TYPE` are set per game."""
 
     GAME_ID = ""
@@ -325,12 +335,17 @@ def _register_all() -> None:
             pyspiel.register_game(cls.GAME_TYPE, cls)
 
 
-_register_all()
+if pyspiel is not None:
+    _register_all()
 
 
 def load(game_id: str, **params: Any) -> "pyspiel.Game":
     """The OpenSpiel game of `game_id` (our id) with the given parameters (players, rng_seed and the
-    game's own; lists such as Wizard's hands as "10,9")."""
+    game's own; lists such as Wizard's hands as "10,9").
+
+    :raises ImportError: OpenSpiel is not installed."""
+    if pyspiel is None:
+        raise ImportError("engines.openspiel needs OpenSpiel: pip install open_spiel")
     return pyspiel.load_game(short_name(game_id), {k: _to_openspiel_value(v) for k, v in params.items()})
 
 
