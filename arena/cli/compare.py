@@ -1,0 +1,128 @@
+"""`arena compare`: is the candidate stronger than the baseline? A sequential test over duplicate deals."""
+import sys
+
+import click
+
+from arena.cli.common import echo_json, json_option, literal, rich_console, sandbox_option, store_option, user_errors
+from arena.cli.run import MAX_JOBS
+from arena.compare import DEFAULT_MAX_DEALS
+from arena.tournament import DEFAULT_TIME_LIMIT
+
+
+def _range(r, digits=0, sign=1):
+    """"mean [low, high]"; JSON's None (not finite) is shown as -inf at the low end, inf at the high end,
+    and with the sign of `sign` for the mean."""
+    if r is None:
+        return "-"
+
+    def num(v, end):
+        if v is None:
+            return "inf" if end > 0 else "-inf"
+        return f"{v:+.0f}" if digits == 0 else f"{v:.{digits}f}"
+    return f"{num(r['mean'], sign)} [{num(r['low'], -1)}, {num(r['high'], 1)}]"
+
+
+def _side(score):
+    return 1 if score is None or score["mean"] >= 0.5 else -1
+
+
+def _live(plan, outcome):
+    """One line of progress: deals, LLR and its bounds, the Elo estimate and its interval."""
+    line = f"deals {outcome.deals}/{plan.max_deals}: LLR {outcome.llr:+.2f} " \
+           f"[{plan.test.lower:.2f}, {plan.test.upper:.2f}]"
+    if outcome.estimates:
+        line += f", Elo {_range(outcome.estimates['elo'].as_dict(), sign=_side(outcome.estimates['score'].as_dict()))}"
+    return line
+
+
+@click.command(short_help="Is CANDIDATE stronger than BASELINE? An SPRT over duplicate deals.",
+               help="Play CANDIDATE against BASELINE on duplicate deals until a sequential probability ratio "
+                    "test decides (H1: CANDIDATE is stronger by elo1 or more; H0: by elo0 or less) or "
+                    "--max-deals is reached. Two-player games: each deal twice with the seats swapped, "
+                    "scored as a pentanomial pair (fishtest's GSPRT, logistic and normalized Elo). More "
+                    "players: CANDIDATE and BASELINE take the same seat on the same deal against the same "
+                    "field, and the test is on the paired difference of their score shares. The run is "
+                    "stored: the same command resumes it or prints it again.")
+@click.argument("candidate")
+@click.argument("baseline")
+@click.option("--game", "game_id", required=True, help="Game id.")
+@click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@click.option("--field", default=None, metavar="AGENTS",
+              help="More players: the agents of the other seats, one or a list rotated through them "
+                   "[default: the baseline].")
+@click.option("--sprt", "sprt_text", default="elo0=0,elo1=10,alpha=0.05,beta=0.05", show_default=True,
+              help="Hypotheses in logistic Elo and error rates; parts left out keep these defaults.")
+@click.option("--max-deals", type=click.IntRange(min=1), default=DEFAULT_MAX_DEALS, show_default=True,
+              help="Stop undecided after this many deals (two matches each).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
+@store_option
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+              help="Local worker processes [default: every core].")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
+              show_default=True, help="Seconds per move for submitted agents.")
+@sandbox_option
+@click.option("--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
+              help="Play the deals of this secret deal key (as the final command line shows); also read "
+                   "from ARENA_DEAL_KEY [default: a new random key per run and store].")
+@json_option
+@user_errors
+def compare(candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed, store_path, jobs,
+            backend, address, time_limit, sandbox, deal_key, as_json):
+    from arena import compare as cmp
+    from arena import tournament
+    from arena.store import Store
+
+    store = Store(store_path)
+    plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
+                    time_limit, sandbox, deal_key, backend, address)
+    err = rich_console(stderr=True)
+    if not as_json:
+        err.print(literal(f"run {plan.run_id}: {plan.candidate.label} against {plan.baseline.label} on "
+                          f"{plan.game_id}, SPRT {plan.test.text()}, store {store_path} "
+                          f"(Ctrl-C stops; the same command resumes)"))
+
+    def on_batch(outcome):
+        if not as_json and outcome.deals:
+            err.print(literal(_live(plan, outcome)))
+    try:
+        status, outcome = cmp.play(store, plan, backend, jobs, address, on_batch=on_batch)
+    except tournament.MatchFailed as e:
+        raise click.ClickException(f"{e}; the comparison stopped (the same command resumes it)")
+    if status == "interrupted":
+        err.print(f"interrupted after {outcome.deals} deals; the same command resumes:\n"
+                  f"  {cmp.command(plan, store_path)}")
+        store.close()
+        sys.exit(130)
+    data = cmp.summary(plan, outcome, status, store_path)
+    store.close()
+    if as_json:
+        echo_json(data)
+        return
+    _print(data, plan, outcome)
+
+
+def _print(data, plan, outcome):
+    from rich.table import Table
+    console = rich_console()
+    console.print(literal(data["verdict"]), style="bold")
+    console.print(literal(f"deals used {data['deals']} ({2 * data['deals']} matches; {data['not_counted']} "
+                          f"more stored, not counted), LLR {data['llr']:+.3f} "
+                          f"[{plan.test.lower:.3f}, {plan.test.upper:.3f}]"))
+    if data["score"]:
+        model = "pair score" if plan.players == 2 else "1/2 + share difference"
+        console.print(literal(f"score ({model}) {_range(data['score'], 3)}   Elo {_range(data['elo'], sign=_side(data['score']))}   "
+                              f"normalized Elo {_range(data['nelo'])}   (95%)"))
+    if data["points"] and data["points"]["low"] is not None:
+        who = "pair" if plan.players == 2 else "seat"
+        console.print(literal(f"points per {who} (candidate minus baseline) {_range(data['points'], 2)}"))
+    console.print("pentanomial: deals by the candidate's points over the pair (0 to 2)" if plan.players == 2
+                  else "paired differences: deals by the candidate's share minus the baseline's (-1 to 1)")
+    table = Table(show_header=True)
+    for item in data["histogram"]:
+        table.add_column(item["value"], justify="right")
+    table.add_row(*[str(item["count"]) for item in data["histogram"]])
+    console.print(table)
+    click.echo("reproduce: " + data["command"])   # one line, never wrapped: it is for copying

@@ -1,0 +1,342 @@
+"""`arena compare`: is the candidate stronger than the baseline? A sequential test over duplicate deals.
+
+    from arena import compare
+    from arena.store import Store
+from arena.text import format_value
+    store = Store("results/arena.sqlite")
+    plan = compare.plan(store, "greedy", "random", game_id="insert", sprt="elo0=0,elo1=100")
+    status, outcome = compare.play(store, plan, jobs=1)   # outcome.decision: "H1", "H0" or None
+
+How the deals are played (the statistics are in arena.sprt):
+
+* **Two players.** Deal d is played twice with the same seed: candidate in seat 0 and baseline in
+  seat 1, then swapped. The candidate's points over the pair (1 a win, 1/2 a draw, from the
+  placements) make one pentanomial observation.
+* **More players.** Deal d is played twice with the same seed: the candidate in seat k = d mod n
+  (so every seat is taken equally often), then the baseline in that seat, with the same field in
+  the other seats of both matches. The field is `--field` (one agent, or a list rotated through the
+  other seats: the i-th other seat of deal d holds field[(d + i) mod len]), by default the baseline.
+  The observation is the candidate's score share at seat k minus the baseline's (see arena.sprt).
+  The duplicate point difference (the seat's return with the candidate minus with the baseline) is
+  reported beside it, not tested.
+* **Stopping does not depend on timing.** Deals are played in batches through
+  `arena.tournament.play_specs`; after each batch the test is evaluated deal by deal, in deal order,
+  on the deals whose both matches are stored, and stops at the first deal where the LLR leaves its
+  bounds, or at --max-deals. So `--jobs`, the backend, the batch size and a kill -9 and resume never
+  change the decision or the number of deals it used. Matches of later deals (the rest of the last
+  batch) stay in the store and are reported as not counted.
+* **A run in the store.** The command line (agents, field, game, --sprt, --max-deals, --seed, and the
+  code digest, not --jobs or the backend) is hashed into the run id (`cmp-GAME-HASH`): the same
+  command on the same store resumes (after Ctrl-C or kill -9) or reprints the run. Deal seeds are
+  those of `arena run` with the same seed and deal key. Its matches are ordinary matches: `arena
+  leaderboard`, `matchups` and `report` show them (ratings included). `arena run --resume` of a
+  compare run is not supported: it needs the compare command.
+
+Decisions where the issue is silent: labels must differ (two copies of one agent need `as LABEL`);
+`--field` is refused for two-player games; --max-deals defaults to 1000 deals (2000 matches); the
+batch is max(4 x workers, a quarter of the deals counted so far) deals, so at most about a quarter
+more deals than needed are played, and few pool start-ups are paid; a match ended by a fault counts
+as it is placed (the faulty agent last), like on the leaderboard.
+"""
+import math
+import shlex
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import engines
+from arena import agent_list, seeds, sprt, tournament
+from arena import schedule as sched
+from arena.analysis import t975
+from arena.backends import check_backend, default_jobs
+from arena.match import AgentSpec, MatchSpec, SandboxPolicy
+from arena.sandbox import make_policy, stage, validate_all
+from arena.store import Store
+from arena.text import format_value
+
+DEFAULT_MAX_DEALS = 1000
+MAX_DEALS = sched.MAX_MATCHES // 2
+
+
+@dataclass
+class ComparePlan:
+    run_id: str
+    config: dict
+    deal_key: str
+    game_id: str
+    params: dict
+    candidate: AgentSpec
+    baseline: AgentSpec
+    field: list           # AgentSpecs of the other seats (more players only)
+    test: sprt.SprtParams
+    max_deals: int
+    seed: int
+    time_limit: float
+    sandbox: SandboxPolicy
+
+    @property
+    def players(self) -> int:
+        return int(self.params["players"])
+
+    @property
+    def values(self) -> tuple:
+        return sprt.PENTANOMIAL if self.players == 2 else sprt.paired_values(self.players)
+
+    def deal_specs(self, deal: int) -> list:
+        """The two matches of a deal (match ids 2 deal and 2 deal + 1)."""
+        game_params = tuple(sorted(self.params.items()))
+        seed = seeds.derive_seed(self.seed, self.game_id, game_params, deal, key=bytes.fromhex(self.deal_key))
+        if self.players == 2:
+            seatings = [(self.candidate, self.baseline), (self.baseline, self.candidate)]
+        else:
+            seat = deal % self.players
+            others = [self.field[(deal + i) % len(self.field)] for i in range(self.players - 1)]
+            seatings = [tuple(others[:seat] + [who] + others[seat:]) for who in (self.candidate, self.baseline)]
+        return [MatchSpec(self.run_id, 2 * deal + j, self.game_id, game_params, seed, seating, deal,
+                          self.time_limit, self.sandbox) for j, seating in enumerate(seatings)]
+
+
+@dataclass
+class Outcome:
+    """What the stored matches say, evaluated deal by deal in deal order."""
+    decision: Optional[str]    # "H1", "H0", or None (undecided)
+    deals: int                 # deals the test used
+    llr: float
+    counts: list               # per grid value, over the deals used
+    estimates: dict            # arena.sprt.estimates of the deals used
+    points: Optional[dict]     # mean point difference with its 95% interval (None without deals)
+    curve: list = field(default_factory=list)   # [(deals, llr)] after every deal used
+    played: int = 0            # complete deals stored
+    not_counted: int = 0       # stored matches past the stopping point
+
+    @property
+    def finished(self) -> bool:
+        return self.decision is not None
+
+
+def _item(spec: AgentSpec) -> str:
+    """The agent as the command line takes it."""
+    params = ",".join(f"{k}={v}" for k, v in spec.params)
+    text = spec.source + (f"[{params}]" if params else "")
+    default = text if spec.kind == "builtin" else (spec.target.rpartition(":")[2] if spec.kind != "entrypoint"
+                                                    else spec.source)
+    return text + (f" as {spec.label}" if spec.label != default else "")
+
+
+def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Optional[int] = None,
+         params: Sequence[str] = (), field: Optional[str] = None, sprt_text: Optional[str] = None,
+         max_deals: int = DEFAULT_MAX_DEALS, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
+         sandbox: str = "bwrap", deal_key: Optional[str] = None, backend: str = "local",
+         address: Optional[str] = None) -> ComparePlan:
+    """The comparison to play, new or resumed (the same arguments on the same store are the same run).
+    Everything is checked before the run is stored.
+
+    :raises ValueError: an unknown game or agent, a malformed parameter or --sprt, equal labels, a
+        field for a two-player game, --max-deals out of range, a stored run with other deals than
+        `deal_key`, or another process playing the run.
+    """
+    wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
+    check_backend(backend, address)
+    test = sprt.parse_sprt(sprt_text)
+    if not (isinstance(max_deals, int) and 1 <= max_deals <= MAX_DEALS):
+        raise ValueError(f"--max-deals must be between 1 and {MAX_DEALS:,}, not {max_deals}")
+    time_limit = tournament.check_time_limit(time_limit)
+    if not game_id:
+        raise ValueError("compare needs --game")
+    [(game_id, game_params)] = sched.resolve_games(game_id, players, agent_list.param_options(params))
+    policy = make_policy(sandbox)
+    cand, base = (stage(agent_list.parse_agent(t)) for t in (candidate, baseline))
+    if cand.label == base.label:
+        raise ValueError(f"the candidate and the baseline are both labelled {cand.label!r}; "
+                         f"rename one with 'as LABEL', e.g. \"{_item(cand)} as new\"")
+    n = game_params["players"]
+    if field is not None and not field.strip():
+        raise ValueError("--field is empty: give an agent or a list, e.g. --field greedy")
+    if n == 2 and field is not None:
+        raise ValueError(f"--field is for games of three or more players; {game_id} is played by 2 "
+                         f"(each deal is played twice with the seats swapped)")
+    others = [stage(a) for a in (agent_list.parse_agent(t) for t in agent_list.split_list(field))] \
+        if field is not None else [base]
+    labels: dict = {}
+    for a in [cand, base] + others:
+        if labels.setdefault(a.label, a) != a:
+            raise ValueError(f"two different agents are labelled {a.label!r}; rename one with 'as LABEL'")
+        reason = sched.sits_out(a, game_id, n)
+        if reason:
+            raise ValueError(f"{a.label} cannot play {game_id}: {reason}")
+    agents = list(labels.values())
+    validate_all(agents, policy)
+    config = sched.tournament_config([(game_id, game_params)], agents, max_deals, seed, time_limit, policy)
+    del config["deals"]   # not an `arena run` tournament: `arena run --resume` and its rerun line refuse it
+    config["compare"] = {"candidate": cand.label, "baseline": base.label,
+                         "field": [a.label for a in others] if n > 2 else [],
+                         "sprt": {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta},
+                         "max_deals": max_deals}
+    run_id = "cmp-" + sched.run_id_for(config)
+    stored_key = store.deal_key(run_id)
+    if wanted_key and stored_key is not None and stored_key != wanted_key:
+        raise ValueError(f"run {run_id} is already in {store.path} with other deals than --deal-key gives; "
+                         f"use another store")
+    key = stored_key if stored_key is not None else (wanted_key or seeds.new_deal_key())
+    store.claim(run_id)
+    store.create_run(run_id, config, 2 * max_deals, key)
+    return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
+                       seed, time_limit, policy)
+
+
+def _share(placements, seat):
+    """The seat's score against the other seats: 1 per seat placed below, 1/2 per tie, averaged."""
+    mine = placements[seat]
+    scores = [1.0 if mine < p else 0.5 if mine == p else 0.0 for i, p in enumerate(placements) if i != seat]
+    return sum(scores) / len(scores)
+
+
+def observation(plan: ComparePlan, deal: int, first: dict, second: dict) -> tuple:
+    """(grid index, point difference) of one deal from its two stored matches."""
+    if plan.players == 2:
+        points = _share(first["placements"], 0) + _share(second["placements"], 1)
+        margin = ((first["returns"][0] - first["returns"][1]) + (second["returns"][1] - second["returns"][0])) / 2
+        return round(points * 2), margin
+    seat, steps = deal % plan.players, 2 * (plan.players - 1)
+    diff = _share(first["placements"], seat) - _share(second["placements"], seat)
+    return round(diff * steps) + steps, first["returns"][seat] - second["returns"][seat]
+
+
+def _interval(values):
+    n = len(values)
+    if n == 0:
+        return None
+    m = sum(values) / n
+    half = t975(n - 1) * math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n) if n > 1 else math.inf
+    return {"mean": m, "low": m - half if n > 1 else None, "high": m + half if n > 1 else None, "deals": n}
+
+
+def evaluate(plan: ComparePlan, matches: Sequence[dict]) -> Outcome:
+    """The test on the stored matches: deal by deal in deal order over the complete deals, up to the
+    first decision or --max-deals."""
+    by_id = {m["match_id"]: m for m in matches}
+    counts = [0] * len(plan.values)
+    margins, curve = [], []
+    value, decision, deal = 0.0, None, 0
+    s0, s1 = sprt.logistic(plan.test.elo0), sprt.logistic(plan.test.elo1)
+    while deal < plan.max_deals and decision is None and 2 * deal in by_id and 2 * deal + 1 in by_id:
+        index, margin = observation(plan, deal, by_id[2 * deal], by_id[2 * deal + 1])
+        counts[index] += 1
+        margins.append(margin)
+        deal += 1
+        value = sprt.llr(counts, plan.values, s0, s1)
+        curve.append((deal, value))
+        decision = sprt.decide(value, plan.test)
+    played = sum(1 for d in range(plan.max_deals) if 2 * d in by_id and 2 * d + 1 in by_id)
+    counted = sum(1 for m in by_id if m < 2 * deal)
+    return Outcome(decision, deal, value, counts, sprt.estimates(counts, plan.values) if deal else {},
+                   _interval(margins), curve, played, len(by_id) - counted)
+
+
+def _next_batch(plan: ComparePlan, done: set, start: int, size: int) -> list:
+    """The missing matches of the next `size` deals from `start` that are not complete."""
+    out: list = []
+    deal, taken = start, 0
+    while deal < plan.max_deals and taken < size:
+        missing = [s for s in plan.deal_specs(deal) if s.match_id not in done]
+        if missing:
+            out += missing
+            taken += 1
+        deal += 1
+    return out
+
+
+def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: Optional[int] = None,
+         address: Optional[str] = None, on_batch: Optional[Callable[[Outcome], None]] = None,
+         on_match: Optional[Callable] = None) -> tuple:
+    """Plays batches of deals until the test decides or --max-deals, calling `on_batch(outcome)`
+    before each batch and at the end; returns (status, Outcome), status "finished" or "interrupted"
+    (Ctrl-C, SIGTERM: the same command resumes). An engine error marks the run interrupted and is
+    raised (tournament.MatchFailed)."""
+    check_backend(backend, address)
+    workers = jobs or default_jobs()
+    status = "finished"
+    try:
+        while True:
+            outcome = evaluate(plan, store.matches(plan.run_id))
+            if outcome.finished or outcome.deals >= plan.max_deals:
+                break
+            if on_batch:
+                on_batch(outcome)
+            store.set_status(plan.run_id, "running")
+            size = max(4 * workers, outcome.deals // 4)
+            todo = _next_batch(plan, store.finished_ids(plan.run_id), outcome.deals, size)
+            status = tournament.play_specs(store, todo, backend, jobs, address, on_match)
+            if status == "interrupted":
+                break
+    except BaseException:
+        store.set_status(plan.run_id, "interrupted")
+        store.release(plan.run_id)
+        raise
+    store.set_status(plan.run_id, status)
+    store.release(plan.run_id)
+    if status == "finished" and on_batch:
+        on_batch(outcome)
+    return status, outcome
+
+
+def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
+    """The command line that plays this comparison again: the same run id, deals and decision."""
+    words = ["arena", "compare", _item(plan.candidate), _item(plan.baseline), "--game", plan.game_id]
+    defaults = engines.registry.resolve(plan.game_id, players=plan.players)
+    for k, v in sorted(plan.params.items()):
+        if k == "players":
+            if v != engines.spec(plan.game_id).default_players:
+                words += ["--players", str(v)]
+        elif v != defaults.get(k):
+            words += ["--param", f"{k}={str(v).lower() if isinstance(v, bool) else format_value(v)}"]
+    if plan.config["compare"]["field"] and plan.field != [plan.baseline]:
+        words += ["--field", ", ".join(_item(a) for a in plan.field)]
+    words += ["--sprt", plan.test.text(), "--max-deals", str(plan.max_deals), "--seed", str(plan.seed)]
+    if plan.time_limit != tournament.DEFAULT_TIME_LIMIT:
+        words += ["--time-limit", f"{plan.time_limit:g}"]
+    if plan.sandbox.mode != "bwrap":
+        words += ["--sandbox", plan.sandbox.mode]
+    if store_path:
+        words += ["--store", store_path]
+    words += ["--deal-key", plan.deal_key]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def histogram(plan: ComparePlan, outcome: Outcome) -> list:
+    """[(label, count)] per grid value: the pair's points for two players (0 to 2), the share
+    difference for more (-1 to 1); for more players only the values seen."""
+    if plan.players == 2:
+        return [(f"{i / 2:g}", c) for i, c in enumerate(outcome.counts)]
+    steps = 2 * (plan.players - 1)
+    return [(f"{(i - steps) / steps:+.3g}", c) for i, c in enumerate(outcome.counts) if c]
+
+
+def verdict(plan: ComparePlan, outcome: Outcome) -> str:
+    c, b = plan.candidate.label, plan.baseline.label
+    if outcome.decision == "H1":
+        return f"H1 accepted: {c} is stronger than {b} by at least about {plan.test.elo1:g} Elo " \
+               f"(rather than at most {plan.test.elo0:g})"
+    if outcome.decision == "H0":
+        return f"H0 accepted: {c} is not stronger than {b} by {plan.test.elo1:g} Elo " \
+               f"(it is at most about {plan.test.elo0:g})"
+    return f"no decision after {outcome.deals} deals (--max-deals {plan.max_deals})" \
+        if outcome.deals >= plan.max_deals else f"no decision yet after {outcome.deals} deals"
+
+
+def summary(plan: ComparePlan, outcome: Outcome, status: str, store_path: Optional[str] = None) -> dict:
+    """Everything `arena compare --json` prints."""
+    est = outcome.estimates
+    return {
+        "run_id": plan.run_id, "status": status, "game_id": plan.game_id, "params": plan.params,
+        "candidate": plan.candidate.label, "baseline": plan.baseline.label,
+        "field": [a.label for a in plan.field] if plan.players > 2 else [],
+        "model": "pentanomial" if plan.players == 2 else "paired-difference",
+        "sprt": plan.test.as_dict(), "decision": outcome.decision, "verdict": verdict(plan, outcome),
+        "deals": outcome.deals, "max_deals": plan.max_deals, "deals_played": outcome.played,
+        "not_counted": outcome.not_counted, "llr": outcome.llr,
+        "score": est["score"].as_dict() if est else None, "elo": est["elo"].as_dict() if est else None,
+        "nelo": est["nelo"].as_dict() if est else None, "points": outcome.points,
+        "histogram": [{"value": label, "count": n} for label, n in histogram(plan, outcome)],
+        "llr_curve": [[d, v] for d, v in outcome.curve],
+        "command": command(plan, store_path),
+    }

@@ -1,0 +1,208 @@
+"""Sequential tests and Elo estimates for paired games: pure functions, no games, no store.
+
+The model (what `arena compare` tests, see arena.compare for how the games are laid out):
+
+* An **observation** is one deal played as a pair of matches, scored as one number `y` on a fixed
+  grid of values (`values`); results are the **counts** of each grid value.
+  - Two players: the pentanomial model of fishtest. The deal is played twice with the seats swapped;
+    `y` is the candidate's score over the pair (1 a win, 1/2 a draw, per match), divided by 2:
+    0, 1/4, 1/2, 3/4 or 1 (`PENTANOMIAL`).
+  - More players: the paired difference. The candidate and the baseline each take the same seat
+    on the same deal against the same field; `d` is the candidate's score share in its match minus
+    the baseline's in its (a share is 1 per other seat placed below, 1/2 per tie, over the other
+    seats) and `y = 1/2 + d`, on the grid `paired_values(players)` (4(n-1)+1 values from -1/2 to
+    3/2). With the baseline as the field (the default), the mean of `y` is the candidate's score
+    against the baseline, so it reads like the two-player score; against another field it is 1/2
+    plus the difference of the two agents' scores against that field.
+* **Hypotheses**: H0 "mean of y = L(elo0)" against H1 "mean of y = L(elo1)", L the logistic
+  `1 / (1 + 10^(-elo/400))`. Elo is logistic Elo, as in fishtest's `elo_model=logistic`.
+* **The test**: the generalized SPRT (GSPRT) of M. Van den Bergh, as fishtest computes it exactly
+  (LLRcalc.LLR_logistic): the distribution of y is multinomial on its grid with unknown
+  probabilities; under each hypothesis they are replaced by their maximum-likelihood estimate with
+  the hypothesis' mean (`mle_expected`: p_i = phat_i / (1 + x (a_i - s)), x solving
+  sum phat_i (a_i - s) / (1 + x (a_i - s)) = 0), and LLR = N sum phat_i log(p1_i / p0_i). Empty
+  cells count 1e-3 (fishtest's regularization), so the LLR is finite from the first deal. The test
+  stops at LLR <= log(beta / (1 - alpha)) (H0) or LLR >= log((1 - beta) / alpha) (H1), Wald's
+  bounds, without fishtest's overshoot correction (so the error rates are at most about alpha and
+  beta; tests/arena/test_sprt.py measures them by simulation).
+  Why the same test for more players: the paired difference takes finitely many values, so the
+  multinomial GSPRT applies to it as it is, with no normal approximation and no assumption on the
+  shape of the distribution; it needs only independent deals with the same distribution.
+* **Estimates** (95%, normal approximation over deals, as fishtest's get_elo):
+  score = mean of y +- 1.96 sd / sqrt(N); Elo = -400 log10(1/score - 1) at the mean and at both
+  ends (infinite when the score reaches 0 or 1, which the paired difference can); normalized Elo
+  (fishtest) = t * 800 / ln 10 / sqrt(2), t = (mean - 1/2) / sd per deal, the sqrt(2) because a deal
+  is two matches; its interval from t's asymptotic variance (1 - t skew + t^2 (kurt - 1) / 4) / N.
+
+References: Van den Bergh, "A practical introduction to the GSPRT" and "Normalized Elo" (notes of
+the fishtest project); Wald, "Sequential tests of statistical hypotheses" (1945).
+"""
+import math
+from dataclasses import asdict, dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
+NELO_PER_T = 800 / math.log(10)   # fishtest's nelo_divided_by_nt
+Z975 = 1.959963984540054
+EPSILON = 1e-3                    # fishtest's count for an empty cell
+DEFAULTS = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+
+
+@dataclass(frozen=True)
+class SprtParams:
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def lower(self) -> float:
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        return math.log((1 - self.beta) / self.alpha)
+
+    def text(self) -> str:
+        return ",".join(f"{k}={v:g}" for k, v in asdict(self).items())
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "lower": self.lower, "upper": self.upper}
+
+
+def parse_sprt(text: Optional[str]) -> SprtParams:
+    """"elo0=0,elo1=10,alpha=0.05,beta=0.05" (any of them; the others keep their defaults); ValueError
+    (one line) for anything else, elo0 >= elo1, or alpha or beta outside (0, 0.5)."""
+    values = dict(DEFAULTS)
+    for part in (p.strip() for p in (text or "").split(",")):
+        if not part:
+            continue
+        name, eq, value = (s.strip() for s in part.partition("="))
+        if not eq or name not in DEFAULTS:
+            raise ValueError(f"malformed --sprt part {part!r}: expected elo0=, elo1=, alpha= or beta= with a number")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"--sprt {name} must be a number, not {value!r}") from None
+        if not math.isfinite(number):
+            raise ValueError(f"--sprt {name} must be a finite number, not {value!r}")
+        values[name] = number
+    p = SprtParams(**values)
+    if not p.elo0 < p.elo1:
+        raise ValueError(f"--sprt needs elo0 < elo1 (H0: elo0, H1: elo1), not elo0={p.elo0:g}, elo1={p.elo1:g}")
+    if max(abs(p.elo0), abs(p.elo1)) >= 2000:
+        raise ValueError("--sprt elo0 and elo1 must be between -2000 and 2000")
+    for name in ("alpha", "beta"):
+        if not 0 < getattr(p, name) < 0.5:
+            raise ValueError(f"--sprt {name} must be between 0 and 0.5 (exclusive), not {getattr(p, name):g}")
+    return p
+
+
+def logistic(elo: float) -> float:
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+def elo(score: float) -> float:
+    """Logistic Elo of a score; -inf / inf at or beyond 0 / 1."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def paired_values(players: int) -> tuple:
+    """The grid of y = 1/2 + (candidate's share - baseline's share) for `players` seats."""
+    steps = 2 * (players - 1)
+    return tuple(0.5 + j / steps for j in range(-steps, steps + 1))
+
+
+def _pdf(counts):
+    c = np.asarray(counts, dtype=float)
+    c = np.where(c == 0, EPSILON, c)
+    n = c.sum(axis=-1, keepdims=True)
+    return n[..., 0], c / n
+
+
+def mle_expected(values: Sequence[float], probs, s: float):
+    """The maximum-likelihood distribution on `values` with mean `s`, given the observed
+    probabilities `probs` (all positive; any leading dimensions): phat_i / (1 + x (a_i - s))."""
+    a = np.asarray(values, dtype=float) - s
+    p = np.asarray(probs, dtype=float)
+    if not (a.min() < 0 < a.max()):
+        raise ValueError(f"the mean {s} is not inside the values' range")
+    # f(x) = sum p a / (1 + x a) decreases from +inf to -inf on (-1/max a, -1/min a). Newton's
+    # method from x = 0 on g = f (1 + x max a)(1 + x min a), which has the same root and no poles,
+    # kept inside the bracket by bisection.
+    top, bottom = a.max(), a.min()
+    lo = np.full(p.shape[:-1], -1 / top)
+    hi = np.full(p.shape[:-1], -1 / bottom)
+    x = np.zeros(p.shape[:-1])
+    for _ in range(200):
+        d = 1 + x[..., None] * a
+        f = (p * a / d).sum(axis=-1)
+        slope = -(p * a * a / (d * d)).sum(axis=-1)
+        q = (1 + x * top) * (1 + x * bottom)
+        g, g_slope = f * q, slope * q + f * (top * (1 + x * bottom) + bottom * (1 + x * top))
+        lo, hi = np.where(f > 0, x, lo), np.where(f < 0, x, hi)
+        newton = x - g / g_slope
+        done = (f == 0) | (np.abs(newton - x) <= 1e-13 * np.maximum(1, np.abs(x)))
+        step = np.where((newton > lo) & (newton < hi), newton, np.where(done, x, (lo + hi) / 2))
+        x = step
+        if np.all(done):
+            break
+    return p / (1 + x[..., None] * a)
+
+
+def llr(counts, values: Sequence[float], s0: float, s1: float):
+    """The GSPRT log-likelihood ratio of mean s1 against mean s0 for the counts of each value
+    (fishtest's N * LLR(pdf, s0, s1)); counts may have leading dimensions (one LLR per row)."""
+    n, phat = _pdf(counts)
+    p0, p1 = mle_expected(values, phat, s0), mle_expected(values, phat, s1)
+    out = n * (phat * np.log(p1 / p0)).sum(axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def llr_logistic(counts, params: SprtParams, values: Sequence[float] = PENTANOMIAL):
+    return llr(counts, values, logistic(params.elo0), logistic(params.elo1))
+
+
+def decide(value: float, params: SprtParams) -> Optional[str]:
+    """"H1", "H0", or None while the LLR is between the bounds."""
+    if value >= params.upper:
+        return "H1"
+    if value <= params.lower:
+        return "H0"
+    return None
+
+
+@dataclass(frozen=True)
+class Range:
+    """An estimate with its 95% interval."""
+    mean: float
+    low: float
+    high: float
+
+    def as_dict(self) -> dict:
+        return {k: (v if math.isfinite(v) else None) for k, v in asdict(self).items()}
+
+
+def estimates(counts, values: Sequence[float]) -> dict:
+    """{"score", "elo", "nelo"}: Ranges from the (regularized) counts of each value."""
+    n, p = _pdf(counts)
+    a = np.asarray(values, dtype=float)
+    mu = float((p * a).sum())
+    var = float((p * (a - mu) ** 2).sum())
+    sd = math.sqrt(var)
+    half = Z975 * sd / math.sqrt(n)
+    score = Range(mu, max(a[0], mu - half), min(a[-1], mu + half))
+    t = (mu - 0.5) / sd
+    skew = float((p * (a - mu) ** 3).sum()) / sd ** 3
+    kurt = float((p * (a - mu) ** 4).sum()) / var ** 2
+    t_half = Z975 * math.sqrt(max(0.0, 1 - t * skew + t * t * (kurt - 1) / 4) / n)
+    scale = NELO_PER_T / math.sqrt(2)
+    return {"score": score,
+            "elo": Range(elo(score.mean), elo(score.low), elo(score.high)),
+            "nelo": Range(t * scale, (t - t_half) * scale, (t + t_half) * scale)}

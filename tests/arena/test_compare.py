@@ -1,0 +1,142 @@
+"""`arena compare`: SPRT runs on duplicate deals, stored like tournaments (ARENA_DEAL_KEY is fixed by
+tests/conftest.py, so every run below plays the same deals)."""
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from arena import compare
+from arena.cli import main
+from arena.store import Store
+
+FAST = ("--game", "insert", "--sprt", "elo0=0,elo1=100", "--jobs", 1)
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def run_json(*args):
+    result = invoke("compare", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_a_clearly_stronger_candidate_is_accepted_quickly(tmp_path):
+    store = tmp_path / "a.sqlite"
+    data = run_json("greedy", "random", *FAST, "--store", store)
+    assert data["decision"] == "H1" and data["deals"] <= 20, data
+    assert data["model"] == "pentanomial" and data["elo"]["mean"] > 100
+    assert data["llr"] >= data["sprt"]["upper"]
+    assert sum(h["count"] for h in data["histogram"]) == data["deals"]
+    # The run is a run of the store: the leaderboard shows its matches.
+    board = json.loads(invoke("leaderboard", data["run_id"], "--store", store, "--json").output)
+    assert board["matches"] == 2 * data["deals"] + data["not_counted"]
+    assert [r["label"] for r in board["leaderboards"][0]["rows"]] == ["greedy", "random"]
+
+
+def test_with_the_default_test_greedy_is_accepted_over_random(tmp_path):
+    data = run_json("greedy", "random", "--game", "insert", "--jobs", 1, "--store", tmp_path / "d.sqlite")
+    assert data["sprt"]["elo0"] == 0 and data["sprt"]["elo1"] == 10
+    assert data["decision"] == "H1" and data["deals"] <= 200, data
+
+
+def test_identical_agents_are_not_accepted_as_stronger(tmp_path):
+    data = run_json("greedy as g1", "greedy as g2", *FAST, "--max-deals", 12, "--store", tmp_path / "b.sqlite")
+    assert data["decision"] in (None, "H0") and data["deals"] <= 12, data
+
+
+def test_json_schema_and_text_output(tmp_path):
+    store = tmp_path / "c.sqlite"
+    data = run_json("greedy", "random", *FAST, "--store", store)
+    assert set(data) == {"run_id", "status", "game_id", "params", "candidate", "baseline", "field", "model",
+                         "sprt", "decision", "verdict", "deals", "max_deals", "deals_played", "not_counted",
+                         "llr", "score", "elo", "nelo", "points", "histogram", "llr_curve", "command"}
+    assert data["status"] == "finished" and data["run_id"].startswith("cmp-insert-")
+    assert set(data["sprt"]) == {"elo0", "elo1", "alpha", "beta", "lower", "upper"}
+    for key in ("score", "elo", "nelo"):
+        assert set(data[key]) == {"mean", "low", "high"}
+    assert [h["value"] for h in data["histogram"]] == ["0", "0.5", "1", "1.5", "2"]
+    assert len(data["llr_curve"]) == data["deals"] and data["llr_curve"][-1][1] == data["llr"]
+    assert "--deal-key 00112233445566778899aabbccddeeff" in data["command"]
+    # The same command again reprints the stored run, as text: decision, estimate, histogram, command.
+    text = invoke("compare", "greedy", "random", *FAST, "--store", store)
+    assert text.exit_code == 0, text.output
+    assert "H1 accepted: greedy is stronger than random" in text.output
+    assert "Elo" in text.output and "reproduce: arena compare greedy random --game insert" in text.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["greedy", "nosuchbot", "--game", "insert"], ["unknown agent", "nosuchbot"]),
+    (["greedy", "random", "--game", "nosuchgame"], ["unknown game"]),
+    (["greedy", "random", "--game", "insert", "--sprt", "elo0=10,elo1=5"], ["elo0 < elo1"]),
+    (["greedy", "random", "--game", "insert", "--sprt", "elo0=0,elo1=0"], ["elo0 < elo1"]),
+    (["greedy", "random", "--game", "insert", "--sprt", "alpha=0.5"], ["alpha"]),
+    (["greedy", "random", "--game", "insert", "--sprt", "beta=0"], ["beta"]),
+    (["greedy", "random", "--game", "insert", "--sprt", "elo1"], ["malformed --sprt"]),
+    (["greedy", "random", "--game", "insert", "--sprt", "elo1=x"], ["number"]),
+    (["greedy", "greedy", "--game", "insert"], ["as LABEL"]),
+    (["greedy", "random", "--game", "insert", "--field", "greedy"], ["three or more players"]),
+    (["greedy", "random", "--game", "wizard", "--field", ""], ["--field is empty"]),
+    (["greedy", "random", "--game", "wizard", "--field", "nosuchbot"], ["unknown agent"]),
+    (["greedy", "random[x=1]", "--game", "insert"], ["random"]),
+    (["greedy", "random", "--game", "insert", "--max-deals", 0], ["--max-deals"]),
+    (["greedy", "random", "--game", "insert", "--deal-key", "xyz"], ["--deal-key"]),
+    (["greedy", "random"], ["--game"]),
+])
+def test_bad_input_is_one_line_and_stores_no_run(tmp_path, args, words):
+    store = tmp_path / "bad.sqlite"
+    result = invoke("compare", *args, "--store", store)
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1 and all(w in result.output for w in words), result.output
+    if store.exists():
+        assert Store(str(store), readonly=True).runs() == []
+
+
+def test_same_deal_key_same_result_with_any_jobs(tmp_path):
+    one = run_json("greedy", "random", *FAST, "--store", tmp_path / "1.sqlite")
+    two = run_json("greedy", "random", "--game", "insert", "--sprt", "elo0=0,elo1=100", "--jobs", 2,
+                   "--store", tmp_path / "2.sqlite")
+    for key in ("run_id", "decision", "deals", "llr", "histogram", "llr_curve", "score", "elo", "points"):
+        assert one[key] == two[key], key
+
+
+def test_an_interrupted_comparison_resumes_to_the_same_decision(tmp_path):
+    reference = run_json("greedy", "random", *FAST, "--store", tmp_path / "ref.sqlite")
+    store = Store(str(tmp_path / "cut.sqlite"))
+    plan = compare.plan(store, "greedy", "random", "insert", sprt_text="elo0=0,elo1=100",
+                        deal_key=os.environ["ARENA_DEAL_KEY"])
+    seen = []
+
+    def stop_after_five(result):
+        seen.append(result)
+        if len(seen) == 5:
+            raise KeyboardInterrupt   # as a signal would, in the middle of a batch
+    status, _ = compare.play(store, plan, jobs=1, on_match=stop_after_five)
+    assert status == "interrupted" and len(store.finished_ids(plan.run_id)) == 5   # deal 2 half played
+    assert store.run(plan.run_id)["status"] == "interrupted"
+    store.close()
+    resumed = run_json("greedy", "random", *FAST, "--store", tmp_path / "cut.sqlite")
+    for key in ("run_id", "decision", "deals", "llr", "histogram", "llr_curve"):
+        assert resumed[key] == reference[key], key
+
+
+def test_more_players_pair_the_same_seat_deal_and_field(tmp_path):
+    store = tmp_path / "w.sqlite"
+    data = run_json("greedy", "random", "--game", "wizard", "--players", 3, "--param", "hands=3,2",
+                    "--field", "random, greedy as g2", "--sprt", "elo0=0,elo1=200", "--max-deals", 40,
+                    "--jobs", 1, "--store", store)
+    assert data["model"] == "paired-difference" and data["field"] == ["random", "g2"]
+    assert data["decision"] == "H1", data
+    assert data["points"]["mean"] > 0 and data["histogram"]
+    matches = Store(str(store), readonly=True).matches(data["run_id"])
+    for first, second in zip(matches[::2], matches[1::2]):
+        deal = first["deal"]
+        seat = deal % 3
+        a, b = [s["label"] for s in first["seats"]], [s["label"] for s in second["seats"]]
+        assert first["seed"] == second["seed"] and second["deal"] == deal
+        assert a[seat] == "greedy" and b[seat] == "random"
+        assert a[:seat] + a[seat + 1:] == b[:seat] + b[seat + 1:]
+        field = ["random", "g2"]
+        assert a[:seat] + a[seat + 1:] == [field[(deal + i) % 2] for i in range(2)]
