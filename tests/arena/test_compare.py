@@ -2,6 +2,11 @@
 tests/conftest.py, so every run below plays the same deals)."""
 import json
 import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -118,6 +123,36 @@ def test_an_interrupted_comparison_resumes_to_the_same_decision(tmp_path):
     assert store.run(plan.run_id)["status"] == "interrupted"
     store.close()
     resumed = run_json("greedy", "random", *FAST, "--store", tmp_path / "cut.sqlite")
+    for key in ("run_id", "decision", "deals", "llr", "histogram", "llr_curve"):
+        assert resumed[key] == reference[key], key
+
+
+def _stored(path):
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return db.execute("SELECT count(*) FROM matches").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0   # not created yet
+
+
+def test_kill_9_and_the_same_command_resume_to_the_same_decision(tmp_path):
+    args = ["ismcts[iterations=1500]", "random", "--game", "insert", "--sprt", "elo0=0,elo1=100", "--jobs", "1"]
+    reference = run_json(*args, "--store", tmp_path / "ref.sqlite")
+    store = tmp_path / "killed.sqlite"
+    process = subprocess.Popen([sys.executable, "-m", "arena", "compare", *args, "--store", str(store), "--json"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while _stored(store) < 1 and process.poll() is None:
+            time.sleep(0.002)
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    assert 1 <= _stored(store) < 2 * reference["deals"]
+    resumed = run_json(*args, "--store", store)
     for key in ("run_id", "decision", "deals", "llr", "histogram", "llr_curve"):
         assert resumed[key] == reference[key], key
 
