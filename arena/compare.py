@@ -313,12 +313,13 @@ def histogram(plan: ComparePlan, outcome: Outcome) -> list:
 
 def verdict(plan: ComparePlan, outcome: Outcome) -> str:
     c, b = plan.candidate.label, plan.baseline.label
+    t = plan.test
     if outcome.decision == "H1":
-        return f"H1 accepted: {c} is stronger than {b} by at least about {plan.test.elo1:g} Elo " \
-               f"(rather than at most {plan.test.elo0:g})"
+        return f"H1 accepted: {c} is stronger than {b}; the deals favour elo1={t.elo1:g} over elo0={t.elo0:g} " \
+               f"(a wrong H1 at most about {t.alpha:g} of the time)"
     if outcome.decision == "H0":
-        return f"H0 accepted: {c} is not stronger than {b} by {plan.test.elo1:g} Elo " \
-               f"(it is at most about {plan.test.elo0:g})"
+        return f"H0 accepted: {c} is not stronger than {b} by elo1={t.elo1:g}; the deals favour elo0={t.elo0:g} " \
+               f"(a wrong H0 at most about {t.beta:g} of the time)"
     return f"no decision after {outcome.deals} deals (--max-deals {plan.max_deals})" \
         if outcome.deals >= plan.max_deals else f"no decision yet after {outcome.deals} deals"
 
