@@ -66,7 +66,8 @@ class SprtParams:
         return math.log((1 - self.beta) / self.alpha)
 
     def text(self) -> str:
-        return ",".join(f"{k}={v:g}" for k, v in asdict(self).items())
+        # %g unless it would round the value (the text must give back the same run).
+        return ",".join(f"{k}={v:g}" if float(f"{v:g}") == v else f"{k}={v!r}" for k, v in asdict(self).items())
 
     def as_dict(self) -> dict:
         return {**asdict(self), "lower": self.lower, "upper": self.upper}

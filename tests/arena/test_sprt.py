@@ -125,6 +125,8 @@ def test_sprt_text_keeps_defaults():
     assert sprt.parse_sprt("elo1=5") == sprt.SprtParams(0, 5, 0.05, 0.05)
     assert sprt.parse_sprt(" elo0 = -3 , beta=0.1") == sprt.SprtParams(-3, 10, 0.05, 0.1)
     assert sprt.parse_sprt(None) == sprt.SprtParams()
+    precise = sprt.parse_sprt("alpha=0.0123456789,elo1=2.5")
+    assert sprt.parse_sprt(precise.text()) == precise   # the reproduce line gives back the same test
 
 
 # ---- error rates by simulation -------------------------------------------------------------------
