@@ -10,7 +10,9 @@
 
 Parameters: `iterations` (simulations per move), `c` (the UCT exploration constant, applied to the
 engines' raw returns: +1/-1 in Insert, scores in the card games), `rollouts` (random rollouts per
-evaluation), `seed` (combined with the match seed and the seat); MCTS also `solve` (back up proven
+evaluation), `rollout` (`openspiel`: OpenSpiel's RandomRolloutEvaluator, in Python; `engine`:
+the same uniformly random rollouts played by the engine's C-level `rollout`, much faster on long
+games), `seed` (combined with the match seed and the seat); MCTS also `solve` (back up proven
 results), ISMCTS `worlds` (at most that many root worlds, -1 for a new one per simulation) and
 `final` (the move played: `max_visit_count` or `max_value`).
 
@@ -36,7 +38,8 @@ def _missing() -> Optional[str]:
 
 
 class _OpenSpielAgent(Agent):
-    PARAMS: dict[str, Any] = {"iterations": 100, "c": 2.0, "rollouts": 1, "seed": 0}
+    PARAMS: dict[str, Any] = {"iterations": 100, "c": 2.0, "rollouts": 1, "rollout": "openspiel", "seed": 0}
+    CHOICES: dict[str, tuple[str, ...]] = {"rollout": ("openspiel", "engine")}
     LIMITS: dict[str, tuple[float, float]] = {"iterations": ITERATION_LIMITS, "c": (0.0, 1000.0),
                                               "rollouts": (1, 1000), "seed": SEED_LIMITS}
 
@@ -56,6 +59,8 @@ class _OpenSpielAgent(Agent):
 
     def _evaluator(self) -> Any:
         from open_spiel.python.algorithms import mcts
+        if self.params["rollout"] == "engine":
+            return _engine_rollouts()(self.params["rollouts"], self.rng)
         return mcts.RandomRolloutEvaluator(n_rollouts=self.params["rollouts"], random_state=self.np_rng)
 
     def _make_bot(self) -> Any:
@@ -67,6 +72,31 @@ class _OpenSpielAgent(Agent):
         if len(legal) == 1:
             return int(legal[0])
         return int(self.bot.step(eo.wrap(self.game, state)))
+
+
+def _engine_rollouts() -> Any:
+    """An OpenSpiel evaluator with the same policy as its RandomRolloutEvaluator (uniformly random
+    actions to the end of the game, uniform priors), played by the engine's C-level `rollout`."""
+    import numpy as np
+    from open_spiel.python.algorithms import mcts
+
+    class EngineRollouts(mcts.Evaluator):
+        def __init__(self, n_rollouts, rng):
+            self.n_rollouts, self.rng = n_rollouts, rng
+
+        def evaluate(self, state):
+            total = np.zeros(state.num_players())
+            for _ in range(self.n_rollouts):
+                s = state.engine.clone()
+                s.rollout(self.rng.getrandbits(64), "game")
+                total += s.returns()
+            return total / self.n_rollouts
+
+        def prior(self, state):
+            legal = state.legal_actions()
+            return [(a, 1.0 / len(legal)) for a in legal]
+
+    return EngineRollouts
 
 
 class OpenSpielMCTSAgent(_OpenSpielAgent):
@@ -111,7 +141,7 @@ class OpenSpielISMCTSAgent(_OpenSpielAgent):
     name = "openspiel_ismcts"
     PARAMS = {**_OpenSpielAgent.PARAMS, "worlds": -1, "final": "max_visit_count"}
     LIMITS = {**_OpenSpielAgent.LIMITS, "worlds": (-1, ITERATION_LIMITS[1])}
-    CHOICES = {"final": ("max_visit_count", "max_value")}
+    CHOICES = {**_OpenSpielAgent.CHOICES, "final": ("max_visit_count", "max_value")}
 
     def _make_bot(self) -> Any:
         from open_spiel.python.algorithms import ismcts

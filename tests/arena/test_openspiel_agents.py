@@ -25,12 +25,16 @@ def test_parameters_are_checked_in_the_usual_grammar():
         agents.make("openspiel_mcts", iterations=0)
     with pytest.raises(agents.BadAgentParameter):
         agents.make("openspiel_ismcts", final="best")
+    with pytest.raises(agents.BadAgentParameter):
+        agents.make("openspiel_mcts", rollout="fast")
 
 
 @pytest.mark.parametrize("game,agent_list,params", [
     ("insert", "openspiel_mcts[iterations=20],random", []),
     ("insert", "openspiel_ismcts[iterations=20],random", []),
     ("wizard", "openspiel_ismcts[iterations=10,worlds=4],random", ["--param", "hands=2"]),
+    ("wizard", "openspiel_ismcts[iterations=30,rollout=engine],random", ["--param", "hands=5,4"]),
+    ("royal_ball", "openspiel_mcts[iterations=10,rollout=engine],random", ["--param", "match=single_round"]),
 ])
 def test_an_arena_run_with_an_openspiel_bot_finishes(tmp_path, game, agent_list, params):
     pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install '.[test]')")
