@@ -210,20 +210,26 @@ def _interval(values):
     return {"mean": m, "low": m - half if n > 1 else None, "high": m + half if n > 1 else None, "deals": n}
 
 
-def evaluate(plan: ComparePlan, matches: Sequence[dict]) -> Outcome:
+def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] = None) -> Outcome:
     """The test on the stored matches: deal by deal in deal order over the complete deals, up to the
-    first decision or --max-deals."""
+    first decision or --max-deals. `known` keeps (grid index, point difference, LLR) of the deals
+    evaluated by an earlier call on the same run (a stored deal never changes), and is extended."""
     by_id = {m["match_id"]: m for m in matches}
+    known = [] if known is None else known
     counts = [0] * len(plan.values)
     margins, curve = [], []
     value, decision, deal = 0.0, None, 0
     s0, s1 = sprt.logistic(plan.test.elo0), sprt.logistic(plan.test.elo1)
     while deal < plan.max_deals and decision is None and 2 * deal in by_id and 2 * deal + 1 in by_id:
-        index, margin = observation(plan, deal, by_id[2 * deal], by_id[2 * deal + 1])
-        counts[index] += 1
+        if deal == len(known):
+            index, margin = observation(plan, deal, by_id[2 * deal], by_id[2 * deal + 1])
+            counts[index] += 1
+            known.append((index, margin, sprt.llr(counts, plan.values, s0, s1)))
+        else:
+            counts[known[deal][0]] += 1
+        _, margin, value = known[deal]
         margins.append(margin)
         deal += 1
-        value = sprt.llr(counts, plan.values, s0, s1)
         curve.append((deal, value))
         decision = sprt.decide(value, plan.test)
     played = sum(1 for d in range(plan.max_deals) if 2 * d in by_id and 2 * d + 1 in by_id)
@@ -255,9 +261,10 @@ def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: Optional
     check_backend(backend, address)
     workers = jobs or default_jobs()
     status = "finished"
+    known: list = []   # the deals evaluated so far (see evaluate)
     try:
         while True:
-            outcome = evaluate(plan, store.matches(plan.run_id))
+            outcome = evaluate(plan, store.matches(plan.run_id), known)
             if outcome.finished or outcome.deals >= plan.max_deals:
                 break
             if on_batch:
