@@ -35,7 +35,7 @@ def _live(plan, outcome):
     return line
 
 
-@click.command(short_help="Is CANDIDATE stronger than BASELINE? An SPRT over duplicate deals.",
+@click.command(short_help="Is CANDIDATE stronger than BASELINE? SPRT on duplicate deals.",
                help="Play CANDIDATE against BASELINE on duplicate deals until a sequential probability ratio "
                     "test decides (H1: CANDIDATE is stronger by elo1 or more; H0: by elo0 or less) or "
                     "--max-deals is reached. Two-player games: each deal twice with the seats swapped, "
