@@ -92,8 +92,9 @@ def compare(candidate, baseline, game_id, players, params, field, sprt_text, max
     except tournament.MatchFailed as e:
         raise click.ClickException(f"{e}; the comparison stopped (the same command resumes it)")
     if status == "interrupted":
-        err.print(f"interrupted after {outcome.deals} deals; the same command resumes:\n"
-                  f"  {cmp.command(plan, store_path)}")
+        # click, not rich: the command is copied as it is ("[iterations=3000]" is not markup) and never wrapped.
+        click.echo(f"interrupted after {outcome.deals} deals; the same command resumes:\n"
+                   f"  {cmp.command(plan, store_path)}", err=True)
         store.close()
         sys.exit(130)
     data = cmp.summary(plan, outcome, status, store_path)

@@ -175,3 +175,13 @@ def test_more_players_pair_the_same_seat_deal_and_field(tmp_path):
         assert a[:seat] + a[seat + 1:] == b[:seat] + b[seat + 1:]
         field = ["random", "g2"]
         assert a[:seat] + a[seat + 1:] == [field[(deal + i) % 2] for i in range(2)]
+
+
+def test_an_interrupted_comparison_prints_the_command_that_resumes_it(tmp_path, monkeypatch):
+    from arena import tournament
+    monkeypatch.setattr(tournament, "play_specs", lambda *args, **kwargs: "interrupted")
+    result = CliRunner().invoke(main, ["compare", "ismcts[iterations=300] as i300", "random", "--game", "insert",
+                                       "--store", str(tmp_path / "i.sqlite")])
+    assert result.exit_code == 130, result.output
+    assert "arena compare 'ismcts[iterations=300] as i300' random --game insert" in result.output
+    assert Store(str(tmp_path / "i.sqlite"), readonly=True).runs()[0]["status"] == "interrupted"
