@@ -172,11 +172,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
                          "sprt": {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta},
                          "max_deals": max_deals}
     run_id = "cmp-" + sched.run_id_for(config)
-    stored_key = store.deal_key(run_id)
-    if wanted_key and stored_key is not None and stored_key != wanted_key:
-        raise ValueError(f"run {run_id} is already in {store.path} with other deals than --deal-key gives; "
-                         f"use another store")
-    key = stored_key if stored_key is not None else (wanted_key or seeds.new_deal_key())
+    key = tournament.deal_key_for(store, run_id, wanted_key)
     store.claim(run_id)
     store.create_run(run_id, config, 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,

@@ -78,6 +78,8 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
     if resume:
         config = store.run(resume)["config"]
         run_id = resume
+        if "compare" in config:
+            raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
         if config.get("code", sched.code_digest()) != sched.code_digest():
             raise ValueError(f"the engines or built-in agents changed since run {resume} started; "
                              f"its remaining matches would not be comparable: start a new run")
@@ -99,11 +101,7 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = sched.run_id_for(config)
-    stored_key = store.deal_key(run_id)
-    if wanted_key and stored_key is not None and stored_key != wanted_key:
-        raise ValueError(f"run {run_id} is already in {store.path} with other deals than --deal-key gives; "
-                         f"use another store")
-    key = stored_key if stored_key is not None else (wanted_key or seeds.new_deal_key())
+    key = deal_key_for(store, run_id, wanted_key)
     human = any(a["source"] == "human" for a in config["agents"])
     if human and backend != "local":
         raise ValueError("the human agent plays on this terminal: use the local backend")
@@ -114,6 +112,16 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
     store.create_run(run_id, config, len(schedule), key)
     done = store.finished_ids(run_id)
     return Plan(run_id, config, key, schedule, [s for s in schedule if s.match_id not in done], len(done), human)
+
+
+def deal_key_for(store, run_id, wanted=None):
+    """The run's deal key: the stored one, else `wanted` (--deal-key), else a new secret one.
+    :raises ValueError: the store holds the run with another key than `wanted`."""
+    stored = store.deal_key(run_id)
+    if wanted and stored is not None and stored != wanted:
+        raise ValueError(f"run {run_id} is already in {store.path} with other deals than --deal-key gives; "
+                         f"use another store")
+    return stored if stored is not None else (wanted or seeds.new_deal_key())
 
 
 def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] = None,

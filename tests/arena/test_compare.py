@@ -39,6 +39,9 @@ def test_a_clearly_stronger_candidate_is_accepted_quickly(tmp_path):
     board = json.loads(invoke("leaderboard", data["run_id"], "--store", store, "--json").output)
     assert board["matches"] == 2 * data["deals"] + data["not_counted"]
     assert [r["label"] for r in board["leaderboards"][0]["rows"]] == ["greedy", "random"]
+    # ...and `arena run --resume` refuses it in one line: only `arena compare` resumes a comparison.
+    result = invoke("run", "--resume", data["run_id"], "--store", store)
+    assert result.exit_code == 2 and "the same `arena compare` command resumes it" in result.output
 
 
 def test_with_the_default_test_greedy_is_accepted_over_random(tmp_path):
