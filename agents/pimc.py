@@ -31,7 +31,7 @@ Measured (2026-11-30): `arena run --game wizard --agents "pimc[time=0.1,samples=
 ismcts[iterations=1000000,time=0.1], minimax[determinizations=100000,time=0.1], greedy" --games 30
 --jobs 2 --seed 23`: bid accuracy pimc 0.67 [0.65-0.69], ismcts 0.64, minimax 0.50, greedy 0.50;
 ratings ismcts 29.1, pimc 28.3 (not separated: ismcts scores 0.53 [0.44-0.61] against it), minimax
-21.4, greedy 21.0. By hand size (`python -m arena.bench_pimc --store FILE`) pimc leads up to 12
+21.4, greedy 21.0. By hand size (`python -m arena.bench.pimc --store FILE`) pimc leads up to 12
 cards and trails at 15 (0.50 against 0.71), where its solves stop after a trick or two and the
 count of likely winners decides.
 """

@@ -15,7 +15,7 @@ median). Engine rows per game:
 Wizard is measured on one 4-player hand of 10 cards, the deal included
 (`engines.make("wizard", players=4, hands=(10,))`), Royal Ball on one round
 (`match="single_round"`); other games on their defaults.
-Search rows come from `arena.bench_ismcts` and `arena.bench_minimax` when they are present.
+Search rows come from `arena.bench.ismcts` and `arena.bench.minimax` when they are present.
 With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tournament, enough
 deals in both seatings for about two seconds of play, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
 (the same matches through the arena: determinized views, fault checks, a process pool started for
@@ -26,7 +26,6 @@ loaded, per second) and `sandbox/moves_bwrap` (act requests answered per second,
 sent each time), each beside the same without the sandbox (`--sandbox none`, a plain process);
 `overhead_ms` is the extra time per start or per move.
 """
-import importlib
 import os
 import random
 import statistics
@@ -81,6 +80,7 @@ def row(case, unit, rates, digits=1, **extra):
 
 
 def _versus(base, fast, digits=1):
+    """`fast` measured against `base`: its "baseline" case and its "speedup" (median over median)."""
     fast["baseline"] = base["case"]
     fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], digits)
     return [base, fast]
@@ -127,14 +127,9 @@ def engine_rows(game_id, repeats=5, seconds=0.2):
 
 
 def search_rows(game_ids):
-    """Rows of the search benchmarks that are present (each module is optional)."""
-    for name in ("arena.bench_ismcts", "arena.bench_minimax", "arena.bench_pimc"):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
-            continue
+    """Rows of the search agents' benchmarks (arena.bench.ismcts, .minimax, .pimc)."""
+    from arena.bench import ismcts, minimax, pimc
+    for module in (ismcts, minimax, pimc):
         yield from module.cases(list(game_ids))
 
 

@@ -15,11 +15,11 @@
   these rows is preceded by `openspiel_ismcts/oh_hell_4p_10tricks/<point>`: OpenSpiel's C++
   `ISMCTSBot` (one random rollout per simulation, uct_c=2, max visit count) on `oh_hell` with 4
   players and `num_tricks_fixed=10` at the same points, and the ismcts row carries
-  `"baseline"` (that row's case) and `"ratio"` (ismcts median / OpenSpiel median). Without pyspiel
+  `"baseline"` (that row's case) and `"speedup"` (ismcts median / OpenSpiel median). Without pyspiel
   the ismcts row says `"baseline": null` and why in `"note"`.
 
 Each rate is iterations (OpenSpiel: simulations) divided by the wall time of one whole search;
-`repeats` searches per case. Run it alone with `python -m arena.bench_ismcts [game ...]`.
+`repeats` searches per case. Run it alone with `python -m arena.bench.ismcts [game ...]`.
 """
 import json
 import random
@@ -28,7 +28,7 @@ import time
 
 import engines
 from agents.ismcts import Search
-from arena.bench import row, timed
+from arena.bench import _versus, row, timed
 
 WIZARD_HAND = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
@@ -120,10 +120,7 @@ def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
         base = _openspiel_row(pyspiel, f"openspiel_ismcts/oh_hell_4p_10tricks/{point}",
                               oh_hell[point], repeats, baseline_iterations)
         yield base
-        ours = _ismcts_row(row_case, state, repeats, seconds, iterations=None,
-                           baseline=base["case"])
-        ours["ratio"] = round(ours["median_per_s"] / base["median_per_s"], 2)
-        yield ours
+        yield _versus(base, _ismcts_row(row_case, state, repeats, seconds), digits=2)[1]
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ Strength at equal time per move is measured with `arena run`, e.g.
     arena run --game belladone_bluff --games 50 --jobs 1 \\
         --agents "ismcts[time=0.05] as t1, ismcts[time=0.05,threads=2] as t2"
 
-Run alone: `python -m arena.bench_ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
+Run alone: `python -m arena.bench.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
 """
 import argparse
 import json

@@ -25,7 +25,7 @@ left out if the game is over by then):
 Each rate is the work of one whole search (or loop) divided by the CPU time it took (the process's
 CPU time, so other processes on a shared machine do not deflate it; it is also one core's rate, as
 every search is single-threaded); `repeats` of them per row. Run alone:
-`python -m arena.bench_minimax [game ...]` (default: every registered game).
+`python -m arena.bench.minimax [game ...]` (default: every registered game).
 """
 import json
 import random

@@ -18,11 +18,11 @@ sizes 5, 10 and 15 (`hand_<n>`):
   worlds, 100,000 card plays per solve) at the hand's first bid and first card; extra key `exact`
   (worlds solved to the end of the round).
 
-Rates are per second of the process's CPU time, one core. Run alone: `python -m arena.bench_pimc`.
+Rates are per second of the process's CPU time, one core. Run alone: `python -m arena.bench.pimc`.
 
 Wizard bid accuracy by hand size, from the matches of an arena store (each replayed from its seed
 and actions; a round's bid was exact when it scored points): `bid_accuracy_by_hand(path)`, or
-`python -m arena.bench_pimc --store FILE [--run RUN]` for a table.
+`python -m arena.bench.pimc --store FILE [--run RUN]` for a table.
 """
 import collections
 import json

@@ -165,6 +165,6 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_j
         table.add_column(c, justify=j)
     console = rich_console()
     for r in rows():
-        ratio = r.get("speedup", r.get("ratio"))
+        ratio = r.get("speedup")
         table.add_row(r["case"], r["unit"], f"{r['median_per_s']:,.0f}", f"x{ratio}" if ratio else "")
     console.print(table)

@@ -264,7 +264,7 @@ def test_the_round_horizon_scores_only_the_root_round():
 
 
 def test_the_benchmark_rows():
-    from arena.bench_ismcts import cases
+    from arena.bench.ismcts import cases
     rows = list(cases(["insert", "wizard"], repeats=2, seconds=0.005, baseline_iterations=300))
     by_case = {r["case"]: r for r in rows}
     for case in ("ismcts/insert/first_decision", "ismcts/wizard/first_decision",
@@ -280,7 +280,7 @@ def test_the_benchmark_rows():
             continue
         base = by_case[hand["baseline"]]
         assert base["case"] == f"openspiel_ismcts/oh_hell_4p_10tricks/{point}"
-        assert hand["ratio"] == round(hand["median_per_s"] / base["median_per_s"], 2)
+        assert hand["speedup"] == round(hand["median_per_s"] / base["median_per_s"], 2)
 
 
 # ---- the solver (MCTS-Solver) on Insert: proven wins and losses ----

@@ -387,7 +387,7 @@ def test_minimax_on_insert_takes_the_five():
 
 
 def test_bench_rows_have_the_shape_arena_bench_prints():
-    from arena.bench_minimax import cases
+    from arena.bench.minimax import cases
     rows = list(cases(["insert"], repeats=1))
     names = {r["case"] for r in rows}
     assert {"alphabeta/insert/opening", "alphabeta/insert/midgame", "minimax/insert/first_decision"} <= names

@@ -93,7 +93,7 @@ def test_an_endgame_is_played_to_the_bid():
 
 
 def test_bench_rows():
-    from arena.bench_pimc import _solver_rows, cases
+    from arena.bench.pimc import _solver_rows, cases
     assert list(cases(["insert"])) == []
     rows = {r["case"]: r for r in _solver_rows(5, 1)}
     assert set(rows) == {"wizard_solver/hand_5", "wizard_plain/hand_5", "wizard_horizon2/hand_5"}
@@ -104,7 +104,7 @@ def test_bench_rows():
 def test_bid_accuracy_by_hand_replays_a_store(tmp_path):
     import json
     import sqlite3
-    from arena.bench_pimc import bid_accuracy_by_hand
+    from arena.bench.pimc import bid_accuracy_by_hand
     path = tmp_path / "s.sqlite"
     db = sqlite3.connect(path)
     db.execute("create table matches (run_id, game_id, game_params, seed, seats, actions, returns)")

@@ -1,7 +1,6 @@
 """`arena check-agent` and `arena bench`."""
 import json
 import os
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -62,9 +61,3 @@ def test_bench_arena_rows():
     for r in rows:
         _check_row(r)
         assert r["unit"] == "games/s" and r["games"] == 4
-
-
-def test_bench_skips_only_missing_search_modules(monkeypatch):
-    monkeypatch.setitem(sys.modules, "arena.bench_ismcts", None)
-    monkeypatch.setitem(sys.modules, "arena.bench_minimax", None)
-    assert list(bench.search_rows(["insert"])) == []
