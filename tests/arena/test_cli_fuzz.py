@@ -48,8 +48,11 @@ SUBCOMMANDS = ["run", "leaderboard", "matchups", "graph", "report", "play", "rep
 
 # Budgets that keep a valid tournament to about a second; a fuzzed budget only takes bad or small values.
 CHEAP = {"ismcts": {"iterations": "20"}, "minimax": {"depth": "1", "determinizations": "2"},
-         "alphabeta": {"depth": "2", "tt_bits": "10"}}
-BUDGETS = {"iterations", "time", "depth", "determinizations", "tt_bits", "threads"}
+         "alphabeta": {"depth": "2", "tt_bits": "10"}, "pimc": {"samples": "2", "nodes": "1000"},
+         "openspiel_mcts": {"iterations": "10", "rollout": "engine"},
+         "openspiel_ismcts": {"iterations": "10", "rollout": "engine"}}
+BUDGETS = {"iterations", "time", "depth", "determinizations", "tt_bits", "threads", "rollouts", "samples",
+           "nodes"}
 SMALL_BUDGETS = ["1", "2", "0.0", "1e-320", "0.001"]   # for `time`, only the last three are cheap
 NON_FINITE = ["nan", "inf", "-inf", "NaN", "Infinity", "-Infinity", "1e308", "-1e308", "1e309", "-1e309"]
 BAD_VALUES = NON_FINITE + [
@@ -618,7 +621,7 @@ _VALUES = st.one_of(
 
 
 _SMALL = {"iterations": (1, 30), "depth": (1, 2), "determinizations": (1, 3), "tt_bits": (1, 12),
-          "threads": (1, 2)}
+          "threads": (1, 2), "rollouts": (1, 2), "samples": (1, 3), "nodes": (100, 2000)}
 
 
 def _valid_values(key, default, choices=()):
