@@ -258,25 +258,19 @@ def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: Optional
     workers = jobs or default_jobs()
     status = "finished"
     known: list = []   # the deals evaluated so far (see evaluate)
-    try:
+    with tournament.running(store, plan.run_id) as ended:
         while True:
             outcome = evaluate(plan, store.matches(plan.run_id), known)
             if outcome.finished or outcome.deals >= plan.max_deals:
                 break
             if on_batch:
                 on_batch(outcome)
-            store.set_status(plan.run_id, "running")
             size = max(4 * workers, outcome.deals // 4)
             todo = _next_batch(plan, store.finished_ids(plan.run_id), outcome.deals, size)
             status = tournament.play_specs(store, todo, backend, jobs, address, on_match)
             if status == "interrupted":
                 break
-    except BaseException:
-        store.set_status(plan.run_id, "interrupted")
-        store.release(plan.run_id)
-        raise
-    store.set_status(plan.run_id, status)
-    store.release(plan.run_id)
+        ended(status)
     if status == "finished" and on_batch:
         on_batch(outcome)
     return status, outcome

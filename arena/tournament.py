@@ -133,17 +133,25 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
     if plan.human:
         jobs = 1   # a person answers on this terminal: one match at a time, in this process
     status = "finished"
-    if plan.todo:
-        store.set_status(plan.run_id, "running")
-        try:
+    with running(store, plan.run_id) as ended:
+        if plan.todo:
             status = play_specs(store, plan.todo, backend, jobs, address, on_match)
-        except BaseException:
-            store.set_status(plan.run_id, "interrupted")
-            store.release(plan.run_id)
-            raise
-    store.set_status(plan.run_id, status)
-    store.release(plan.run_id)
+        ended(status)
     return status
+
+
+@contextlib.contextmanager
+def running(store, run_id):
+    """The run is marked running while its matches are played; yields `ended(status)` to record how
+    it ended. An error marks it interrupted; either way this process's claim on it is released."""
+    store.set_status(run_id, "running")
+    try:
+        yield lambda status: store.set_status(run_id, status)
+    except BaseException:
+        store.set_status(run_id, "interrupted")
+        raise
+    finally:
+        store.release(run_id)
 
 
 def sit_outs(config):

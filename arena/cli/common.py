@@ -69,6 +69,23 @@ def store_option(fn):
                         type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
 
 
+MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
+
+
+def play_options(fn):
+    """--jobs, --backend, --address and --time-limit: where and how fast matches are played."""
+    from arena.tournament import DEFAULT_TIME_LIMIT
+    for option in reversed([
+            click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+                         help="Local worker processes [default: every core]."),
+            click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True),
+            click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT."),
+            click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
+                         show_default=True, help="Seconds per move for submitted agents.")]):
+        fn = option(fn)
+    return fn
+
+
 def sandbox_option(fn):
     return click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
                         envvar="ARENA_SANDBOX",

@@ -3,10 +3,9 @@ import sys
 
 import click
 
-from arena.cli.common import echo_json, json_option, literal, rich_console, sandbox_option, store_option, user_errors
-from arena.cli.run import MAX_JOBS
+from arena.cli.common import (echo_json, json_option, literal, play_options, rich_console, sandbox_option,
+                              store_option, user_errors)
 from arena.compare import DEFAULT_MAX_DEALS
-from arena.tournament import DEFAULT_TIME_LIMIT
 
 
 def _range(r, digits=0, sign=1):
@@ -57,12 +56,7 @@ def _live(plan, outcome):
               help="Stop undecided after this many deals (two matches each).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
 @store_option
-@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
-              help="Local worker processes [default: every core].")
-@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True)
-@click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
-              show_default=True, help="Seconds per move for submitted agents.")
+@play_options
 @sandbox_option
 @click.option("--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
               help="Play the deals of this secret deal key (as the final command line shows); also read "

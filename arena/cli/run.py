@@ -5,12 +5,11 @@ import sys
 
 import click
 
-from arena.cli.common import (echo_json, json_option, literal, open_run, rich_console,
+from arena.cli.common import (echo_json, json_option, literal, open_run, play_options, rich_console,
                               sandbox_option, store_option, user_errors)
 from arena.text import leaderboard_help
-from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME, DEFAULT_TIME_LIMIT
+from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
 
-MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
 
 
 @click.command(short_help="Play a rated tournament; print a leaderboard per game.",
@@ -27,12 +26,7 @@ MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine 
                    f"[default: {DEFAULT_DEALS_ONE_GAME} with --game, {DEFAULT_DEALS_EVERY_GAME} without].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
 @store_option
-@click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
-              help="Local worker processes [default: every core].")
-@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True)
-@click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
-              show_default=True, help="Seconds per move for submitted agents.")
+@play_options
 @click.option("--resume", "resume", default=None, metavar="RUN", help="Continue a stopped run.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter (with --game).")
 @sandbox_option
