@@ -54,6 +54,7 @@ trump, tricks, bids), so this module depends on no engine internals.
 from libc.stdint cimport uint64_t, uint32_t, int16_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
+from engines.wizard_rules cimport may_play
 
 cdef extern from *:
     """
@@ -163,12 +164,7 @@ cdef inline void add_to_trick(SPos* s, int c, int q) noexcept nogil:
 
 
 cdef inline uint64_t playable(SPos* s) noexcept nogil:
-    cdef uint64_t h = s.hand[s.to_move], f
-    if s.led < 4:
-        f = h & SUIT_MASK[s.led]
-        if f:
-            return f | (h & (WIZ | JES))
-    return h
+    return may_play(s.hand[s.to_move], s.led)
 
 
 cdef inline int score_of(int t, int bid) noexcept nogil:

@@ -598,10 +598,7 @@ cdef class BelladoneBluffState(GameState):
     cdef bint c_is_terminal(self) noexcept nogil:
         return self.s.phase == PH_OVER
 
-    cdef double c_returns(self, int p) noexcept nogil:
-        return self.s.score[p]
-
-    cdef double c_score(self, int p) noexcept nogil:
+    cdef double c_returns(self, int p) noexcept nogil:   # the score so far too (GameState.c_score)
         return self.s.score[p]
 
     cdef int c_round(self) noexcept nogil:

@@ -19,6 +19,7 @@ ends it, which also deals the next round.
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
 from libc.string cimport memset
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND
+from engines.wizard_rules cimport may_play
 
 cdef extern from *:
     """
@@ -356,12 +357,7 @@ cdef inline void _play(WizPos* s, int a, Rng* chance) noexcept nogil:
 
 cdef inline uint64_t _playable(WizPos* s) noexcept nogil:
     """The hand bits the player to move may play."""
-    cdef uint64_t h = s.hand[s.to_move], f
-    if s.led < 4:
-        f = h & SUIT_MASK[s.led]
-        if f:
-            return f | (h & (WIZ | JES))
-    return h
+    return may_play(s.hand[s.to_move], s.led)
 
 
 cdef int _legal(WizPos* s, action_t* out) noexcept nogil:
@@ -794,10 +790,7 @@ cdef class WizardState(GameState):
     cdef bint c_is_terminal(self) noexcept nogil:
         return self.s.phase == PH_OVER
 
-    cdef double c_returns(self, int p) noexcept nogil:
-        return self.s.score[p]
-
-    cdef double c_score(self, int p) noexcept nogil:
+    cdef double c_returns(self, int p) noexcept nogil:   # the score so far too (GameState.c_score)
         return self.s.score[p]
 
     cdef int c_round(self) noexcept nogil:
