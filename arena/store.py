@@ -126,7 +126,7 @@ class Store:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, self._lock_slot(run_id))
         except OSError:
             os.close(fd)
-            raise StoreError(f"run {run_id} is being played by another `arena run` on {self.path}: "
+            raise StoreError(f"run {run_id} is being played by another arena process on {self.path}: "
                              f"wait for it, or stop it first") from None
         self._claims[run_id] = fd
 

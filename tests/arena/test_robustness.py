@@ -160,7 +160,7 @@ def test_a_second_coordinator_of_the_same_run_is_refused(tmp_path):
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert result.exit_code == 2
-    assert "being played by another `arena run`" in result.output and result.output.count("\n") == 1
+    assert "being played by another arena process" in result.output and result.output.count("\n") == 1
 
 
 def _damage(store):
