@@ -84,6 +84,45 @@ def _free_interval(values):
     return Interval(m, m - half, m + half, n, n)
 
 
+def deals_to_settle(m, low, high, n):
+    """How many deals in all would likely put the 95% interval (low, high) of a score with mean `m`
+    over `n` deals (see `interval`) wholly on the side of 0.50 its mean is on, if further deals
+    spread as these did; None if that is out of reach."""
+    n = int(n)
+    if m < 0.5:
+        m, low, high = 1 - m, 1 - high, 1 - low
+    if m - 0.5 < 0.005:
+        return None
+    k = n + 2
+    c = (n * m + 1) / k
+    # The spread of the deals, read back from the interval the same formula gave (see
+    # analysis.interval); when both ends are clipped, the widest spread a mean of m allows.
+    half = c - low if 0 < low < m else high - c if m < high < 1 else None
+    if half is None or half <= 0:
+        var = m * (1 - m)
+    else:
+        total = half ** 2 * k * (k - 1) / t975(k - 1) ** 2
+        var = max(0.0, (total - n * (m - c) ** 2 - c ** 2 - (1 - c) ** 2) / n)
+
+    def settled(n2):
+        k2 = n2 + 2
+        c2 = (n2 * m + 1) / k2
+        ss = n2 * var + n2 * (m - c2) ** 2 + c2 ** 2 + (1 - c2) ** 2
+        return c2 - t975(k2 - 1) * (ss / (k2 - 1) / k2) ** 0.5 > 0.5
+
+    limit = max(1000, 100 * n)
+    hi = n + 1
+    while not settled(hi):
+        if hi > limit:
+            return None
+        hi *= 2
+    lo = max(n, hi // 2)
+    while lo + 1 < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if settled(mid) else (mid, hi)
+    return hi
+
+
 # ---- groups -------------------------------------------------------------------------------------
 
 def group_key(match):

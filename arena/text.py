@@ -153,46 +153,6 @@ def leaderboard_columns(game_id, rows):
     return headers, cells
 
 
-def _deals_to_settle(iv):
-    """How many deals in all would likely put the 95% interval of `iv` (a score, 0..1) wholly on the
-    side of 0.50 its mean is on, if further deals spread as these did; None if that is out of reach."""
-    from arena.analysis import t975
-    m, low, high, n = (float(_get(iv, k)) for k in ("mean", "low", "high", "deals"))
-    n = int(n)
-    if m < 0.5:
-        m, low, high = 1 - m, 1 - high, 1 - low
-    if m - 0.5 < 0.005:
-        return None
-    k = n + 2
-    c = (n * m + 1) / k
-    # The spread of the deals, read back from the interval the same formula gave (see
-    # analysis.interval); when both ends are clipped, the widest spread a mean of m allows.
-    half = c - low if 0 < low < m else high - c if m < high < 1 else None
-    if half is None or half <= 0:
-        var = m * (1 - m)
-    else:
-        total = half ** 2 * k * (k - 1) / t975(k - 1) ** 2
-        var = max(0.0, (total - n * (m - c) ** 2 - c ** 2 - (1 - c) ** 2) / n)
-
-    def settled(n2):
-        k2 = n2 + 2
-        c2 = (n2 * m + 1) / k2
-        ss = n2 * var + n2 * (m - c2) ** 2 + c2 ** 2 + (1 - c2) ** 2
-        return c2 - t975(k2 - 1) * (ss / (k2 - 1) / k2) ** 0.5 > 0.5
-
-    limit = max(1000, 100 * n)
-    hi = n + 1
-    while not settled(hi):
-        if hi > limit:
-            return None
-        hi *= 2
-    lo = max(n, hi // 2)
-    while lo + 1 < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if settled(mid) else (mid, hi)
-    return hi
-
-
 def _round_up(x):
     """A count people read at a glance: 7, 30, 150, 1,200."""
     step = 1 if x < 10 else 5 if x < 100 else 50 if x < 1000 else 500
@@ -203,6 +163,7 @@ def verdict(rows, h2h, cycles):
     """One line on who is stronger in one game, from its Standing rows and head-to-head matrix (plain
     data), when the 95% intervals allow it; otherwise how many more deals would likely settle it.
     None for a game with fewer than two agents."""
+    from arena.analysis import deals_to_settle
     labels = [r["label"] for r in rows]
     if len(labels) < 2:
         return None
@@ -236,7 +197,7 @@ def verdict(rows, h2h, cycles):
     for b in labels[1:]:
         iv = cell(top, b)
         if iv is not None and not _get(iv, "low") > 0.5:
-            pending.append((b, iv, _deals_to_settle(iv)))
+            pending.append((b, iv, deals_to_settle(*(float(_get(iv, k)) for k in ("mean", "low", "high", "deals")))))
     if not pending:
         return None
     b, iv, total = max(pending, key=lambda p: float("inf") if p[2] is None else p[2])
