@@ -2,7 +2,6 @@
 
     from arena import compare
     from arena.store import Store
-from arena.text import format_value
     store = Store("results/arena.sqlite")
     plan = compare.plan(store, "greedy", "random", game_id="insert", sprt="elo0=0,elo1=100")
     status, outcome = compare.play(store, plan, jobs=1)   # outcome.decision: "H1", "H0" or None
