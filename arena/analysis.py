@@ -74,14 +74,24 @@ def interval(values, games=None, lo=0.0, hi=1.0):
     return Interval(lo + m * span, lo + low * span, lo + high * span, n, n if games is None else games)
 
 
-def _free_interval(values):
-    """Mean with a t interval for values with no known bounds (per-game metrics)."""
+def t_interval(values, games=None):
+    """Mean with a Student t 95% interval, for values with no known bounds; None if empty. One value
+    has no spread to measure: its interval's ends are None."""
     n = len(values)
+    if n == 0:
+        return None
     m = sum(values) / n
+    games = n if games is None else games
     if n < 2:
-        return Interval(m, m, m, n, n)
+        return Interval(m, None, None, n, games)  # type: ignore[arg-type]
     half = t975(n - 1) * math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n)
-    return Interval(m, m - half, m + half, n, n)
+    return Interval(m, m - half, m + half, n, games)
+
+
+def _free_interval(values):
+    """The t interval of per-game metrics on a leaderboard; one value reads as its own interval."""
+    iv = t_interval(values)
+    return iv if iv.low is not None else Interval(iv.mean, iv.mean, iv.mean, iv.n, iv.games)
 
 
 def deals_to_settle(m, low, high, n):
@@ -165,7 +175,8 @@ def agents(matches):
     return dict(sorted(out.items()))
 
 
-def _pair_score(p_a, p_b):
+def pair_score(p_a, p_b):
+    """A seat's score against another from their placements: 1 above it, 1/2 level, 0 below."""
     return 1.0 if p_a < p_b else 0.5 if p_a == p_b else 0.0
 
 
@@ -182,7 +193,7 @@ def head_to_head(matches):
             a, b = labels[i], labels[j]
             if a == b:
                 continue
-            by_deal[a, b][_deal(m)].append(_pair_score(places[i], places[j]))
+            by_deal[a, b][_deal(m)].append(pair_score(places[i], places[j]))
             met.add((a, b))
         for pair in met:
             games[pair] += 1
@@ -250,7 +261,7 @@ def _replay(matches):
         # agents the two score shares of a match, and of a deal, add up to 1.
         for a in set(labels):
             mine = [i for i, b in enumerate(labels) if b == a]
-            pairs = [_pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != a]
+            pairs = [pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != a]
             if pairs:
                 share[a][_deal(m)].append(sum(pairs) / len(pairs))
             place[a][_deal(m)].append(sum(places[i] for i in mine) / len(mine))

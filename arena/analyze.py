@@ -51,7 +51,7 @@ from typing import Optional, Sequence
 
 import engines
 from arena import agent_list
-from arena.analysis import Interval, interval, t975
+from arena.analysis import interval, pair_score, t975, t_interval
 from arena.text import game_title
 
 PHASES = ("opening", "middle", "end")
@@ -146,10 +146,6 @@ def drama(match, tr):
     return settled / tr.plies, changes, last_round
 
 
-def _pair(p_a, p_b):
-    return 1.0 if p_a < p_b else 0.5 if p_a == p_b else 0.0
-
-
 def match_figures(match, tr=None):
     """{figure key: value} for one match. Keys are tuples: ("seat", s, name), ("role", role, name),
     ("length", name), ("branching", phase), ("drama", name), ("skill", a, b, name),
@@ -158,7 +154,7 @@ def match_figures(match, tr=None):
     n = len(places)
     firsts = [s for s in range(n) if places[s] == 1]
     win = [1.0 / len(firsts) if s in firsts else 0.0 for s in range(n)]
-    share = [sum(_pair(places[s], places[o]) for o in range(n) if o != s) / max(n - 1, 1) for s in range(n)]
+    share = [sum(pair_score(places[s], places[o]) for o in range(n) if o != s) / max(n - 1, 1) for s in range(n)]
     out = {}
     for s in range(n):
         out["seat", s, "win_share"] = win[s]
@@ -173,7 +169,7 @@ def match_figures(match, tr=None):
         sb = [s for s in range(n) if labels[s] == b]
         out["skill", a, b, "score_gap"] = (sum(returns[s] for s in sa) / len(sa)
                                            - sum(returns[s] for s in sb) / len(sb))
-        out["skill", a, b, "score_share"] = sum(_pair(places[i], places[j]) for i in sa for j in sb) / (len(sa) * len(sb))
+        out["skill", a, b, "score_share"] = sum(pair_score(places[i], places[j]) for i in sa for j in sb) / (len(sa) * len(sb))
     for name, values in (match.get("metrics") or {}).items():
         if isinstance(values, list) and len(values) == n:
             numbers = [(s, float(v)) for s, v in enumerate(values)
@@ -219,18 +215,6 @@ BOUNDED = {"win_share", "score_share", "forced_share", "winner_leads_for_good", 
 
 def _bounded(key):
     return key[-1] in BOUNDED or (key[0] == "skill" and key[-1] == "score_share")
-
-
-def t_interval(values, games=None):
-    """Mean with a Student t 95% interval, for values with no known bounds; None if empty."""
-    n = len(values)
-    if n == 0:
-        return None
-    m = sum(values) / n
-    if n < 2:   # no spread to measure: no interval (shown as such)
-        return Interval(m, None, None, n, n if games is None else games)  # type: ignore[arg-type]
-    half = t975(n - 1) * math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n)
-    return Interval(m, m - half, m + half, n, n if games is None else games)
 
 
 def per_deal(matches, traces=None):

@@ -37,7 +37,6 @@ batch is max(4 x workers, a quarter of the deals counted so far) deals, so at mo
 more deals than needed are played, and few pool start-ups are paid; a match ended by a fault counts
 as it is placed (the faulty agent last), like on the leaderboard.
 """
-import math
 import shlex
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
@@ -45,7 +44,7 @@ from typing import Callable, Optional, Sequence
 import engines
 from arena import agent_list, seeds, sprt, tournament
 from arena import schedule as sched
-from arena.analysis import t975
+from arena.analysis import pair_score, t_interval
 from arena.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy
 from arena.sandbox import make_policy, stage, validate_all
@@ -179,9 +178,8 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
 
 
 def _share(placements, seat):
-    """The seat's score against the other seats: 1 per seat placed below, 1/2 per tie, averaged."""
-    mine = placements[seat]
-    scores = [1.0 if mine < p else 0.5 if mine == p else 0.0 for i, p in enumerate(placements) if i != seat]
+    """The seat's score against the other seats (analysis.pair_score), averaged."""
+    scores = [pair_score(placements[seat], p) for i, p in enumerate(placements) if i != seat]
     return sum(scores) / len(scores)
 
 
@@ -194,15 +192,6 @@ def observation(plan: ComparePlan, deal: int, first: dict, second: dict) -> tupl
     seat, steps = deal % plan.players, 2 * (plan.players - 1)
     diff = _share(first["placements"], seat) - _share(second["placements"], seat)
     return round(diff * steps) + steps, first["returns"][seat] - second["returns"][seat]
-
-
-def _interval(values):
-    n = len(values)
-    if n == 0:
-        return None
-    m = sum(values) / n
-    half = t975(n - 1) * math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n) if n > 1 else math.inf
-    return {"mean": m, "low": m - half if n > 1 else None, "high": m + half if n > 1 else None, "deals": n}
 
 
 def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] = None) -> Outcome:
@@ -229,8 +218,9 @@ def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] =
         decision = sprt.decide(value, plan.test)
     played = sum(1 for d in range(plan.max_deals) if 2 * d in by_id and 2 * d + 1 in by_id)
     counted = sum(1 for m in by_id if m < 2 * deal)
+    points = t_interval(margins)
     return Outcome(decision, deal, value, counts, sprt.estimates(counts, plan.values) if deal else {},
-                   _interval(margins), curve, played, len(by_id) - counted)
+                   points.as_dict() if points else None, curve, played, len(by_id) - counted)
 
 
 def _next_batch(plan: ComparePlan, done: set, start: int, size: int) -> list:
