@@ -49,7 +49,7 @@ from arena.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy
 from arena.sandbox import make_policy, stage, validate_all
 from arena.store import Store
-from arena.text import format_value
+from arena.text import option_value
 
 DEFAULT_MAX_DEALS = 1000
 MAX_DEALS = sched.MAX_MATCHES // 2
@@ -274,7 +274,7 @@ def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
             if v != engines.spec(plan.game_id).default_players:
                 words += ["--players", str(v)]
         elif v != defaults.get(k):
-            words += ["--param", f"{k}={str(v).lower() if isinstance(v, bool) else format_value(v)}"]
+            words += ["--param", f"{k}={option_value(v)}"]
     if plan.config["compare"]["field"] and plan.field != [plan.baseline]:
         words += ["--field", ", ".join(_item(a) for a in plan.field)]
     words += ["--sprt", plan.test.text(), "--max-deals", str(plan.max_deals), "--seed", str(plan.seed)]

@@ -17,8 +17,8 @@ import subprocess
 
 from arena import analysis, graphs
 from arena.sandbox import LIMITS, unconfined_note
-from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, format_value, game_title, interval_text,
-                        jsonable, leaderboard_columns, legend_lines, verdict)
+from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, game_title, interval_text,
+                        jsonable, leaderboard_columns, legend_lines, option_value, verdict)
 
 
 def _version(dist):
@@ -220,8 +220,7 @@ def rerun_command(config, deal_key=""):
                 if k == "players":
                     words += ["--players", str(v)]
                 elif v not in ("", None, []):
-                    value = str(v).lower() if isinstance(v, bool) else format_value(v)
-                    words += ["--param", f"{k}={value}"]
+                    words += ["--param", f"{k}={option_value(v)}"]
         words += ["--agents", ", ".join(agents), "--games", str(config["deals"]), "--seed", str(config["seed"])]
         if "time_limit" in config:
             words += ["--time-limit", str(config["time_limit"])]

@@ -15,6 +15,11 @@ def format_value(value):
     return ",".join(str(x) for x in value) if isinstance(value, (list, tuple)) else str(value)
 
 
+def option_value(value):
+    """A parameter value in a command line to copy: as `format_value`, a bool as true/false."""
+    return str(value).lower() if isinstance(value, bool) else format_value(value)
+
+
 def game_title(game_id, params, only_changed=False):
     """"game (name=value, ...)": every parameter that is set, in name order; with only_changed, the
     parameters that differ from the game's defaults (every one, for a game no longer registered)."""

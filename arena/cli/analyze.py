@@ -2,8 +2,8 @@
 seeded games it plays or from a stored run. The figures are computed in arena.analyze."""
 import click
 
-from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_console, store_option,
-                              user_errors)
+from arena.cli.common import (ArenaError, echo_json, jobs_option, json_option, literal, refuse_a_store,
+                              rich_console, store_option, user_errors)
 from arena.tournament import DEFAULT_DEALS_ONE_GAME
 
 
@@ -17,8 +17,7 @@ from arena.tournament import DEFAULT_DEALS_ONE_GAME
               help=f"Deals per line-up and variant, each played in every seat rotation [default: "
                    f"{DEFAULT_DEALS_ONE_GAME}].")
 @click.option("--seed", type=int, default=None, help="Seed of the deals [default: 0].")
-@click.option("--jobs", "-j", type=click.IntRange(min=1, max=1024), default=None,
-              help="Local worker processes [default: every core].")
+@jobs_option
 @click.option("--run", "run_ids", multiple=True, metavar="RUN",
               help="Analyze a stored run instead of playing (repeat to compare runs).")
 @store_option
@@ -37,8 +36,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
     if game_id is not None:
         engines.spec(game_id)
     if out is not None:
-        from arena.cli.reports import _refuse_a_store
-        _refuse_a_store(out)
+        refuse_a_store(out)
     if run_ids:
         given = [name for name, v in (("--param", params), ("--agents", agents_text), ("--games", deals),
                                       ("--seed", seed), ("--jobs", jobs)) if v not in (None, ())]

@@ -72,12 +72,30 @@ def store_option(fn):
 MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
 
 
+jobs_option = click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+                           help="Local worker processes [default: every core].")
+deal_key_option = click.option(
+    "--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
+    help="Play the deals of an earlier run's secret deal key (its report and its reproduce line show it); "
+         "also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
+
+
+def refuse_a_store(out):
+    """ArenaError when --out names an SQLite file: a tournament store must not be overwritten."""
+    try:
+        with open(out, "rb") as f:
+            header = f.read(16)
+    except OSError:
+        return
+    if header == b"SQLite format 3\x00":
+        raise ArenaError(f"--out {printable(out)} is an SQLite database (a tournament store?): give another file")
+
+
 def play_options(fn):
     """--jobs, --backend, --address and --time-limit: where and how fast matches are played."""
     from arena.tournament import DEFAULT_TIME_LIMIT
     for option in reversed([
-            click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
-                         help="Local worker processes [default: every core]."),
+            jobs_option,
             click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True),
             click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT."),
             click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,

@@ -3,8 +3,8 @@ import sys
 
 import click
 
-from arena.cli.common import (echo_json, json_option, literal, play_options, rich_console, sandbox_option,
-                              store_option, user_errors)
+from arena.cli.common import (deal_key_option, echo_json, json_option, literal, play_options, rich_console,
+                              sandbox_option, store_option, user_errors)
 from arena.compare import DEFAULT_MAX_DEALS
 
 
@@ -58,9 +58,7 @@ def _live(plan, outcome):
 @store_option
 @play_options
 @sandbox_option
-@click.option("--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
-              help="Play the deals of this secret deal key (as the final command line shows); also read "
-                   "from ARENA_DEAL_KEY [default: a new random key per run and store].")
+@deal_key_option
 @json_option
 @user_errors
 def compare(candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed, store_path, jobs,

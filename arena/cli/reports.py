@@ -7,22 +7,11 @@ import json
 
 import click
 
-from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, rich_console, store_option,
-                              user_errors)
-from arena.text import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, interval_text, jsonable, printable
+from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, refuse_a_store,
+                              rich_console, store_option, user_errors)
+from arena.text import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, interval_text, jsonable
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
-
-
-def _refuse_a_store(out):
-    """ArenaError when --out names an SQLite file: a tournament store must not be overwritten."""
-    try:
-        with open(out, "rb") as f:
-            header = f.read(16)
-    except OSError:
-        return
-    if header == b"SQLite format 3\x00":
-        raise ArenaError(f"--out {printable(out)} is an SQLite database (a tournament store?): give another file")
 
 
 def _cell(iv):
@@ -91,7 +80,7 @@ def matchups(run_id, store_path, as_json):
 @user_errors
 def graph(run_id, out, store_path, as_json):
     from arena import analysis, graphs
-    _refuse_a_store(out)
+    refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
     matches = store.matches(run_id)
     try:
@@ -122,7 +111,7 @@ def report(run_id, out, store_path, as_json):
     run."""
     from arena import report as report_mod
     if out is not None:
-        _refuse_a_store(out)
+        refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
     try:
         path, data = report_mod.write(store, run_id, out)

@@ -5,8 +5,8 @@ import sys
 
 import click
 
-from arena.cli.common import (echo_json, json_option, literal, open_run, play_options, rich_console,
-                              sandbox_option, store_option, user_errors)
+from arena.cli.common import (deal_key_option, echo_json, json_option, literal, open_run, play_options,
+                              rich_console, sandbox_option, store_option, user_errors)
 from arena.text import leaderboard_help
 from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
 
@@ -33,9 +33,7 @@ from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
 @click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
               help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
                    "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
-@click.option("--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
-              help="Reuse the secret deal key of an earlier run (as its report shows) to play the same "
-                   "deals; also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
+@deal_key_option
 @json_option
 @user_errors
 def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
