@@ -128,16 +128,22 @@ def _code_origin(spec):
     return found.origin
 
 
-def _code_files(origin):
-    """(relative path, absolute path) of every file of the code, sorted; no caches."""
-    if os.path.isfile(origin):
-        return [(os.path.basename(origin), origin)]
+def _read_code(origins):
+    """(path relative to the origin's folder, content) of every file of the code in `origins` (files
+    or package folders), sorted; no caches."""
     out = []
-    parent = os.path.dirname(origin.rstrip(os.sep))
-    for folder, dirs, files in os.walk(origin):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        out += [(os.path.relpath(os.path.join(folder, f), parent), os.path.join(folder, f))
-                for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
+    for origin in origins:
+        if os.path.isfile(origin):
+            paths = [origin]
+        else:
+            paths = []
+            for folder, dirs, files in os.walk(origin):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                paths += [os.path.join(folder, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
+        base = os.path.dirname(origin.rstrip(os.sep))
+        for path in paths:
+            with open(path, "rb") as f:
+                out.append((os.path.relpath(path, base), f.read()))
     return out
 
 
@@ -157,10 +163,7 @@ def stage(spec):
     if spec.code and _intact(spec.code):
         return spec   # the copy made when the run started
     try:
-        files = []
-        for rel, path in _code_files(_code_origin(spec)):
-            with open(path, "rb") as f:
-                files.append((rel, f.read()))
+        files = _read_code([_code_origin(spec)])
     except OSError as e:
         raise ValueError(f"agent {spec.label}: cannot read its code: {e}") from None
     digest = _digest(files)
@@ -202,11 +205,7 @@ def _intact(digest):
     root = code_dir(digest)
     if not os.path.isdir(root):
         return False
-    files = []
-    for rel, path in _code_files(root):
-        with open(path, "rb") as f:
-            files.append((os.path.relpath(path, root), f.read()))
-    if _digest(files) != digest:
+    if _digest(_read_code(sorted(os.path.join(root, entry) for entry in os.listdir(root)))) != digest:
         return False
     _verified.add(digest)
     return True
