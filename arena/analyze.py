@@ -42,7 +42,6 @@ Decisions where the issue (#20) is silent, shown with every result (`NOTES`):
 - Deals are a keyed hash of the seed: with only built-in agents the key derives from --seed, so the
   same command gives the same games in any store; with a submitted agent the key is a new secret.
 """
-import hashlib
 import itertools
 import math
 from collections import defaultdict
@@ -50,7 +49,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import engines
-from arena import agent_list
+from arena import agent_list, seeds
 from arena.analysis import interval, pair_score, t975, t_interval
 from arena.text import game_title
 
@@ -461,7 +460,7 @@ def seeded_deal_key(seed, agents):
     same games anywhere), None (a new secret key) when a submitted agent plays."""
     if any(a.submitted for a in agent_list.parse_agents(agents)):
         return None
-    return hashlib.blake2b(f"arena analyze {seed}".encode(), digest_size=16).hexdigest()
+    return seeds.public_deal_key(f"arena analyze {seed}")
 
 
 def check(game_id, params=(), agents="greedy,random"):

@@ -24,6 +24,12 @@ def new_deal_key():
     return secrets.token_hex(16)
 
 
+def public_deal_key(text):
+    """A deal key anyone can compute from `text`: the same games in any store, for runs where no
+    submitted bot plays (nothing then needs the deals kept secret)."""
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
 def parse_deal_key(text):
     """A deal key as --deal-key takes it: 32 hexadecimal digits (128 bits)."""
     if not re.fullmatch(r"[0-9a-fA-F]{32}", text or ""):
