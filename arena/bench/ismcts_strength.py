@@ -21,6 +21,7 @@ import statistics
 import time
 
 import engines
+from arena.agent_list import parse_params
 from agents.ismcts import ISMCTSAgent
 
 
@@ -162,7 +163,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
             else:
                 bot = os_ismcts.ISMCTSBot(game, evaluator, c, iterations, random_state=nrs,
                                           allow_inconsistent_action_sets=True)
-            mine = agents.make("ismcts", **dict({"iterations": iterations, "c": c}, **_params(ours)))
+            mine = agents.make("ismcts", **{"iterations": iterations, "c": c, **dict(parse_params(ours, "ours"))})
             state = engines.make(game_id, seed=d)
             mine.reset(game_id, state.params, me, d)
             while not state.is_terminal():
@@ -187,14 +188,6 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
             "iterations": iterations, "c": c, "ours": ours, "matches": n, "share": round(share, 3),
             "ci95": [round(share - half, 3), round(share + half, 3)],
             "points": round(statistics.mean(margins), 2)}
-
-
-def _params(text):
-    out = {}
-    for item in filter(None, (t.strip() for t in text.split(","))):
-        k, v = item.split("=")
-        out[k.strip()] = v.strip()
-    return out
 
 
 def main(argv=None):
