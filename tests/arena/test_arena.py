@@ -2,10 +2,6 @@
 import json
 import os
 import signal
-import sqlite3
-import subprocess
-import sys
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +10,7 @@ import engines
 from arena import agent_list, analysis, ratings, runner, schedule
 from arena.cli import main
 from arena.store import Store
+from arena_processes import count_matches, start, wait_for_matches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -71,32 +68,6 @@ def test_dask_equals_local(tmp_path):
     assert stored(tmp_path / "local.sqlite") == stored(tmp_path / "dask.sqlite")
 
 
-def _count(store_path):
-    try:
-        db = sqlite3.connect(str(store_path), timeout=5)
-        try:
-            return db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return 0
-
-
-def _start(args, store_path):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.Popen([sys.executable, "-m", "arena", "run", *map(str, args), "--store", str(store_path)],
-                            cwd=str(store_path.parent), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-
-
-def _wait_for(store_path, n, proc, limit=120):
-    deadline = time.time() + limit
-    while _count(store_path) < n:
-        assert proc.poll() is None, proc.communicate()
-        assert time.time() < deadline, "the run stored too few matches"
-        time.sleep(0.05)
-
-
 def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path):
     args = ["--game", "insert", "--agents", f"greedy, {BOTS}:GoodBot[delay=0.01] as good", "--games", 6,
             "--jobs", 2]
@@ -105,15 +76,15 @@ def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path)
     cut, whole = tmp_path / "cut" / "arena.sqlite", tmp_path / "whole" / "arena.sqlite"
     total = 12
 
-    proc = _start(args, cut)
-    _wait_for(cut, 3, proc)
+    proc = start([*args, "--store", cut], cut.parent)
+    wait_for_matches(cut, 3, proc)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    killed_at = _count(cut)
+    killed_at = count_matches(cut)
     assert 3 <= killed_at < total
 
-    proc = _start(args, cut)              # the same command again continues the same run
-    _wait_for(cut, min(killed_at + 2, total), proc)
+    proc = start([*args, "--store", cut], cut.parent)              # the same command again continues the same run
+    wait_for_matches(cut, min(killed_at + 2, total), proc)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     if proc.returncode == 0:
@@ -127,10 +98,10 @@ def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path)
 
     result = invoke("run", "--resume", run_id, "--store", cut, "--jobs", 1)
     assert result.exit_code == 0, result.output
-    proc = _start(args, whole)
+    proc = start([*args, "--store", whole], whole.parent)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    assert _count(cut) == _count(whole) == total
+    assert count_matches(cut) == count_matches(whole) == total
     assert stored(cut) == stored(whole)
 
 

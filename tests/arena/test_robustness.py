@@ -4,7 +4,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.store import Store
+from arena_processes import start, wait_for_matches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
@@ -23,30 +23,6 @@ SLOW_RUN = ["--game", "insert", "--agents", f"greedy, {BOTS}:GoodBot[delay=0.02]
 
 def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def start(args, cwd, command="run"):
-    return subprocess.Popen([sys.executable, "-m", "arena", command, *map(str, args)], cwd=str(cwd),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-
-
-def stored(store):
-    try:
-        db = sqlite3.connect(str(store), timeout=5)
-        try:
-            return db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return 0
-
-
-def wait_for_matches(store, n, proc, limit=120):
-    deadline = time.time() + limit
-    while stored(store) < n:
-        assert proc.poll() is None, proc.communicate()
-        assert time.time() < deadline, "too few matches stored"
-        time.sleep(0.05)
 
 
 def _stat(pid):
