@@ -8,7 +8,6 @@ import html
 import json
 import random
 import re
-import shutil
 import struct
 import subprocess
 
@@ -20,6 +19,7 @@ from arena.cli import main
 from arena.cli.reports import graph, matchups, report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.store import Store
+from browser import chromium
 
 THROWS = "RPS"
 FAVOURITE = {"rock": "R", "paper": "P", "scissors": "S"}
@@ -265,13 +265,8 @@ def test_report_json_and_default_path(rps, tmp_path, monkeypatch):
     assert len(section["seeds"]) == 480 and section["seeds"][0]["seed"] == 700021
 
 
-def browser():
-    return next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)),
-                None)
-
-
 def test_report_renders_in_headless_browser(report_file, tmp_path):
-    exe = browser()
+    exe = chromium()
     if exe is None:
         pytest.skip("no chromium binary (apt-get install -y chromium) to render the report with")
     flags = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
