@@ -54,9 +54,9 @@ def main():
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
 
 
-from arena.cli import analyze, compare, info, play, reports, run  # noqa: E402  (the command modules, which import this one)
+from arena.cli import analyze, compare, info, play, reports, run, serve  # noqa: E402  (the command modules, which import this one)
 
 for _command in (run.run, run.leaderboard, info.games, info.agents, info.check_agent, info.bench,
                  reports.matchups, reports.graph, reports.report, play.play, play.replay, analyze.analyze,
-                 compare.compare):
+                 compare.compare, serve.serve):
     main.add_command(_command)

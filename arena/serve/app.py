@@ -1,0 +1,279 @@
+"""The web app of `arena serve` (Starlette): pages and the JSON API they read.
+
+Pages are plain HTML and JavaScript modules from `static/` (no build step, nothing from the network):
+the runs of the store (`/`), a run live (`/runs/RUN`), the replay of a match
+(`/runs/RUN/matches/MATCH`) and a game against bots (`/play`). The API under `/api/` reads the store
+read-only, once per request (SQLite's WAL lets it read while `arena run` writes), and keeps the games
+being played in memory. A user error is a JSON `{"error": "one line"}` with a 4xx status.
+"""
+import contextlib
+import functools
+import html
+import os
+import sqlite3
+import threading
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+import agents
+import engines
+from arena.play import replay_states
+from arena.sandbox import make_policy
+from arena.serve import views
+from arena.serve.sessions import PlaySession, Sessions, UnknownSession
+from arena.store import Store, StoreError
+from arena.text import jsonable, printable
+
+STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+NOT_FOUND = (StoreError, UnknownSession, engines.registry.UnknownGame)
+MATCH_ID_LIMIT = 2 ** 63   # SQLite integers
+
+
+def _error(request, status, message):
+    message = printable(first_line(message), limit=500) or "error"
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message}, status_code=status)
+    return HTMLResponse(f"<!DOCTYPE html><meta charset=\"utf-8\"><title>arena serve</title>"
+                        f"<link rel=\"stylesheet\" href=\"/static/style.css\"><p class=\"error\">"
+                        f"{html.escape(message)}</p><p><a href=\"/\">runs</a></p>", status_code=status)
+
+
+def first_line(e):
+    return str(e).splitlines()[0] if str(e) else ""
+
+
+async def _user_error(request, exc):
+    return _error(request, 404 if isinstance(exc, NOT_FOUND) else 400, str(exc) or type(exc).__name__)
+
+
+async def _store_unreadable(request, exc):
+    return _error(request, 400, f"the store cannot be read ({first_line(exc)}): it is damaged or not a tournament store")
+
+
+async def _http_error(request, exc):
+    return _error(request, exc.status_code, exc.detail)
+
+
+async def _unexpected(request, exc):
+    return _error(request, 500, f"internal error: {type(exc).__name__}: {first_line(exc)}")
+
+
+def _viewer(request, players, allow_all=True):
+    """The `viewer` query parameter: a seat number, or "all" / absent for everything."""
+    text = request.query_params.get("viewer", "all")
+    if text == "all" and allow_all:
+        return None
+    if not (text.isascii() and text.isdigit()) or int(text) >= players:
+        raise ValueError(f"viewer must be a seat from 0 to {players - 1}" + (" or all" if allow_all else ""))
+    return int(text)
+
+
+def _int_param(request, name, default, limit):
+    text = request.query_params.get(name, str(default))
+    if not (text.isascii() and text.isdigit()) or int(text) > limit:
+        raise ValueError(f"{name} must be a whole number from 0 to {limit}")
+    return int(text)
+
+
+async def _body(request):
+    data = await request.json()
+    if not isinstance(data, dict):
+        raise ValueError("the request body must be a JSON object")
+    return data
+
+
+def create_app(store_path, sandbox="bwrap"):
+    """The app on the store at `store_path`; `sandbox` confines the submitted bots people play against."""
+    policy = make_policy(sandbox)
+    sessions = Sessions()
+    summary_lock = threading.Lock()
+    summaries: dict = {}
+
+    @contextlib.contextmanager
+    def reading():
+        store = Store(store_path, readonly=True)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def progress(store, run_id):
+        run = store.run(run_id)
+        return {"run_id": run["run_id"], "status": run["status"], "created": run["created"],
+                "finished": len(store.finished_ids(run["run_id"])), "total": run["total"]}
+
+    @functools.lru_cache(maxsize=16)
+    def stored_match(run_id, match_id):
+        """(match, states, names) of a stored match (it never changes once stored)."""
+        if match_id >= MATCH_ID_LIMIT:
+            raise StoreError(f"run {run_id!r} has no finished match {match_id}")
+        with reading() as store:
+            match = store.match(run_id, match_id)
+        names = [f"seat {p} ({s['label']})" for p, s in enumerate(match["seats"])]
+        return match, replay_states(match), names
+
+    @functools.lru_cache(maxsize=64)
+    def replay_moves(run_id, match_id, viewer):
+        match, states, names = stored_match(run_id, match_id)
+        return [views.move_label(states[k].clone(), action, viewer, names) for k, action in enumerate(match["actions"])]
+
+    # ---- pages ----
+    def page(name):
+        async def endpoint(request):
+            return FileResponse(os.path.join(STATIC, name))
+        return endpoint
+
+    def run_page(request):
+        with reading() as store:
+            store.run(request.path_params["run_id"])
+        return FileResponse(os.path.join(STATIC, "run.html"))
+
+    def replay_page(request):
+        stored_match(request.path_params["run_id"], request.path_params["match_id"])
+        return FileResponse(os.path.join(STATIC, "replay.html"))
+
+    # ---- tournaments ----
+    def api_runs(request):
+        if not os.path.isfile(store_path):
+            return JSONResponse({"store": store_path, "runs": []})
+        with reading() as store:
+            return JSONResponse({"store": store_path, "runs": [
+                views.run_row(run) | {"finished": len(store.finished_ids(run["run_id"]))} for run in store.runs()]})
+
+    def api_progress(request):
+        with reading() as store:
+            return JSONResponse(progress(store, request.path_params["run_id"]))
+
+    def api_run(request):
+        run_id = request.path_params["run_id"]
+        with summary_lock, reading() as store:
+            now = progress(store, run_id)
+            key = (now["finished"], now["status"])
+            if summaries.get(run_id, (None,))[0] != key:
+                if len(summaries) > 32:
+                    summaries.clear()
+                summaries[run_id] = (key, views.run_summary(store, run_id))
+            return JSONResponse(summaries[run_id][1] | now)
+
+    def api_matches(request):
+        offset = _int_param(request, "offset", 0, MATCH_ID_LIMIT)
+        limit = _int_param(request, "limit", 100, 1000)
+        with reading() as store:
+            run_id = store.run(request.path_params["run_id"])["run_id"]
+            rows = store.matches(run_id)
+        return JSONResponse({"run_id": run_id, "count": len(rows), "offset": offset, "matches": [
+            {"match_id": m["match_id"], "game_id": m["game_id"], "deal": m["deal"],
+             "seats": [s["label"] for s in m["seats"]], "placements": m["placements"], "returns": m["returns"],
+             "faults": len(m["faults"]), "moves": len(m["actions"])} for m in rows[offset:offset + limit]]})
+
+    def api_match(request):
+        run_id, match_id = request.path_params["run_id"], request.path_params["match_id"]
+        match, _, names = stored_match(run_id, match_id)
+        viewer = _viewer(request, len(names))
+        return JSONResponse({
+            "run_id": run_id, "match_id": match_id, "game_id": match["game_id"], "params": match["game_params"],
+            "names": names, "steps": len(match["actions"]), "moves": replay_moves(run_id, match_id, viewer),
+            "returns": match["returns"], "placements": match["placements"], "faults": match["faults"],
+            "perfect_information": engines.spec(match["game_id"]).perfect_information
+            if match["game_id"] in engines.game_ids() else False})
+
+    def api_step(request):
+        run_id, match_id, k = (request.path_params[p] for p in ("run_id", "match_id", "step"))
+        _, states, names = stored_match(run_id, match_id)
+        viewer = _viewer(request, len(names))
+        if k >= len(states):
+            raise ValueError(f"step must be from 0 to {len(states) - 1}")
+        last = replay_moves(run_id, match_id, viewer)[k - 1] if k else None
+        return JSONResponse(views.position_view(states[k].clone(), viewer, names, last))
+
+    # ---- playing ----
+    def api_games(request):
+        games = []
+        for game_id in engines.game_ids():
+            spec = engines.spec(game_id)
+            games.append({"game_id": game_id, "description": spec.description, "min_players": spec.min_players,
+                          "max_players": spec.max_players, "default_players": spec.default_players,
+                          "params": jsonable(spec.params), "choices": jsonable(spec.choices),
+                          "perfect_information": spec.perfect_information})
+        return JSONResponse({"games": games, "agents": [a for a in agents.agent_names() if a != "human"]})
+
+    async def api_new_game(request):
+        data = await _body(request)
+        game_id, bots, params = data.get("game_id"), data.get("agents"), data.get("params", {})
+        seat, seed = data.get("seat", 0), data.get("seed")
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit():
+            seed = int(seed)   # a page sends a long seed as text: JavaScript numbers stop at 2**53
+        if not isinstance(game_id, str) or not isinstance(bots, str) or not isinstance(params, dict):
+            raise ValueError('give {"game_id": GAME, "agents": "AGENT, AGENT...", "params": {...}, "seat": N}')
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise ValueError("seat must be a whole number")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63):
+            raise ValueError("seed must be a whole number from 0 to 2**63-1")
+        engines.spec(game_id)
+        session = await run_in_threadpool(PlaySession, game_id, params, bots, seat, seed, policy)
+        return JSONResponse(session.view(sessions.add(session)))
+
+    def api_game(request):
+        session_id = request.path_params["session"]
+        return JSONResponse(sessions.get(session_id).view(session_id))
+
+    async def api_move(request):
+        session_id = request.path_params["session"]
+        session = sessions.get(session_id)
+        action = (await _body(request)).get("action")
+        await run_in_threadpool(session.human_move, action)
+        return JSONResponse(session.view(session_id))
+
+    async def api_bot(request):
+        session_id = request.path_params["session"]
+        session = sessions.get(session_id)
+        await run_in_threadpool(session.bot_move)
+        return JSONResponse(session.view(session_id))
+
+    async def api_save(request):
+        session_id = request.path_params["session"]
+        session = sessions.get(session_id)
+        run_id = await run_in_threadpool(session.save, store_path)
+        return JSONResponse(session.view(session_id) | {"replay": f"/runs/{run_id}/matches/0"})
+
+    async def api_end(request):
+        await run_in_threadpool(sessions.end, request.path_params["session"])
+        return JSONResponse({"ended": request.path_params["session"]})
+
+    routes = [
+        Route("/", page("index.html")),
+        Route("/play", page("play.html")),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/runs/{run_id}", run_page),
+        Route("/runs/{run_id}/matches/{match_id:int}", replay_page),
+        Route("/api/runs", api_runs),
+        Route("/api/runs/{run_id}", api_run),
+        Route("/api/runs/{run_id}/progress", api_progress),
+        Route("/api/runs/{run_id}/matches", api_matches),
+        Route("/api/runs/{run_id}/matches/{match_id:int}", api_match),
+        Route("/api/runs/{run_id}/matches/{match_id:int}/steps/{step:int}", api_step),
+        Route("/api/games", api_games),
+        Route("/api/play", api_new_game, methods=["POST"]),
+        Route("/api/play/{session}", api_game),
+        Route("/api/play/{session}/end", api_end, methods=["POST"]),
+        Route("/api/play/{session}/move", api_move, methods=["POST"]),
+        Route("/api/play/{session}/bot", api_bot, methods=["POST"]),
+        Route("/api/play/{session}/save", api_save, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    handlers = {ValueError: _user_error, sqlite3.DatabaseError: _store_unreadable,
+                HTTPException: _http_error, Exception: _unexpected}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        sessions.close()   # the bots of the games still in progress
+
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app.state.sessions = sessions
+    return app

@@ -1,0 +1,87 @@
+// Wizard: the table as one seat sees it. Its own hand face up (every hand when the view shows
+// everything), the other hands as card backs with their counts, the turn-up and trump, each
+// seat's bid, tricks won and score, and the trick on the table in the order it was played.
+import { addStyle } from "/static/common.js";
+
+const SUITS = { d: "dwarves", e: "elves", g: "giants", h: "humans" };
+
+const STYLE = `
+.wizard-table { font-family: system-ui, sans-serif; display: grid; gap: 0.6em; }
+.wizard-head { display: flex; gap: 1.2em; align-items: center; flex-wrap: wrap; }
+.wizard-head > span { display: inline-flex; gap: 0.4em; align-items: center; }
+.wizard-seats { display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: 0.6em; }
+.wizard-seat { border: 1px solid #ccc; border-radius: 8px; padding: 0.45em 0.6em; background: #fafafa; }
+.wizard-seat.wizard-to-move { border: 2px solid #2a5db0; background: #eef4ff; }
+.wizard-seat.wizard-viewer { background: #fffbe6; }
+.wizard-seat h4 { margin: 0 0 0.3em; font-size: 0.95em; }
+.wizard-stats { font-size: 0.85em; color: #333; margin-bottom: 0.3em; }
+.wizard-cards { display: flex; flex-wrap: wrap; gap: 3px; min-height: 3.1em; }
+.wizard-card { width: 2.2em; height: 3em; border-radius: 5px; border: 1px solid #555; display: flex; flex-direction: column;
+  align-items: center; justify-content: center; font-weight: 700; font-size: 0.95em; background: white; line-height: 1.05; }
+.wizard-card small { font-size: 0.6em; font-weight: 400; }
+.wizard-suit-d { color: #1f5fbf; border-color: #1f5fbf; } .wizard-suit-e { color: #23813a; border-color: #23813a; }
+.wizard-suit-g { color: #c0392b; border-color: #c0392b; } .wizard-suit-h { color: #b7791f; border-color: #b7791f; }
+.wizard-W { background: #5b2a86; color: white; } .wizard-J { background: #ddd; color: #333; }
+.wizard-back { background: repeating-linear-gradient(45deg, #27466e, #27466e 4px, #35598a 4px, #35598a 8px); border-color: #1b2f4a; }
+.wizard-count { font-size: 0.85em; color: #555; align-self: center; margin-left: 0.3em; }
+.wizard-trick { display: flex; gap: 0.8em; align-items: flex-end; min-height: 4.4em; padding: 0.4em 0.6em; background: #2f6b3a; border-radius: 8px; color: white; }
+.wizard-trick figure { margin: 0; text-align: center; font-size: 0.75em; }
+.wizard-trick .wizard-card { margin: 0 auto 0.2em; font-size: 1.1em; }
+`;
+
+function el(tag, cls, ...children) {
+  const n = document.createElement(tag);
+  if (cls) n.className = cls;
+  for (const c of children.flat()) if (c !== null && c !== undefined) n.append(c instanceof Node ? c : String(c));
+  return n;
+}
+
+// A card as the engine writes it: "13h", "1d", "W" or "J".
+export function card(text) {
+  if (text === "W" || text === "J") {
+    const c = el("div", `wizard-card wizard-${text}`, text, el("small", "", text === "W" ? "wizard" : "jester"));
+    c.dataset.card = text;
+    return c;
+  }
+  const suit = text.slice(-1);
+  const c = el("div", `wizard-card wizard-suit-${suit}`, text.slice(0, -1), el("small", "", SUITS[suit] || suit));
+  c.dataset.card = text;
+  return c;
+}
+
+function back() {
+  return el("div", "wizard-card wizard-back");
+}
+
+export function draw(container, view) {
+  addStyle("wizard-style", STYLE);
+  const o = view.observation;
+  const n = view.players;
+  const hands = view.observations ? view.observations.map((x) => x.hand) : null;
+  const trump = o.trump ? `${SUITS[o.trump] || o.trump} (${o.trump})` : o.phase === "trump" ? "the dealer chooses" : "none";
+  const head = el("div", "wizard-head",
+    el("span", "", o.phase === "over" ? `game over after ${o.rounds} rounds` : `round ${o.round + 1} of ${o.rounds}, ${o.cards} cards, ${o.phase}`),
+    el("span", "", "turn-up ", o.turn_up ? card(o.turn_up) : "none"),
+    el("span", "wizard-trump", `trump: ${trump}`),
+    o.forbidden_bid !== null && o.forbidden_bid !== undefined ? el("span", "", `you may not bid ${o.forbidden_bid}`) : null);
+  const seats = el("div", "wizard-seats");
+  for (let p = 0; p < n; p++) {
+    const visible = hands ? hands[p] : p === view.viewer ? o.hand : null;
+    const cards = el("div", "wizard-cards");
+    if (visible) cards.append(...visible.map(card));
+    else {
+      cards.append(...Array.from({ length: o.hand_sizes[p] }, back));
+      cards.append(el("span", "wizard-count", `${o.hand_sizes[p]} card${o.hand_sizes[p] === 1 ? "" : "s"}`));
+    }
+    const bid = o.bids[p] === null ? "-" : o.bids[p];
+    const seat = el("div", "wizard-seat" + (p === view.to_move ? " wizard-to-move" : "") + (p === view.viewer ? " wizard-viewer" : ""),
+      el("h4", "", view.names[p], p === o.dealer ? " · dealer" : ""),
+      el("div", "wizard-stats", `bid ${bid} · tricks ${o.tricks[p]} · score ${o.scores[p]}`),
+      cards);
+    seat.dataset.seat = p;
+    seats.append(seat);
+  }
+  const trick = el("div", "wizard-trick", o.trick.length ? o.trick.map(([p, c]) => el("figure", "", card(c), view.names[p]))
+    : el("span", "", o.phase === "play" ? "no card on the table yet" : ""));
+  container.replaceChildren(el("div", "wizard-table", head, el("div", "", "on the table:"), trick, seats));
+}

@@ -1,0 +1,166 @@
+// A run, live: progress with ETA, and per game the leaderboard, head-to-head matrix and matchup
+// graph. The small progress endpoint is polled; the full summary is fetched when it changed.
+import { api, el, showError, table } from "/static/common.js";
+
+const runId = decodeURIComponent(location.pathname.split("/")[2]);
+const base = `/api/runs/${encodeURIComponent(runId)}`;
+const samples = [];   // [seconds, finished], to estimate the rate of the last minute
+let shown = null;     // the "finished status" of the summary on the page
+let page = 0;
+const PAGE = 100;
+
+document.getElementById("title").textContent = `run ${runId}`;
+document.title = `arena serve: ${runId}`;
+
+function interval(iv) {
+  return iv ? `${iv.mean.toFixed(2)} [${iv.low.toFixed(2)}-${iv.high.toFixed(2)}]` : "";
+}
+
+function duration(seconds) {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+function showProgress(p) {
+  const status = document.getElementById("status");
+  status.textContent = p.status;
+  status.className = `status-${p.status}`;
+  document.getElementById("count").textContent = `${p.finished}/${p.total} matches`;
+  document.getElementById("bar").style.width = `${p.total ? (100 * p.finished) / p.total : 0}%`;
+  const now = Date.now() / 1000;
+  samples.push([now, p.finished]);
+  while (samples.length > 2 && now - samples[0][0] > 60) samples.shift();
+  const [t0, f0] = samples[0];
+  const eta = document.getElementById("eta");
+  if (p.status !== "running") eta.textContent = "";
+  else if (p.finished > f0 && now > t0) {
+    const rate = (p.finished - f0) / (now - t0);
+    eta.textContent = `${rate.toFixed(1)} matches/s, about ${duration((p.total - p.finished) / rate)} left`;
+  } else eta.textContent = "time left: waiting for the next matches";
+}
+
+function matrix(order, h2h) {
+  const rows = order.map((a) => [el("b", {}, a), ...order.map((b) => {
+    const iv = a === b ? null : (h2h[a] || {})[b];
+    return iv ? el("span", { class: iv.low > 0.5 ? "good" : iv.high < 0.5 ? "bad" : null }, interval(iv)) : "";
+  })]);
+  const t = table(["agent \\ opponent", ...order], rows, "matrix");
+  t.querySelectorAll("td > span.good, td > span.bad").forEach((s) => s.parentElement.classList.add(s.className));
+  return t;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// Who beats whom: agents on a circle; a -> b solid when a beats b with 95% confidence, dashed
+// grey when not yet, red on a cycle of confident wins (as `arena graph` draws it).
+function graph(g) {
+  const size = 420, r = 150, c = size / 2, nodeR = 34;
+  const root = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: size, height: size, class: "matchup" });
+  const defs = svg("defs", {});
+  for (const [id, colour] of [["solid", "#333"], ["weak", "#b0b0b0"], ["cycle", "#d62728"]]) {
+    const m = svg("marker", { id: `arrow-${id}`, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" });
+    m.append(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: colour }));
+    defs.append(m);
+  }
+  root.append(defs);
+  const pos = {};
+  g.nodes.forEach((n, i) => {
+    const a = (2 * Math.PI * i) / g.nodes.length - Math.PI / 2;
+    pos[n.label] = g.nodes.length === 1 ? [c, c] : [c + r * Math.cos(a), c + r * Math.sin(a)];
+  });
+  for (const e of g.edges) {
+    const [x1, y1] = pos[e.winner], [x2, y2] = pos[e.loser];
+    const d = Math.hypot(x2 - x1, y2 - y1) || 1, ux = (x2 - x1) / d, uy = (y2 - y1) / d;
+    const kind = e.in_cycle ? "cycle" : e.confident ? "solid" : "weak";
+    const colour = { cycle: "#d62728", solid: "#333", weak: "#b0b0b0" }[kind];
+    root.append(svg("line", {
+      x1: x1 + ux * nodeR, y1: y1 + uy * nodeR, x2: x2 - ux * nodeR, y2: y2 - uy * nodeR,
+      stroke: colour, "stroke-width": kind === "cycle" ? 3 : kind === "solid" ? 1.8 : 1,
+      "stroke-dasharray": kind === "weak" ? "5 4" : "none", "marker-end": `url(#arrow-${kind})`,
+    }));
+    const lx = x1 + (x2 - x1) * 0.62, ly = y1 + (y2 - y1) * 0.62;
+    root.append(svg("text", { x: lx, y: ly, "font-size": 10, "text-anchor": "middle", fill: "#222", "paint-order": "stroke", stroke: "white", "stroke-width": 3 },
+      interval({ mean: e.win_rate, low: e.low, high: e.high })));
+  }
+  for (const n of g.nodes) {
+    const [x, y] = pos[n.label];
+    root.append(svg("circle", { cx: x, cy: y, r: nodeR, fill: "#dbe9f6", stroke: n.in_cycle ? "#d62728" : "#4a6fa5", "stroke-width": n.in_cycle ? 3 : 1.2 }));
+    root.append(svg("text", { x, y: y + 4, "font-size": 11, "text-anchor": "middle" }, n.label.length > 14 ? n.label.slice(0, 13) + "…" : n.label));
+  }
+  return el("div", { class: "graph" }, root,
+    el("p", { class: "muted" }, "a -> b: a scores above 0.50 against b [95% interval]; solid: a beats b with 95% confidence; dashed: not yet; red: a cycle of confident wins"));
+}
+
+function section(s) {
+  return el("section", { class: "game", "data-game": s.game_id },
+    el("h2", {}, s.title),
+    el("p", {}, `${s.matches} matches.`),
+    el("h3", {}, "Leaderboard"),
+    table(s.columns.head, s.columns.cells, "leaderboard"),
+    s.cycles.length ? el("p", { class: "cycle" }, "Cycles: " + s.cycles.map((c) => [...c, c[0]].join(" > ")).join("; ")) : null,
+    s.verdict ? el("p", { class: "verdict" }, `verdict: ${s.verdict}`) : null,
+    el("h3", {}, "Head to head"),
+    el("p", { class: "muted" }, "score of the row agent against the column agent (1 for placing above it, 1/2 for a tie), mean per deal [95% interval]"),
+    matrix(s.order, s.head_to_head),
+    el("h3", {}, "Matchup graph"),
+    graph(s.graph));
+}
+
+async function showSummary() {
+  const where = document.getElementById("sections");
+  try {
+    const data = await api(base);
+    where.replaceChildren(...(data.sections.length ? data.sections.map(section) : [el("p", { class: "muted" }, "No finished matches yet.")]));
+    if (data.faults.length) where.append(el("p", { class: "error" }, `${data.faults.length} faults (arena report lists them).`));
+    return `${data.finished} ${data.status}`;
+  } catch (error) {
+    showError(where, error);
+    return null;
+  }
+}
+
+async function showMatches() {
+  const where = document.getElementById("matches");
+  try {
+    const data = await api(`${base}/matches?offset=${page * PAGE}&limit=${PAGE}`);
+    const rows = data.matches.map((m) => [
+      el("a", { href: `/runs/${encodeURIComponent(runId)}/matches/${m.match_id}` }, `match ${m.match_id}`),
+      m.game_id, m.seats.join(", "), m.placements.join(", "), m.returns.join(", "), m.moves, m.faults || ""]);
+    const pages = Math.max(1, Math.ceil(data.count / PAGE));
+    const nav = el("div", { class: "controls" },
+      el("button", { disabled: page === 0, onclick: () => { page -= 1; showMatches(); } }, "previous"),
+      `page ${page + 1} of ${pages} (${data.count} matches)`,
+      el("button", { disabled: page + 1 >= pages, onclick: () => { page += 1; showMatches(); } }, "next"));
+    where.replaceChildren(nav, table(["replay", "game", "seats", "placements", "returns", "moves", "faults"], rows, "matches"));
+  } catch (error) {
+    showError(where, error);
+  }
+}
+
+let busy = false;
+async function poll() {
+  if (busy) return;
+  busy = true;
+  try {
+    const p = await api(`${base}/progress`);
+    showProgress(p);
+    if (`${p.finished} ${p.status}` !== shown) {
+      shown = await showSummary();
+      if (page === Math.floor(Math.max(0, p.finished - 1) / PAGE) || shown === null) showMatches();
+    }
+  } catch (error) {
+    showError(document.getElementById("sections"), error);
+  } finally {
+    busy = false;
+  }
+}
+
+poll();
+setInterval(poll, 1500);
