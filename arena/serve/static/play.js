@@ -30,6 +30,7 @@ function formParams() {
 
 async function show(state) {
   session = state;
+  window.sessionId = state.session;   // for the browser tests, which look at the server's game
   const view = state.view;
   await drawPosition($("board"), view);
   $("moves").replaceChildren(...state.moves.map((m) => el("li", {}, moveText(m))));
