@@ -1,6 +1,7 @@
 """The games' drawings in a real browser: a real engine position becomes the view JSON the drawing
 modules receive (arena/serve/static/games/<game>.js, `draw(container, view)`), rendered in chromium
-through Playwright with the static directory served by request routing (no server, no network).
+through Playwright with the static directory served under /static/ as the app serves it, by request
+routing (no server, no network).
 
 `python -m arena.serve.screenshots OUTDIR` writes `<game>-<position>.png` for every game whose drawing
 module exists, at its start, middle and end, and refreshes `belle_of_the_ball.cards.json` (the guest
@@ -22,8 +23,9 @@ STATIC = Path(__file__).parent / "static"
 ORIGIN = "http://drawings.test"
 BELLE_CARDS = STATIC / "games" / "belle_of_the_ball.cards.json"
 VIEWPORT = {"width": 1000, "height": 700}
-# (position name, random legal moves played from the deal; None plays to the end)
-POSITIONS = (("start", 0), ("middle", 40), ("end", None))
+SEED = 7
+# (position name, the fraction of a whole random game played)
+POSITIONS = (("start", 0.0), ("middle", 0.5), ("end", 1.0))
 _PAGE = """<!doctype html><meta charset=utf-8><title>drawing</title>
 <body style="margin:0;background:#f4f6f8"><div id=root></div></body>"""
 
@@ -70,7 +72,7 @@ def _serve_static(route) -> None:
     if path == "/":
         route.fulfill(status=200, content_type="text/html", body=_PAGE)
         return
-    file = (STATIC / path.lstrip("/")).resolve()
+    file = (STATIC / path.removeprefix("/static/")).resolve()
     if STATIC.resolve() not in file.parents or not file.is_file():
         route.fulfill(status=404, body="not found")
         return
@@ -93,7 +95,7 @@ def render(page, view: dict) -> list[str]:
     """Draws `view` with its game's module into the page's #root; returns the console errors raised."""
     page.errors.clear()
     page.evaluate("""async (view) => {
-        const {draw} = await import(`/games/${view.game_id}.js`);
+        const {draw} = await import(`/static/games/${view.game_id}.js`);
         draw(document.getElementById('root'), view);
     }""", view)
     return list(page.errors)
@@ -130,8 +132,9 @@ def write_screenshots(outdir: Path, browser) -> list[Path]:
     page = open_page(browser)
     written = []
     for game_id in drawn_games():
-        for position, moves in POSITIONS:
-            state = played_position(game_id, seed=7, moves=moves)
+        length = len(played_position(game_id, SEED, None).history())
+        for position, fraction in POSITIONS:
+            state = played_position(game_id, SEED, round(length * fraction))
             viewer = None if state.is_terminal() else 0
             errors = render(page, view_of(state, viewer, seat_names(state.num_players, viewer)))
             if errors:

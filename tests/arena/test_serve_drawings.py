@@ -128,3 +128,25 @@ def test_royal_ball_drawing_shows_each_view_and_hides_the_rest(page):
             backs = page.locator("[data-king] .rb-pile > [data-back]").count()
             others_gifts = 0 if viewer is None else sum(e.startswith("gift by") for e in obs["king"])
             assert backs == obs["king"].count("face-down") + others_gifts
+
+
+def test_belle_of_the_ball_drawing_shows_the_table_and_no_unseen_guest(page):
+    for state in positions("belle_of_the_ball", seeds=(1,)):
+        unseen = [name for names in state.hidden_cards() for name in names]
+        for viewer, view in views(state):
+            shown = drawn(page, view)
+            obs = view["observation"]
+            lines = [name for name, _ in obs["guest_line"] + obs["belle_line"]]
+            in_parties = [name for party in obs["parties"] for group in party for name in group]
+            assert sorted(shown["cards"]) == sorted(lines + in_parties + [n for hand in obs["hands"] for n in hand])
+            for q, party in enumerate(obs["parties"]):
+                for g, group in enumerate(party):
+                    drawn_group = page.locator(f'[data-seat="{q}"] [data-group="{g + 1}"] [data-card]')
+                    assert drawn_group.evaluate_all("cards => cards.map((c) => c.dataset.card)") == group
+                score = view["returns"][q] if view["terminal"] else obs["scores"][q]
+                assert f"{score:g} points" in shown["scores"][q]
+            # Regrets are face down, held or beside line cards; nobody sees their faces or the decks
+            assert shown["backs"].count("regret") == sum(obs["regrets"])
+            beside = page.locator("[data-regrets]").evaluate_all("r => r.map((e) => Number(e.dataset.regrets))")
+            assert sum(beside) == sum(r for _, r in obs["guest_line"] + obs["belle_line"])
+            assert not [name for name in unseen if f'"{name}"' in shown["html"] or f">{name}<" in shown["html"]]

@@ -8,7 +8,7 @@ import {
 
 const COLOURS = { R: "#c62f3a", B: "#2a62c2", G: "#23894a", Y: "#d9a400", P: "#7d43a8" };
 const COLOUR_NAMES = { R: "red", B: "blue", G: "green", Y: "yellow", P: "purple" };
-const SPECIALS = { rev: "⇄ Reverse", target: "◎ Target", jar: "⚱ Jar", eye: "◉ Eye" };
+const SPECIALS = { rev: ["⇄", "Reverse"], target: ["◎", "Target"], jar: ["⚗", "Jar"], eye: ["◉", "Eye"] };
 const ROW_NAMES = ["I", "II", "III"];
 const CARD_W = 46;
 const CARD_H = 64;
@@ -25,9 +25,12 @@ const CSS = `
   box-sizing: border-box; width: ${CARD_W}px; height: ${CARD_H}px; border-radius: 4px; color: #fff;
   font-weight: 700; font-size: 17px; border: 2px solid rgba(0,0,0,.15); text-align: center; }
 .bb-card-special { font-size: 10px; line-height: 1.15; }
+.bb-glyph { font-size: 20px; line-height: 1; }
+.bb-small .bb-glyph { font-size: 15px; }
+.bb-rows .cards-back { font-size: 18px; font-weight: 700; }
 .bb-card[data-colour="Y"] { color: #1d2430; }
 .bb-small .bb-card { width: 34px; height: 46px; font-size: 13px; }
-.bb-small .bb-card-special { font-size: 9px; }
+.bb-small .bb-card-special { font-size: 8px; }
 .bb-slot { box-sizing: border-box; width: ${CARD_W}px; height: ${CARD_H}px; border-radius: 4px;
   border: 1px dashed #a9b4bf; color: #a9b4bf; font-size: 11px; display: inline-flex;
   align-items: center; justify-content: center; }
@@ -53,8 +56,8 @@ function cardFace(name) {
   const special = SPECIALS[kind];
   return el("span", {
     class: special ? "bb-card bb-card-special" : "bb-card", "data-card": name, "data-colour": colour,
-    title: `${COLOUR_NAMES[colour]} ${special ?? kind}`, style: `background:${COLOURS[colour]}`,
-  }, special ?? kind.replace("-", "−"));
+    title: `${COLOUR_NAMES[colour]} ${special ? special[1] : kind}`, style: `background:${COLOURS[colour]}`,
+  }, ...(special ? [el("span", { class: "bb-glyph", text: special[0] }), special[1]] : [kind.replace("-", "−")]));
 }
 
 /** A card face down in `colour`; `known` is its name when this view knows the value. */
@@ -72,7 +75,7 @@ function faceDown(colour, known, seenBy, view) {
 
 function displayValue(name) {
   const { kind } = parseCard(name);
-  return SPECIALS[kind] ? SPECIALS[kind].split(" ")[1] : kind.replace("-", "−");
+  return SPECIALS[kind] ? SPECIALS[kind][1] : kind.replace("-", "−");
 }
 
 /** A face-down row card as this view shows it: the viewer's observation, or with viewer null the

@@ -20,6 +20,7 @@ const CSS = `
 .rb-tall { height: 44px; min-width: 50px; box-sizing: border-box; justify-content: center; font-size: 13px; }
 .rb-pile { display: flex; flex-wrap: wrap; gap: 3px; align-items: center; }
 .rb-pile .rb-card { height: 30px; box-sizing: border-box; }
+[data-table] .cards-back { font-size: 16px; font-weight: 700; }
 .rb-gift { outline: 2px dashed #e08a00; outline-offset: 1px; }
 .rb-line { display: grid; grid-template-columns: 74px 1fr; gap: 6px; align-items: start; margin: 4px 0; }
 .rb-line > div { display: flex; gap: 3px; flex-wrap: wrap; align-items: center; }
@@ -83,9 +84,11 @@ function kingArea(view) {
     ? labelled("Last round's counts", ...counts(obs.last_king_counts), el("span", { class: "cards-note", text: "(what the King's animals left)" }))
     : null;
   return area(`The King's pile (${obs.king.length} cards, oldest first)`, { "data-king": obs.king.length },
-    obs.king.length ? el("div", { class: "rb-pile" }, ...kingPile(view)) : el("div", { class: "cards-note", text: "empty" }),
-    labelled("Face up", ...counts(visible), el("span", { class: "cards-note", text: `+ ${hidden} face down` })),
-    el("div", { class: "cards-note", text: "? = a face-down card from the draft (nobody knows it); dashed outline = a gift, face down, seen by its giver" }),
+    ...(obs.king.length ? [
+      el("div", { class: "rb-pile" }, ...kingPile(view)),
+      labelled("Face up", ...counts(visible), el("span", { class: "cards-note", text: `+ ${hidden} face down` })),
+      el("div", { class: "cards-note", text: "? = a face-down card from the draft (nobody knows it); dashed outline = a gift, face down, seen by its giver" }),
+    ] : [el("div", { class: "cards-note", text: "empty" })]),
     lastRound);
 }
 
