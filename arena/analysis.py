@@ -11,7 +11,6 @@ intervals below count deals, and narrow as fast as the deals agree.
 import itertools
 import json
 import math
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -53,44 +52,78 @@ class Interval:
                 "games": self.games}
 
 
-def interval(values, games=None, lo=0.0, hi=1.0):
+class Moments:
+    """The count, mean and sum of squared deviations of a stream of numbers (Welford's update): an
+    interval without the list of values, and the same stream always gives the same bits, however it
+    was cut (the state is the JSON list [n, mean, m2])."""
+    __slots__ = ("n", "mean", "m2")
+
+    def __init__(self, n=0, mean=0.0, m2=0.0):
+        self.n, self.mean, self.m2 = n, mean, m2
+
+    @classmethod
+    def of(cls, values):
+        out = cls()
+        for v in values:
+            out.add(v)
+        return out
+
+    def add(self, x):
+        self.n += 1
+        d = x - self.mean
+        self.mean += d / self.n
+        self.m2 += d * (x - self.mean)
+
+    def state(self):
+        return [self.n, self.mean, self.m2]
+
+
+def moments_interval(mo, games=None, lo=0.0, hi=1.0):
     """95% interval for the mean of independent observations bounded by [lo, hi]; None if empty.
 
     A Student t interval over the observations plus two pseudo-observations at lo and hi (what the
     "plus four" interval does for proportions): a few wins in a row, or deals with no spread, then
     give a wide interval rather than a certain one, and large samples are left as they are.
     """
-    n = len(values)
+    n = mo.n
     if n == 0:
         return None
     span = hi - lo
-    xs = [(v - lo) / span for v in values]
-    m = sum(xs) / n
-    aug = xs + [0.0, 1.0]
+    m = min(1.0, max(0.0, (mo.mean - lo) / span))
     k = n + 2
-    centre = sum(aug) / k
-    half = t975(k - 1) * math.sqrt(sum((x - centre) ** 2 for x in aug) / (k - 1) / k)
+    centre = (n * m + 1) / k
+    ss = mo.m2 / span ** 2 + n * (m - centre) ** 2 + centre ** 2 + (1 - centre) ** 2
+    half = t975(k - 1) * math.sqrt(ss / (k - 1) / k)
     low, high = min(m, max(0.0, centre - half)), max(m, min(1.0, centre + half))
     return Interval(lo + m * span, lo + low * span, lo + high * span, n, n if games is None else games)
 
 
-def t_interval(values, games=None):
+def moments_t_interval(mo, games=None):
     """Mean with a Student t 95% interval, for values with no known bounds; None if empty. One value
     has no spread to measure: its interval's ends are None."""
-    n = len(values)
+    n = mo.n
     if n == 0:
         return None
-    m = sum(values) / n
     games = n if games is None else games
     if n < 2:
-        return Interval(m, None, None, n, games)  # type: ignore[arg-type]
-    half = t975(n - 1) * math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1) / n)
-    return Interval(m, m - half, m + half, n, games)
+        return Interval(mo.mean, None, None, n, games)  # type: ignore[arg-type]
+    half = t975(n - 1) * math.sqrt(mo.m2 / (n - 1) / n)
+    return Interval(mo.mean, mo.mean - half, mo.mean + half, n, games)
 
 
-def _free_interval(values):
+def interval(values, games=None, lo=0.0, hi=1.0):
+    """`moments_interval` of a list of values."""
+    return moments_interval(Moments.of(values), games, lo, hi)
+
+
+def t_interval(values, games=None):
+    """`moments_t_interval` of a list of values."""
+    return moments_t_interval(Moments.of(values), games)
+
+
+def _free_interval(mo):
     """The t interval of per-game metrics on a leaderboard; one value reads as its own interval."""
-    iv = t_interval(values)
+    iv = moments_t_interval(mo)
     return iv if iv.low is not None else Interval(iv.mean, iv.mean, iv.mean, iv.n, iv.games)
 
 
@@ -158,50 +191,16 @@ def seat_metrics(match):
                     yield seat, name, v
 
 
-def _deal(match):
-    return match["deal"], match["seed"]
-
-
-def _labels(match):
-    return [s["label"] for s in match["seats"]]
-
-
-def agents(matches):
-    """{label: {"label", "source", "params"}} for every agent seated in the matches."""
-    out = {}
-    for m in matches:
-        for s in m["seats"]:
-            out.setdefault(s["label"], s)
-    return dict(sorted(out.items()))
-
-
 def pair_score(p_a, p_b):
     """A seat's score against another from their placements: 1 above it, 1/2 level, 0 below."""
     return 1.0 if p_a < p_b else 0.5 if p_a == p_b else 0.0
 
 
-# ---- head to head and standings (one group) -----------------------------------------------------
+def _rotation_count(labels):
+    return len({tuple(labels[r:] + labels[:r]) for r in range(len(labels))})
 
-def head_to_head(matches):
-    """{a: {b: Interval of a's score against b}}: 1 per match where a placed above b, 1/2 per tie."""
-    by_deal = defaultdict(lambda: defaultdict(list))
-    games = defaultdict(int)
-    for m in matches:
-        labels, places = _labels(m), m["placements"]
-        met = set()
-        for i, j in itertools.permutations(range(len(labels)), 2):
-            a, b = labels[i], labels[j]
-            if a == b:
-                continue
-            by_deal[a, b][_deal(m)].append(pair_score(places[i], places[j]))
-            met.add((a, b))
-        for pair in met:
-            games[pair] += 1
-    cells = defaultdict(dict)
-    for (a, b), deals in by_deal.items():
-        cells[a][b] = interval([sum(v) / len(v) for v in deals.values()], games[a, b])
-    return {a: dict(sorted(row.items())) for a, row in sorted(cells.items())}
 
+# ---- the fold: one group's running totals -------------------------------------------------------
 
 @dataclass
 class Standing:
@@ -237,61 +236,296 @@ class Standing:
         return jsonable(dict(self.__dict__))
 
 
-def _replay(matches):
-    """One pass over one group's matches in match-id order: (standings, rating history)."""
-    matches = sorted(matches, key=lambda m: m["match_id"])
-    prior = ratings.environment().create_rating()
-    history, count = {}, defaultdict(lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0})
-    share, place, metric = (defaultdict(lambda: defaultdict(list)) for _ in range(3))
-    returns = defaultdict(list)
-    players, current = 1, {}
-    for m, ranked, current in ratings.replay(matches):
-        labels, places = _labels(m), m["placements"]
-        players = max(players, len(labels))
-        firsts = sum(1 for _, r in ranked if r == 1)
-        faulty = {f["label"] for f in m["faults"]}
-        for label, r in ranked:
-            c = count[label]
-            c["games"] += 1
-            c["wins" if r == 1 and firsts == 1 else "draws" if r == 1 else "losses"] += 1
-            c["faults"] += label in faulty
-            points = history.setdefault(label, [(0, prior.mu, prior.sigma)])
-            points.append((len(points), current[label].mu, current[label].sigma))
+TALLY_VERSION = 1     # a checkpoint of another version is ignored (replayed from the matches)
+MAX_HISTORY = 200     # rating-history points kept per agent, thinned evenly as its games grow
+
+
+def _new_state():
+    return {"version": TALLY_VERSION, "matches": 0, "deals": 0, "first": None, "players": 1,
+            "seeds": None, "agents": {}, "ratings": {}, "counts": {}, "history": {}, "returns": {},
+            "share": {}, "place": {}, "metrics": {}, "h2h": {}, "h2h_games": {}, "duplicate": {},
+            "fault_kinds": {}, "open": None}
+
+
+def _bump(table, key, value):
+    """table[key] = [sum, count] plus one value."""
+    total = table.setdefault(key, [0.0, 0])
+    total[0] += value
+    total[1] += 1
+
+
+def _moments(table, key):
+    return Moments(*table.get(key, (0, 0.0, 0.0)))
+
+
+def _add_moment(table, key, value):
+    mo = _moments(table, key)
+    mo.add(value)
+    table[key] = mo.state()
+
+
+class GroupTally:
+    """One group's running totals, folded over its matches in match-id order: everything the views
+    show (ratings, counts, intervals over deals, head to head, duplicate scores, a sampled rating
+    history) with no list of matches kept. The state is plain JSON (`state`), so the store keeps it
+    as a checkpoint and a view folds only the newer matches: the same matches give the same bits
+    however the fold was cut.
+
+    The matches of one deal are contiguous in match-id order (arena.schedule plays deal after deal),
+    so a deal's observations (its mean score, placement, pair scores, duplicate groups) close when
+    the next deal starts; the last deal closes when a view is made.
+    """
+
+    def __init__(self, game_id, params, state=None):
+        self.game_id, self.params = game_id, params
+        self.s = state if state is not None else _new_state()
+        self._env = ratings.environment()
+
+    def state(self):
+        return self.s
+
+    def add(self, m):
+        """Folds in one match (a dict as `Store.matches` gives it; its actions are not needed)."""
+        s = self.s
+        labels, places = [seat["label"] for seat in m["seats"]], m["placements"]
+        key = [m["deal"], m["seed"]]
+        if s["open"] is not None and s["open"]["key"] != key:
+            self._close_deal()
+        if s["open"] is None:
+            s["open"] = {"key": key, "share": {}, "place": {}, "pairs": {}, "lineups": {}}
+            s["deals"] += 1
+        s["matches"] += 1
+        s["first"] = m["match_id"] if s["first"] is None else s["first"]
+        s["players"] = max(s["players"], len(labels))
+        s["seeds"] = [min(s["seeds"][0], m["seed"]), max(s["seeds"][1], m["seed"])] if s["seeds"] else [m["seed"]] * 2
+        for seat in m["seats"]:
+            s["agents"].setdefault(seat["label"], seat)
+        self._rate(m)
+        deal = s["open"]
         # One observation per agent and match (an agent may hold several seats), so that with two
         # agents the two score shares of a match, and of a deal, add up to 1.
-        for a in set(labels):
+        for a in dict.fromkeys(labels):
             mine = [i for i, b in enumerate(labels) if b == a]
             pairs = [pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != a]
             if pairs:
-                share[a][_deal(m)].append(sum(pairs) / len(pairs))
-            place[a][_deal(m)].append(sum(places[i] for i in mine) / len(mine))
-            returns[a] += [m["returns"][i] for i in mine]
-        for seat, key, v in seat_metrics(m):
-            metric[labels[seat]][key].append(float(v))
-    duplicate = duplicate_scores(matches)
-    game_id, params = (matches[0]["game_id"], matches[0]["game_params"]) if matches else ("", {})
-    order = sorted(current, key=lambda a: (-(current[a].mu - 3 * current[a].sigma), a))
-    rows = []
-    for rank, a in enumerate(order, 1):
-        r, c = current[a], count[a]
-        rows.append(Standing(
-            game_id, params, rank, a, r.mu, r.sigma, r.mu - 3 * r.sigma, c["games"], c["wins"], c["draws"],
-            c["losses"], c["faults"],
-            interval([sum(v) / len(v) for v in share[a].values()], c["games"]),
-            interval([sum(v) / len(v) for v in place[a].values()], c["games"], 1.0, float(max(players, 2))),
-            sum(returns[a]) / len(returns[a]), duplicate.get(a),
-            {k: _free_interval(v) for k, v in sorted(metric[a].items())}))
-    return rows, dict(sorted(history.items()))
+                _bump(deal["share"], a, sum(pairs) / len(pairs))
+            _bump(deal["place"], a, sum(places[i] for i in mine) / len(mine))
+            for i in mine:
+                _bump(s["returns"], a, m["returns"][i])
+        met = {}
+        for i, j in itertools.permutations(range(len(labels)), 2):
+            a, b = labels[i], labels[j]
+            if a != b:
+                _bump(deal["pairs"].setdefault(a, {}), b, pair_score(places[i], places[j]))
+                met.setdefault(a, set()).add(b)
+        for a, bs in met.items():
+            row = s["h2h_games"].setdefault(a, {})
+            for b in sorted(bs):
+                row[b] = row.get(b, 0) + 1
+        lineup = deal["lineups"].setdefault(json.dumps(sorted(labels)), {
+            "labels": labels, "seatings": [], "faulty": False, "sums": {}, "total": 0.0, "n": 0})
+        if labels not in lineup["seatings"]:
+            lineup["seatings"].append(labels)
+        lineup["faulty"] = lineup["faulty"] or bool(m["faults"])
+        for label, ret in zip(labels, m["returns"]):
+            _bump(lineup["sums"], label, ret)
+            lineup["total"] += ret
+            lineup["n"] += 1
+        for seat, name, v in seat_metrics(m):
+            _add_moment(s["metrics"].setdefault(labels[seat], {}), name, float(v))
+        for f in m["faults"]:
+            kind = s["fault_kinds"].setdefault(f["label"], {}).setdefault(
+                f.get("kind", "fault"), {"count": 0, "first": {"match_id": m["match_id"], "game_id": m["game_id"], **f}})
+            kind["count"] += 1
+
+    def _rate(self, m):
+        s = self.s
+        ranked = ratings.agent_ranks(m)
+        current = {}
+        for label, _ in ranked:
+            current[label] = self._rating(label)
+        if len(ranked) > 1:
+            new = self._env.rate([(current[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
+            for (label, _), (rating,) in zip(ranked, new):
+                current[label] = rating
+                s["ratings"][label] = [rating.pi, rating.tau]
+        firsts = sum(1 for _, r in ranked if r == 1)
+        faulty = {f["label"] for f in m["faults"]}
+        for label, r in ranked:
+            c = s["counts"].setdefault(label, {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0})
+            c["games"] += 1
+            c["wins" if r == 1 and firsts == 1 else "draws" if r == 1 else "losses"] += 1
+            c["faults"] += label in faulty
+            self._sample(label, c["games"], current[label])
+
+    def _rating(self, label):
+        """The agent's TrueSkill rating, rebuilt from its exact (pi, tau) (mu and sigma are rounded)."""
+        r = self._env.create_rating()
+        if label in self.s["ratings"]:
+            r.pi, r.tau = self.s["ratings"][label]
+        else:
+            self.s["ratings"][label] = [r.pi, r.tau]
+        return r
+
+    def _sample(self, label, games, rating):
+        """Keeps every stride-th point of the agent's rating history; when there are more than
+        MAX_HISTORY, the stride doubles and every other point goes (the last point, the current
+        rating, is added by the views)."""
+        h = self.s["history"].get(label)
+        if h is None:
+            prior = self._env.create_rating()
+            h = self.s["history"][label] = {"stride": 1, "points": [[0, prior.mu, prior.sigma]]}
+        if games % h["stride"] == 0:
+            h["points"].append([games, rating.mu, rating.sigma])
+            if len(h["points"]) > MAX_HISTORY:
+                h["stride"] *= 2
+                h["points"] = [p for p in h["points"] if p[0] % h["stride"] == 0]
+
+    def _close_deal(self):
+        s, deal = self.s, self.s["open"]
+        s["open"] = None
+        for a, (total, n) in deal["share"].items():
+            _add_moment(s["share"], a, total / n)
+        for a, (total, n) in deal["place"].items():
+            _add_moment(s["place"], a, total / n)
+        for a, row in deal["pairs"].items():
+            for b, (total, n) in row.items():
+                _add_moment(s["h2h"].setdefault(a, {}), b, total / n)
+        # A complete duplicate group (every rotation of the line-up) without faults: each agent's
+        # mean return minus the table's, the luck of the deal and the seat cancelled out.
+        for lineup in deal["lineups"].values():
+            if len(lineup["seatings"]) != _rotation_count(lineup["labels"]) or lineup["faulty"]:
+                continue
+            for label, (total, n) in lineup["sums"].items():
+                _bump(s["duplicate"], label, total / n - lineup["total"] / lineup["n"])
+
+    def closed(self):
+        """A copy with the last deal closed, as views read it."""
+        out = GroupTally(self.game_id, self.params, json.loads(json.dumps(self.s)))
+        if out.s["open"] is not None:
+            out._close_deal()
+        return out
+
+    # ---- views (of a closed tally) ----
+    def standings(self):
+        s = self.s
+        current = {a: self._rating(a) for a in s["counts"]}
+        order = sorted(current, key=lambda a: (-(current[a].mu - 3 * current[a].sigma), a))
+        span_top = float(max(s["players"], 2))
+        rows = []
+        for rank, a in enumerate(order, 1):
+            r, c = current[a], s["counts"][a]
+            ret, dup = s["returns"].get(a), s["duplicate"].get(a)
+            rows.append(Standing(
+                self.game_id, self.params, rank, a, r.mu, r.sigma, r.mu - 3 * r.sigma, c["games"], c["wins"],
+                c["draws"], c["losses"], c["faults"],
+                moments_interval(_moments(s["share"], a), c["games"]),
+                moments_interval(_moments(s["place"], a), c["games"], 1.0, span_top),
+                ret[0] / ret[1], dup[0] / dup[1] if dup else None,
+                {k: _free_interval(Moments(*v)) for k, v in sorted(s["metrics"].get(a, {}).items())}))
+        return rows
+
+    def head_to_head(self):
+        """{a: {b: Interval of a's score against b}}: 1 per match where a placed above b, 1/2 per tie."""
+        games = self.s["h2h_games"]
+        return {a: {b: moments_interval(Moments(*mo), games[a][b]) for b, mo in sorted(row.items())}
+                for a, row in sorted(self.s["h2h"].items())}
+
+    def rating_history(self):
+        """{label: [(games played, mu, sigma)]}, sampled, from the prior at 0 games to the rating
+        in the standings."""
+        out = {}
+        for label, h in sorted(self.s["history"].items()):
+            points = [tuple(p) for p in h["points"]]
+            r, games = self._rating(label), self.s["counts"][label]["games"]
+            if points[-1][0] != games:
+                points.append((games, r.mu, r.sigma))
+            out[label] = points
+        return out
+
+    def duplicate_scores(self):
+        return {label: total / n for label, (total, n) in self.s["duplicate"].items()}
+
+    def fault_summary(self):
+        """[{"label", "kind", "count", "first"}]: how often each agent faulted in each way, with its
+        first fault (a dict as `Store.faults` gives it), in order of first occurrence."""
+        rows = [{"label": label, "kind": kind, "count": v["count"], "first": v["first"]}
+                for label, kinds in self.s["fault_kinds"].items() for kind, v in kinds.items()]
+        return sorted(rows, key=lambda r: (r["first"]["match_id"], r["label"], r["kind"]))
+
+    def summary(self):
+        """Everything the views show about the group: leaderboard (Standings), head to head,
+        dominance graph, cycles, rating history, fault summary; `order` lists the agents best first;
+        `matches`, `deals`, `seeds` ([lowest, highest]), `first_match` and `agents` say what they are
+        made of."""
+        t = self.closed()
+        board, h2h = t.standings(), t.head_to_head()
+        g = dominance_graph(h2h)
+        return {"leaderboard": board, "order": [r.label for r in board], "head_to_head": h2h,
+                "graph": g, "cycles": graph_cycles(g), "rating_history": t.rating_history(),
+                "matches": t.s["matches"], "deals": t.s["deals"], "seeds": t.s["seeds"],
+                "first_match": t.s["first"], "agents": t.s["agents"], "faults": t.fault_summary()}
+
+
+def fold(matches):
+    """{group_key: GroupTally} of a list of match dicts, folded in match-id order."""
+    out = {}
+    for m in sorted(matches, key=lambda m: m["match_id"]):
+        key = group_key(m)
+        if key not in out:
+            out[key] = GroupTally(m["game_id"], m["game_params"])
+        out[key].add(m)
+    return out
+
+
+def _one_group(matches):
+    """The closed tally of one group's matches."""
+    tallies = list(fold(matches).values())
+    return tallies[0].closed() if tallies else GroupTally("", {})
+
+
+# ---- of a list of matches (one group unless said) -----------------------------------------------
+
+def agents(matches):
+    """{label: {"label", "source", "params"}} for every agent seated in the matches."""
+    out = {}
+    for m in matches:
+        for s in m["seats"]:
+            out.setdefault(s["label"], s)
+    return dict(sorted(out.items()))
+
+
+def head_to_head(matches):
+    return _one_group(matches).head_to_head()
 
 
 def standings(matches):
     """The Standings of one group (a game with one set of parameters), best first by mu - 3 sigma."""
-    return _replay(matches)[0]
+    return _one_group(matches).standings()
 
 
 def leaderboard(matches):
     """The Standings of every group in the matches, group after group, each best first."""
-    return [row for _, _, ms in groups(matches) for row in standings(ms)]
+    return [row for t in fold(matches).values() for row in t.closed().standings()]
+
+
+def rating_history(matches):
+    return _one_group(matches).rating_history()
+
+
+def duplicate_scores(matches):
+    """{label: duplicate score}: how much more an agent scores than its table on the same deals.
+
+    Matches that share a deal (seed) and a line-up form a duplicate group, one match per seat
+    rotation. In each complete group without faults, an agent's score is the mean of its seats'
+    returns over the group minus the mean of every seat's returns; the luck of the deal (and of
+    the seat) cancels out. An agent's duplicate score is the mean over its groups (None without any).
+    """
+    return _one_group(matches).duplicate_scores()
+
+
+def summary(matches):
+    return _one_group(matches).summary()
 
 
 # ---- dominance and cycles -----------------------------------------------------------------------
@@ -330,74 +564,11 @@ def cycles(matches, limit=MAX_CYCLES):
     with its whole 95% interval above 1/2. A single rating cannot show these, so leaderboards list them.
     """
     out = []
-    for game_id, params, ms in groups(matches):
-        for c in graph_cycles(dominance_graph(head_to_head(ms)), limit):
-            out.append({"game_id": game_id, "game_params": params, "cycle": c})
+    for t in fold(matches).values():
+        for c in graph_cycles(dominance_graph(t.closed().head_to_head()), limit):
+            out.append({"game_id": t.game_id, "game_params": t.params, "cycle": c})
     return out
 
 
 def format_cycle(cycle):
     return " > ".join(cycle + cycle[:1])
-
-
-# ---- everything about one group ----------------------------------------------------------------
-
-def rating_history(matches):
-    """{label: [(games played, mu, sigma)]} for one group, starting from the prior at 0 games; each
-    agent's last point is its rating in `standings`."""
-    return _replay(matches)[1]
-
-
-def summary(matches):
-    """Everything the views show about one group: leaderboard (Standings), head to head, dominance
-    graph, cycles, rating history; `order` lists the agents best first."""
-    board, history = _replay(matches)
-    h2h = head_to_head(matches)
-    g = dominance_graph(h2h)
-    return {"leaderboard": board, "order": [r.label for r in board], "head_to_head": h2h,
-            "graph": g, "cycles": graph_cycles(g), "rating_history": history}
-
-
-# ---- duplicate scores and faults ----------------------------------------------------------------
-
-def _rotation_count(labels):
-    return len({tuple(labels[r:] + labels[:r]) for r in range(len(labels))})
-
-
-def duplicate_scores(matches):
-    """{label: duplicate score}: how much more an agent scores than its table on the same deals.
-
-    Matches that share a deal (seed) and a line-up form a duplicate group, one match per seat
-    rotation. In each complete group without faults, an agent's score is the mean of its seats'
-    returns over the group minus the mean of every seat's returns; the luck of the deal (and of
-    the seat) cancels out. An agent's duplicate score is the mean over its groups (None without any).
-    """
-    groups = defaultdict(list)
-    for m in matches:
-        labels = [seat["label"] for seat in m["seats"]]
-        groups[(m.get("seed"), m.get("deal"), tuple(sorted(labels)))].append(m)
-    per_agent = defaultdict(list)
-    for group in groups.values():
-        labels = [seat["label"] for seat in group[0]["seats"]]
-        seatings = {tuple(seat["label"] for seat in m["seats"]) for m in group}
-        if len(seatings) != _rotation_count(labels) or any(m["faults"] for m in group):
-            continue
-        sums, counts, total, n = defaultdict(float), defaultdict(int), 0.0, 0
-        for m in group:
-            for seat, ret in zip(m["seats"], m["returns"]):
-                sums[seat["label"]] += ret
-                counts[seat["label"]] += 1
-                total += ret
-                n += 1
-        for label in sums:
-            per_agent[label].append(sums[label] / counts[label] - total / n)
-    return {label: sum(v) / len(v) for label, v in per_agent.items()}
-
-
-def faults(matches):
-    """Every recorded fault: [{match_id, game_id, seat, label, kind, message, move}] in match order."""
-    out = []
-    for m in sorted(matches, key=lambda m: m["match_id"]):
-        for f in m["faults"]:
-            out.append({"match_id": m["match_id"], "game_id": m["game_id"], **f})
-    return out

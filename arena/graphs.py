@@ -48,10 +48,9 @@ def matchup_graph(summary):
     return g
 
 
-def matchup_graphs(matches):
-    """[(title, matchup graph)] per game and parameter set."""
-    return [(game_title(game_id, params, only_changed=True), matchup_graph(analysis.summary(ms)))
-            for game_id, params, ms in analysis.groups(matches)]
+def matchup_graphs(tallies):
+    """[(title, matchup graph)] per game and parameter set (a list of analysis.GroupTally)."""
+    return [(game_title(t.game_id, t.params, only_changed=True), matchup_graph(t.summary())) for t in tallies]
 
 
 def figure(graphs):
@@ -170,12 +169,13 @@ th { background: #f2f2f2; } td:first-child, th:first-child { text-align: left; }
 """
 
 
-def write(matches, path, run_id="run"):
-    """Writes the matchup graph to path (.png, .svg or .html) and returns the graphs drawn."""
+def write(tallies, path, run_id="run"):
+    """Writes the matchup graph of each analysis.GroupTally to path (.png, .svg or .html) and
+    returns the graphs drawn."""
     ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     if ext not in FORMATS:
         raise ValueError(f"cannot write a graph to {path!r}: use a .png, .svg or .html file")
-    graphs = matchup_graphs(matches)
+    graphs = matchup_graphs(tallies)
     if ext == "html":
         with open(path, "w", encoding="utf-8") as f:
             f.write(html_page(run_id, graphs))

@@ -1,4 +1,4 @@
-"""TrueSkill ratings, replayed over stored matches in match-id order (arena.analysis builds the rows).
+"""TrueSkill ratings, folded over stored matches in match-id order (arena.analysis.GroupTally).
 
 How matches are rated (quoted in the README):
 
@@ -28,19 +28,3 @@ def agent_ranks(match):
 def environment():
     """The TrueSkill environment every leaderboard uses (the package's defaults, draws 10%)."""
     return trueskill.TrueSkill(draw_probability=0.10)
-
-
-def replay(matches):
-    """Rates one group's matches in the order given: yields (match, agent_ranks(match), ratings),
-    ratings being {label: trueskill.Rating} after that match (one dict, updated as the replay goes)."""
-    env = environment()
-    current = {}
-    for m in matches:
-        ranked = agent_ranks(m)
-        for label, _ in ranked:
-            current.setdefault(label, env.create_rating())
-        if len(ranked) > 1:
-            new = env.rate([(current[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
-            for (label, _), (rating,) in zip(ranked, new):
-                current[label] = rating
-        yield m, ranked, current

@@ -15,7 +15,7 @@ import re
 import shlex
 import subprocess
 
-from arena import analysis, graphs
+from arena import analysis, graphs, tallies
 from arena.sandbox import LIMITS, unconfined_note
 from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, game_title, interval_text,
                         jsonable, leaderboard_columns, legend_lines, option_value, verdict)
@@ -49,41 +49,54 @@ def versions():
     return out
 
 
+SHOWN_MATCHES = 200   # per game, in the page's list of matches (the store holds every one)
+SHOWN_FAULTS = 500
+
+
 def collect(store, run_id=None):
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
-    --json`), and the per-group `analysis.summary` values it was made from."""
+    --json`), and the per-group `GroupTally.summary` values it was made from (read from the run's
+    checkpoint and the matches after it: arena.tallies)."""
     run = store.run(run_id)
-    matches = store.matches(run["run_id"])
-    sections, summaries = [], []
-    for game_id, params, ms in analysis.groups(matches):
-        summ = analysis.summary(ms)
+    run_id = run["run_id"]
+    sections, summaries, agents = [], [], {}
+    for tally in tallies.read(store, run_id):
+        summ = tally.summary()
         summaries.append(summ)
+        agents.update(summ["agents"])
         rows = jsonable(summ["leaderboard"])
+        params_text = json.dumps(tally.params, sort_keys=True)
         sections.append({
-            "game_id": game_id,
-            "game_params": params,
-            "title": game_title(game_id, params, only_changed=True),   # as the terminal titles it
-            "matches": len(ms),
+            "game_id": tally.game_id,
+            "game_params": tally.params,
+            "title": game_title(tally.game_id, tally.params, only_changed=True),   # as the terminal titles it
+            "matches": summ["matches"],
+            "deals": summ["deals"],
+            "seed_range": summ["seeds"],
             "leaderboard": rows,
             "cycles": summ["cycles"],
             "verdict": verdict(rows, jsonable(summ["head_to_head"]), summ["cycles"]),
             "head_to_head": jsonable(summ["head_to_head"]),
             "rating_history": summ["rating_history"],
-            "seeds": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
-                       "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],
-                       "returns": m["returns"]} for m in ms],
+            "fault_summary": summ["faults"],
+            "first_matches": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
+                               "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],
+                               "returns": m["returns"]}
+                              for m in store.first_results(run_id, tally.game_id, params_text,
+                                                           summ["first_match"], SHOWN_MATCHES)],
         })
     data = {
-        "run_id": run["run_id"],
+        "run_id": run_id,
         "status": run["status"],
         "created": run["created"],
-        "finished": len(matches),
+        "finished": sum(s["matches"] for s in sections),
         "total": run["total"],
         "config": run["config"],
         "deal_key": run.get("deal_key", ""),
-        "agents": list(analysis.agents(matches).values()),
+        "agents": [agents[label] for label in sorted(agents)],
         "sections": sections,
-        "faults": analysis.faults(matches),
+        "fault_count": sum(f["count"] for s in sections for f in s["fault_summary"]),
+        "faults": store.faults(run_id, limit=SHOWN_FAULTS),
         "versions": versions(),
     }
     return data, summaries
@@ -161,20 +174,19 @@ def section_html(k, section, summ):
 
 
 def faults_html(data):
-    faults = data["faults"]
-    if not faults:
+    total = data["fault_count"]
+    if not total:
         return "<p>No faults.</p>"
-    counts = {}
-    for f in faults:
-        counts.setdefault((f["label"], f["kind"]), 0)
-        counts[f["label"], f["kind"]] += 1
-    summary = _table(["agent", "kind", "count"], [[_e(a), _e(k), n] for (a, k), n in sorted(counts.items())])
-    shown = faults[:500]
+    summary = _table(["game", "agent", "kind", "count"],
+                     [[_e(s["game_id"]), _e(f["label"]), _e(f["kind"]), f["count"]]
+                      for s in data["sections"] for f in s["fault_summary"]])
+    shown = data["faults"]
     detail = _table(["match", "seat", "agent", "kind", "message"],
                     [[f["match_id"], f["seat"], _e(f["label"]), _e(f["kind"]), _e(str(f["message"])[:300])]
                      for f in shown])
-    more = f"<p>{len(faults) - len(shown)} more faults are in the store.</p>" if len(faults) > len(shown) else ""
-    return summary + f"<details><summary>Every fault ({len(faults)})</summary>{detail}{more}</details>"
+    more = f"<p>{total - len(shown)} more faults are in the store.</p>" if total > len(shown) else ""
+    title = "Every fault" if total == len(shown) else f"The first {len(shown)} faults"
+    return summary + f"<details><summary>{title} (of {total})</summary>{detail}{more}</details>"
 
 
 def reproduction_html(data):
@@ -184,14 +196,15 @@ def reproduction_html(data):
                      for a in data["agents"]])
     games = _table(["game", "parameters", "matches", "deals", "seeds"],
                    [[_e(s["game_id"]), _e(", ".join(f"{k}={v}" for k, v in sorted(s["game_params"].items()))),
-                     s["matches"], len({(x["deal"], x["seed"]) for x in s["seeds"]}),
-                     _seed_range(s["seeds"])] for s in data["sections"]])
+                     s["matches"], s["deals"], _seed_range(s["seed_range"], s["deals"])] for s in data["sections"]])
     vers = _table(["component", "version"], [[_e(k), _e(v if v is not None else "not installed")]
                                              for k, v in data["versions"].items()])
     per_match = "".join(
-        _table(["match", "deal", "seed", "seats", "placements", "returns"],
-               [[x["match_id"], x["deal"], x["seed"], _e(", ".join(x["seats"])), _e(x["placements"]),
-                 _e(x["returns"])] for x in s["seeds"]]) for s in data["sections"])
+        (f"<p>The first {len(s['first_matches'])} of {s['matches']} matches of {_e(s['title'])}; "
+         f"<code>arena replay RUN MATCH</code> shows any match.</p>" if len(s["first_matches"]) < s["matches"] else "")
+        + _table(["match", "deal", "seed", "seats", "placements", "returns"],
+                 [[x["match_id"], x["deal"], x["seed"], _e(", ".join(x["seats"])), _e(x["placements"]),
+                   _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
     command = rerun_command(data["config"], data["deal_key"])
     again = (f"<p>To play it again (same schedule, deals and run id; in this store an unfinished run "
              f"resumes, and in another store the deal key gives the same deals):</p>"
@@ -199,7 +212,7 @@ def reproduction_html(data):
     return (again + "<h3>Agents</h3>" + agents + "<h3>Games</h3>" + games
             + "<h3>Tournament configuration</h3><pre>" + _e(json.dumps(data["config"], indent=2, sort_keys=True))
             + "</pre><h3>Versions (of the report's environment)</h3>" + vers
-            + f"<details><summary>Every match: seats, seed and result ({data['finished']})</summary>"
+            + f"<details><summary>The matches: seats, seed and result ({data['finished']})</summary>"
             + per_match + "</details>")
 
 
@@ -237,11 +250,12 @@ def rerun_command(config, deal_key=""):
     return " ".join(shlex.quote(w) for w in words)
 
 
-def _seed_range(seeds):
-    values = sorted({x["seed"] for x in seeds})
-    if not values:
+def _seed_range(seeds, deals):
+    """A game's deal seeds as "N seeds, lowest ... highest" (one per deal)."""
+    if not seeds:
         return "-"
-    return _e(values[0]) if len(values) == 1 else f"{len(values)} seeds, {_e(values[0])} &hellip; {_e(values[-1])}"
+    low, high = seeds
+    return _e(low) if deals == 1 else f"{deals} seeds, {_e(low)} &hellip; {_e(high)}"
 
 
 SCRIPT = """

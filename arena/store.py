@@ -13,7 +13,7 @@ import os
 import sqlite3
 import time
 import urllib.parse
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from arena.match import MatchResult, MatchSpec
 
@@ -45,7 +45,18 @@ CREATE TABLE IF NOT EXISTS matches (
     finished    REAL NOT NULL,
     PRIMARY KEY (run_id, match_id)
 );
+CREATE TABLE IF NOT EXISTS tallies (
+    run_id      TEXT NOT NULL REFERENCES runs(run_id),
+    game_id     TEXT NOT NULL,
+    game_params TEXT NOT NULL,     -- as in matches
+    upto        INTEGER NOT NULL,  -- every match of the run with a smaller id is folded in
+    state       TEXT NOT NULL,     -- JSON: an arena.analysis.GroupTally (a checkpoint, see arena.tallies)
+    PRIMARY KEY (run_id, game_id, game_params)
+);
+CREATE INDEX IF NOT EXISTS matches_with_faults ON matches(run_id, match_id) WHERE faults != '[]';
 """
+# What the folds read of a match: everything but its actions (the bulk of a row).
+RESULT_COLUMNS = "match_id, game_id, game_params, seed, deal, seats, returns, placements, faults, metrics"
 
 
 class StoreError(ValueError):
@@ -217,6 +228,58 @@ class Store:
             sql, args = sql + " AND game_id = ?", args + [game_id]
         return [_match_dict(r) for r in self.db.execute(sql + " ORDER BY match_id", args)]
 
+    def results(self, run_id: str, start: int = 0, stop: Optional[int] = None,
+                game_id: Optional[str] = None) -> Iterator[dict[str, Any]]:
+        """The run's stored matches with start <= match id < stop, in match-id order and without
+        their actions, one at a time (never all in memory)."""
+        sql, args = f"SELECT {RESULT_COLUMNS} FROM matches WHERE run_id = ? AND match_id >= ?", [run_id, start]
+        if stop is not None:
+            sql, args = sql + " AND match_id < ?", args + [stop]
+        if game_id is not None:
+            sql, args = sql + " AND game_id = ?", args + [game_id]
+        for row in self.db.execute(sql + " ORDER BY match_id", args):
+            yield _match_dict(row)
+
+    def first_results(self, run_id: str, game_id: str, game_params: str, start: int,
+                      limit: int) -> list[dict[str, Any]]:
+        """The first `limit` stored matches of one game and parameter set (JSON text, as stored) from
+        match id `start` on, without their actions."""
+        return [_match_dict(r) for r in self.db.execute(
+            f"SELECT {RESULT_COLUMNS} FROM matches WHERE run_id = ? AND match_id >= ? AND game_id = ? "
+            f"AND game_params = ? ORDER BY match_id LIMIT ?", (run_id, start, game_id, game_params, limit))]
+
+    def count(self, run_id: str) -> int:
+        return self.db.execute("SELECT count(*) FROM matches WHERE run_id = ?", (run_id,)).fetchone()[0]
+
+    def faults(self, run_id: str, game_id: Optional[str] = None, limit: int = -1) -> list[dict[str, Any]]:
+        """The recorded faults (of one game; of the first `limit` matches with faults):
+        [{match_id, game_id, seat, label, kind, message, ...}] in match order."""
+        sql, args = "SELECT match_id, game_id, faults FROM matches WHERE run_id = ? AND faults != '[]'", [run_id]
+        if game_id is not None:
+            sql, args = sql + " AND game_id = ?", args + [game_id]
+        return [{"match_id": r[0], "game_id": r[1], **f}
+                for r in self.db.execute(sql + " ORDER BY match_id LIMIT ?", args + [limit])
+                for f in json.loads(r[2])]
+
+    # ---- checkpoints of the folds (arena.tallies) ----
+    def tallies(self, run_id: str) -> tuple[int, list[tuple[str, str, str]]]:
+        """(upto, [(game_id, game_params, state)]): the run's checkpoint; (0, []) when there is none
+        (or the store predates checkpoints)."""
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'tallies'").fetchone() is None:
+            return 0, []
+        rows = self.db.execute("SELECT game_id, game_params, upto, state FROM tallies WHERE run_id = ?",
+                               (run_id,)).fetchall()
+        if not rows or len({r[2] for r in rows}) != 1:
+            return 0, []
+        return rows[0][2], [(r[0], r[1], r[3]) for r in rows]
+
+    def save_tallies(self, run_id: str, upto: int, rows: list[tuple[str, str, str]]) -> None:
+        """Replaces the run's checkpoint: every match id below `upto` is folded into the states."""
+        with self.db:
+            self.db.execute("DELETE FROM tallies WHERE run_id = ?", (run_id,))
+            self.db.executemany("INSERT INTO tallies VALUES (?, ?, ?, ?, ?)",
+                                [(run_id, game_id, params, upto, state) for game_id, params, state in rows])
+
     def match(self, run_id: str, match_id: int) -> dict[str, Any]:
         row = self.db.execute("SELECT * FROM matches WHERE run_id = ? AND match_id = ?",
                               (run_id, match_id)).fetchone()
@@ -242,5 +305,6 @@ def _effective(store, run):
 def _match_dict(row):
     d = dict(row)
     for k in ("game_params", "seats", "returns", "placements", "actions", "faults", "metrics"):
-        d[k] = json.loads(d[k])
+        if k in d:
+            d[k] = json.loads(d[k])
     return d

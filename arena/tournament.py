@@ -2,6 +2,7 @@
 
     from arena import tournament
     from arena.store import Store
+from arena.tallies import Checkpoint
     store = Store("results/arena.sqlite")
     plan = tournament.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)
     status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
@@ -25,6 +26,7 @@ from arena.match import MatchResult
 from arena.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
+from arena.tallies import Checkpoint
 
 DEFAULT_DEALS_ONE_GAME = 10   # deals per line-up with a game given
 DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without one (a quick first look)
@@ -187,19 +189,30 @@ def stop_requests(immediate):
 
 
 def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=None):
-    """Plays the MatchSpecs `todo` on the chosen backend, storing each result as it arrives and
-    calling `on_match(result)`; returns "finished", or "interrupted" by Ctrl-C, SIGTERM or SIGHUP
-    (the matches in progress are abandoned at once; a resume replays them)."""
+    """Plays the MatchSpecs `todo` (of one run) on the chosen backend, storing each result as it
+    arrives, advancing the run's checkpointed tallies (arena.tallies) and calling `on_match(result)`;
+    returns "finished", or "interrupted" by Ctrl-C, SIGTERM or SIGHUP (the matches in progress are
+    abandoned at once; a resume replays them)."""
+    if not todo:
+        return "finished"
     specs = {s.match_id: s for s in todo}
+    checkpoint = Checkpoint(store, todo[0].run_id)
+    on_match = on_match or (lambda result: None)
+
+    def stored(result):
+        checkpoint.stored(result.match_id)
+        on_match(result)
+
     try:
         serial = backend == "local" and (jobs or default_jobs()) == 1
         with stop_requests(immediate=serial) as stop_requested, \
                 executor(backend, jobs, address) as (pool, slots):
-            _play(pool, slots, store, specs, list(todo), on_match or (lambda result: None), stop_requested)
+            _play(pool, slots, store, specs, list(todo), stored, stop_requested)
     except KeyboardInterrupt:   # the workers are killed already (executor())
         return "interrupted"
     finally:
         POOL.close()
+        checkpoint.save()
     return "finished"
 
 

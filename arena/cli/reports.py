@@ -33,15 +33,14 @@ def _cell(iv):
 @user_errors
 def matchups(run_id, store_path, as_json):
     from rich.table import Table
-    from arena import analysis
+    from arena import analysis, tallies
     from arena.cli.run import print_legend, print_verdict
     from arena.text import game_title, verdict
     store, run_id = open_run(store_path, run_id)
-    matches = store.matches(run_id)
     out = []
-    for game_id, params, ms in analysis.groups(matches):
-        summ = analysis.summary(ms)
-        out.append({"game_id": game_id, "game_params": params, "order": summ["order"],
+    for tally in tallies.read(store, run_id):
+        summ = tally.summary()
+        out.append({"game_id": tally.game_id, "game_params": tally.params, "order": summ["order"],
                     "head_to_head": summ["head_to_head"], "cycles": summ["cycles"],
                     "verdict": verdict(jsonable(summ["leaderboard"]), jsonable(summ["head_to_head"]),
                                        summ["cycles"])})
@@ -79,12 +78,11 @@ def matchups(run_id, store_path, as_json):
 @json_option
 @user_errors
 def graph(run_id, out, store_path, as_json):
-    from arena import analysis, graphs
+    from arena import analysis, graphs, tallies
     refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
-    matches = store.matches(run_id)
     try:
-        drawn = graphs.write(matches, out, run_id)
+        drawn = graphs.write(tallies.read(store, run_id), out, run_id)
     except OSError as e:
         raise ArenaError(str(e)) from None
     if as_json:

@@ -140,27 +140,27 @@ def print_legend(console, items):
 def _print_leaderboards(store, run_id, as_json, game_id=None):
     """Each game's leaderboard, its verdict, and once under the last one the legend of its columns
     (`arena.text` holds the columns, legend and verdict every view shares)."""
-    from arena import analysis
+    from arena import analysis, tallies
     from arena.sandbox import unconfined_note
     from arena.text import game_title, jsonable, leaderboard_columns, legend_items, verdict
     from rich import box
     from rich.table import Table
 
     run_row = store.run(run_id)
-    matches = store.matches(run_id, game_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
-    boards = []
-    for g, params, ms in analysis.groups(matches):
-        summary = analysis.summary(ms)
+    boards, fault_summary, matches = [], [], 0
+    for tally in tallies.read(store, run_id, game_id):
+        summary = tally.summary()
+        matches += summary["matches"]
         rows = jsonable(summary["leaderboard"])
-        boards.append({"game_id": g, "params": params, "rows": rows, "cycles": summary["cycles"],
+        boards.append({"game_id": tally.game_id, "params": tally.params, "rows": rows, "cycles": summary["cycles"],
                        "verdict": verdict(rows, jsonable(summary["head_to_head"]), summary["cycles"])})
-    fault_list = analysis.faults(matches)
+        fault_summary += summary["faults"]
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
-                   "matches": len(matches), "total": run_row["total"],
-                   "leaderboards": jsonable(boards), "faults": fault_list})
+                   "matches": matches, "total": run_row["total"],
+                   "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()
     if not boards:
@@ -189,19 +189,15 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     note = unconfined_note(run_row["config"])
     if note:
         console.print(literal(note), style="bold red")
-    if fault_list:
+    if fault_summary:
         # One line per agent and kind of fault, with the first occurrence as an example.
-        summary = {}
-        for f in fault_list:
-            key = (f["game_id"], f["label"], f["kind"])
-            if key not in summary:
-                summary[key] = [0, f]
-            summary[key][0] += 1
         table = Table(title="faults (the faulty agent lost each of these matches)", title_justify="left")
         for name in ("game", "agent", "kind", "matches", "first (match: message)"):
             table.add_column(name, justify="right" if name == "matches" else "left")
-        for (game, label, kind), (count, f) in summary.items():
-            table.add_row(game, literal(label), kind, str(count), literal(f"{f['match_id']}: {f['message']}"))
+        for f in fault_summary:
+            first = f["first"]
+            table.add_row(first["game_id"], literal(f["label"]), f["kind"], str(f["count"]),
+                          literal(f"{first['match_id']}: {first['message']}"))
         console.print(table)
 
 

@@ -262,7 +262,10 @@ def test_report_json_and_default_path(rps, tmp_path, monkeypatch):
     assert [r["label"] for r in section["leaderboard"]] == [r.label for r in analysis.leaderboard(rps[1])]
     assert len(data["faults"]) == sum(len(m["faults"]) for m in rps[1]) > 0
     assert {"python", "numpy", "trueskill", "tabletop-arena"} <= set(data["versions"])
-    assert len(section["seeds"]) == 480 and section["seeds"][0]["seed"] == 700021
+    # The page lists the first matches of each game (the store holds them all), and every deal's seed range.
+    assert len(section["first_matches"]) == report.SHOWN_MATCHES and section["first_matches"][0]["seed"] == 700021
+    assert section["deals"] == len({(m["deal"], m["seed"]) for m in rps[1]})
+    assert section["seed_range"] == [min(m["seed"] for m in rps[1]), max(m["seed"] for m in rps[1])]
 
 
 def test_report_renders_in_headless_browser(report_file, tmp_path):

@@ -1,0 +1,90 @@
+"""A run's tallies (one arena.analysis.GroupTally per game and rule variant), checkpointed in the store.
+
+Ratings and totals are a fold over the matches in match-id order. While a run is played, its
+coordinator keeps the fold of the run's contiguous prefix of stored matches (a result that arrives
+out of order waits until the gap before it fills) and saves it in the store every SAVE_SECONDS and
+when it stops. A view reads that checkpoint and folds only the matches stored after it, so a
+leaderboard costs the same for a thousand matches as for a million, and gives the same figures, bit
+for bit, as folding every match. A checkpoint that cannot be read (another version, a damaged row) is
+ignored: the view then folds every match, slower, to the same figures.
+"""
+import json
+import time
+
+from arena.analysis import TALLY_VERSION, GroupTally, group_key
+
+SAVE_SECONDS = 2.0
+
+
+class RunTallies:
+    """The run's checkpoint as read from the store: `upto` (every match id below it is folded in)
+    and {group_key: GroupTally}."""
+
+    def __init__(self, store, run_id):
+        self.store, self.run_id = store, run_id
+        self.upto, self.groups = 0, {}
+        upto, rows = store.tallies(run_id)
+        try:
+            groups = {}
+            for game_id, params, state in rows:
+                state = json.loads(state)
+                if not isinstance(state, dict) or state.get("version") != TALLY_VERSION:
+                    return
+                groups[game_id, params] = GroupTally(game_id, json.loads(params), state)
+        except ValueError:
+            return
+        self.upto, self.groups = upto, groups
+
+    def add(self, match):
+        key = group_key(match)
+        if key not in self.groups:
+            self.groups[key] = GroupTally(match["game_id"], match["game_params"])
+        self.groups[key].add(match)
+
+    def ordered(self, game_id=None):
+        """The tallies (of one game, or all), in the order their games were played."""
+        return sorted((t for t in self.groups.values() if game_id is None or t.game_id == game_id),
+                      key=lambda t: t.state()["first"])
+
+
+def read(store, run_id, game_id=None):
+    """[GroupTally] of the run (or of one game), up to its last stored match, in game order: the
+    checkpoint, and the matches stored after it folded in (nothing is written)."""
+    tallies = RunTallies(store, run_id)
+    for match in store.results(run_id, tallies.upto, game_id=game_id):
+        tallies.add(match)
+    return tallies.ordered(game_id)
+
+
+class Checkpoint(RunTallies):
+    """The coordinator's side: `stored(match_id)` after each match is recorded advances the fold
+    over the contiguous prefix; `save()` writes it (also every SAVE_SECONDS)."""
+
+    def __init__(self, store, run_id):
+        super().__init__(store, run_id)
+        self.waiting = set()     # stored match ids beyond a gap
+        for match in store.results(run_id, self.upto):   # a resumed run: what was stored after the checkpoint
+            if match["match_id"] == self.upto:
+                self.add(match)
+                self.upto += 1
+            else:
+                self.waiting.add(match["match_id"])
+        self.saved = time.monotonic()
+
+    def stored(self, match_id):
+        self.waiting.add(match_id)
+        stop = self.upto
+        while stop in self.waiting:
+            self.waiting.discard(stop)
+            stop += 1
+        if stop > self.upto:
+            for match in self.store.results(self.run_id, self.upto, stop):
+                self.add(match)
+            self.upto = stop
+        if time.monotonic() - self.saved >= SAVE_SECONDS:
+            self.save()
+
+    def save(self):
+        self.store.save_tallies(self.run_id, self.upto, [(key[0], key[1], json.dumps(t.state()))
+                                                          for key, t in self.groups.items()])
+        self.saved = time.monotonic()
