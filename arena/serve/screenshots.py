@@ -26,8 +26,10 @@ VIEWPORT = {"width": 1000, "height": 700}
 SEED = 7
 # (position name, the fraction of a whole random game played)
 POSITIONS = (("start", 0.0), ("middle", 0.5), ("end", 1.0))
-_PAGE = """<!doctype html><meta charset=utf-8><title>drawing</title>
-<body style="margin:0;background:#f4f6f8"><div id=root></div></body>"""
+# the app's own style sheet, when there is one, so the drawings are seen as the app shows them
+_STYLE = '<link rel=stylesheet href="/static/style.css">' if (STATIC / "style.css").is_file() else ""
+_PAGE = f"""<!doctype html><meta charset=utf-8><title>drawing</title>{_STYLE}
+<body style="margin:0;padding:0;background:#f4f6f8"><div id=root></div></body>"""
 
 
 def played_position(game_id: str, seed: int, moves: int | None, players: int | None = None, **params):

@@ -150,3 +150,9 @@ def test_belle_of_the_ball_drawing_shows_the_table_and_no_unseen_guest(page):
             beside = page.locator("[data-regrets]").evaluate_all("r => r.map((e) => Number(e.dataset.regrets))")
             assert sum(beside) == sum(r for _, r in obs["guest_line"] + obs["belle_line"])
             assert not [name for name in unseen if f'"{name}"' in shown["html"] or f">{name}<" in shown["html"]]
+
+
+def test_belle_card_facts_are_the_engines():
+    """The Belle of the Ball drawing's guest interests and Belle texts (belle_of_the_ball.cards.json)
+    are what `python -m arena.serve.screenshots` derives from the engine's card data."""
+    assert json.loads(screenshots.BELLE_CARDS.read_text()) == screenshots.belle_cards()

@@ -14,22 +14,23 @@ const ICON_COLOURS = ["#b5473a", "#2d6fa3", "#3b7d3a", "#8a6d1f"];
 const REGRET_BACK = "#6b5a8e";
 
 const CSS = `
-.bob-line { display: flex; gap: 5px; align-items: stretch; margin: 3px 0; }
-.bob-line-name { width: 70px; font-weight: 600; font-size: 12px; align-self: center; }
-.bob-slot { display: flex; flex-direction: column; gap: 2px; width: 128px; }
+.bob-line { display: grid; grid-template-columns: 52px repeat(6, minmax(0, 1fr)) 44px; gap: 5px; margin: 3px 0; }
+.bob-deck { grid-column: -2; }
+.bob-line-name { font-weight: 600; font-size: 12px; align-self: center; }
+.bob-slot { display: flex; flex-direction: column; gap: 2px; min-width: 0; }
 .bob-pos { font-size: 10px; color: #5b6775; display: flex; justify-content: space-between; }
 .bob-regrets { color: ${REGRET_BACK}; font-weight: 700; }
 .bob-guest, .bob-belle { box-sizing: border-box; border-radius: 4px; padding: 2px 4px; background: #fffdf6;
   border: 1px solid #cdbf9c; font-size: 10.5px; line-height: 1.25; }
 .bob-guest[data-honorific="Lord"] { border: 2px solid ${HONORIFICS.Lord}; }
 .bob-guest[data-honorific="Lady"] { border: 2px solid ${HONORIFICS.Lady}; }
-.bob-name { font-weight: 600; display: block; }
+.bob-name { font-weight: 600; display: block; overflow-wrap: anywhere; }
 .bob-icons { display: flex; flex-wrap: wrap; gap: 2px; margin-top: 1px; }
 .bob-icon { border: 1px solid currentColor; border-radius: 8px; padding: 0 4px; font-size: 9.5px; }
 .bob-icon[data-matched="true"] { color: #fff !important; background: var(--icon); border-color: var(--icon); font-weight: 700; }
 .bob-belle { color: #fff; border: none; }
 .bob-belle small { display: block; font-size: 9.5px; opacity: .92; }
-.bob-party { display: grid; grid-template-columns: repeat(3, 1fr); gap: 4px; margin-top: 4px; }
+.bob-party { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 4px; margin-top: 4px; }
 .bob-group { border: 1px dashed #b9c3cc; border-radius: 5px; padding: 3px; min-height: 60px;
   display: flex; flex-direction: column; gap: 3px; }
 .bob-group[data-full="true"] { border: 2px solid #d9822b; background: #fff3e6; }
@@ -71,9 +72,9 @@ function line(title, entries, below, drawCard, deckName) {
         regrets ? el("span", { class: "bob-regrets", "data-regrets": regrets, text: `${regrets} Regret${regrets > 1 ? "s" : ""}` }) : null),
       drawCard(name)));
   const deck = below
-    ? el("div", { class: "bob-slot" }, el("span", { class: "bob-pos", text: "below" }),
+    ? el("div", { class: "bob-slot bob-deck" }, el("span", { class: "bob-pos", text: "below" }),
       cardBack(REGRET_BACK, deckName, 40, 40, String(below)))
-    : el("span", { class: "cards-note", text: "deck empty" });
+    : el("span", { class: "cards-note bob-deck", text: "deck empty" });
   return el("div", { class: "bob-line", "data-line": deckName },
     el("span", { class: "bob-line-name", text: title }), ...slots,
     entries.length ? null : el("span", { class: "cards-note", text: "no cards" }), deck);

@@ -5,6 +5,8 @@
 const SHARED_CSS = `
 .cards-table { font: 13px/1.3 "DejaVu Sans", "Liberation Sans", sans-serif; color: #1d2430;
   background: #e9eef2; padding: 10px; border-radius: 8px; display: flex; flex-direction: column; gap: 8px; }
+/* the page's own table styles (borders, shading, margins) stay out of the drawings */
+:where(.cards-table) :is(table, th, td) { border: 0; background: none; margin: 0; padding: 0; font-size: inherit; }
 .cards-status { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: baseline; }
 .cards-status b { font-weight: 600; }
 .cards-last { background: #fff6cc; border: 1px solid #e0c75a; border-radius: 4px; padding: 1px 6px; }
