@@ -100,7 +100,7 @@ class PlaySession:
             "legal": legal_moves(state) if state.current_player() == self.seat and not self.failure else [],
             "bot_to_move": not over and not self.failure and state.current_player() != self.seat,
             "failure": self.failure,
-            "seed": self.seed if over else None,
+            "seed": str(self.seed) if over else None,   # as text: JavaScript numbers stop at 2**53
             "saved": self.saved,
         }
 

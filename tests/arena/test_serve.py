@@ -238,7 +238,7 @@ def play_to_the_end(client, state, choose=lambda legal: legal[0]["action"]):
 def test_a_whole_insert_game_then_saved_is_a_stored_match_every_view_reads(client, store):
     seen = play_to_the_end(client, client.post("/api/play", json=NEW_GAME | {"seed": 11}).json())
     final = seen[-1]
-    assert final["view"]["returns"] is not None and final["seed"] == 11
+    assert final["view"]["returns"] is not None and final["seed"] == "11"
     assert all(s["seed"] is None for s in seen[:-1])
     saved = client.post(f"/api/play/{final['session']}/save", json={}).json()
     run_id = saved["saved"]

@@ -77,9 +77,10 @@ def page(browser):
     assert not errors, errors
 
 
-def play_by_clicking(page, server, game, bots, params=None):
-    """Starts `game` on the play page against `bots` and clicks the first legal move until the end;
-    returns the final scores as the page shows them, and the session's final state."""
+def play_by_clicking(page, server, game, bots, params=None, target="#legal button.move:not([disabled])"):
+    """Starts `game` on the play page against `bots` and clicks the first legal move (`target`: the
+    move buttons, or the drawing's squares and cards) until the end; returns the number of clicks, the
+    final scores as the page shows them, and the session's final state."""
     page.goto(f"{server.url}/play?game={game}")
     page.fill("#agents", bots)
     for name, value in (params or {}).items():
@@ -87,10 +88,10 @@ def play_by_clicking(page, server, game, bots, params=None):
     page.click("#start")
     clicks = 0
     while True:
-        page.wait_for_selector(".final, #legal button.move:not([disabled])")
+        page.wait_for_selector(f".final, {target}")
         if page.query_selector(".final"):
             break
-        page.locator("#legal button.move").first.click()
+        page.locator(target).first.click()
         clicks += 1
     session_id = page.evaluate("() => window.sessionId")
     session = server.app.state.sessions.get(session_id)
@@ -99,8 +100,8 @@ def play_by_clicking(page, server, game, bots, params=None):
     return clicks, scores, session.state
 
 
-def test_a_whole_insert_game_is_played_by_clicking(page, server):
-    clicks, scores, state = play_by_clicking(page, server, "insert", "random")
+def test_a_whole_insert_game_is_played_by_clicking_the_board(page, server):
+    clicks, scores, state = play_by_clicking(page, server, "insert", "random", target="#board .playable")
     assert state.is_terminal() and clicks >= 8 and len(scores) == 2
     for seat, text in scores:
         assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text

@@ -37,6 +37,7 @@ async function show(state) {
   $("moves").lastElementChild?.scrollIntoView({ block: "nearest" });
   $("legal").replaceChildren(...state.legal.map((m) =>
     el("button", { class: "move", "data-action": m.action, onclick: () => move(m.action) }, m.text)));
+  clickableDrawing(state.legal);
   $("result").replaceChildren();
   const status = $("status");
   if (state.failure) {
@@ -56,19 +57,37 @@ async function show(state) {
   }
 }
 
+// The squares and cards of the drawing that name one of your legal moves can be clicked too.
+function clickableDrawing(legal) {
+  const byText = new Map(legal.map((m) => [m.text, m.action]));
+  for (const node of $("board").querySelectorAll("[data-square], [data-card]")) {
+    const action = byText.get(node.dataset.square ?? node.dataset.card);
+    if (action === undefined) continue;
+    node.classList.add("playable");
+    node.addEventListener("click", () => move(action), { once: true });
+  }
+}
+
 async function botsPlay() {
   while (session.bot_to_move) {
     await show(await api(`/api/play/${session.session}/bot`, { body: {} }));
   }
 }
 
+let moving = false;
 async function move(action) {
+  if (moving) return;
+  moving = true;
   $("legal").querySelectorAll("button").forEach((b) => { b.disabled = true; });
+  $("board").querySelectorAll(".playable").forEach((n) => n.classList.remove("playable"));
   try {
     await show(await api(`/api/play/${session.session}/move`, { body: { action } }));
+    moving = false;
     await botsPlay();
   } catch (error) {
     $("status").replaceChildren(el("span", { class: "error" }, error.message));
+  } finally {
+    moving = false;
   }
 }
 

@@ -60,7 +60,7 @@ export function draw(container, view) {
   const hands = view.observations ? view.observations.map((x) => x.hand) : null;
   const trump = o.trump ? `${SUITS[o.trump] || o.trump} (${o.trump})` : o.phase === "trump" ? "the dealer chooses" : "none";
   const head = el("div", "wizard-head",
-    el("span", "", o.phase === "over" ? `game over after ${o.rounds} rounds` : `round ${o.round + 1} of ${o.rounds}, ${o.cards} cards, ${o.phase}`),
+    el("span", "", o.phase === "over" ? `game over after ${o.rounds} round${o.rounds === 1 ? "" : "s"}` : `round ${o.round + 1} of ${o.rounds}, ${o.cards} cards, ${o.phase}`),
     el("span", "", "turn-up ", o.turn_up ? card(o.turn_up) : "none"),
     el("span", "wizard-trump", `trump: ${trump}`),
     o.forbidden_bid !== null && o.forbidden_bid !== undefined ? el("span", "", `you may not bid ${o.forbidden_bid}`) : null);
