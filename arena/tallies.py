@@ -9,6 +9,7 @@ for bit, as folding every match. A checkpoint that cannot be read (another versi
 ignored: the view then folds every match, slower, to the same figures.
 """
 import json
+import os
 import time
 
 from arena.analysis import TALLY_VERSION, GroupTally, group_key
@@ -17,13 +18,13 @@ SAVE_SECONDS = 2.0
 
 
 class RunTallies:
-    """The run's checkpoint as read from the store: `upto` (every match id below it is folded in)
-    and {group_key: GroupTally}."""
+    """The run's checkpoint as read from the store (or none, with `checkpoint=False`): `upto`
+    (every match id below it is folded in) and {group_key: GroupTally}."""
 
-    def __init__(self, store, run_id):
+    def __init__(self, store, run_id, checkpoint=True):
         self.store, self.run_id = store, run_id
         self.upto, self.groups = 0, {}
-        upto, rows = store.tallies(run_id)
+        upto, rows = store.tallies(run_id) if checkpoint else (0, [])
         try:
             groups = {}
             for game_id, params, state in rows:
@@ -49,11 +50,21 @@ class RunTallies:
 
 def read(store, run_id, game_id=None):
     """[GroupTally] of the run (or of one game), up to its last stored match, in game order: the
-    checkpoint, and the matches stored after it folded in (nothing is written)."""
+    checkpoint, and the matches stored after it folded in (nothing is written).
+
+    With ARENA_CHECK_TALLIES=1 (as in the tests), every read also folds every match afresh and
+    raises RuntimeError when the two differ in any bit."""
     tallies = RunTallies(store, run_id)
     for match in store.results(run_id, tallies.upto, game_id=game_id):
         tallies.add(match)
-    return tallies.ordered(game_id)
+    out = tallies.ordered(game_id)
+    if os.environ.get("ARENA_CHECK_TALLIES") and tallies.upto:
+        fresh = RunTallies(store, run_id, checkpoint=False)
+        for match in store.results(run_id, 0, game_id=game_id):
+            fresh.add(match)
+        if [json.dumps(t.state()) for t in out] != [json.dumps(t.state()) for t in fresh.ordered(game_id)]:
+            raise RuntimeError(f"run {run_id}: the checkpointed tallies differ from a replay of every match")
+    return out
 
 
 class Checkpoint(RunTallies):

@@ -120,6 +120,20 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
 
 # ---------------------------------------------------------------- bench
 
+MAX_REPORT_STORE = 10_000_000
+
+
+def _sizes(text):
+    try:
+        sizes = [int(x) for x in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or not all(100 <= n <= MAX_REPORT_STORE for n in sizes):
+        raise ArenaError(f"--reports-sizes takes store sizes from 100 to {MAX_REPORT_STORE:,} matches, "
+                         f"separated by commas, not {text!r}")
+    return sizes
+
+
 @click.command()
 @click.option("--game", "game_ids", multiple=True, help="Game id (repeatable; default: every game).")
 @click.option("--repeats", type=click.IntRange(min=1, max=MAX_REPEATS), default=5, show_default=True)
@@ -132,9 +146,14 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
 @click.option("--arena-games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=None,
               help="Deals of the --arena measurement, each played in every seating "
                    "[default: about two seconds of bare play].")
+@click.option("--reports", "with_reports", is_flag=True,
+              help="Only the reporting benchmark: leaderboard, matchups, report and graph on synthetic stores "
+                   "(time and peak memory beside SQLite counting the rows).")
+@click.option("--reports-sizes", default="10000,100000,1000000", show_default=True, metavar="N,N,...",
+              help="The store sizes (matches) of --reports.")
 @json_option
 @user_errors
-def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_json):
+def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with_reports, reports_sizes, as_json):
     """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
     import shutil
 
@@ -143,8 +162,13 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, as_j
     for g in game_ids:
         engines.spec(g)
     game_ids = list(game_ids) or engines.game_ids()
+    sizes = _sizes(reports_sizes)
 
     def rows():
+        if with_reports:
+            from arena.bench import reports
+            yield from reports.rows(sizes, repeats=min(repeats, 3))
+            return
         for g in game_ids:
             yield from b.engine_rows(g, repeats=repeats)
         if search:
