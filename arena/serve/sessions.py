@@ -26,6 +26,7 @@ from arena.tournament import DEFAULT_TIME_LIMIT
 
 HUMAN = AgentSpec("you", "human", (), "builtin", "human")
 MAX_SESSIONS = 16   # games kept in memory; starting one more ends the least recently used
+MAX_IDLE = 3600     # seconds: a game nobody has touched for this long is ended when another starts
 
 
 class SessionError(ValueError):
@@ -77,7 +78,9 @@ class PlaySession:
         self.failure = None       # why the game cannot go on (a bot failed)
         self.started = time.time()
         self.rng = random.Random(seed)
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()       # held briefly, whenever the state is read or changed
+        self.thinking = threading.Lock()   # one bot move at a time; the page may read meanwhile
+        self.used = time.monotonic()
         self.bots = {}
         try:
             for p, spec in enumerate(self.seats):
@@ -90,6 +93,10 @@ class PlaySession:
 
     def view(self, session_id):
         """What the person sees now: the position, the moves, their legal moves when it is their turn."""
+        with self.lock:
+            return self._view(session_id)
+
+    def _view(self, session_id):
         state = self.state
         over = state.is_terminal()
         return {
@@ -122,22 +129,26 @@ class PlaySession:
             self._apply(action)
 
     def bot_move(self):
-        """The bot to move chooses (this may take its whole budget: call it off the event loop)."""
-        with self.lock:
-            state = self.state
-            seat = state.current_player()
-            if self.failure:
-                raise SessionError(self.failure)
-            if state.is_terminal() or seat == self.seat:
-                raise SessionError("no bot is to move")
+        """The bot to move chooses, from a determinized copy of the position (this may take its whole
+        budget: call it off the event loop)."""
+        with self.thinking:
+            with self.lock:
+                state = self.state
+                seat = state.current_player()
+                if self.failure:
+                    raise SessionError(self.failure)
+                if state.is_terminal() or seat == self.seat or not self.bots:
+                    raise SessionError("no bot is to move")
+                view, bot = state.determinize(seat, seed=self.rng.getrandbits(63)), self.bots[seat]
             try:
-                action = self.bots[seat].act(state.determinize(seat, seed=self.rng.getrandbits(63)))
+                action = bot.act(view)
                 if isinstance(action, bool) or action not in state.legal_actions():
                     raise AgentFault("illegal", f"returned {action!r}, not a legal action")
             except AgentFault as fault:
                 self.failure = f"{self.names[seat]} failed ({fault.kind}): {fault}; the game cannot go on"
                 raise SessionError(self.failure) from None
-            self._apply(int(action))
+            with self.lock:
+                self._apply(int(action))
 
     def save(self, store_path):
         """Writes the finished game to the store as the one match of a run of its own (config kind
@@ -172,7 +183,8 @@ class PlaySession:
 
 
 class Sessions:
-    """The games in progress, by random id; at most `limit`, the least recently used ended first."""
+    """The games in progress, by random id: at most `limit`, the least recently used ended first, and
+    none left alone for more than `MAX_IDLE` seconds."""
 
     def __init__(self, limit=MAX_SESSIONS):
         self.limit = limit
@@ -184,6 +196,8 @@ class Sessions:
         with self.lock:
             self.games[session_id] = session
             dropped = [self.games.popitem(last=False)[1] for _ in range(len(self.games) - self.limit)]
+            while self.games and time.monotonic() - next(iter(self.games.values())).used > MAX_IDLE:
+                dropped.append(self.games.popitem(last=False)[1])
         for old in dropped:
             old.close()
         return session_id
@@ -194,6 +208,7 @@ class Sessions:
             if session is None:
                 raise UnknownSession(f"no game {session_id!r} in progress (it ended, or the server restarted)")
             self.games.move_to_end(session_id)
+            session.used = time.monotonic()
             return session
 
     def end(self, session_id):

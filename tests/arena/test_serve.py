@@ -2,6 +2,7 @@
 JSON error with a 4xx status), replayed positions against the engine's, and what a person playing
 in the browser is sent (only what their seat may know)."""
 import json
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -12,7 +13,7 @@ from arena.cli import main
 from arena.match import AgentSpec, MatchResult, MatchSpec
 from arena.play import replay_states
 from arena.serve.app import create_app
-from arena.serve.sessions import Sessions
+from arena.serve.sessions import MAX_IDLE, Sessions
 from arena.store import Store
 
 
@@ -328,9 +329,12 @@ def test_moves_out_of_turn_illegal_or_malformed_are_refused(client):
     assert client.post(f"/api/play/{sid}/end", json={}).status_code == 404
 
 
-def test_sessions_are_capped_and_a_dropped_one_closes_its_bots():
+def test_sessions_are_capped_idle_ones_end_and_a_dropped_one_closes_its_bots():
     class Game:
         closed = 0
+
+        def __init__(self):
+            self.used = time.monotonic()
 
         def close(self):
             self.closed += 1
@@ -345,6 +349,11 @@ def test_sessions_are_capped_and_a_dropped_one_closes_its_bots():
     assert games[0].closed == 1 and len(sessions.games) == 2 and len(set(ids)) == 2
     sessions.close()
     assert games[2].closed == games[3].closed == 1
+    forgotten, fresh = Game(), Game()
+    sessions.add(forgotten)
+    forgotten.used -= MAX_IDLE + 1
+    sessions.add(fresh)
+    assert forgotten.closed == 1 and list(sessions.games.values()) == [fresh]
 
 
 @pytest.mark.parametrize("host,warned", [("0.0.0.0", True), ("192.168.1.5", True), ("::", True),

@@ -120,7 +120,7 @@ $("save").onclick = async () => {
 };
 
 window.addEventListener("pagehide", () => {
-  if (session && !session.saved) navigator.sendBeacon?.(`/api/play/${session.session}/end`);
+  if (session) navigator.sendBeacon?.(`/api/play/${session.session}/end`);   // its bots are closed
 });
 
 async function init() {
