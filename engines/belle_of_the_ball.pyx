@@ -981,7 +981,7 @@ cdef class BelleState(GameState):
             "player": player,
             "to_move": self.c_current_player(),
             "phase": self.phase(),
-            "scores": [self.s.score2[p] / 2 for p in range(self.num_players)],
+            "scores": [self.s.score2[p] / 2.0 for p in range(self.num_players)],
             "regrets": [int(self.s.regrets[p]) for p in range(self.num_players)],
             "parties": [self.party(p) for p in range(self.num_players)],
             "full": [[self.group_is_full(p, g) for g in range(NGROUPS)] for p in range(self.num_players)],

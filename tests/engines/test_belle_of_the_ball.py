@@ -610,3 +610,16 @@ def test_the_benchmark_loops_run_fresh_deals_to_the_end(players):
     done = st.clone()
     done.rollout(seed=5)
     assert done.is_terminal() and sum(done.doubled_scores()) > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_seat_sees_the_real_half_point_scores(seed):
+    """RULES.md, Belle of the Ball, scoring: points come in halves; what a seat sees is the score,
+    not the score rounded down."""
+    st = engines.make("belle_of_the_ball", seed=seed)
+    rng = random.Random(seed)
+    while not st.is_terminal():
+        st.apply_action(rng.choice(st.legal_actions()))
+        for p in range(st.num_players):
+            assert st.observation(p)["scores"] == [v / 2 for v in st.doubled_scores()]
+    assert st.observation(0)["scores"] == st.returns()
