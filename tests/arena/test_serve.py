@@ -373,3 +373,29 @@ def test_serve_prints_the_url_and_warns_off_loopback(monkeypatch, tmp_path, host
 def test_serve_refuses_a_bad_port_with_one_line():
     result = CliRunner().invoke(main, ["serve", "--port", "70000"])
     assert result.exit_code == 2 and "70000" in result.output and "Traceback" not in result.output
+
+
+def test_the_server_answers_while_a_bot_thinks(client):
+    """A bot's move runs off the event loop: the game can be read (and another one played) meanwhile."""
+    import threading
+    state = client.post("/api/play", json={"game_id": "insert", "agents": "random", "seat": 1, "seed": 3}).json()
+    sid = state["session"]
+    if not state["bot_to_move"]:   # the person moves first in this deal: one move, and the bot is to move
+        state = client.post(f"/api/play/{sid}/move", json={"action": state["legal"][0]["action"]}).json()
+    session = client.app.state.sessions.get(sid)
+    bot = session.bots[0]
+    thinking, answer = threading.Event(), threading.Event()
+    act = bot.act
+    bot.act = lambda view: (thinking.set(), answer.wait(60), act(view))[2]
+    moved = []
+    worker = threading.Thread(target=lambda: moved.append(client.post(f"/api/play/{sid}/bot", json={})))
+    worker.start()
+    try:
+        assert thinking.wait(60)
+        meanwhile = client.get(f"/api/play/{sid}").json()
+        assert meanwhile["bot_to_move"] and meanwhile["moves"] == state["moves"]
+        assert client.post("/api/play", json=NEW_GAME).status_code == 200
+    finally:
+        answer.set()
+        worker.join(60)
+    assert moved[0].status_code == 200 and len(moved[0].json()["moves"]) == len(state["moves"]) + 1
