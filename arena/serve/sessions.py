@@ -89,7 +89,7 @@ class PlaySession:
                     self.bots[p].reset(game_id, dict(self.params), p, derive_seed(seed, "play", p))
         except AgentFault as fault:
             self.close()
-            raise SessionError(f"a bot failed to start ({fault.kind}): {fault}") from None
+            raise SessionError(f"a bot failed to start ({fault.kind}): {fault.message}") from None
 
     def view(self, session_id):
         """What the person sees now: the position, the moves, their legal moves when it is their turn."""
@@ -145,7 +145,7 @@ class PlaySession:
                 if isinstance(action, bool) or action not in state.legal_actions():
                     raise AgentFault("illegal", f"returned {action!r}, not a legal action")
             except AgentFault as fault:
-                self.failure = f"{self.names[seat]} failed ({fault.kind}): {fault}; the game cannot go on"
+                self.failure = f"{self.names[seat]} failed ({fault.kind}): {fault.message}; the game cannot go on"
                 raise SessionError(self.failure) from None
             with self.lock:
                 self._apply(int(action))

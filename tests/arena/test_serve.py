@@ -399,3 +399,22 @@ def test_the_server_answers_while_a_bot_thinks(client):
         answer.set()
         worker.join(60)
     assert moved[0].status_code == 200 and len(moved[0].json()["moves"]) == len(state["moves"]) + 1
+
+
+def test_a_failing_bot_ends_the_game_with_one_line(client):
+    from arena.sandbox import AgentFault
+    state = client.post("/api/play", json={"game_id": "insert", "agents": "random", "seat": 1, "seed": 3}).json()
+    sid = state["session"]
+    if not state["bot_to_move"]:
+        state = client.post(f"/api/play/{sid}/move", json={"action": state["legal"][0]["action"]}).json()
+
+    def crash(view):
+        raise AgentFault("exception", "ValueError: no idea")
+
+    client.app.state.sessions.get(sid).bots[0].act = crash
+    failed = client.post(f"/api/play/{sid}/bot", json={})
+    assert failed.status_code == 400
+    assert failed.json()["error"] == "seat 0 (random) failed (exception): ValueError: no idea; the game cannot go on"
+    after = client.get(f"/api/play/{sid}").json()
+    assert after["failure"] == failed.json()["error"] and not after["bot_to_move"] and not after["legal"]
+    assert client.post(f"/api/play/{sid}/bot", json={}).json()["error"] == failed.json()["error"]

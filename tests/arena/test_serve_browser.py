@@ -8,6 +8,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 
 from arena.cli import main
 from arena.play import replay_states
@@ -224,3 +225,6 @@ def test_a_running_tournaments_leaderboard_changes_on_the_page(page, tmp_path):
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+    with TestClient(create_app(str(path))) as client:
+        run = client.get("/api/runs").json()["runs"][0]
+    assert run["status"] == "interrupted" and 0 < run["finished"] < run["total"]
