@@ -53,17 +53,15 @@ SHOWN_MATCHES = 200   # per game, in the page's list of matches (the store holds
 SHOWN_FAULTS = 500
 
 
-def collect(store, run_id=None):
-    """(data, summaries): everything the report shows as plain JSON-able data (`arena report
-    --json`), and the per-group `GroupTally.summary` values it was made from (read from the run's
-    checkpoint and the matches after it: arena.tallies)."""
-    run = store.run(run_id)
-    run_id = run["run_id"]
-    sections, summaries, agents = [], [], {}
+def game_sections(store, run_id, first_matches=SHOWN_MATCHES):
+    """([section], [summary]) per game and rule variant of the run, read from its checkpoint and
+    the matches after it (arena.tallies): each section is plain JSON-able data (leaderboard, head
+    to head, verdict, cycles, rating history, faults, deals) with its first `first_matches` matches;
+    each summary is the `GroupTally.summary` it was made from."""
+    sections, summaries = [], []
     for tally in tallies.read(store, run_id):
         summ = tally.summary()
         summaries.append(summ)
-        agents.update(summ["agents"])
         rows = jsonable(summ["leaderboard"])
         params_text = json.dumps(tally.params, sort_keys=True)
         sections.append({
@@ -83,9 +81,18 @@ def collect(store, run_id=None):
                                "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],
                                "returns": m["returns"]}
                               for m in store.first_results(run_id, tally.game_id, params_text,
-                                                           summ["first_match"], SHOWN_MATCHES)],
+                                                           summ["first_match"], first_matches)],
         })
-    data = {
+    return sections, summaries
+
+
+def run_data(store, run_id, sections, summaries):
+    """The run-level part of the report's data: status, counts, config, agents, the first faults."""
+    run = store.run(run_id)
+    agents = {}
+    for summ in summaries:
+        agents.update(summ["agents"])
+    return {
         "run_id": run_id,
         "status": run["status"],
         "created": run["created"],
@@ -97,9 +104,15 @@ def collect(store, run_id=None):
         "sections": sections,
         "fault_count": sum(f["count"] for s in sections for f in s["fault_summary"]),
         "faults": store.faults(run_id, limit=SHOWN_FAULTS),
-        "versions": versions(),
     }
-    return data, summaries
+
+
+def collect(store, run_id=None):
+    """(data, summaries): everything the report shows as plain JSON-able data (`arena report
+    --json`), and the per-group `GroupTally.summary` values it was made from."""
+    run_id = store.run(run_id)["run_id"]
+    sections, summaries = game_sections(store, run_id)
+    return run_data(store, run_id, sections, summaries) | {"versions": versions()}, summaries
 
 
 # ---- HTML ---------------------------------------------------------------------------------------

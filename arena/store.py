@@ -248,6 +248,13 @@ class Store:
             f"SELECT {RESULT_COLUMNS} FROM matches WHERE run_id = ? AND match_id >= ? AND game_id = ? "
             f"AND game_params = ? ORDER BY match_id LIMIT ?", (run_id, start, game_id, game_params, limit))]
 
+    def listing(self, run_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
+        """One page of the run's stored matches in match-id order, each without its actions but
+        with their number (`moves`)."""
+        return [_match_dict(r) for r in self.db.execute(
+            f"SELECT {RESULT_COLUMNS}, json_array_length(actions) AS moves FROM matches WHERE run_id = ? "
+            f"ORDER BY match_id LIMIT ? OFFSET ?", (run_id, limit, offset))]
+
     def count(self, run_id: str) -> int:
         return self.db.execute("SELECT count(*) FROM matches WHERE run_id = ?", (run_id,)).fetchone()[0]
 

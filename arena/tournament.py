@@ -82,6 +82,8 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         run_id = resume
         if "compare" in config:
             raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
+        if config.get("kind") == "play":
+            raise ValueError(f"run {resume} is a game played in `arena serve`, with nothing left to play")
         if config.get("code", sched.code_digest()) != sched.code_digest():
             raise ValueError(f"the engines or built-in agents changed since run {resume} started; "
                              f"its remaining matches would not be comparable: start a new run")

@@ -105,7 +105,7 @@ def create_app(store_path, sandbox="bwrap"):
     def progress(store, run_id):
         run = store.run(run_id)
         return {"run_id": run["run_id"], "status": run["status"], "created": run["created"],
-                "finished": len(store.finished_ids(run["run_id"])), "total": run["total"]}
+                "finished": store.count(run["run_id"]), "total": run["total"]}
 
     @functools.lru_cache(maxsize=16)
     def stored_match(run_id, match_id):
@@ -143,7 +143,7 @@ def create_app(store_path, sandbox="bwrap"):
             return JSONResponse({"store": store_path, "runs": []})
         with reading() as store:
             return JSONResponse({"store": store_path, "runs": [
-                views.run_row(run) | {"finished": len(store.finished_ids(run["run_id"]))} for run in store.runs()]})
+                views.run_row(run) | {"finished": store.count(run["run_id"])} for run in store.runs()]})
 
     def api_progress(request):
         with reading() as store:
@@ -165,11 +165,11 @@ def create_app(store_path, sandbox="bwrap"):
         limit = _int_param(request, "limit", 100, 1000)
         with reading() as store:
             run_id = store.run(request.path_params["run_id"])["run_id"]
-            rows = store.matches(run_id)
-        return JSONResponse({"run_id": run_id, "count": len(rows), "offset": offset, "matches": [
+            count, rows = store.count(run_id), store.listing(run_id, offset, limit)
+        return JSONResponse({"run_id": run_id, "count": count, "offset": offset, "matches": [
             {"match_id": m["match_id"], "game_id": m["game_id"], "deal": m["deal"],
              "seats": [s["label"] for s in m["seats"]], "placements": m["placements"], "returns": m["returns"],
-             "faults": len(m["faults"]), "moves": len(m["actions"])} for m in rows[offset:offset + limit]]})
+             "faults": len(m["faults"]), "moves": m["moves"]} for m in rows]})
 
     def api_match(request):
         run_id, match_id = request.path_params["run_id"], request.path_params["match_id"]

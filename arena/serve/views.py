@@ -52,10 +52,11 @@ def run_row(run):
 
 def run_summary(store, run_id):
     """The run page's data: per game its leaderboard (with the terminal's columns), head-to-head
-    matrix, verdict, cycles and matchup graph, from `report.collect`."""
-    data, summaries = report.collect(store, run_id)
+    matrix, verdict, cycles and matchup graph, as the report has them (`report.game_sections`)."""
+    game_sections, summaries = report.game_sections(store, run_id, first_matches=0)
+    data = report.run_data(store, run_id, game_sections, summaries)
     sections = []
-    for section, summ in zip(data["sections"], summaries):
+    for section, summ in zip(game_sections, summaries):
         sections.append({
             "game_id": section["game_id"], "game_params": section["game_params"], "title": section["title"],
             "matches": section["matches"], "leaderboard": section["leaderboard"],

@@ -254,6 +254,8 @@ def test_a_whole_insert_game_then_saved_is_a_stored_match_every_view_reads(clien
     assert {r["label"] for r in board} == {"you", "random"}
     leaderboard = CliRunner().invoke(main, ["leaderboard", run_id, "--store", store])
     assert leaderboard.exit_code == 0 and "you" in leaderboard.output
+    resumed = CliRunner().invoke(main, ["run", "--resume", run_id, "--store", store])
+    assert resumed.exit_code == 2 and "played in `arena serve`" in resumed.output, resumed.output
 
 
 def test_the_person_sees_only_their_seat_in_every_response(client):
