@@ -3,7 +3,9 @@
 The page needs nothing but itself: figures are inline SVG, styles are inline, and there are no links
 to anything outside it, so it can be mailed or attached to an issue as is. It holds, per game and
 rule variant, the leaderboard (with cycles), the head-to-head heatmap, the matchup graph and each
-agent's rating over its games; then the faults, and what is needed to reproduce the run.
+agent's rating over its games; then the faults, and what is needed to reproduce the run. The one
+exception: written while `arena serve` runs on the store, its listed matches link to their replays
+there.
 """
 import datetime
 import html
@@ -16,6 +18,7 @@ import shlex
 import subprocess
 
 from arena import analysis, graphs, tallies
+from arena.serve import address
 from arena.sandbox import LIMITS, unconfined_note
 from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, game_title, interval_text,
                         jsonable, leaderboard_columns, legend_lines, option_value, verdict)
@@ -112,7 +115,9 @@ def collect(store, run_id=None):
     --json`), and the per-group `GroupTally.summary` values it was made from."""
     run_id = store.run(run_id)["run_id"]
     sections, summaries = game_sections(store, run_id)
-    return run_data(store, run_id, sections, summaries) | {"versions": versions()}, summaries
+    # While `arena serve` runs on this store, each listed match links to its replay there.
+    server = address.running_url(store.path)
+    return run_data(store, run_id, sections, summaries) | {"versions": versions(), "server": server}, summaries
 
 
 # ---- HTML ---------------------------------------------------------------------------------------
@@ -195,8 +200,8 @@ def faults_html(data):
                       for s in data["sections"] for f in s["fault_summary"]])
     shown = data["faults"]
     detail = _table(["match", "seat", "agent", "kind", "message"],
-                    [[f["match_id"], f["seat"], _e(f["label"]), _e(f["kind"]), _e(str(f["message"])[:300])]
-                     for f in shown])
+                    [[_match_link(data, f["match_id"]), f["seat"], _e(f["label"]), _e(f["kind"]),
+                      _e(str(f["message"])[:300])] for f in shown])
     more = f"<p>{total - len(shown)} more faults are in the store.</p>" if total > len(shown) else ""
     title = "Every fault" if total == len(shown) else f"The first {len(shown)} faults"
     return summary + f"<details><summary>{title} (of {total})</summary>{detail}{more}</details>"
@@ -216,8 +221,8 @@ def reproduction_html(data):
         (f"<p>The first {len(s['first_matches'])} of {s['matches']} matches of {_e(s['title'])}; "
          f"<code>arena replay RUN MATCH</code> shows any match.</p>" if len(s["first_matches"]) < s["matches"] else "")
         + _table(["match", "deal", "seed", "seats", "placements", "returns"],
-                 [[x["match_id"], x["deal"], x["seed"], _e(", ".join(x["seats"])), _e(x["placements"]),
-                   _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
+                 [[_match_link(data, x["match_id"]), x["deal"], x["seed"], _e(", ".join(x["seats"])),
+                   _e(x["placements"]), _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
     command = rerun_command(data["config"], data["deal_key"])
     again = (f"<p>To play it again (same schedule, deals and run id; in this store an unfinished run "
              f"resumes, and in another store the deal key gives the same deals):</p>"
@@ -261,6 +266,13 @@ def rerun_command(config, deal_key=""):
     except (KeyError, TypeError, AttributeError):
         return None
     return " ".join(shlex.quote(w) for w in words)
+
+
+def _match_link(data, match_id):
+    """A match id, linked to its replay in `arena serve` when one ran on the store."""
+    if not data.get("server"):
+        return match_id
+    return f"<a href=\"{_e(address.replay_url(data['server'], data['run_id'], match_id))}\">{match_id}</a>"
 
 
 def _seed_range(seeds, deals):

@@ -106,7 +106,7 @@ def report(run_id, out, store_path, as_json):
     """Write one self-contained HTML page for a tournament: per game the leaderboard (the columns,
     figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
     and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest
-    run."""
+    run. While `arena serve` runs on the store, the listed matches link to their replays there."""
     from arena import report as report_mod
     if out is not None:
         refuse_a_store(out)
@@ -119,3 +119,5 @@ def report(run_id, out, store_path, as_json):
         click.echo(json.dumps({"out": path, **data}, indent=2, default=str))
         return
     click.echo(f"wrote {path}")
+    if data["server"]:
+        click.echo(f"replays of its matches: {data['server']}runs/{run_id}")

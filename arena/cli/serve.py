@@ -25,14 +25,29 @@ def is_loopback(host):
 @user_errors
 def serve(store_path, host, port, sandbox):
     """Watch tournaments live, replay stored matches and play against bots, in the browser."""
+    import socket
+
     import uvicorn
 
+    from arena.serve.address import announced
     from arena.serve.app import create_app
 
     app = create_app(store_path, sandbox)
     if not is_loopback(host):
         click.echo(f"warning: listening on {host}: anyone on the network can then play and read the store "
                    f"{store_path}", err=True)
-    shown = f"[{host}]" if ":" in host else host
-    click.echo(f"arena serve: http://{shown}:{port}/ (store {store_path}; Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # The socket is bound here, so the URL printed and announced names the real port (also for --port 0).
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except (OSError, OverflowError) as e:
+        raise ValueError(f"cannot listen on {host}:{port}: {e.strerror if isinstance(e, OSError) else e}") from None
+    port = sock.getsockname()[1]
+    local = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
+    url = f"http://{f'[{local}]' if ':' in local else local}:{port}/"
+    click.echo(f"arena serve: {url} (store {store_path}; Ctrl-C stops)")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    with announced(store_path, url):
+        server.run(sockets=[sock])

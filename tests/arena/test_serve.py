@@ -358,18 +358,47 @@ def test_sessions_are_capped_idle_ones_end_and_a_dropped_one_closes_its_bots():
     assert forgotten.closed == 1 and list(sessions.games.values()) == [fresh]
 
 
-@pytest.mark.parametrize("host,warned", [("0.0.0.0", True), ("192.168.1.5", True), ("::", True),
-                                         ("127.0.0.1", False), ("localhost", False), ("::1", False)])
-def test_serve_prints_the_url_and_warns_off_loopback(monkeypatch, tmp_path, host, warned):
+@pytest.mark.parametrize("host,warned,shown", [("0.0.0.0", True, "127.0.0.1"), ("::", True, "[::1]"),
+                                               ("127.0.0.1", False, "127.0.0.1"), ("localhost", False, "localhost"),
+                                               ("::1", False, "[::1]")])
+def test_serve_prints_the_url_warns_off_loopback_and_announces_itself_beside_the_store(
+        monkeypatch, tmp_path, host, warned, shown):
+    """The URL names the port really bound (here --port 0); while the server runs, `arena report`
+    finds it beside the store (arena.serve.address), and not after."""
+    import socket
     import uvicorn
-    started = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: started.append(kw))
-    result = CliRunner().invoke(main, ["serve", "--host", host, "--port", "8123", "--store", str(tmp_path / "a.sqlite")])
+    from arena.serve import address
+    if ":" in host and not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    store, seen = str(tmp_path / "a.sqlite"), []
+
+    def run(server, sockets=None):
+        seen.append((sockets[0].getsockname()[1], address.running_url(store)))
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    result = CliRunner().invoke(main, ["serve", "--host", host, "--port", "0", "--store", store])
     assert result.exit_code == 0, result.output
-    assert started == [{"host": host, "port": 8123, "log_level": "warning"}]
-    shown = f"[{host}]" if ":" in host else host
-    assert f"http://{shown}:8123/" in result.output
+    (port, announced), = seen
+    assert port > 0 and announced == f"http://{shown}:{port}/" and announced in result.output
     assert ("anyone on the network can then play and read the store" in result.output) == warned
+    assert address.running_url(store) is None
+
+
+def test_serve_on_an_address_it_cannot_listen_on_is_one_line(tmp_path):
+    result = CliRunner().invoke(main, ["serve", "--host", "192.0.2.1", "--port", "0", "--store", str(tmp_path / "a.sqlite")])
+    assert result.exit_code == 2 and "cannot listen on 192.0.2.1:0" in result.output and "Traceback" not in result.output
+    assert "anyone on the network" in result.output
+
+
+def test_an_announcement_of_a_dead_or_strange_server_is_ignored(tmp_path):
+    import json
+    from arena.serve import address
+    store = str(tmp_path / "a.sqlite")
+    for content in ({"url": "http://127.0.0.1:1/", "pid": 2 ** 22 + 12345}, {"url": "javascript:alert(1)", "pid": 1},
+                    {"url": "http://x/"}, "not json"):
+        (tmp_path / "a.sqlite.serve").write_text(json.dumps(content) if isinstance(content, dict) else content)
+        assert address.running_url(store) is None
 
 
 def test_serve_refuses_a_bad_port_with_one_line():
@@ -420,3 +449,18 @@ def test_a_failing_bot_ends_the_game_with_one_line(client):
     after = client.get(f"/api/play/{sid}").json()
     assert after["failure"] == failed.json()["error"] and not after["bot_to_move"] and not after["legal"]
     assert client.post(f"/api/play/{sid}/bot", json={}).json()["error"] == failed.json()["error"]
+
+
+def test_a_report_written_while_the_server_runs_links_each_match_to_its_replay(client, store, runs, tmp_path):
+    from arena.serve import address
+    url, run_id = "http://127.0.0.1:8765/", runs["insert"]
+    out = tmp_path / "r.html"
+    with address.announced(store, url):
+        result = CliRunner().invoke(main, ["report", run_id, "--store", store, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"replays of its matches: {url}runs/{run_id}" in result.output
+    page = out.read_text()
+    assert f'<a href="{url}runs/{run_id}/matches/0">0</a>' in page
+    assert client.get(f"/runs/{run_id}/matches/0").status_code == 200   # where the link leads
+    alone = CliRunner().invoke(main, ["report", run_id, "--store", store, "--out", str(out)])
+    assert alone.exit_code == 0 and "replays" not in alone.output and "<a href=\"http" not in out.read_text()
