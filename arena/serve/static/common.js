@@ -19,16 +19,19 @@ export async function api(path, options = {}) {
   return data;
 }
 
-// el("td", {class: "num"}, "text", child...): an element; strings become text (never HTML).
+// el("td", {class: "num"}, "text", child...): an element; strings become text (never HTML); the
+// attribute `text` sets its text, `onclick` (any `on...`) adds a listener.
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : v);
+    if (k === "text") node.textContent = String(v);
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    // true: a boolean attribute (disabled), but data-x="true" (what the drawings' selectors match)
+    else node.setAttribute(k, v === true && !k.startsWith("data-") ? "" : String(v));
   }
   for (const c of children.flat()) {
-    if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+    if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : String(c));
   }
   return node;
 }

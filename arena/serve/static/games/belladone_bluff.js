@@ -165,7 +165,7 @@ function statusExtras(obs) {
 }
 
 export function draw(container, view) {
-  addStyle("bb", CSS);
+  addStyle("bb-style", CSS);
   const obs = view.observation;
   const table = startDrawing(container, "bb");
   table.append(

@@ -104,7 +104,7 @@ function seatArea(view, seat) {
 }
 
 export function draw(container, view) {
-  addStyle("bob", CSS);
+  addStyle("bob-style", CSS);
   const obs = view.observation;
   const extras = [["Phase", obs.phase]];
   if (obs.pending_belle) extras.push(["Belle being played", obs.pending_belle]);

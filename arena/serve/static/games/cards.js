@@ -1,6 +1,10 @@
 // Shared pieces of the card-game drawings (belladone_bluff.js, royal_ball.js, belle_of_the_ball.js):
-// element building, one <style> per module, the status line (whose turn, the last move, the result),
-// the seat panels and the card back. Classes of this module are prefixed `cards-`.
+// the status line (whose turn, the last move, the result), the seat panels and the card back; `el`
+// and `addStyle` (one <style> per module) are the app's own, passed on. Classes of this module are
+// prefixed `cards-`.
+import { addStyle, el } from "/static/common.js";
+
+export { addStyle, el };
 
 const SHARED_CSS = `
 .cards-table { font: 13px/1.3 "DejaVu Sans", "Liberation Sans", sans-serif; color: #1d2430;
@@ -27,31 +31,9 @@ const SHARED_CSS = `
 .cards-note { color: #5b6775; font-size: 12px; }
 `;
 
-/** An element: `props` sets attributes (`text` sets the text, `class` the class), `children` are
- * elements, strings or null (skipped). */
-export function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "text") node.textContent = String(value);
-    else node.setAttribute(key, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-/** Adds `css` to document.head once, under the id `<prefix>-style`. */
-export function addStyle(prefix, css) {
-  if (document.getElementById(`${prefix}-style`)) return;
-  document.head.append(el("style", { id: `${prefix}-style`, text: css }));
-}
-
 /** Replaces the container's content with one table (the shared style included) and returns it. */
 export function startDrawing(container, gameId) {
-  addStyle("cards", SHARED_CSS);
+  addStyle("cards-style", SHARED_CSS);
   const table = el("div", { class: `cards-table ${gameId}`, "data-game": gameId });
   container.replaceChildren(table);
   return table;

@@ -131,7 +131,7 @@ function seatArea(view, seat) {
 }
 
 export function draw(container, view) {
-  addStyle("rb", CSS);
+  addStyle("rb-style", CSS);
   const obs = view.observation;
   const extras = [["Round", String(obs.round + 1)], ["Phase", obs.phase], ["Marker", view.names[obs.active]]];
   if (obs.removed_animal) extras.push(["Removed", obs.removed_animal]);

@@ -1,7 +1,7 @@
 // Wizard: the table as one seat sees it. Its own hand face up (every hand when the view shows
 // everything), the other hands as card backs with their counts, the turn-up and trump, each
 // seat's bid, tricks won and score, and the trick on the table in the order it was played.
-import { addStyle } from "/static/common.js";
+import { addStyle, el } from "/static/common.js";
 
 const SUITS = { d: "dwarves", e: "elves", g: "giants", h: "humans" };
 
@@ -29,28 +29,21 @@ const STYLE = `
 .wizard-trick .wizard-card { margin: 0 auto 0.2em; font-size: 1.1em; }
 `;
 
-function el(tag, cls, ...children) {
-  const n = document.createElement(tag);
-  if (cls) n.className = cls;
-  for (const c of children.flat()) if (c !== null && c !== undefined) n.append(c instanceof Node ? c : String(c));
-  return n;
-}
-
 // A card as the engine writes it: "13h", "1d", "W" or "J".
 export function card(text) {
   if (text === "W" || text === "J") {
-    const c = el("div", `wizard-card wizard-${text}`, text, el("small", "", text === "W" ? "wizard" : "jester"));
+    const c = el("div", { class: `wizard-card wizard-${text}` }, text, el("small", {}, text === "W" ? "wizard" : "jester"));
     c.dataset.card = text;
     return c;
   }
   const suit = text.slice(-1);
-  const c = el("div", `wizard-card wizard-suit-${suit}`, text.slice(0, -1), el("small", "", SUITS[suit] || suit));
+  const c = el("div", { class: `wizard-card wizard-suit-${suit}` }, text.slice(0, -1), el("small", {}, SUITS[suit] || suit));
   c.dataset.card = text;
   return c;
 }
 
 function back() {
-  return el("div", "wizard-card wizard-back");
+  return el("div", { class: "wizard-card wizard-back" });
 }
 
 export function draw(container, view) {
@@ -59,29 +52,29 @@ export function draw(container, view) {
   const n = view.players;
   const hands = view.observations ? view.observations.map((x) => x.hand) : null;
   const trump = o.trump ? `${SUITS[o.trump] || o.trump} (${o.trump})` : o.phase === "trump" ? "the dealer chooses" : "none";
-  const head = el("div", "wizard-head",
-    el("span", "", o.phase === "over" ? `game over after ${o.rounds} round${o.rounds === 1 ? "" : "s"}` : `round ${o.round + 1} of ${o.rounds}, ${o.cards} cards, ${o.phase}`),
-    el("span", "", "turn-up ", o.turn_up ? card(o.turn_up) : "none"),
-    el("span", "wizard-trump", `trump: ${trump}`),
-    o.forbidden_bid !== null && o.forbidden_bid !== undefined ? el("span", "", `you may not bid ${o.forbidden_bid}`) : null);
-  const seats = el("div", "wizard-seats");
+  const head = el("div", { class: "wizard-head" },
+    el("span", {}, o.phase === "over" ? `game over after ${o.rounds} round${o.rounds === 1 ? "" : "s"}` : `round ${o.round + 1} of ${o.rounds}, ${o.cards} cards, ${o.phase}`),
+    el("span", {}, "turn-up ", o.turn_up ? card(o.turn_up) : "none"),
+    el("span", { class: "wizard-trump" }, `trump: ${trump}`),
+    o.forbidden_bid !== null && o.forbidden_bid !== undefined ? el("span", {}, `you may not bid ${o.forbidden_bid}`) : null);
+  const seats = el("div", { class: "wizard-seats" });
   for (let p = 0; p < n; p++) {
     const visible = hands ? hands[p] : p === view.viewer ? o.hand : null;
-    const cards = el("div", "wizard-cards");
+    const cards = el("div", { class: "wizard-cards" });
     if (visible) cards.append(...visible.map(card));
     else {
       cards.append(...Array.from({ length: o.hand_sizes[p] }, back));
-      cards.append(el("span", "wizard-count", `${o.hand_sizes[p]} card${o.hand_sizes[p] === 1 ? "" : "s"}`));
+      cards.append(el("span", { class: "wizard-count" }, `${o.hand_sizes[p]} card${o.hand_sizes[p] === 1 ? "" : "s"}`));
     }
     const bid = o.bids[p] === null ? "-" : o.bids[p];
-    const seat = el("div", "wizard-seat" + (p === view.to_move ? " wizard-to-move" : "") + (p === view.viewer ? " wizard-viewer" : ""),
-      el("h4", "", view.names[p], p === o.dealer ? " · dealer" : ""),
-      el("div", "wizard-stats", `bid ${bid} · tricks ${o.tricks[p]} · score ${o.scores[p]}`),
+    const seat = el("div", { class: "wizard-seat" + (p === view.to_move ? " wizard-to-move" : "") + (p === view.viewer ? " wizard-viewer" : "") },
+      el("h4", {}, view.names[p], p === o.dealer ? " · dealer" : ""),
+      el("div", { class: "wizard-stats" }, `bid ${bid} · tricks ${o.tricks[p]} · score ${o.scores[p]}`),
       cards);
     seat.dataset.seat = p;
     seats.append(seat);
   }
-  const trick = el("div", "wizard-trick", o.trick.length ? o.trick.map(([p, c]) => el("figure", "", card(c), view.names[p]))
-    : el("span", "", o.phase === "play" ? "no card on the table yet" : ""));
-  container.replaceChildren(el("div", "wizard-table", head, el("div", "", "on the table:"), trick, seats));
+  const trick = el("div", { class: "wizard-trick" }, o.trick.length ? o.trick.map(([p, c]) => el("figure", {}, card(c), view.names[p]))
+    : el("span", {}, o.phase === "play" ? "no card on the table yet" : ""));
+  container.replaceChildren(el("div", { class: "wizard-table" }, head, el("div", {}, "on the table:"), trick, seats));
 }
