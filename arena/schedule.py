@@ -135,6 +135,15 @@ def sits_out(spec, game_id, players):
     return agent_registry.agent_class(spec.source).cannot_play(game_id, players)
 
 
+def check_can_play(specs, game_id, players):
+    """ScheduleError naming the first built-in agent that cannot play this game (where a person
+    chose the agents, nobody may just sit out)."""
+    for spec in specs:
+        reason = sits_out(spec, game_id, players)
+        if reason:
+            raise ScheduleError(f"{spec.label} cannot play {game_id} with {players} players: {reason}")
+
+
 MAX_MATCHES = 1_000_000   # per run: the schedule is held in memory (about 1 KB a match)
 
 

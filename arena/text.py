@@ -4,6 +4,11 @@ takes them, and any result as plain JSON data."""
 import math
 
 
+def first_line(e):
+    """The first line of an error's (or any value's) text, "" for none."""
+    return str(e).splitlines()[0] if str(e) else ""
+
+
 def printable(text, limit=None, keep="\n\t"):
     """`text` with control characters escaped ("\\x1b"), except those in `keep`; at most `limit` long."""
     text = str(text)[:limit]

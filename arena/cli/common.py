@@ -4,16 +4,12 @@ import json
 
 import click
 
-from arena.text import printable
+from arena.text import first_line, printable
 
 
 class ArenaError(click.ClickException):
     """A user error: printed as one line, exit code 2, no traceback."""
     exit_code = 2
-
-
-def first_line(e):
-    return str(e).splitlines()[0] if str(e) else ""
 
 
 def user_errors(fn):

@@ -98,11 +98,7 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
     time_limit = check_time_limit(time_limit)
     spec = parse_agent(agent)
     (game, full), = sched.resolve_games(game_id, players, param_options(params))
-    if spec.kind == "builtin":
-        import agents as agent_registry
-        reason = agent_registry.agent_class(spec.source).cannot_play(game, full["players"])
-        if reason:
-            raise ArenaError(f"{spec.label} cannot play {game} with {full['players']} players: {reason}")
+    sched.check_can_play([spec], game, full["players"])
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
                          policy=make_policy(sandbox))

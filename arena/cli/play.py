@@ -17,11 +17,11 @@ def play(game_id, vs, seat, seed, params, sandbox):
     """Play GAME against bots in the terminal: moves by number or by name."""
     import random
 
-    import agents
     import engines
     from arena.agent_list import param_options, parse_agent, split_list
     from arena.play import play as play_game
     from arena.sandbox import make_policy, validate_all
+    from arena.schedule import check_can_play
 
     bots = [parse_agent(item) for item in split_list(vs)]
     policy = make_policy(sandbox)
@@ -31,10 +31,7 @@ def play(game_id, vs, seat, seed, params, sandbox):
         raise click.UsageError("the number of players is one more than the bots in --vs")
     # The game, its parameters and the seat are checked before the first line is printed.
     engines.registry.resolve(game_id, players=len(bots) + 1, **pairs)
-    for bot in bots:
-        reason = bot.kind == "builtin" and agents.agent_class(bot.source).cannot_play(game_id, len(bots) + 1)
-        if reason:
-            raise ValueError(f"{bot.label} cannot play {game_id} with {len(bots) + 1} players: {reason}")
+    check_can_play(bots, game_id, len(bots) + 1)
     if not 0 <= seat <= len(bots):
         raise click.UsageError(f"--seat must be between 0 and {len(bots)}")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed

@@ -27,7 +27,7 @@ from arena.sandbox import make_policy
 from arena.serve import views
 from arena.serve.sessions import PlaySession, Sessions, UnknownSession
 from arena.store import Store, StoreError
-from arena.text import jsonable, printable
+from arena.text import first_line, jsonable, printable
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 NOT_FOUND = (StoreError, UnknownSession, engines.registry.UnknownGame)
@@ -41,10 +41,6 @@ def _error(request, status, message):
     return HTMLResponse(f"<!DOCTYPE html><meta charset=\"utf-8\"><title>arena serve</title>"
                         f"<link rel=\"stylesheet\" href=\"/static/style.css\"><p class=\"error\">"
                         f"{html.escape(message)}</p><p><a href=\"/\">runs</a></p>", status_code=status)
-
-
-def first_line(e):
-    return str(e).splitlines()[0] if str(e) else ""
 
 
 async def _user_error(request, exc):

@@ -11,14 +11,13 @@ import threading
 import time
 from collections import OrderedDict
 
-import agents
 import engines
 from arena.agent_list import ScheduleError, parse_agent, split_list
 from arena.match import AgentSpec, MatchResult, MatchSpec
 from arena.play import seat_names
 from arena.runner import make_player
 from arena.sandbox import AgentFault, validate_all
-from arena.schedule import code_digest
+from arena.schedule import check_can_play, code_digest
 from arena.seeds import derive_seed
 from arena.serve.views import legal_moves, move_label, position_view
 from arena.store import Store
@@ -47,13 +46,6 @@ def bot_specs(text):
     return specs
 
 
-def check_bots_can_play(specs, game_id, players):
-    for spec in specs:
-        reason = spec.kind == "builtin" and agents.agent_class(spec.source).cannot_play(game_id, players)
-        if reason:
-            raise ScheduleError(f"{spec.label} cannot play {game_id} with {players} players: {reason}")
-
-
 class PlaySession:
     """One game: the real state, the bots in the other seats and the person's record of the moves."""
 
@@ -66,7 +58,7 @@ class PlaySession:
         self.state = engines.make(game_id, players=players, seed=seed, **params)
         if not 0 <= seat < players:
             raise ScheduleError(f"your seat must be between 0 and {players - 1}")
-        check_bots_can_play(specs, game_id, players)
+        check_can_play(specs, game_id, players)
         validate_all(specs, policy)
         self.game_id, self.params, self.seed, self.seat = game_id, dict(self.state.params), seed, seat
         others = iter(specs)
