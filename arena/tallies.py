@@ -32,7 +32,8 @@ class RunTallies:
                 if not isinstance(state, dict) or state.get("version") != TALLY_VERSION:
                     return
                 groups[game_id, params] = GroupTally(game_id, json.loads(params), state)
-        except ValueError:
+                groups[game_id, params].summary()   # a state that cannot make a view is not used
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, ZeroDivisionError):
             return
         self.upto, self.groups = upto, groups
 

@@ -105,10 +105,15 @@ def test_results_arriving_out_of_order_wait_for_the_gap_and_match_a_full_replay(
 def test_a_checkpoint_that_cannot_be_read_is_ignored(tmp_path):
     matches = synthetic_matches(random.Random(12), 30, seats=2)
     store, checkpoint = _store_with(tmp_path, matches)
+    checkpoint.save()
     expected = fold_state(matches)
-    for damage in ("{not json", json.dumps({"version": -1}), json.dumps([1, 2])):
+    wrong_types = json.loads(store.db.execute("SELECT state FROM tallies").fetchone()[0])
+    wrong_types["counts"] = [1, 2]
+    no_ratings = dict(wrong_types, counts={}, ratings=None)
+    for damage in ("{not json", json.dumps({"version": -1}), json.dumps([1, 2]), json.dumps(wrong_types),
+                   json.dumps(no_ratings)):
         with store.db:
-            store.db.execute("UPDATE tallies SET state = ?", (damage,))
+            assert store.db.execute("UPDATE tallies SET state = ?", (damage,)).rowcount == 1
         assert [json.dumps(t.closed().state()) for t in tallies.read(store, "r")] == expected
 
 
