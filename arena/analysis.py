@@ -1,7 +1,10 @@
 """What a tournament's stored matches say: head-to-head scores, standings, cycles, rating history.
 
-Everything here takes the match dicts of `Store.matches` and works per group, a game with one set of
-parameters (players included): scores from different games or rule variants never mix.
+Everything here works per group, a game with one set of parameters (players included): scores from
+different games or rule variants never mix. One fold computes it all, `GroupTally`, over the match
+dicts of a store in match-id order, keeping running totals (never a list of matches), so its state
+can be checkpointed in the store (arena.tallies) and a view folds only newer matches. The functions
+on lists of matches (`standings`, `head_to_head`, `summary`, ...) fold the list they are given.
 
 Statistics are over *deals*, not matches. The matches of one duplicate group share a deal id and a
 seed and replay one deal with the agents rotated through the seats, so their average is one
@@ -15,9 +18,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from arena.text import jsonable
-
 from arena import ratings
+from arena.text import jsonable
 
 Z95 = 1.959963984540054
 # Student t 97.5% quantiles for 1..30 degrees of freedom; beyond, a Cornish-Fisher expansion.
