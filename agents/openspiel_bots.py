@@ -16,14 +16,32 @@ games), `seed` (combined with the match seed and the seat); MCTS also `solve` (b
 results), ISMCTS `worlds` (at most that many root worlds, -1 for a new one per simulation) and
 `final` (the move played: `max_visit_count` or `max_value`).
 
+- `openspiel_bot`: any `pyspiel.Bot` made by a factory of yours, `factory=package.module:function`
+  or `factory=/path/file.py:function` (default: `agents.openspiel_bots:uniform_random`, OpenSpiel's
+  uniformly random bot). The factory is called once per match as
+  `function(game, player, seed, **params)`, `game` being the OpenSpiel game of the match
+  (engines.openspiel), and returns a bot; the agent calls `bot.step(state)` on each move's
+  determinized view, wrapped as an OpenSpiel state (a fresh state each move: the bot is not told the
+  other players' actions through `inform_action`). The factory's keyword parameters with defaults are
+  the agent's parameters besides `factory` and `seed`, typed by those defaults as any agent's
+  `PARAMS` are: `"openspiel_bot[factory=mybots:make_alpha_beta,depth=3]"`. Like the built-in agents
+  (and unlike a submitted `package.module:Class`), the factory's code runs in the arena's worker,
+  neither sandboxed nor timed: it is for your own bots, not for bots submitted by others.
+
 The bots run in Python over Python states (each simulation clones through OpenSpiel's bridge), so
 they are far slower per iteration than our Cython `ismcts`. Without open_spiel installed,
 `cannot_play` says so for every game and the arena leaves them out.
 """
+import importlib
+import importlib.util
+import inspect
+import os
 import random
-from typing import Any, Optional
+import sys
+from typing import Any, Callable, Optional
 
-from agents.base import SEED_LIMITS, Agent
+from agents.base import SEED_LIMITS, Agent, BadAgentParameter
+from engines.params import coerce
 
 ITERATION_LIMITS = (1, 1_000_000)
 
@@ -158,3 +176,115 @@ class OpenSpielISMCTSAgent(_OpenSpielAgent):
     def act(self, state: Any) -> int:
         self.bot.reset()     # a new search tree per move, as the other search agents do
         return super().act(state)
+
+
+def load_factory(target: str) -> Callable:
+    """The function named by `module:function` or `FILE.py:function`.
+
+    :raises BadAgentParameter: malformed, not found, or not callable (one line)."""
+    where, _, name = target.rpartition(":")
+    if not where or not name.isidentifier():
+        raise BadAgentParameter(f"parameter 'factory' of agent openspiel_bot: expected package.module:function "
+                                f"or FILE.py:function, not {target!r}")
+    try:
+        if where.endswith(".py") or "/" in where or os.sep in where:
+            path = os.path.abspath(os.path.expanduser(where))
+            module_name = "openspiel_factory_" + os.path.splitext(os.path.basename(path))[0]
+            module = sys.modules.get(module_name)
+            if module is None or getattr(module, "__file__", None) != path:
+                spec = importlib.util.spec_from_file_location(module_name, path)
+                if spec is None or spec.loader is None or not os.path.isfile(path):
+                    raise ImportError(f"no file {where}")
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                sys.modules[module_name] = module
+        else:
+            module = importlib.import_module(where)
+        fn = getattr(module, name)
+    except Exception as e:
+        raise BadAgentParameter(f"factory {target!r} of agent openspiel_bot: {type(e).__name__}: {e}".splitlines()[0]) from None
+    if not callable(fn):
+        raise BadAgentParameter(f"factory {target!r} of agent openspiel_bot is not callable")
+    return fn
+
+
+def factory_params(fn: Callable, target: str) -> dict[str, Any]:
+    """The factory's own parameters (keyword parameters after game, player, seed) with their defaults.
+
+    :raises BadAgentParameter: it does not take (game, player, seed, ...), or a parameter beyond those
+        has no default (nothing to type it by)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        raise BadAgentParameter(f"factory {target!r} of agent openspiel_bot has no readable signature") from None
+    ps = [p for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if len(ps) < 3 or any(p.kind == p.KEYWORD_ONLY for p in ps[:3]):
+        raise BadAgentParameter(f"factory {target!r} of agent openspiel_bot must take (game, player, seed, **params)")
+    out = {}
+    for p in ps[3:]:
+        if p.default is p.empty:
+            raise BadAgentParameter(f"factory {target!r} of agent openspiel_bot: parameter {p.name!r} needs a "
+                                    f"default (it fixes the parameter's type)")
+        out[p.name] = p.default
+    return out
+
+
+def uniform_random(game: Any, player: int, seed: int) -> Any:
+    """OpenSpiel's uniformly random bot (its C++ `make_uniform_random_bot`): the default factory of
+    `openspiel_bot`."""
+    import pyspiel
+    return pyspiel.make_uniform_random_bot(player, seed)
+
+
+DEFAULT_FACTORY = "agents.openspiel_bots:uniform_random"
+
+
+class OpenSpielFactoryAgent(Agent):
+    """A pyspiel.Bot from a factory: openspiel_bot[factory=package.module:function, ...] (see agents.openspiel_bots)."""
+
+    name = "openspiel_bot"
+    # `factory` is not among PARAMS: it picks the bot, whose own parameters join PARAMS per instance.
+    PARAMS: dict[str, Any] = {"seed": 0}
+    LIMITS = {"seed": SEED_LIMITS}
+
+    def __init__(self, **params: Any) -> None:
+        raw = params.pop("factory", DEFAULT_FACTORY)
+        target = raw.strip() if isinstance(raw, str) else ""
+        if not target:
+            raise BadAgentParameter(f"parameter 'factory' of agent openspiel_bot must be package.module:function "
+                                    f"or FILE.py:function, not {raw!r}")
+        self.factory = load_factory(target)
+        extra = factory_params(self.factory, target)
+        clash = sorted(set(extra) & {*self.PARAMS, "factory"})
+        if clash:
+            raise BadAgentParameter(f"factory {target!r} of agent openspiel_bot: parameter {clash[0]!r} is the agent's own")
+        unknown = sorted(set(params) - set(self.PARAMS) - set(extra))
+        if unknown:
+            valid = ", ".join(sorted({*self.PARAMS, *extra, "factory"}))
+            raise BadAgentParameter(f"unknown parameter {unknown[0]!r} for agent openspiel_bot with factory "
+                                    f"{target}; valid: {valid}")
+        super().__init__(**{k: v for k, v in params.items() if k in self.PARAMS})
+        self.factory_params = {k: coerce(params.get(k, d), d, f"parameter {k!r} of agent openspiel_bot",
+                                         BadAgentParameter) for k, d in extra.items()}
+        self.params.update(self.factory_params, factory=target)
+
+    @classmethod
+    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
+        return _missing()
+
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
+        super().reset(game_id, game_params, seat, seed)
+        import engines.openspiel as eo
+        self.game = eo.load(game_id, **game_params)
+        bot_seed = random.Random(hash((self.params["seed"], seed, seat))).getrandbits(31)
+        self.bot = self.factory(self.game, seat, bot_seed, **self.factory_params)
+        if not callable(getattr(self.bot, "step", None)):
+            raise TypeError(f"factory {self.params['factory']} returned {type(self.bot).__name__}, not a pyspiel.Bot")
+        self.bot.restart()
+
+    def act(self, state: Any) -> int:
+        import engines.openspiel as eo
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(self.bot.step(eo.wrap(self.game, state)))

@@ -15,6 +15,7 @@ BUILTIN = {
     "human": "agents.human:HumanAgent",
     "openspiel_mcts": "agents.openspiel_bots:OpenSpielMCTSAgent",
     "openspiel_ismcts": "agents.openspiel_bots:OpenSpielISMCTSAgent",
+    "openspiel_bot": "agents.openspiel_bots:OpenSpielFactoryAgent",
 }
 
 

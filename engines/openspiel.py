@@ -97,7 +97,7 @@ def observation_string(state, player: int) -> str:
 
 # ---------------------------------------------------------------- bounds per game
 
-def _bounds(game_id: str, full: dict, proto) -> tuple:
+def bounds(game_id: str, full: dict, proto) -> tuple:
     """(min_utility, max_utility, max_game_length) for the resolved parameters."""
     n = full["players"]
     if game_id == "insert":
@@ -273,7 +273,7 @@ class TabletopGame(_Game):
         seed = int(params.get("rng_seed", -1))
         self._rng = random.Random(seed) if seed >= 0 else random.Random()
         proto = engines.make(self.GAME_ID, seed=0, **self.engine_params_without_players())
-        lo, hi, length = _bounds(self.GAME_ID, self.engine_params, proto)
+        lo, hi, length = bounds(self.GAME_ID, self.engine_params, proto)
         info = pyspiel.GameInfo(
             num_distinct_actions=proto.num_distinct_actions,
             max_chance_outcomes=0,

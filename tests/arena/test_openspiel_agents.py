@@ -1,5 +1,6 @@
 """OpenSpiel's bots as arena agents (agents/openspiel_bots.py): they play `arena run`, and refuse
 every game, with a reason, where OpenSpiel is not importable."""
+import os
 import sys
 
 import pytest
@@ -42,3 +43,58 @@ def test_an_arena_run_with_an_openspiel_bot_finishes(tmp_path, game, agent_list,
                                        "--jobs", "1", "--store", str(tmp_path / "s.sqlite"), *params])
     assert result.exit_code == 0, result.output
     assert agent_list.split(",")[0] in result.output
+
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures")
+FACTORY = os.path.join(FIXTURES, "interop_bots.py") + ":make_extreme_bot"
+
+
+def test_a_bot_factory_takes_its_parameters_in_the_agent_grammar(monkeypatch):
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install '.[test]')")
+    agent = agents.make("openspiel_bot", factory=FACTORY, pick="first", skip="1")
+    assert agent.params == {"seed": 0, "pick": "first", "skip": 1, "factory": FACTORY}
+    state = engines.make("wizard", players=4, hands=(3,), seed=2)
+    while len(state.legal_actions()) < 3:
+        state.apply_action(state.legal_actions()[0])
+    agent.reset("wizard", dict(state.params), state.current_player(), 7)
+    assert agent.act(state.clone()) == sorted(state.legal_actions())[1] and agent.bot.steps == 1
+    monkeypatch.syspath_prepend(FIXTURES)
+    by_module = agents.make("openspiel_bot", factory="interop_bots:make_extreme_bot")
+    by_module.reset("wizard", dict(state.params), state.current_player(), 7)
+    assert by_module.act(state.clone()) == max(state.legal_actions())
+    default = agents.make("openspiel_bot", seed=3)       # OpenSpiel's uniformly random bot
+    default.reset("wizard", dict(state.params), state.current_player(), 7)
+    assert default.act(state.clone()) in state.legal_actions()
+
+
+@pytest.mark.parametrize("params,words", [
+    ({"factory": "nosuch_module_x:make"}, "No module named 'nosuch_module_x'"),
+    ({"factory": FACTORY.replace("make_extreme_bot", "missing")}, "has no attribute 'missing'"),
+    ({"factory": "agents.openspiel_bots:DEFAULT_FACTORY"}, "not callable"),
+    ({"factory": "agents.openspiel_bots:load_factory"}, "must take (game, player, seed"),
+    ({"factory": FACTORY.replace("make_extreme_bot", "needs_a_default")}, "'depth' needs a default"),
+    ({"factory": "no colon"}, "expected package.module:function"),
+    ({"factory": FACTORY, "depth": "2"}, "unknown parameter 'depth'"),
+    ({"factory": FACTORY, "skip": "x"}, "parameter 'skip' of agent openspiel_bot must be"),
+    ({"factory": "./nowhere/bots.py:make"}, "no file"),
+])
+def test_a_bad_factory_is_a_one_line_error(params, words):
+    with pytest.raises(agents.BadAgentParameter) as err:
+        agents.make("openspiel_bot", **params)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_bad_factory_in_arena_run_is_one_line_and_exit_2(tmp_path):
+    result = CliRunner().invoke(main, ["run", "--game", "insert", "--agents", "openspiel_bot[factory=nosuch_mod:f], random",
+                                       "--games", "1", "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 2 and "nosuch_mod" in result.output
+
+
+@pytest.mark.parametrize("game,params", [("insert", []), ("wizard", ["--param", "hands=3"])])
+def test_an_arena_run_with_a_bot_factory_finishes(tmp_path, game, params):
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install '.[test]')")
+    item = f"openspiel_bot[factory={FACTORY},pick=first] as extreme"
+    result = CliRunner().invoke(main, ["run", "--game", game, "--agents", f"{item}, random", "--games", "2",
+                                       "--jobs", "1", "--store", str(tmp_path / "s.sqlite"), *params])
+    assert result.exit_code == 0, result.output
+    assert "extreme" in result.output and "fault" not in result.output.lower().replace("faults", "")
