@@ -129,10 +129,12 @@ def test_ctrl_c_in_the_first_second_gives_no_traceback(tmp_path):
 
 
 def test_a_second_coordinator_of_the_same_run_is_refused(tmp_path):
+    # Long enough that the first is still playing however slowly the second gets to its claim.
+    long_run = SLOW_RUN[:-3] + [400, "--jobs", 2]
     store = tmp_path / "s.sqlite"
-    proc = start(SLOW_RUN + ["--store", store], tmp_path)
+    proc = start(long_run + ["--store", store], tmp_path)
     wait_for_matches(store, 1, proc)
-    result = invoke("run", *SLOW_RUN, "--store", store)
+    result = invoke("run", *long_run, "--store", store)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert result.exit_code == 2
