@@ -48,6 +48,15 @@ def _action(card):
     return card if card < 52 else (A_WIZ if card < 56 else A_JES)
 
 
+def _card(deal, action):
+    """The engine action as a card of the player to move in the solver's deal."""
+    if action < A_WIZ:
+        return action
+    mask = (0xF << 52) if action == A_WIZ else (0xF << 56)
+    bits = deal.hand_bits(deal.to_move) & mask
+    return (bits & -bits).bit_length() - 1
+
+
 class PIMCAgent(Agent):
     """Sampled worlds, each solved double-dummy; Wizard only.
 
@@ -55,9 +64,11 @@ class PIMCAgent(Agent):
     per solve; time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1."""
 
     name = "pimc"
-    PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "seed": 0}
-    LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS, "seed": SEED_LIMITS}
-    CHOICES = {"model": ("paranoid", "mixed")}
+    PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "bidding": "playout",
+              "bid_samples": 400, "solve_cards": 99, "seed": 0}
+    LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS,
+              "bid_samples": (1, 100000), "solve_cards": (0, 99), "seed": SEED_LIMITS}
+    CHOICES = {"model": ("paranoid", "mixed"), "bidding": ("playout", "solver")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -96,7 +107,12 @@ class PIMCAgent(Agent):
         phase = state.phase()
         if phase == "trump":
             return self._trump(state)
-        totals = self._sampled(state, legal, phase)
+        if phase == "bid" and self.params["bidding"] == "playout":
+            totals = self._playouts(state, legal, phase)
+        elif phase == "play" and len(state.hand(state.current_player())) > self.params["solve_cards"]:
+            totals = self._playouts(state, legal, phase)
+        else:
+            totals = self._sampled(state, legal, phase)
         best = max(totals.values())
         choices = sorted(a for a, v in totals.items() if v == best)
         return choices[self.rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
@@ -133,10 +149,45 @@ class PIMCAgent(Agent):
                 values = {a: (v + hope[a]) / 2 for a, v in values.items()}
             for a in legal:
                 totals[a] += values[a]
+            if phase == "play":
+                # the solved scores often tie (every card loses the same against the coalition):
+                # the bid-chasing playout's score breaks the ties
+                bids = list(world.bids())
+                for a in legal:
+                    t = deal.play(_card(deal, a)).playout(bids)[me]
+                    totals[a] += 1e-3 * (20 + 10 * t if t == bids[me] else -10 * abs(t - bids[me]))
             done += 1
             exact += whole
         self.last = {"samples": done, "exact": exact, "nodes": solver.nodes - nodes0,
                      "seconds": time.monotonic() - t0}
+        return totals
+
+    def _playouts(self, state, legal, phase):
+        """Sum over sampled worlds of each legal action's round score when every player plays the
+        round out under the solver's bid-chasing rule (Deal.playout; bids not made yet: the
+        hand's estimate)."""
+        from agents.wizard_solver import Deal
+        p = self.params
+        me = state.current_player()
+        totals = {a: 0.0 for a in legal}
+        t0 = time.monotonic()
+        done = 0
+        for k in range(p["bid_samples"]):
+            if k and p["time"] and time.monotonic() - t0 >= p["time"]:
+                break
+            world = state.determinize(me, self.rng.getrandbits(64))
+            deal = Deal.from_state(world)
+            bids = list(world.bids())
+            for a in legal:
+                if phase == "bid":
+                    b = bids[me] = a - A_BID
+                    t = deal.playout(bids)[me]
+                else:
+                    b = bids[me]
+                    t = deal.play(_card(deal, a)).playout(bids)[me]
+                totals[a] += 20 + 10 * t if t == b else -10 * abs(t - b)
+            done += 1
+        self.last = {"samples": done, "seconds": time.monotonic() - t0}
         return totals
 
     def _values(self, deal, me, legal, world, phase, optimistic):

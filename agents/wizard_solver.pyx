@@ -223,6 +223,7 @@ cdef class Solver:
     cdef public bint bounds
     cdef public bint ordering
     cdef public long nodes
+    cdef public long tests            # null-window searches from the top since creation
     cdef public long node_limit       # > 0: give up (aborted) past this many nodes
     cdef public bint aborted
     cdef public int horizon           # tricks searched; beyond, the score is estimated (see _estimate)
@@ -239,6 +240,7 @@ cdef class Solver:
         self.tt_mask = (<uint64_t>1 << tt_bits) - 1
         self.merge, self.use_tt, self.bounds, self.ordering = merge, tt, bounds, ordering
         self.nodes = 0
+        self.tests = 0
         self.node_limit = 0
         self.aborted = False
         self.horizon = 99
@@ -393,18 +395,48 @@ cdef class Solver:
 
     cdef void _bounds(self, SPos* s, int* vmin, int* vmax) noexcept nogil:
         """The range of p's score over every way to finish the round (at a trick boundary)."""
-        cdef int p = self.p, q, t0 = s.tricks[p], lo, hi, wo = 0, jmin = 99, j, a, v
-        cdef uint64_t hp = s.hand[p]
+        cdef int p = self.p, q, t0 = s.tricks[p], lo, hi, wo = 0, jmin = 99, j, a, v, k, wp, sq, smax = 0
+        cdef uint64_t hp = s.hand[p], top_p = 0, top_o = 0, tr
+        k = ws_popcount(hp)
+        wp = ws_popcount(hp & WIZ)
+        if s.trump >= 0:
+            # the highest live trump of p, and of everyone else
+            tr = hp & SUIT_MASK[s.trump]
+            top_p = tr
+            for q in range(s.n):
+                if q != p:
+                    top_o |= s.hand[q] & SUIT_MASK[s.trump]
         for q in range(s.n):
-            if q != p:
-                wo += ws_popcount(s.hand[q] & WIZ)
             j = ws_popcount(s.hand[q] & JES)
             if j < jmin:
                 jmin = j
-        lo = ws_popcount(hp & WIZ) - wo
+            if q == p:
+                continue
+            wo += ws_popcount(s.hand[q] & WIZ)
+            # q's sure cards against p: Wizards, and trumps above every trump of p (p takes
+            # such a trick only with a Wizard of its own)
+            sq = ws_popcount(s.hand[q] & WIZ)
+            if top_p:
+                sq += ws_popcount(s.hand[q] & SUIT_MASK[s.trump] & ~((<uint64_t>2 << (63 - ws_clz(top_p))) - 1))
+            elif s.trump >= 0:
+                sq += ws_popcount(s.hand[q] & SUIT_MASK[s.trump])
+            if sq > smax:
+                smax = sq
+        # p's sure cards: Wizards and trumps above every other trump; each Wizard of another
+        # player spoils at most one of them (p plays one card a trick)
+        lo = wp
+        if top_p:
+            if top_o:
+                lo += ws_popcount(top_p & ~((<uint64_t>2 << (63 - ws_clz(top_o))) - 1))
+            else:
+                lo += ws_popcount(top_p)
+        lo -= wo
         if lo < 0:
             lo = 0
         hi = ws_popcount(hp & ~JES) + jmin
+        smax -= wp
+        if smax > 0 and k - smax < hi:
+            hi = k - smax
         lo += t0
         hi += t0
         if lo <= self.bid <= hi:
@@ -430,6 +462,16 @@ cdef class Solver:
                 return score_of(s.tricks[self.p], self.bid)
             if budget <= 0:
                 return self._estimate(s)
+            if ws_popcount(s.hand[q]) == 1:
+                # the last trick: every card is forced
+                child = s[0]
+                for i in range(s.n):
+                    n = child.to_move
+                    v = ws_ctz(child.hand[n])
+                    child.hand[n] = 0
+                    add_to_trick(&child, v, n)
+                self.nodes += s.n
+                return score_of(child.tricks[self.p], self.bid)
             if self.node_limit and self.nodes > self.node_limit:
                 self.aborted = True
                 return 0
@@ -506,6 +548,7 @@ cdef class Solver:
         cdef int ub = score_of(self.bid, self.bid), v
         while True:
             v = self.search(s, ub - 1, ub, self.horizon)
+            self.tests += 1
             if self.aborted:
                 return 0
             if v >= ub:
@@ -578,6 +621,79 @@ cdef bint _played_in_trick(SPos* s, int q) noexcept nogil:
         if (first + k) % s.n == q:
             return True
     return False
+
+
+cdef int hand_estimate(SPos* s, int q) noexcept nogil:
+    """A rough count of the tricks q's hand will take (its bid when unknown): Wizards, trumps by
+    rank, aces and kings of the other suits, scaled by the table size (4 players as the norm)."""
+    cdef uint64_t h = s.hand[q] & SUITED
+    cdef double est = 0.9 * ws_popcount(s.hand[q] & WIZ)
+    cdef int c, rank
+    while h:
+        c = ws_ctz(h)
+        h &= h - 1
+        rank = c % 13
+        if c // 13 == s.trump:
+            est += 0.2 + 0.65 * rank / 12.0
+        elif rank == 12:
+            est += 0.6
+        elif rank == 11:
+            est += 0.3
+    return <int>(est + 0.5)
+
+
+cdef int policy_card(SPos* s, int* bids) noexcept nogil:
+    """The card of the player to move under a simple bid-chasing rule: short of its bid, it takes
+    the trick with its cheapest winner when last (else its strongest card) and sheds its lowest
+    card when it cannot; at or past its bid, it plays its highest card that loses, or its highest
+    (when last) or lowest card when every card wins."""
+    cdef uint64_t m = playable(s)
+    cdef int q = s.to_move, need = bids[q] - s.tricks[q], c, led, k, st, cost
+    cdef int win_lo = -1, win_hi = -1, lose_lo = -1, lose_hi = -1, any_lo = -1, any_hi = -1
+    cdef int c_win_lo = 0, c_win_hi = 0, c_lose_lo = 0, c_lose_hi = 0, c_any_lo = 0, c_any_hi = 0
+    cdef bint last = s.trick_len == s.n - 1, leading = s.trick_len == 0
+    while m:
+        c = ws_ctz(m)
+        m &= m - 1
+        led = s.led
+        if led == LED_NONE:
+            k = card_code(c)
+            led = LED_FREE if k == C_WIZ else (k if k < 4 else LED_NONE)
+        st = strength(s, c, led)
+        cost = st * 16 + (c % 13 if c < 52 else 0)
+        if any_lo < 0 or cost < c_any_lo:
+            any_lo, c_any_lo = c, cost
+        if any_hi < 0 or cost > c_any_hi:
+            any_hi, c_any_hi = c, cost
+        if st > s.win_str:
+            if win_lo < 0 or cost < c_win_lo:
+                win_lo, c_win_lo = c, cost
+            if win_hi < 0 or cost > c_win_hi:
+                win_hi, c_win_hi = c, cost
+        else:
+            if lose_lo < 0 or cost < c_lose_lo:
+                lose_lo, c_lose_lo = c, cost
+            if lose_hi < 0 or cost > c_lose_hi:
+                lose_hi, c_lose_hi = c, cost
+    if leading:
+        return any_hi if need > 0 else any_lo
+    if need > 0:
+        if win_lo >= 0:
+            return win_lo if last else win_hi
+        return any_lo
+    if lose_hi >= 0:
+        return lose_hi
+    return any_hi if last else any_lo
+
+
+cdef void playout(SPos* s, int* bids) noexcept nogil:
+    """Plays the round out under policy_card (s ends with the final trick counts)."""
+    cdef int q, c
+    while s.hand[s.to_move]:
+        q = s.to_move
+        c = policy_card(s, bids)
+        s.hand[q] &= ~(<uint64_t>1 << c)
+        add_to_trick(s, c, q)
 
 
 cdef class Deal:
@@ -705,6 +821,29 @@ cdef class Deal:
             if self.s.hand[q]:
                 return False
         return self.s.trick_len == 0
+
+    def estimate(self, int player):
+        """hand_estimate: a rough count of the tricks the player's hand will take."""
+        return hand_estimate(&self.s, player)
+
+    def playout(self, bids):
+        """Every player's tricks at the end of the round when all play the bid-chasing rule of
+        policy_card from here (a bid of None: the player's hand estimate)."""
+        cdef SPos t = self.s
+        cdef int b[MAXP]
+        cdef int q
+        for q in range(self.s.n):
+            b[q] = hand_estimate(&self.s, q) + self.s.tricks[q] if bids[q] is None else int(bids[q])
+        playout(&t, b)
+        return [int(t.tricks[q]) for q in range(self.s.n)]
+
+    def policy_card(self, bids):
+        """The card policy_card plays here (bids as for playout)."""
+        cdef int b[MAXP]
+        cdef int q
+        for q in range(self.s.n):
+            b[q] = hand_estimate(&self.s, q) + self.s.tricks[q] if bids[q] is None else int(bids[q])
+        return policy_card(&self.s, b)
 
 
 # ---- the plain reference: minimax over every card, the trick decided from RULES.md 1.4 ----

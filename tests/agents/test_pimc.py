@@ -44,6 +44,30 @@ def test_plays_legal_complete_games(players, rounds, params):
     assert st.is_terminal() and moves
 
 
+@pytest.mark.parametrize("params", [dict(SMALL, bidding="solver"), dict(SMALL, solve_cards=0),
+                                    dict(SMALL, solve_cards=2, bid_samples=30)])
+def test_every_mode_plays_legal_complete_games(params):
+    seats = [("pimc", params), ("greedy", {}), ("pimc", dict(params, seed=5)), ("random", {})]
+    moves, st = play({}, seats, 2, 3, (1, 4, 7))
+    assert st.is_terminal() and len(moves) == 4 * 3 + 4 * (1 + 4 + 7)
+
+
+def test_bids_from_playouts_count_sure_tricks():
+    """RULES.md 1.4: Wizards win their tricks. Four Wizards in a 4-card round make 4 tricks in
+    every playout; a hand of Jesters and low cards against them bids nothing."""
+    import engines.wizard
+    st = engines.wizard.WizardState.from_deal(4, [["2d", "3d", "J", "J"], ["W", "W", "W", "W"],
+                                                  ["5d", "6d", "7d", "8d"], ["9d", "10d", "11d", "2h"]],
+                                            turn_up="13h", dealer=3, rounds=(4,))
+    bot = agents.make("pimc", bid_samples=50)
+    bot.reset("wizard", st.params, 0, 0)
+    assert bot.act(st.determinize(0, 0)) == st.string_to_action("bid 0")
+    st.apply_action(st.string_to_action("bid 0"))
+    bot.reset("wizard", st.params, 1, 0)
+    assert bot.act(st.determinize(1, 0)) == st.string_to_action("bid 4")
+    assert bot.last["samples"] == 50
+
+
 def test_several_pimc_seats_and_a_wizard_turned_up():
     # seeds chosen so that some round turns up a Wizard (the dealer chooses trump)
     seats = [("pimc", SMALL)] * 4
@@ -72,8 +96,9 @@ def test_refuses_games_without_a_solver():
 def test_budgets_are_declared_and_checked():
     from agents.base import BadAgentParameter
     cls = agent_class("pimc")
-    assert set(cls.LIMITS) == {"samples", "nodes", "time", "seed"}
-    for bad in (dict(samples=0), dict(nodes=10), dict(time=-1.0), dict(samples=10**9)):
+    assert set(cls.LIMITS) == {"samples", "nodes", "time", "bid_samples", "solve_cards", "seed"}
+    for bad in (dict(samples=0), dict(nodes=10), dict(time=-1.0), dict(samples=10**9), dict(bid_samples=0),
+                dict(solve_cards=-1), dict(bidding="guess")):
         with pytest.raises(BadAgentParameter):
             agents.make("pimc", **bad)
 

@@ -163,3 +163,36 @@ def test_solver_equals_minimax_over_the_engine():
         opt = i % 4 == 0
         d = Deal.from_state(st)
         assert solver.value(d, p, bids[p], opt) == engine_minimax(st, p, opt)
+
+
+# ---- the bid-chasing playout (Deal.playout, Deal.policy_card) ----
+
+def test_playout_follows_the_engine_rules():
+    """The playout's card choices, replayed through WizardState, give the engine's trick counts;
+    every trick goes to someone and every choice is legal."""
+    import engines.wizard  # noqa: F401
+    rng = random.Random(31)
+    for i in range(60):
+        players, cards = rng.choice([(3, 5), (4, 7), (5, 4), (4, 10), (6, 3)])
+        st, bids = engine_round(rng, players, cards)
+        d = Deal.from_state(st)
+        want = d.playout(bids)
+        while not st.is_terminal():
+            c = d.policy_card(bids)
+            assert c in d.legal_cards()
+            d = d.play(c)
+            st.apply_action(c if c < 52 else (52 if c < 56 else 53))
+        assert st.tricks() == want == d.tricks()
+        assert sum(want) == cards
+
+
+def test_policy_card_chases_the_bid():
+    """RULES.md 1.4, highest of the led suit wins: last to play to 5d, short of its bid, seat 2
+    takes it with its cheapest winner (7d), and at its bid sheds its highest loser (4d); leading,
+    it plays its highest card short of its bid and its lowest at it."""
+    d = Deal([["1h", "2h"], ["3h", "4h"], ["4d", "7d", "13d"]], None, trick=[(0, "5d"), (1, "2d")])
+    assert d.policy_card([0, 0, 1]) == 6        # 7d
+    assert d.policy_card([0, 0, 0]) == 3        # 4d
+    lead = Deal([["2h", "1h"], ["3h", "4h"], ["4d", "13d"]], None, to_move=2)
+    assert lead.policy_card([0, 0, 2]) == 12    # 13d
+    assert lead.policy_card([0, 0, 0]) == 3     # 4d
