@@ -55,6 +55,7 @@ DEF LOG_TABLE = 4096       # log(n) precomputed below this
 DEF MAX_ITERATIONS = 10000000   # per search, also under a time budget: bounds the tree's memory
 DEF PROOF_DRAW = 127       # Edge.proof of a proven draw; wins and losses count plies up to MAX_PROOF
 DEF MAX_PROOF = 126
+DEF VIEW_SLOTS = 1024      # hash table of the view classes of one node's legal actions (>= 4 * MAX_ACTIONS)
 
 
 cdef struct Edge:
@@ -114,6 +115,10 @@ cdef class Search:
     cdef uint32_t stamp
     cdef uint32_t legal_mark[MAX_ACTIONS]
     cdef uint32_t child_mark[MAX_ACTIONS]
+    # pom: the view classes of the legal actions at one node (open addressing on the view)
+    cdef uint32_t view_key[VIEW_SLOTS]
+    cdef uint32_t view_mark[VIEW_SLOTS]
+    cdef int16_t view_class[VIEW_SLOTS]
     # statistics of the last search
     cdef public long iterations
     cdef public double elapsed
@@ -132,6 +137,7 @@ cdef class Search:
         self.stamp = 0
         memset(self.legal_mark, 0, sizeof(self.legal_mark))
         memset(self.child_mark, 0, sizeof(self.child_mark))
+        memset(self.view_mark, 0, sizeof(self.view_mark))
         rng_seed(&self.rng, 0)
 
     def __dealloc__(self):
@@ -221,6 +227,7 @@ cdef class Search:
         if self.stamp == 0:
             memset(self.legal_mark, 0, sizeof(self.legal_mark))
             memset(self.child_mark, 0, sizeof(self.child_mark))
+            memset(self.view_mark, 0, sizeof(self.view_mark))
             self.stamp = 1
 
     cdef int _node_proof(self, int node) noexcept nogil:
@@ -262,6 +269,52 @@ cdef class Search:
             self.edges[e].proof = <int8_t>k
         else:
             self.edges[e].proof = <int8_t>(-k)
+
+    cdef int _view_classes(self, GameState s, int me, action_t* legal, int k, int16_t* cls,
+                           int* cls_n, action_t* rep) except -1 nogil:
+        """pom: partitions the legal actions in `s` by how the searcher `me` sees them (two actions
+        are one class when me's information set key is the same after either) into cls[i], counts
+        the members of each class in cls_n and writes each class's lowest action, its
+        representative, into rep; returns the number of classes."""
+        cdef uint64_t key
+        cdef uint32_t v
+        cdef int i, h, c, nc = 0
+        self._next_stamp()
+        for i in range(k):
+            s.c_apply_undoable(legal[i])
+            key = s.c_infoset_key(me)
+            s.c_undo()
+            v = <uint32_t>(key ^ (key >> 32))
+            h = v & (VIEW_SLOTS - 1)
+            while self.view_mark[h] == self.stamp and self.view_key[h] != v:
+                h = (h + 1) & (VIEW_SLOTS - 1)
+            if self.view_mark[h] != self.stamp:
+                self.view_mark[h] = self.stamp
+                self.view_key[h] = v
+                self.view_class[h] = <int16_t>nc
+                cls_n[nc] = 0
+                rep[nc] = legal[i]
+                nc += 1
+            c = self.view_class[h]
+            cls[i] = <int16_t>c
+            cls_n[c] += 1
+            if legal[i] < rep[c]:
+                rep[c] = legal[i]
+        return nc
+
+    cdef inline action_t _member(self, action_t r, action_t* members, int16_t* cls, int* cls_n,
+                                 int16_t* rep_class, int k) noexcept nogil:
+        """pom: a uniformly random action of the class whose representative is `r`."""
+        cdef int c = rep_class[r], i, j
+        if cls_n[c] == 1:
+            return r
+        j = rng_below(&self.rng, cls_n[c])
+        for i in range(k):
+            if cls[i] == c:
+                if j == 0:
+                    return members[i]
+                j -= 1
+        return r
 
     cdef void _rewards(self, GameState s, int n, bint terminal, double* base,
                        double margin, double span, double* out) noexcept nogil:
@@ -315,17 +368,27 @@ cdef class Search:
 
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin, bint solver, double span, int cutoff,
-                 bint expand_eval) except -1 nogil:
+                 bint expand_eval, bint pom) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
         information and no chance: each node is one state) it proves values (MCTS-Solver) and
-        stops as soon as the root is proven."""
+        stops as soon as the root is proven. With `pom` an opponent's edges are keyed by how the
+        searcher sees the action (`_view_classes`) and the search plays a random action of the
+        chosen class."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
         cdef action_t legal[MAX_ACTIONS]
         cdef action_t untried[MAX_ACTIONS]
+        cdef int16_t cls[MAX_ACTIONS]
+        cdef int cls_n[MAX_ACTIONS]
+        cdef action_t rep[MAX_ACTIONS]
+        cdef action_t members[MAX_ACTIONS]
+        cdef int k0 = 0
+        cdef int16_t rep_class[MAX_ACTIONS]
+        cdef int nc = 0
+        cdef bint by_view
         cdef double base[MAX_PLAYERS]
         cdef double reward[MAX_PLAYERS]
         cdef double start = monotonic_seconds(), deadline = start + seconds
@@ -360,6 +423,17 @@ cdef class Search:
                 k = s.c_legal_actions(legal)
                 if solver:
                     self.nodes[node].legal = k
+                by_view = pom and mover != me
+                if by_view:
+                    # another player's move: one edge per class of actions the searcher cannot
+                    # tell apart, keyed by the class's lowest action
+                    nc = self._view_classes(s, me, legal, k, cls, cls_n, rep)
+                    for i in range(nc):
+                        rep_class[rep[i]] = <int16_t>i
+                    k0 = k
+                    k = nc
+                    memcpy(members, legal, k0 * sizeof(action_t))
+                    memcpy(legal, rep, nc * sizeof(action_t))
                 self._next_stamp()
                 for i in range(k):
                     self.legal_mark[legal[i]] = self.stamp
@@ -427,7 +501,8 @@ cdef class Search:
                         self.edges[e].avail = 1
                     self.path[depth] = e
                     depth += 1
-                    s.c_apply(untried[i])
+                    s.c_apply(self._member(untried[i], members, cls, cls_n, rep_class, k0) if by_view
+                              else untried[i])
                     if solver and s.c_is_terminal():
                         self._terminal_proof(s, e, n)
                     break
@@ -437,7 +512,8 @@ cdef class Search:
                     # a proven edge: its value is known, no need to play it out again
                     proven_leaf = True
                     break
-                s.c_apply(self.edges[best].action)
+                s.c_apply(self._member(self.edges[best].action, members, cls, cls_n, rep_class, k0)
+                          if by_view else self.edges[best].action)
                 node = self.edges[best].child
                 if node < 0:
                     node = self._new_node()
@@ -547,12 +623,14 @@ cdef class Search:
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
-               str expand="random"):
+               str expand="random", bint pom=False):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
         two-player games of perfect information (the registry's flag) such as Insert. `span`: the
-        scale of the margin reward, by default `score_span(state, horizon)`."""
+        scale of the margin reward, by default `score_span(state, horizon)`. `pom`: merge the other
+        players' edges by how the player to move sees their actions (not with the solver, where
+        every action is seen)."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -584,7 +662,8 @@ cdef class Search:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
         with nogil:
-            self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev)
+            self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
+                     pom and not solve)
             a = self.best_action(state)
         return a
 
@@ -596,6 +675,22 @@ cdef class Search:
             for e in range(self.nodes[0].first, self.nodes[0].first + self.nodes[0].count):
                 out.append((self.edges[e].action, self.edges[e].visits, self.edges[e].avail,
                             self.edges[e].reward, self.edges[e].proof))
+        return out
+
+    def edges_below(self, int action):
+        """[(action, player, visits, availability)] of the node the root edge `action` leads to
+        after the last search ([] if the search never went below it). With pom another player's
+        edge stands for the class of actions the searcher cannot tell apart (its lowest action)."""
+        cdef int e, node = -1
+        cdef list out = []
+        if self.n_nodes:
+            for e in range(self.nodes[0].first, self.nodes[0].first + self.nodes[0].count):
+                if self.edges[e].action == action:
+                    node = self.edges[e].child
+        if node >= 0:
+            for e in range(self.nodes[node].first, self.nodes[node].first + self.nodes[node].count):
+                out.append((self.edges[e].action, self.edges[e].player, self.edges[e].visits,
+                            self.edges[e].avail))
         return out
 
     def root_proofs(self):
@@ -664,6 +759,17 @@ SPANS = {
 CUTOFFS = {
     "belladone_bluff": 16,
 }
+
+
+# Games whose searches merge the other players' edges by the searcher's view (pom=-1, the default,
+# reads this table): those where it measured better (see the README).
+POM_GAMES = set()
+
+
+def partial_moves(GameState state, int pom=-1):
+    """Whether a search from `state` merges partially observable moves for the `pom` parameter:
+    -1 the game's default (POM_GAMES), otherwise pom itself."""
+    return state.game_id in POM_GAMES if pom < 0 else bool(pom)
 
 
 def rollout_cutoff(GameState state, int cutoff=-1):
@@ -753,7 +859,9 @@ class ISMCTSAgent(Agent):
     perfect information: Insert), `cutoff` (rollouts stop after that many plies and the engine's
     evaluation scores them; -1, the default, takes the game's entry in CUTOFFS, 0 where it has none),
     `expand` (which untried action a node expands first: `random`, or `eval`, the one the engine's
-    evaluation rates best for its mover), `threads` (root parallelisation: that many independent trees
+    evaluation rates best for its mover), `pom` (partially observable moves: the other players' edges
+    merged by how the searcher sees their actions; -1, the default, takes the game's entry in
+    POM_GAMES), `threads` (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
@@ -761,15 +869,16 @@ class ISMCTSAgent(Agent):
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    cutoff -1 to 1000; threads 1 to 64; seed 0 to 2**64 - 1."""
+    cutoff -1 to 1000; pom -1 to 1; threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
-              "solver": True, "cutoff": -1, "expand": "random", "threads": 1, "seed": 0}
+              "solver": True, "cutoff": -1, "expand": "random", "pom": -1, "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
-              "margin": (0.0, 1.0), "cutoff": (-1, 1000), "threads": (1, 64), "seed": SEED_LIMITS}
+              "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "threads": (1, 64),
+              "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("random", "eval")}
 
     def __init__(self, **params):
@@ -799,7 +908,8 @@ class ISMCTSAgent(Agent):
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
             a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
-                                    solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"])
+                                    solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"],
+                                    partial_moves(state, p["pom"]))
             self._stats = self._search.stats()
             return a
         return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
@@ -815,7 +925,8 @@ class ISMCTSAgent(Agent):
             try:
                 if iterations > 0 or p["time"] > 0:
                     search.search(state, max(iterations, 1), p["time"], p["c"], p["horizon"], p["margin"],
-                                  solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"])
+                                  solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"],
+                                  partial_moves(state, p["pom"]))
             except BaseException as e:     # re-raised below, in the caller's thread
                 errors.append(e)
 

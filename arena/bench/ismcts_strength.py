@@ -4,9 +4,13 @@
 seed 0, the first decision of the deal, and one decision a third of the way into a random game), one
 row per thread count: {"case": "ismcts_threads/<game>/<point>/<n>", "unit": "iterations/s",
 "rates": [...], "median_per_s": ..., "seconds": wall time per search, "speedup": median / the
-1-thread median}. Each search runs `seconds` of wall time per tree (`ismcts[time=..., threads=n]`),
-and the rate is all trees' iterations over the wall time of the whole move. The machine's other load
-counts: run it on a quiet machine.
+1-thread median, "cpu_per_s": median iterations per CPU second of the process, "cpu_speedup": that
+over the 1-thread figure, "cores": median CPU seconds per wall second the process got}. Each search
+runs `seconds` of wall time per tree (`ismcts[time=..., threads=n]`), and the rate is all trees'
+iterations over the wall time of the whole move. The machine's other load counts: on a shared
+machine `cores` shows how much of it the search got; iterations per CPU second do not depend on it,
+so `cpu_speedup` near 1 says the threads do not slow each other down (the wall-clock speed-up is
+then `cores` times the 1-thread rate).
 
 Strength at equal time per move is measured with `arena run`, e.g.
     arena run --game belladone_bluff --games 50 --jobs 1 \\
@@ -50,16 +54,21 @@ def thread_rows(game_ids, threads=(1, 2), seconds=0.5, repeats=3):
             for n in threads:
                 a = ISMCTSAgent(time=seconds, threads=n, solver=False)
                 a.reset(game_id, state.params, state.current_player(), 1)
-                rates = []
+                rates, cpu_rates, cores = [], [], []
                 for _ in range(repeats):
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     a.act(state)
-                    rates.append(a.last_stats()["iterations"] / (time.perf_counter() - t0))
-                median = statistics.median(rates)
-                base = base or median
+                    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+                    rates.append(a.last_stats()["iterations"] / wall)
+                    cpu_rates.append(a.last_stats()["iterations"] / cpu)
+                    cores.append(cpu / wall)
+                median, cpu_median = statistics.median(rates), statistics.median(cpu_rates)
+                base = base or (median, cpu_median)
                 yield {"case": f"ismcts_threads/{game_id}/{point}/{n}", "unit": "iterations/s",
                        "rates": [round(r) for r in rates], "median_per_s": round(median),
-                       "seconds": seconds, "threads": n, "speedup": round(median / base, 2)}
+                       "seconds": seconds, "threads": n, "speedup": round(median / base[0], 2),
+                       "cpu_per_s": round(cpu_median), "cpu_speedup": round(cpu_median / base[1], 2),
+                       "cores": round(statistics.median(cores), 2)}
 
 
 # ---- head-to-heads against OpenSpiel's Python bots (optional extra: pip install open_spiel) ----

@@ -86,9 +86,11 @@ def test_a_seed_makes_it_deterministic(game_id):
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
-def test_it_never_reads_what_the_acting_player_cannot_see(game_id):
+@pytest.mark.parametrize("pom", [0, 1])
+def test_it_never_reads_what_the_acting_player_cannot_see(game_id, pom):
     """Worlds that differ only in what the player to move cannot see (hidden cards and bids, and the
-    future chance draws of every game) get the same move from the same statistics, in every variant."""
+    future chance draws of every game) get the same move from the same statistics, in every variant,
+    also when the search merges the others' moves by how the player sees them (pom)."""
     for players, variant in ((n, v) for n in player_counts(game_id) for v in GAMES[game_id].test_variants):
         for state in midgame_states(game_id, players, seed=11, count=3, **variant):
             me = state.current_player()
@@ -97,7 +99,7 @@ def test_it_never_reads_what_the_acting_player_cannot_see(game_id):
                 world = state.determinize(me, seed=seed)
                 assert world.information_state_key(me) == key
                 assert world.snapshot() != state.snapshot(), "the test needs worlds that differ"
-                a, b = agent(iterations=200, seed=3), agent(iterations=200, seed=3)
+                a, b = agent(iterations=200, seed=3, pom=pom), agent(iterations=200, seed=3, pom=pom)
                 assert a.act(state) == b.act(world)
                 sa, sb = a.last_stats(), b.last_stats()
                 assert sa["children"] == sb["children"]
@@ -490,3 +492,63 @@ def test_eval_expansion_tries_the_best_evaluated_action_first(game_id):
         assert values[first] == max(values.values())
         with pytest.raises(ValueError, match="expand"):
             search.search(state, 1, expand="best")
+
+
+# ---- partially observable moves ----
+
+def _two_hidden_reds():
+    """RULES.md 3.3, 3.8: P1 holds the last two red cards, R+2 and R-3 (every other red is in the
+    discard pile), so every determinization gives P1 both; placed face down (rows I and III take
+    their 2nd card face down), the searcher P0 sees only "a red card on row I"."""
+    from engines.belladone_bluff import BelladoneBluffState
+    return BelladoneBluffState.from_deal(
+        [["B+1"], ["R+2", "R-3"]], ["G+1", "G+2", "G+3", "G-1", "G-2", "Y+1", "Y+2", "Y+3"],
+        [["P+1"], ["P+2", "P-1"], ["Y-4"]], first=0)
+
+
+def _classes_seen_by(state, me):
+    """The other player's legal actions grouped by what `me` sees after each: [{actions}]."""
+    groups = {}
+    for b in state.legal_actions():
+        after = state.clone()
+        after.apply_action(b)
+        groups.setdefault(after.information_state_key(me), set()).add(b)
+    return list(groups.values())
+
+
+def test_pom_merges_the_moves_the_searcher_cannot_tell_apart():
+    """With pom the opponent's face-down R+2 and R-3 on one row are one edge of the searcher's tree
+    (so the searcher's later nodes are not split by which red card it was); without pom they are two."""
+    from agents.ismcts import Search
+    state = _two_hidden_reds()
+    edges = {}
+    for pom in (False, True):
+        search = Search()
+        search.seed(3)
+        search.search(state, 3000, pom=pom)
+        edges[pom] = {a: {e[0]: e[2] for e in search.edges_below(a)} for a in state.legal_actions()}
+    merged_somewhere = False
+    for a in state.legal_actions():
+        after = state.clone()
+        after.apply_action(a)
+        assert after.current_player() == 1
+        classes = _classes_seen_by(after, 0)
+        hidden = [c for c in classes if len(c) > 1]
+        assert hidden, "the test needs face-down placements"
+        for c in hidden:
+            assert len(c & set(edges[False][a])) == 2, "without pom each red card has its own edge"
+            assert len(c & set(edges[True][a])) == 1, "with pom one edge stands for the class"
+            merged_somewhere = True
+        # the observed moves keep one edge each; every class was tried
+        assert len(edges[True][a]) == len(classes)
+    assert merged_somewhere
+
+
+def test_pom_is_a_measured_parameter():
+    from agents.ismcts import POM_GAMES, partial_moves
+    for game_id in GAME_IDS:
+        state = engines.make(game_id, seed=1)
+        assert partial_moves(state) == (game_id in POM_GAMES)
+        assert partial_moves(state, 0) is False and partial_moves(state, 1) is True
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(pom=2)
