@@ -98,3 +98,17 @@ def test_an_arena_run_with_a_bot_factory_finishes(tmp_path, game, params):
                                        "--jobs", "1", "--store", str(tmp_path / "s.sqlite"), *params])
     assert result.exit_code == 0, result.output
     assert "extreme" in result.output and "fault" not in result.output.lower().replace("faults", "")
+
+
+def test_the_head_to_head_bench_plays_each_deal_in_both_seatings():
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install '.[test]')")
+    from arena.bench.openspiel_h2h import run, seatings
+    assert seatings(2) == ["AB", "BA"] and seatings(4) == ["ABAB", "BABA"]
+    with pytest.raises(ValueError, match="even number"):
+        seatings(3)
+    out = run("insert", "ismcts[iterations=20]", "openspiel_ismcts[iterations=10,rollout=engine]", deals=2)
+    assert (out["deals"], out["games"], out["share_a"]["deals"]) == (2, 4, 2)
+    assert 0 <= out["share_a"]["low"] <= out["share_a"]["mean"] <= out["share_a"]["high"] <= 1
+    assert out["decisions_a"] > 0 and out["decisions_b"] > 0 and out["points_a"] == -out["points_b"]
+    with pytest.raises(ValueError, match="unknown agent"):
+        run("insert", "nosuch", "random", deals=1)
