@@ -122,6 +122,18 @@ def test_a_whole_wizard_round_against_three_bots_is_played_by_clicking(page, ser
         assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text
 
 
+@pytest.mark.slow
+def test_a_whole_four_player_wizard_game_against_three_ismcts_is_played_to_the_end(page, server):
+    """The issue's bar: every round of a default 4-player game (15 hands), by clicking, against the
+    default ismcts in the other three seats."""
+    clicks, scores, state = play_by_clicking(page, server, "wizard", "ismcts, ismcts, ismcts")
+    assert state.is_terminal() and state.num_players == 4 and state.observation(0)["rounds"] == 15
+    # A bid and every card of each hand, and the trump when the turn-up is a Wizard and you dealt.
+    assert clicks >= 15 + sum(range(1, 16))
+    for seat, text in scores:
+        assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text
+
+
 def board_rings(page):
     return page.eval_on_selector_all("#board [data-square]", "cells => Object.fromEntries(cells.map(c => [c.dataset.square, c.dataset.ring]))")
 
