@@ -4,6 +4,7 @@ process id. Only this module reads or writes that file (and it imports nothing o
 import contextlib
 import json
 import os
+import tempfile
 import urllib.parse
 
 
@@ -17,9 +18,11 @@ def announced(store_path, url):
     folder this user cannot write is served all the same, unannounced)."""
     path, mine = _path(store_path), False
     try:
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
+        # A fresh temporary file (never one that is already there, a symlink say), then renamed.
+        with tempfile.NamedTemporaryFile("w", dir=os.path.dirname(path), prefix=".serve-", delete=False,
+                                         encoding="utf-8") as f:
             json.dump({"url": url, "pid": os.getpid()}, f)
-        os.replace(path + ".tmp", path)
+        os.replace(f.name, path)
         mine = True
     except OSError:
         pass
