@@ -8,8 +8,8 @@
 - `openspiel_ismcts`: OpenSpiel's Python `ISMCTSBot`; its worlds are resampled by the adapter's
   `resample_from_infostate`, that is by our `determinize`, from a seeded generator.
 
-Parameters: `iterations` (simulations per move), `c` (the UCT exploration constant, applied to the
-engines' raw returns: +1/-1 in Insert, scores in the card games), `rollouts` (random rollouts per
+Parameters: `iterations` (simulations per move, at least 2), `c` (the UCT exploration constant,
+applied to the engines' raw returns: +1/-1 in Insert, scores in the card games), `rollouts` (random rollouts per
 evaluation), `rollout` (`openspiel`: OpenSpiel's RandomRolloutEvaluator, in Python; `engine`:
 the same uniformly random rollouts played by the engine's C-level `rollout`, much faster on long
 games), `seed` (combined with the match seed and the seat); MCTS also `solve` (back up proven
@@ -43,7 +43,8 @@ from typing import Any, Callable, Optional
 from agents.base import SEED_LIMITS, Agent, BadAgentParameter
 from engines.params import coerce
 
-ITERATION_LIMITS = (1, 1_000_000)
+# OpenSpiel's MCTS and ISMCTS fail with a single simulation (no child visited yet to choose from)
+ITERATION_LIMITS = (2, 1_000_000)
 
 
 def _missing() -> Optional[str]:
@@ -276,15 +277,25 @@ class OpenSpielFactoryAgent(Agent):
         super().reset(game_id, game_params, seat, seed)
         import engines.openspiel as eo
         self.game = eo.load(game_id, **game_params)
-        bot_seed = random.Random(hash((self.params["seed"], seed, seat))).getrandbits(31)
-        self.bot = self.factory(self.game, seat, bot_seed, **self.factory_params)
-        if not callable(getattr(self.bot, "step", None)):
-            raise TypeError(f"factory {self.params['factory']} returned {type(self.bot).__name__}, not a pyspiel.Bot")
-        self.bot.restart()
+        self.bots: dict[int, Any] = {}
+        self.bot = self._bot(seat)
+
+    def _bot(self, player: int) -> Any:
+        """The factory's bot for `player`, made on first use: a bot only ever plays the player it was
+        made for (OpenSpiel's C++ bots crash on another player's turn), and the arena asks only for
+        the agent's seat."""
+        if player not in self.bots:
+            bot_seed = random.Random(hash((self.params["seed"], self.seed, player))).getrandbits(31)
+            bot = self.factory(self.game, player, bot_seed, **self.factory_params)
+            if not callable(getattr(bot, "step", None)):
+                raise TypeError(f"factory {self.params['factory']} returned {type(bot).__name__}, not a pyspiel.Bot")
+            bot.restart()
+            self.bots[player] = bot
+        return self.bots[player]
 
     def act(self, state: Any) -> int:
         import engines.openspiel as eo
         legal = state.legal_actions()
         if len(legal) == 1:
             return int(legal[0])
-        return int(self.bot.step(eo.wrap(self.game, state)))
+        return int(self._bot(state.current_player()).step(eo.wrap(self.game, state)))

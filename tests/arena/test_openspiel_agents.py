@@ -65,6 +65,13 @@ def test_a_bot_factory_takes_its_parameters_in_the_agent_grammar(monkeypatch):
     default = agents.make("openspiel_bot", seed=3)       # OpenSpiel's uniformly random bot
     default.reset("wizard", dict(state.params), state.current_player(), 7)
     assert default.act(state.clone()) in state.legal_actions()
+    # asked for every seat in turn (as tests and tools may), each seat gets a bot of its own: OpenSpiel's
+    # C++ bots crash when stepped on another player's turn
+    insert = engines.make("insert", seed=3)
+    default.reset("insert", dict(insert.params), 0, 7)
+    for _ in range(4):
+        insert.apply_action(default.act(insert.clone()))
+    assert sorted(default.bots) == [0, 1]
 
 
 @pytest.mark.parametrize("params,words", [
