@@ -26,7 +26,7 @@ const CSS = `
 .rb-line > div { display: flex; gap: 3px; flex-wrap: wrap; align-items: center; }
 .rb-label { color: #5b6775; font-size: 11px; padding-top: 3px; }
 .rb-favours { color: #c58b00; font-size: 15px; letter-spacing: 1px; }
-.rb-seats { grid-template-columns: 1fr 1fr; }
+.cards-seats.rb-seats { grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); }
 .rb-seat-table { border-collapse: collapse; margin-top: 3px; }
 .rb-seat-table th { font-weight: normal; color: #5b6775; font-size: 11px; text-align: left; padding: 1px 6px 1px 0; white-space: nowrap; }
 .rb-seat-table td { text-align: center; font-weight: 600; min-width: 30px; padding: 1px 2px; border-top: 1px solid #eef1f4; }
