@@ -1,39 +1,40 @@
-"""`pimc`: perfect information Monte Carlo over the Wizard double-dummy solver (agents/wizard_solver.pyx).
+"""`pimc`: perfect information Monte Carlo for Wizard: sampled worlds, each played out or solved
+double-dummy (agents/wizard_solver.pyx).
 
-For each decision the agent samples `samples` worlds consistent with what it knows
-(`state.determinize(seat, seed)`: the void-respecting resampler of the engine) and solves each with
-the solver for its own seat (paranoid: every other player tries to spoil its score, see the solver's
-docstring):
+For each decision the agent samples worlds consistent with what it knows (`state.determinize(seat,
+seed)`: the void-respecting resampler of the engine) and scores every legal action in each:
 
-- card play: every legal card is scored by its solved round score in each world, and the card with
-  the best mean score is played;
-- bidding: every legal bid b is scored by the solved round score with bid b in each world (the
-  score the hand can guarantee, from the first lead), and the bid with the best mean is made;
+- bidding (`bidding`="playout", the default): every legal bid b is scored by the round score p
+  makes with bid b when every player plays the round out under the solver's bid-chasing rule
+  (`Deal.playout`: short of its bid a player takes the trick with its cheapest winner when last,
+  else plays its strongest card; at its bid it sheds its highest loser), the bids not made yet
+  being the hands' estimates; `bid_samples` worlds (400). "solver" scores bid b by the solver's
+  paranoid value (the score the hand can guarantee when all the others spoil it) within `nodes`;
+- card play: above `solve_cards` cards in hand (0, the default: always) the same playouts after
+  each card, over `bid_samples` worlds; at or below it each card's solved paranoid score over
+  `samples` worlds, the playout's score breaking ties (against the coalition many cards lose alike);
 - the dealer's trump choice after a Wizard is turned up: the suit of which it holds the most
   strength (cards, then rank), a rule of thumb.
 
-`model`="mixed" scores each action by the mean of its paranoid value and its optimistic one (every
-other player helping), the two ends between which any real outcome lies; "paranoid" (the default,
-better in a 400-hand trial against greedy: bid accuracy 0.615 against 0.598 at 20,000 nodes) uses
-the first alone. The default budget of 100,000 nodes per solve was 0.652 in that trial (20,000: 0.615).
+Why playouts: the paranoid value is the score against three players who all spoil p's bid, and they
+nearly always can (at 8 cards most first-lead values are -10 to -40 whatever the bid), so it
+separates bids poorly; the real table chases its own bids. Measured by hand (`pimc[samples=8,
+nodes=20000]` against three `greedy`, seeded deals 1000.., pimc's seat rotating, 80 games of hands
+2, 4, ..., 14, 560 rounds, 2026-11-30): bid accuracy 0.738 with solve_cards=0 against 0.696 with 6
+(the solver for the last six tricks) on the same deals; bidding by playouts against bidding by
+the solver (30 games of hands 1, 3, ..., 15, both playing with the solver): 0.592 against 0.588.
 
-Budgets: each solve may search `nodes` card plays (all the bids of one world share one budget).
-Within it the solver deepens trick by trick
-(one trick, then two, ...: iterative deepening on its `horizon`, positions past it scored by a
-count of the hand's likely winners) and the deepest completed depth counts; a solve that reaches the
-end of the round is exact. `time` (seconds per decision, 0 for none) stops sampling once spent (at
-least one world is always solved). With `time` = 0 the agent is deterministic for its `seed` and the
-match seed. Ties between equally scored actions go to a seeded draw.
+`model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
+(every other player helping); "paranoid" (the default) uses the first alone.
+
+Budgets: each solve may search `nodes` card plays (all the bids of one world share one budget);
+within it the solver deepens trick by trick (iterative deepening on its `horizon`, positions past
+it scored by a count of the hand's likely winners) and the deepest completed depth counts. `time`
+(seconds per decision, 0 for none) stops sampling once spent (at least one world is always
+scored). With `time` = 0 the agent is deterministic for its `seed` and the match seed. Ties between
+equally scored actions go to a seeded draw.
 
 It plays only Wizard (`cannot_play` says so for every other game): no other engine has a solver.
-
-Measured (2026-11-30): `arena run --game wizard --agents "pimc[time=0.1,samples=10000],
-ismcts[iterations=1000000,time=0.1], minimax[determinizations=100000,time=0.1], greedy" --games 30
---jobs 2 --seed 23`: bid accuracy pimc 0.67 [0.65-0.69], ismcts 0.64, minimax 0.50, greedy 0.50;
-ratings ismcts 29.1, pimc 28.3 (not separated: ismcts scores 0.53 [0.44-0.61] against it), minimax
-21.4, greedy 21.0. By hand size (`python -m arena.bench.pimc --store FILE`) pimc leads up to 12
-cards and trails at 15 (0.50 against 0.71), where its solves stop after a trick or two and the
-count of likely winners decides.
 """
 import random
 import time
@@ -65,7 +66,7 @@ class PIMCAgent(Agent):
 
     name = "pimc"
     PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "bidding": "playout",
-              "bid_samples": 400, "solve_cards": 99, "seed": 0}
+              "bid_samples": 400, "solve_cards": 0, "seed": 0}
     LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS,
               "bid_samples": (1, 100000), "solve_cards": (0, 99), "seed": SEED_LIMITS}
     CHOICES = {"model": ("paranoid", "mixed"), "bidding": ("playout", "solver")}

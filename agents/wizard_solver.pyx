@@ -110,7 +110,8 @@ cdef struct TTEntry:
     int16_t lo
     int16_t hi
     int8_t best            # the best lead, relative (see rel_card), -1 if none
-    int8_t _pad[3]
+    int8_t depth           # cards left in all hands: the size of the subtree it stands for
+    int8_t _pad[2]
 
 
 cdef inline int card_code(int c) noexcept nogil:
@@ -366,6 +367,13 @@ cdef class Solver:
                 led = LED_FREE if k == C_WIZ else (k if k < 4 else LED_NONE)
             cost = strength(s, c, led) * 16 + (c % 13 if c < 52 else 0)
             wins = strength(s, c, led) > s.win_str
+            if not mine:
+                # the others: strongest first (measured: 1.6 times fewer nodes at 6-8 cards than
+                # keys by what they want of the trick, and 1.15 times fewer than no ordering)
+                keys[i] = cost
+                if c == best:
+                    keys[i] = 1000000
+                continue
             if mine:
                 if want:    # a winner (the cheapest when last, else the surest), then low losers
                     k = (1000 + (-cost if last else cost)) if wins else -cost
@@ -454,6 +462,9 @@ cdef class Solver:
         cdef bint mx
         cdef uint64_t rem = 0, idx = 0, check = 0
         cdef TTEntry* e = NULL
+        cdef TTEntry* b0
+        cdef bint tt_on = False
+        cdef int depth
         cdef SPos child
         if s.trick_len == 0:
             for i in range(s.n):
@@ -483,8 +494,13 @@ cdef class Solver:
                     return vmin
             if self.use_tt:
                 self._key(s, rem, budget, &idx, &check)
-                e = &self.tt[idx & self.tt_mask]
-                if e.check == check:
+                tt_on = True
+                b0 = &self.tt[idx & self.tt_mask & ~(<uint64_t>1)]
+                if b0.check == check:
+                    e = b0
+                elif b0[1].check == check:
+                    e = &b0[1]
+                if e != NULL:
                     if e.lo >= beta:
                         return e.lo
                     if e.hi <= alpha:
@@ -524,12 +540,25 @@ cdef class Solver:
                         beta = v
                         if alpha >= beta:
                             break
-        if e != NULL:
-            # the entry may have been overwritten by a deeper node: store only if still ours
-            if e.check != check:
-                e.check = check
-                e.lo = -32000
-                e.hi = 32000
+        if tt_on:
+            # buckets of two: the deeper subtree's entry, and the latest one
+            if e == NULL or e.check != check:
+                b0 = &self.tt[idx & self.tt_mask & ~(<uint64_t>1)]
+                if b0.check == check:
+                    e = b0
+                elif b0[1].check == check:
+                    e = &b0[1]
+                else:
+                    depth = ws_popcount(rem)
+                    if depth >= b0.depth:
+                        b0[1] = b0[0]
+                        e = b0
+                    else:
+                        e = &b0[1]
+                    e.check = check
+                    e.depth = depth
+                    e.lo = -32000
+                    e.hi = 32000
             if best <= alpha0:
                 if best < e.hi:
                     e.hi = best
@@ -642,15 +671,49 @@ cdef int hand_estimate(SPos* s, int q) noexcept nogil:
     return <int>(est + 0.5)
 
 
+cdef inline int top_strength(SPos* s, uint64_t h, int led) noexcept nogil:
+    """The greatest strength among the cards of h (all playable) in a trick led `led`."""
+    cdef uint64_t m
+    if h & WIZ:
+        return 64
+    if s.trump >= 0:
+        m = h & SUIT_MASK[s.trump]
+        if m:
+            return 32 + (63 - ws_clz(m)) % 13
+    if led < 4:
+        m = h & SUIT_MASK[led]
+        if m:
+            return 16 + (63 - ws_clz(m)) % 13
+    return 0
+
+
+cdef bint beatable(SPos* s, int st, int led) noexcept nogil:
+    """Can a player still to play to the trick beat strength st, the mover's card played (the
+    deal is known: the playouts see every hand)?"""
+    cdef int k, q = s.to_move
+    cdef uint64_t h
+    if led == LED_FREE:
+        return False
+    for k in range(s.n - s.trick_len - 1):
+        q = q + 1 if q + 1 < s.n else 0
+        h = s.hand[q]
+        if led == LED_NONE:
+            if h & ~JES:
+                return True
+        elif top_strength(s, may_play(h, led), led) > st:
+            return True
+    return False
+
+
 cdef int policy_card(SPos* s, int* bids) noexcept nogil:
-    """The card of the player to move under a simple bid-chasing rule: short of its bid, it takes
-    the trick with its cheapest winner when last (else its strongest card) and sheds its lowest
-    card when it cannot; at or past its bid, it plays its highest card that loses, or its highest
-    (when last) or lowest card when every card wins."""
+    """The card of the player to move under a simple bid-chasing rule that sees every hand: short
+    of its bid, it plays its cheapest card that takes the trick whatever comes after (else, not
+    leading, its strongest winner; else its lowest card); at or past its bid, it plays its highest
+    card that loses already, else its lowest card (its highest when last and every card wins)."""
     cdef uint64_t m = playable(s)
     cdef int q = s.to_move, need = bids[q] - s.tricks[q], c, led, k, st, cost
-    cdef int win_lo = -1, win_hi = -1, lose_lo = -1, lose_hi = -1, any_lo = -1, any_hi = -1
-    cdef int c_win_lo = 0, c_win_hi = 0, c_lose_lo = 0, c_lose_hi = 0, c_any_lo = 0, c_any_hi = 0
+    cdef int win_hi = -1, safe_lo = -1, lose_hi = -1, any_lo = -1, any_hi = -1
+    cdef int c_win_hi = 0, c_safe_lo = 0, c_lose_hi = 0, c_any_lo = 0, c_any_hi = 0
     cdef bint last = s.trick_len == s.n - 1, leading = s.trick_len == 0
     while m:
         c = ws_ctz(m)
@@ -666,20 +729,17 @@ cdef int policy_card(SPos* s, int* bids) noexcept nogil:
         if any_hi < 0 or cost > c_any_hi:
             any_hi, c_any_hi = c, cost
         if st > s.win_str:
-            if win_lo < 0 or cost < c_win_lo:
-                win_lo, c_win_lo = c, cost
             if win_hi < 0 or cost > c_win_hi:
                 win_hi, c_win_hi = c, cost
-        else:
-            if lose_lo < 0 or cost < c_lose_lo:
-                lose_lo, c_lose_lo = c, cost
-            if lose_hi < 0 or cost > c_lose_hi:
-                lose_hi, c_lose_hi = c, cost
-    if leading:
-        return any_hi if need > 0 else any_lo
+            if need > 0 and (safe_lo < 0 or cost < c_safe_lo) and not beatable(s, st, led):
+                safe_lo, c_safe_lo = c, cost
+        elif lose_hi < 0 or cost > c_lose_hi:
+            lose_hi, c_lose_hi = c, cost
     if need > 0:
-        if win_lo >= 0:
-            return win_lo if last else win_hi
+        if safe_lo >= 0:
+            return safe_lo
+        if win_hi >= 0 and not leading:
+            return win_hi
         return any_lo
     if lose_hi >= 0:
         return lose_hi

@@ -12,11 +12,14 @@ sizes 5, 10 and 15 (`hand_<n>`):
 - baseline `wizard_plain/hand_<n>`: the same hands by the plain reference search (`plain_value`:
   minimax over every card, no pruning, table, merging or ordering); only at 5 cards, as at 6 it
   already takes 10-100 s a hand and grows about a hundredfold per card.
+- `wizard_playout/hand_<n>`: the bid-chasing playout (`Deal.playout`, every player chasing the
+  same bid n // 4) from the first lead to the end of the round, per second: what `pimc` bids by.
 - `wizard_horizon2/hand_<n>`: solves per second with the horizon at two tricks (what `pimc`
   completes first in its budget at these sizes; not exact), same hands, no cap.
-- `pimc/wizard/bid_<n>`, `pimc/wizard/play_<n>`: decisions per second of a default `pimc` (20
-  worlds, 100,000 card plays per solve) at the hand's first bid and first card; extra key `exact`
-  (worlds solved to the end of the round).
+- `pimc/wizard/bid_<n>`, `pimc/wizard/play_<n>`: decisions per second of a default `pimc` (400
+  worlds of playouts to bid; to play, 20 worlds of 100,000 card plays per solve up to
+  `solve_cards` cards in hand, playouts above) at the hand's first bid and first card; extra key
+  `exact` (worlds solved to the end of the round, when solved).
 
 Rates are per second of the process's CPU time, one core. Run alone: `python -m arena.bench.pimc`.
 
@@ -35,9 +38,10 @@ import agents
 import engines
 from arena.bench import row
 
-SIZES = (5, 10, 15)
+SIZES = (5, 8, 10, 15)
 HANDS = 3
 NODE_CAP = 5_000_000
+PLAYOUTS = 2000
 
 
 def _deal_state(cards, seed):
@@ -79,6 +83,15 @@ def _solver_rows(cards, repeats):
         yield row(f"wizard_plain/hand_{cards}", "hands/s", rates, digits=2, hands=HANDS,
                   nodes_per_hand=round(statistics.median(nodes)))
     rates = []
+    bids = [bid] * 4
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for _ in range(PLAYOUTS):
+            for d in deals:
+                d.playout(bids)
+        rates.append(PLAYOUTS * len(deals) / (time.process_time() - t0))
+    yield row(f"wizard_playout/hand_{cards}", "playouts/s", rates, digits=0, hands=HANDS)
+    rates = []
     for _ in range(repeats):
         s = Solver(22)
         s.horizon = 2
@@ -104,7 +117,7 @@ def _pimc_rows(cards, repeats):
             t0 = time.process_time()
             bot.act(view)
             rates.append(1 / (time.process_time() - t0))
-            exact = bot.last["exact"]
+            exact = bot.last.get("exact")
         yield row(f"pimc/wizard/{name}_{cards}", "decisions/s", rates, digits=2, exact=exact)
 
 

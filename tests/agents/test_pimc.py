@@ -111,17 +111,21 @@ def test_an_endgame_is_played_to_the_bid():
                                             turn_up="J", dealer=2, rounds=(2,))
     for b in (0, 1, 1):
         st.apply_action(st.string_to_action(f"bid {b}"))
-    bot = agents.make("pimc", samples=8)
+    bot = agents.make("pimc", samples=8, solve_cards=99)
     bot.reset("wizard", st.params, 0, 0)
     assert bot.act(st.determinize(0, 0)) == st.string_to_action("1h")
     assert bot.last["exact"] == 8
+    bot = agents.make("pimc", bid_samples=20)      # by playouts
+    bot.reset("wizard", st.params, 0, 0)
+    assert bot.act(st.determinize(0, 0)) == st.string_to_action("1h")
+    assert bot.last["samples"] == 20
 
 
 def test_bench_rows():
     from arena.bench.pimc import _solver_rows, cases
     assert list(cases(["insert"])) == []
     rows = {r["case"]: r for r in _solver_rows(5, 1)}
-    assert set(rows) == {"wizard_solver/hand_5", "wizard_plain/hand_5", "wizard_horizon2/hand_5"}
+    assert set(rows) == {"wizard_solver/hand_5", "wizard_plain/hand_5", "wizard_playout/hand_5", "wizard_horizon2/hand_5"}
     assert rows["wizard_solver/hand_5"]["solved"] == 3
     assert rows["wizard_solver/hand_5"]["nodes_per_hand"] < rows["wizard_plain/hand_5"]["nodes_per_hand"]
 

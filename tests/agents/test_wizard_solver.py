@@ -188,11 +188,13 @@ def test_playout_follows_the_engine_rules():
 
 def test_policy_card_chases_the_bid():
     """RULES.md 1.4, highest of the led suit wins: last to play to 5d, short of its bid, seat 2
-    takes it with its cheapest winner (7d), and at its bid sheds its highest loser (4d); leading,
-    it plays its highest card short of its bid and its lowest at it."""
+    takes it with its cheapest winner (7d), and at its bid sheds its highest loser (4d). Leading
+    (it sees every hand), short of its bid it plays its cheapest card nobody can beat (13d: 4d
+    loses to 5d), at its bid its lowest card."""
     d = Deal([["1h", "2h"], ["3h", "4h"], ["4d", "7d", "13d"]], None, trick=[(0, "5d"), (1, "2d")])
     assert d.policy_card([0, 0, 1]) == 6        # 7d
     assert d.policy_card([0, 0, 0]) == 3        # 4d
-    lead = Deal([["2h", "1h"], ["3h", "4h"], ["4d", "13d"]], None, to_move=2)
+    lead = Deal([["5d", "1h"], ["3h", "4h"], ["4d", "13d"]], None, to_move=2)
     assert lead.policy_card([0, 0, 2]) == 12    # 13d
     assert lead.policy_card([0, 0, 0]) == 3     # 4d
+    assert Deal([["W", "1h"], ["3h", "4h"], ["4d", "13d"]], None, to_move=2).policy_card([0, 0, 1]) == 3
