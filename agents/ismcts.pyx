@@ -35,6 +35,21 @@ it is the points p gained since the root (c_score now minus c_score at the root)
 is judged by its own points, bid made or missed. When a `cutoff` stops the rollout after k plies,
 the engine's evaluation c_evaluate(p) (p's expected lead in points) is ranked and read as the margin.
 
+Partially observable moves (`pom`, SO-ISMCTS+POM after Cowling, Powley and Whitehouse): without it
+another player's edges are keyed by the action itself, and where the action names a card the
+searcher cannot see (a face-down Belladone placement names its card), the searcher's tree splits by
+that card and its later nodes are searched as if it knew it. With `pom`, at a node where another
+player moves, the legal actions are partitioned by how the searcher sees them, from the engine's
+contract alone: two actions are one class when the searcher's information set key (c_infoset_key)
+is the same after either, in this determinization. The node has one edge per class, keyed by the
+class's lowest action, and when the search takes it, it plays a uniformly random member. The class's
+members differ between determinizations (they are the other player's hidden cards), so its lowest
+action, and with it the edge, can still differ when the searcher cannot see the cards: the merge is
+complete within a determinization, partial across them (a class keyed by the view itself would need
+the engine to say what the searcher sees of an action, independently of the chance seen since the
+root). Cost: one apply, key and undo per legal action at each such node (about half the iteration
+rate on Belladone Bluff).
+
 Root parallelisation (`threads`): independent trees, each with its own scratch state and seed, run
 in threads without the GIL; their root statistics are summed and the move chosen as above. With the
 solver on (perfect information) a child's availability is its node's visit count, i.e. plain UCT.
@@ -44,7 +59,7 @@ from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, isfinite
 
-from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below,
+from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_uniform,
                            MAX_ACTIONS, HORIZON_GAME, HORIZON_ROUND, monotonic_seconds)
 
 from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
@@ -302,6 +317,21 @@ cdef class Search:
                 rep[c] = legal[i]
         return nc
 
+    cdef action_t _greedy(self, GameState s, action_t* legal, int k) except -1 nogil:
+        """The legal action after which the engine's evaluation is best for the player to move
+        (ties: the first from a random start)."""
+        cdef int mover = s.c_current_player(), i, j, start = rng_below(&self.rng, k), best = start
+        cdef double u, best_u = -1e300
+        for j in range(k):
+            i = start + j if start + j < k else start + j - k
+            s.c_apply_undoable(legal[i])
+            u = s.c_evaluate(mover)
+            s.c_undo()
+            if u > best_u:
+                best_u = u
+                best = i
+        return legal[best]
+
     cdef inline action_t _member(self, action_t r, action_t* members, int16_t* cls, int* cls_n,
                                  int16_t* rep_class, int k) noexcept nogil:
         """pom: a uniformly random action of the class whose representative is `r`."""
@@ -368,7 +398,7 @@ cdef class Search:
 
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin, bint solver, double span, int cutoff,
-                 bint expand_eval, bint pom) except -1 nogil:
+                 bint expand_eval, bint pom, double epsilon) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
@@ -536,7 +566,11 @@ cdef class Search:
                             if k == cutoff:
                                 evaluated = True
                                 break
-                            s.c_apply(legal[rng_below(&self.rng, s.c_legal_actions(legal))])
+                            j = s.c_legal_actions(legal)
+                            if epsilon < 1.0 and j > 1 and rng_uniform(&self.rng) >= epsilon:
+                                s.c_apply(self._greedy(s, legal, j))
+                            else:
+                                s.c_apply(legal[rng_below(&self.rng, j)])
                             k += 1
                     else:
                         s.c_rollout(&self.rng, horizon)
@@ -623,14 +657,15 @@ cdef class Search:
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
-               str expand="random", bint pom=False):
+               str expand="random", bint pom=False, double epsilon=1.0):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
         two-player games of perfect information (the registry's flag) such as Insert. `span`: the
         scale of the margin reward, by default `score_span(state, horizon)`. `pom`: merge the other
         players' edges by how the player to move sees their actions (not with the solver, where
-        every action is seen)."""
+        every action is seen). `epsilon`: in a cut-off rollout, the chance of a uniformly random ply;
+        the others take the action the engine's evaluation rates best for its mover."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -638,6 +673,8 @@ cdef class Search:
             raise ValueError("cannot search from a terminal state")
         if not (isfinite(seconds) and isfinite(c) and c >= 0 and 0 <= margin <= 1):
             raise ValueError("ismcts needs finite seconds, a finite c >= 0 and a margin in [0, 1]")
+        if not 0 <= epsilon <= 1:
+            raise ValueError("ismcts needs an epsilon in [0, 1]")
         if seconds > 0:
             iterations = MAX_ITERATIONS
         if iterations < 1:
@@ -663,7 +700,7 @@ cdef class Search:
         cdef GameState scratch = self.scratch
         with nogil:
             self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
-                     pom and not solve)
+                     pom and not solve, epsilon)
             a = self.best_action(state)
         return a
 
@@ -861,7 +898,10 @@ class ISMCTSAgent(Agent):
     `expand` (which untried action a node expands first: `random`, or `eval`, the one the engine's
     evaluation rates best for its mover), `pom` (partially observable moves: the other players' edges
     merged by how the searcher sees their actions; -1, the default, takes the game's entry in
-    POM_GAMES), `threads` (root parallelisation: that many independent trees
+    POM_GAMES), `span` (the points a margin reward of 0 or 1 stands for; 0, the default, takes
+    the game's `score_span`), `epsilon` (in a cut-off rollout, the chance of a uniformly random
+    ply; the others play the action the engine's evaluation rates best for its mover; 1, the
+    default, is uniformly random), `threads` (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
@@ -869,15 +909,16 @@ class ISMCTSAgent(Agent):
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    cutoff -1 to 1000; pom -1 to 1; threads 1 to 64; seed 0 to 2**64 - 1."""
+    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon 0 to 1; threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
-              "solver": True, "cutoff": -1, "expand": "random", "pom": -1, "threads": 1, "seed": 0}
+              "solver": True, "cutoff": -1, "expand": "random", "pom": -1, "span": 0.0, "epsilon": 1.0, "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
-              "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "threads": (1, 64),
+              "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6), "epsilon": (0.0, 1.0),
+              "threads": (1, 64),
               "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("random", "eval")}
 
@@ -908,8 +949,8 @@ class ISMCTSAgent(Agent):
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
             a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
-                                    solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"],
-                                    partial_moves(state, p["pom"]))
+                                    solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), p["expand"],
+                                    partial_moves(state, p["pom"]), p["epsilon"])
             self._stats = self._search.stats()
             return a
         return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
@@ -925,8 +966,8 @@ class ISMCTSAgent(Agent):
             try:
                 if iterations > 0 or p["time"] > 0:
                     search.search(state, max(iterations, 1), p["time"], p["c"], p["horizon"], p["margin"],
-                                  solver, None, rollout_cutoff(state, p["cutoff"]), p["expand"],
-                                  partial_moves(state, p["pom"]))
+                                  solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), p["expand"],
+                                  partial_moves(state, p["pom"]), p["epsilon"])
             except BaseException as e:     # re-raised below, in the caller's thread
                 errors.append(e)
 

@@ -552,3 +552,39 @@ def test_pom_is_a_measured_parameter():
         assert partial_moves(state, 0) is False and partial_moves(state, 1) is True
     with pytest.raises(BadAgentParameter):
         ISMCTSAgent(pom=2)
+
+
+def test_span_sets_the_scale_of_the_margin_reward():
+    """span=0 reads the game's score_span; another span changes the rewards and so the search."""
+    state = midgame_states("belladone_bluff", 2, seed=6)[-1]
+    runs = {}
+    for span in (0.0, 60.0, 15.0):
+        a = agent(iterations=400, seed=2, span=span)
+        a.act(state)
+        runs[span] = a.last_stats()["children"]
+    assert runs[0.0] == runs[60.0]      # Belladone Bluff's span is 60 points
+    assert runs[15.0] != runs[60.0]
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(span=-1.0)
+
+
+def test_greedy_cutoff_rollouts():
+    """epsilon < 1 plays the cut-off rollout's plies by the engine's evaluation (with chance
+    epsilon a random ply): the budget stays exact and the statistics differ from random plies;
+    with full rollouts (cutoff 0) epsilon plays no part."""
+    from agents.ismcts import Search
+    state = midgame_states("belladone_bluff", 2, seed=8)[-1]
+    stats = {}
+    for cutoff in (0, 4):
+        for eps in (1.0, 0.0):
+            search = Search()
+            search.seed(4)
+            search.search(state, 300, cutoff=cutoff, epsilon=eps)
+            assert search.stats()["iterations"] == 300
+            stats[cutoff, eps] = search.root_children()
+    assert stats[4, 1.0] != stats[4, 0.0]
+    assert stats[0, 1.0] == stats[0, 0.0]
+    with pytest.raises(ValueError, match="epsilon"):
+        Search().search(state, 10, epsilon=1.5)
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(epsilon=2.0)
