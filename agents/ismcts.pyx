@@ -317,20 +317,20 @@ cdef class Search:
                 rep[c] = legal[i]
         return nc
 
-    cdef action_t _greedy(self, GameState s, action_t* legal, int k) except -1 nogil:
-        """The legal action after which the engine's evaluation is best for the player to move
-        (ties: the first from a random start)."""
-        cdef int mover = s.c_current_player(), i, j, start = rng_below(&self.rng, k), best = start
+    cdef int _best_evaluated(self, GameState s, action_t* acts, int k, int start) except -1 nogil:
+        """The index of the action in acts[:k] after which the engine's evaluation is best for the
+        player to move (ties: the first from `start` on, cyclically)."""
+        cdef int mover = s.c_current_player(), i, j, best = start
         cdef double u, best_u = -1e300
         for j in range(k):
             i = start + j if start + j < k else start + j - k
-            s.c_apply_undoable(legal[i])
+            s.c_apply_undoable(acts[i])
             u = s.c_evaluate(mover)
             s.c_undo()
             if u > best_u:
                 best_u = u
                 best = i
-        return legal[best]
+        return best
 
     cdef inline action_t _member(self, action_t r, action_t* members, int16_t* cls, int* cls_n,
                                  int16_t* rep_class, int k) noexcept nogil:
@@ -509,18 +509,7 @@ cdef class Search:
                     i = rng_below(&self.rng, n_untried)
                     if expand_eval and n_untried > 1:
                         # the untried action the engine's evaluation likes best for its mover
-                        # (ties: the first from a random start)
-                        best_ucb = -1e300
-                        best = i
-                        for j in range(n_untried):
-                            e = i + j if i + j < n_untried else i + j - n_untried
-                            s.c_apply_undoable(untried[e])
-                            u = s.c_evaluate(mover)
-                            s.c_undo()
-                            if u > best_ucb:
-                                best_ucb = u
-                                best = e
-                        i = best
+                        i = self._best_evaluated(s, untried, n_untried, i)
                     e = self._add_edge(node, untried[i], mover, n_untried)
                     if solver:
                         # perfect information: every action is available on every visit of the
@@ -568,7 +557,7 @@ cdef class Search:
                                 break
                             j = s.c_legal_actions(legal)
                             if epsilon < 1.0 and j > 1 and rng_uniform(&self.rng) >= epsilon:
-                                s.c_apply(self._greedy(s, legal, j))
+                                s.c_apply(legal[self._best_evaluated(s, legal, j, rng_below(&self.rng, j))])
                             else:
                                 s.c_apply(legal[rng_below(&self.rng, j)])
                             k += 1
@@ -915,10 +904,11 @@ class ISMCTSAgent(Agent):
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
-              "solver": True, "cutoff": -1, "expand": "random", "pom": -1, "span": 0.0, "epsilon": 1.0, "threads": 1, "seed": 0}
+              "solver": True, "cutoff": -1, "expand": "random", "pom": -1, "span": 0.0, "epsilon": 1.0,
+              "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
-              "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6), "epsilon": (0.0, 1.0),
-              "threads": (1, 64),
+              "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
+              "epsilon": (0.0, 1.0), "threads": (1, 64),
               "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("random", "eval")}
 
