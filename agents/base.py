@@ -36,6 +36,9 @@ class Agent:
     PARAMS: dict[str, Any] = {}                    # parameter -> default (the default fixes the type)
     LIMITS: dict[str, tuple[float, float]] = {}    # numeric parameter -> (lowest, highest), inclusive
     CHOICES: dict[str, tuple[str, ...]] = {}       # string parameter -> allowed values
+    # Parameters that name code of the user's to load (openspiel_bot's factory): that code runs in
+    # the arena's own process, so the arena allows them only where nothing is sandboxed.
+    CODE_PARAMS: tuple[str, ...] = ()
 
     def __init__(self, **params: Any) -> None:
         """:raises BadAgentParameter: an unknown parameter, or a value of the wrong type, not finite,

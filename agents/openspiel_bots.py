@@ -246,6 +246,7 @@ class OpenSpielFactoryAgent(Agent):
     name = "openspiel_bot"
     # `factory` is not among PARAMS: it picks the bot, whose own parameters join PARAMS per instance.
     PARAMS: dict[str, Any] = {"seed": 0}
+    CODE_PARAMS = ("factory",)
     LIMITS = {"seed": SEED_LIMITS}
 
     def __init__(self, **params: Any) -> None:

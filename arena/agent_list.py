@@ -104,8 +104,20 @@ def _classify(source):
                         f"or give FILE.py:Class or package.module:Class")
 
 
-def parse_agent(item):
-    """One item of the agent list as an AgentSpec (see parse_agents)."""
+def code_param(source, params):
+    """The parameter through which a built-in agent would load the user's own code into the arena's
+    process (openspiel_bot's factory), or None."""
+    try:
+        given = agent_registry.agent_class(source).CODE_PARAMS
+    except ValueError:
+        return None
+    return next((p for p in given if p in params), None)
+
+
+def parse_agent(item, run_code=False):
+    """One item of the agent list as an AgentSpec (see parse_agents). A built-in agent told to load
+    code of the user's (`code_param`) is refused, before anything is loaded, unless `run_code`:
+    that code would run in the arena's own process, where no sandbox confines it."""
     m = _ITEM.match(item.strip())
     if not m:
         raise ScheduleError(f"cannot read agent {item!r}: expected NAME[k=v,...] [as LABEL]")
@@ -115,6 +127,11 @@ def parse_agent(item):
     params = parse_params(m["params"] or "", f"agent {source!r}")
     kind, target = _classify(source)
     if kind == "builtin":
+        param = code_param(source, dict(params))
+        if param and not run_code:
+            raise ScheduleError(f"agent {source}: its {param} is code of yours that would run in the arena's own "
+                                f"process, outside the sandbox: only with --sandbox none (every view of a run "
+                                f"then says it ran unconfined)")
         try:
             agent_registry.make(source, **dict(params))
         except ValueError as e:
@@ -125,14 +142,14 @@ def parse_agent(item):
     return AgentSpec(m["label"] or default_label, source, params, kind, target)
 
 
-def parse_agents(text):
+def parse_agents(text, run_code=False):
     """The `--agents` list as AgentSpecs with unique labels; built-in parameters are validated here.
 
     Items: `name`, `name[k=v,...]`, `FILE.py:Class`, `package.module:Class`, an installed entry point
     name, each optionally followed by `as LABEL`. Submitted classes are validated separately (in
     their own process: see arena.sandbox.validate).
     """
-    specs = [parse_agent(item) for item in split_list(text)]
+    specs = [parse_agent(item, run_code) for item in split_list(text)]
     if len(specs) < 2:
         raise ScheduleError("a tournament needs at least two agents (give --agents A,B)")
     seen = set()

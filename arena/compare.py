@@ -142,7 +142,8 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
         raise ValueError("compare needs --game")
     [(game_id, game_params)] = sched.resolve_games(game_id, players, agent_list.param_options(params))
     policy = make_policy(sandbox)
-    cand, base = (stage(agent_list.parse_agent(t)) for t in (candidate, baseline))
+    trusted = policy.mode == "none"
+    cand, base = (stage(agent_list.parse_agent(t, trusted)) for t in (candidate, baseline))
     if cand.label == base.label:
         raise ValueError(f"the candidate and the baseline are both labelled {cand.label!r}; "
                          f"rename one with 'as LABEL', e.g. \"{_item(cand)} as new\"")
@@ -152,7 +153,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
     if n == 2 and field is not None:
         raise ValueError(f"--field is for games of three or more players; {game_id} is played by 2 "
                          f"(each deal is played twice with the seats swapped)")
-    others = [stage(a) for a in (agent_list.parse_agent(t) for t in agent_list.split_list(field))] \
+    others = [stage(a) for a in (agent_list.parse_agent(t, trusted) for t in agent_list.split_list(field))] \
         if field is not None else [base]
     labels: dict = {}
     for a in [cand, base] + others:

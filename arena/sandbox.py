@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 
+from arena.agent_list import code_param
 from arena.bot_server import RLIMITS
 from arena.match import SandboxPolicy
 from arena.text import printable
@@ -81,9 +82,11 @@ DEFAULT_POLICY = make_policy()
 
 
 def unconfined_note(config):
-    """The warning every view of a run shows when its submitted agents ran without the sandbox."""
-    if config.get("sandbox", {}).get("mode") == "none" and any(a.get("kind", "builtin") != "builtin"
-                                                              for a in config.get("agents", [])):
+    """The warning every view of a run shows when agents' code ran without the sandbox."""
+    agents = config.get("agents", [])
+    if config.get("sandbox", {}).get("mode") == "none" and any(
+            a.get("kind", "builtin") != "builtin" or code_param(a.get("source"), a.get("params", {}))
+            for a in agents):
         return ("sandbox: none - the submitted agents ran unconfined (--sandbox none), so nothing "
                 "stopped them from reading hidden cards or forging results")
     return None

@@ -98,7 +98,8 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         policy = make_policy(sandbox, agent_list.parse_params(",".join(bot_limits), "--bot-limit"))
         if agents is not None and not agents.strip():
             raise agent_list.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
-        agent_specs = [stage(a) for a in agent_list.parse_agents(agents or agent_list.DEFAULT_AGENTS)]
+        agent_specs = [stage(a) for a in agent_list.parse_agents(agents or agent_list.DEFAULT_AGENTS,
+                                                                 run_code=policy.mode == "none")]
         if deals is None:
             deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
         config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)

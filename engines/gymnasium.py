@@ -91,7 +91,7 @@ def _parse_opponents(opponents: Union[str, list, tuple], game_id: str, players: 
     out = []
     for item in items:
         try:
-            spec = parse_agent(item)
+            spec = parse_agent(item, run_code=True)   # the RL user's own opponents, in this process
         except ScheduleError as e:
             raise ValueError(f"opponents: {e}") from None
         if spec.kind == "builtin":

@@ -34,7 +34,7 @@ from arena.seeds import derive_seed, step
 
 
 def _make(item):
-    spec = parse_agent(item)
+    spec = parse_agent(item, run_code=True)   # a benchmark of your own bots, in this process
     return agents.make(spec.source, **dict(spec.params))
 
 

@@ -96,7 +96,7 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
     from arena.text import game_title
     from arena.tournament import check_time_limit
     time_limit = check_time_limit(time_limit)
-    spec = parse_agent(agent)
+    spec = parse_agent(agent, run_code=sandbox == "none")
     (game, full), = sched.resolve_games(game_id, players, param_options(params))
     sched.check_can_play([spec], game, full["players"])
     full = json.loads(json.dumps(full))

@@ -23,8 +23,8 @@ def play(game_id, vs, seat, seed, params, sandbox):
     from arena.sandbox import make_policy, validate_all
     from arena.schedule import check_can_play
 
-    bots = [parse_agent(item) for item in split_list(vs)]
     policy = make_policy(sandbox)
+    bots = [parse_agent(item, run_code=policy.mode == "none") for item in split_list(vs)]
     validate_all(bots, policy)
     pairs = dict(param_options(params))
     if "players" in pairs:

@@ -6,6 +6,9 @@ import click
 from arena.cli.common import sandbox_option, store_option, user_errors
 
 
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
+
+
 def is_loopback(host):
     """Whether only this machine can reach a server bound to `host`."""
     if host == "localhost":
@@ -32,7 +35,8 @@ def serve(store_path, host, port, sandbox):
     from arena.serve.address import announced
     from arena.serve.app import create_app
 
-    app = create_app(store_path, sandbox)
+    # On a loopback address, only requests naming this machine are answered (see create_app).
+    app = create_app(store_path, sandbox, hosts=LOOPBACK_NAMES + [host] if is_loopback(host) else None)
     if not is_loopback(host):
         click.echo(f"warning: listening on {host}: anyone on the network can then play and read the store "
                    f"{store_path}", err=True)

@@ -16,6 +16,8 @@ import threading
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -77,14 +79,20 @@ def _int_param(request, name, default, limit):
 
 
 async def _body(request):
+    # Only JSON: a page of another site cannot send it without the browser asking first (CORS), and
+    # this server never says yes, so no other site can start games or move for you.
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        raise ValueError("send the request body as JSON (Content-Type: application/json)")
     data = await request.json()
     if not isinstance(data, dict):
         raise ValueError("the request body must be a JSON object")
     return data
 
 
-def create_app(store_path, sandbox="bwrap"):
-    """The app on the store at `store_path`; `sandbox` confines the submitted bots people play against."""
+def create_app(store_path, sandbox="bwrap", hosts=None):
+    """The app on the store at `store_path`; `sandbox` confines the submitted bots people play against;
+    `hosts` (when given) are the only Host headers answered, which keeps other sites' pages from
+    reaching a server on 127.0.0.1 through a name of theirs (DNS rebinding)."""
     policy = make_policy(sandbox)
     sessions = Sessions()
     summary_lock = threading.Lock()
@@ -270,6 +278,7 @@ def create_app(store_path, sandbox="bwrap"):
         yield
         sessions.close()   # the bots of the games still in progress
 
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)] if hosts else []
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan, middleware=middleware)
     app.state.sessions = sessions
     return app

@@ -36,9 +36,9 @@ class UnknownSession(ValueError):
     """No game in progress under this id."""
 
 
-def bot_specs(text):
+def bot_specs(text, run_code=False):
     """The AgentSpecs of an agent list, one per seat other than the person's."""
-    specs = [parse_agent(item) for item in split_list(text)]
+    specs = [parse_agent(item, run_code) for item in split_list(text)]
     if not specs:
         raise ScheduleError("give at least one agent to play against, e.g. random")
     if any(spec.source == "human" for spec in specs):
@@ -51,7 +51,7 @@ class PlaySession:
 
     def __init__(self, game_id, params, bot_text, seat, seed=None, policy=None):
         seed = random.SystemRandom().getrandbits(63) if seed is None else seed
-        specs = bot_specs(bot_text)
+        specs = bot_specs(bot_text, run_code=policy is not None and policy.mode == "none")
         players = len(specs) + 1
         if "players" in params:
             raise ScheduleError("the number of players is one more than the agents you play against")

@@ -93,7 +93,7 @@ def test_a_bad_factory_is_a_one_line_error(params, words):
 
 def test_a_bad_factory_in_arena_run_is_one_line_and_exit_2(tmp_path):
     result = CliRunner().invoke(main, ["run", "--game", "insert", "--agents", "openspiel_bot[factory=nosuch_mod:f], random",
-                                       "--games", "1", "--store", str(tmp_path / "s.sqlite")])
+                                       "--games", "1", "--sandbox", "none", "--store", str(tmp_path / "s.sqlite")])
     assert result.exit_code == 2 and "nosuch_mod" in result.output
 
 
@@ -101,10 +101,34 @@ def test_a_bad_factory_in_arena_run_is_one_line_and_exit_2(tmp_path):
 def test_an_arena_run_with_a_bot_factory_finishes(tmp_path, game, params):
     pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install '.[test]')")
     item = f"openspiel_bot[factory={FACTORY},pick=first] as extreme"
-    result = CliRunner().invoke(main, ["run", "--game", game, "--agents", f"{item}, random", "--games", "2",
-                                       "--jobs", "1", "--store", str(tmp_path / "s.sqlite"), *params])
+    args = ["run", "--game", game, "--agents", f"{item}, random", "--games", "2", "--jobs", "1",
+            "--store", str(tmp_path / "s.sqlite"), *params]
+    # The factory's code would run in the arena's own process: only where nothing is sandboxed.
+    refused = CliRunner().invoke(main, args + ["--sandbox", "bwrap"])
+    assert refused.exit_code == 2 and "outside the sandbox: only with --sandbox none" in refused.output
+    assert refused.output.count("\n") == 1
+    result = CliRunner().invoke(main, args + ["--sandbox", "none"])
     assert result.exit_code == 0, result.output
     assert "extreme" in result.output and "fault" not in result.output.lower().replace("faults", "")
+    assert "ran unconfined" in result.output
+
+
+@pytest.mark.parametrize("command", [["run", "--game", "insert", "--agents", "{bot}, random"],
+                                     ["play", "insert", "--vs", "{bot}"],
+                                     ["compare", "{bot}", "random", "--game", "insert"],
+                                     ["check-agent", "{bot}", "--game", "insert"]])
+def test_a_factory_is_never_loaded_where_a_sandbox_is_on(tmp_path, command):
+    """A factory file's code would run as soon as it is imported: refused before that, in every
+    command that plays agents under a sandbox."""
+    marker = tmp_path / "ran"
+    (tmp_path / "evil.py").write_text(f"open({str(marker)!r}, 'w').close()\ndef f(game, player, seed):\n    pass\n")
+    bot = f"openspiel_bot[factory={tmp_path / 'evil.py'}:f]"
+    args = [a.replace("{bot}", bot) for a in command] + ["--sandbox", "bwrap"]
+    if command[0] != "check-agent" and command[0] != "play":
+        args += ["--store", str(tmp_path / "s.sqlite")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "outside the sandbox" in result.output, result.output
+    assert not marker.exists()
 
 
 def test_the_head_to_head_bench_plays_each_deal_in_both_seatings():

@@ -464,3 +464,23 @@ def test_a_report_written_while_the_server_runs_links_each_match_to_its_replay(c
     assert client.get(f"/runs/{run_id}/matches/0").status_code == 200   # where the link leads
     alone = CliRunner().invoke(main, ["report", run_id, "--store", store, "--out", str(out)])
     assert alone.exit_code == 0 and "replays" not in alone.output and "<a href=\"http" not in out.read_text()
+
+
+def test_other_sites_cannot_drive_the_server(store):
+    """A page of another site can post only "simple" requests (text/plain) without the browser asking
+    first, and may reach 127.0.0.1 through a name of its own (DNS rebinding): neither gets through."""
+    from arena.cli.serve import LOOPBACK_NAMES
+    app = create_app(store, hosts=LOOPBACK_NAMES)
+    with TestClient(app, base_url="http://127.0.0.1:8000") as local:
+        form = local.post("/api/play", content='{"game_id": "insert", "agents": "random"}',
+                          headers={"content-type": "text/plain"})
+        assert form.status_code == 400 and "Content-Type: application/json" in form.json()["error"]
+        assert local.post("/api/play", json={"game_id": "insert", "agents": "random"}).status_code == 200
+    with TestClient(app, base_url="http://attacker.example:8000") as rebound:
+        assert rebound.get("/api/runs").status_code == 400
+
+
+def test_a_bot_that_would_load_your_code_outside_the_sandbox_is_refused(client):
+    """openspiel_bot's factory runs in the server's own process: only with --sandbox none."""
+    answer = client.post("/api/play", json={"game_id": "insert", "agents": "openspiel_bot[factory=os:system]"})
+    assert answer.status_code == 400 and "outside the sandbox" in answer.json()["error"]
