@@ -6,10 +6,10 @@ seed)`: the void-respecting resampler of the engine) and scores every legal acti
 
 - bidding (`bidding`="playout", the default): every legal bid b is scored by the round score p
   makes with bid b when every player plays the round out under the solver's bid-chasing rule
-  (`Deal.playout`: short of its bid a player takes the trick with its cheapest winner when last,
-  else plays its strongest card; at its bid it sheds its highest loser), the bids not made yet
-  being the hands' estimates; `bid_samples` worlds (400). "solver" scores bid b by the solver's
-  paranoid value (the score the hand can guarantee when all the others spoil it) within `nodes`;
+  (`Deal.playout`, see `policy_card` in agents/wizard_solver.pyx: short of its bid a player plays
+  its cheapest sure winner, at its bid its highest loser), the bids not made yet being the hands'
+  estimates; `bid_samples` worlds (400). "solver" scores bid b by the solver's paranoid value (the
+  score the hand can guarantee when all the others spoil it) within `nodes`;
 - card play: above `solve_cards` cards in hand (0, the default: always) the same playouts after
   each card, over `bid_samples` worlds; at or below it each card's solved paranoid score over
   `samples` worlds, the playout's score breaking ties (against the coalition many cards lose alike);
@@ -19,10 +19,28 @@ seed)`: the void-respecting resampler of the engine) and scores every legal acti
 Why playouts: the paranoid value is the score against three players who all spoil p's bid, and they
 nearly always can (at 8 cards most first-lead values are -10 to -40 whatever the bid), so it
 separates bids poorly; the real table chases its own bids. Measured by hand (`pimc[samples=8,
-nodes=20000]` against three `greedy`, seeded deals 1000.., pimc's seat rotating, 80 games of hands
-2, 4, ..., 14, 560 rounds, 2026-11-30): bid accuracy 0.738 with solve_cards=0 against 0.696 with 6
-(the solver for the last six tricks) on the same deals; bidding by playouts against bidding by
-the solver (30 games of hands 1, 3, ..., 15, both playing with the solver): 0.592 against 0.588.
+nodes=20000]` against three `greedy`, the engine's deals 1000.., pimc's seat rotating, 2026-11-30,
+bid accuracy over every round):
+
+| pimc | deals x hands | bid accuracy |
+|---|---|---|
+| playouts to bid and play (the earlier rule: cheapest winner only when last) | 80 x 2, 4, ..., 14 | 0.738 |
+| same, the solver for the last 6 cards (solve_cards=6) | 80 x 2, 4, ..., 14 | 0.696 |
+| playouts, the earlier rule / the rule that sees every hand (the default) | 60 x 2, 4, ..., 14 | 0.731 / 0.731 |
+| the default, p choosing its next 2 / 3 cards by search over playouts | 60 x 2, 4, ..., 14 | 0.726 / 0.714 |
+| bids by playouts / by the solver, both playing with the solver | 30 x 1, 3, ..., 15 | 0.592 / 0.588 |
+
+So the solver's paranoid play is worse than the playouts' even where it is exact, and searching p's
+own next cards over playouts buys nothing (it plans with sight of every hand).
+
+In a full game (`arena run --game wizard --players 4 --agents "pimc[time=0.1,samples=10000,
+bid_samples=100000], ismcts[iterations=1000000,time=0.1], minimax[determinizations=100000,time=0.1],
+greedy" --games 30 --seed 23 -j 2`, 120 matches, 2026-11-30, the machine shared): bid accuracy pimc
+0.682 [0.661-0.702], ismcts 0.662 [0.641-0.684], minimax 0.501, greedy 0.479; ratings ismcts 29.85,
+pimc 29.30 (sigma 0.74 each: not separated, ismcts scores 0.53 [0.44-0.63] against pimc), minimax
+20.69, greedy 20.35. By hand size (`python -m arena.bench.pimc --store FILE`) pimc leads at most
+sizes and trails at 4 (0.59 against 0.71) and 15 (0.54 against 0.63). The earlier pimc (bids and
+play by the solver) had 0.67 in the same line-up.
 
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
@@ -59,10 +77,11 @@ def _card(deal, action):
 
 
 class PIMCAgent(Agent):
-    """Sampled worlds, each solved double-dummy; Wizard only.
+    """Sampled worlds, each played out (or solved double-dummy); Wizard only.
 
-    Limits (LIMITS): samples 1 to 10,000 worlds per decision; nodes 100 to 100,000,000 card plays
-    per solve; time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1."""
+    Limits (LIMITS): samples 1 to 10,000 solved worlds per decision; nodes 100 to 100,000,000 card
+    plays per solve; bid_samples 1 to 100,000 played-out worlds per decision; solve_cards 0 to 99;
+    time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1."""
 
     name = "pimc"
     PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "bidding": "playout",

@@ -20,28 +20,40 @@ Search: alpha-beta over single card plays (min at the other players' turns, max 
 max in optimistic mode), fail-soft, with:
 - a transposition table at trick boundaries, keyed on the cards still in hands (their union: within
   one deal a card's owner is fixed), the player to lead and p's tricks so far, storing a lower and
-  an upper bound of the value and the best lead (one generation per (deal, p, bid, mode));
+  an upper bound of the value and the best lead (one generation per (deal, p, bid, mode)), in
+  buckets of two entries (the one standing for more cards, and the latest);
 - equivalent cards merged: of the cards a player may play, a run of one suit with nothing between
   them but the player's own cards and cards out of play (played in finished tricks, turned up, not
   dealt) is one move; so are the Wizards (all alike) and the Jesters;
-- move ordering: the table's best lead first; then by strength in the trick as it stands, high first
-  when the mover wants the trick to be won (p short of its bid, or an opponent of p who has it), low
-  first otherwise;
+- move ordering: the table's best lead first; then by strength in the trick as it stands, p's
+  weakest card first and the others' strongest first (measured against orderings by what each
+  mover wants of the trick: see `_moves`; 2.1 times fewer card plays than those at 6-8 cards);
 - quick-trick bounds (sound for any play, so for both modes) on p's final tricks t at a trick
-  boundary with k tricks left: t >= t0 + max(0, W_p - W_others) (each of p's Wizards wins its trick
-  unless an earlier Wizard of another player was played in it, and each Wizard can spoil one trick),
-  and t <= t0 + (p's non-Jester cards) + min over all players of their Jesters (a Jester wins only
-  a trick of Jesters alone, one from each player). Their score range cuts the search when it falls
-  outside the alpha-beta window.
+  boundary with k tricks left, from *sure cards*: Wizards, and trumps above every trump of the other
+  side. Each of p's sure cards takes its trick unless a Wizard of another player is in it (p plays
+  one card a trick, so each such Wizard spoils one), hence t >= t0 + max(0, S_p - W_others); each
+  sure card of another player q (its trumps above all of p's) keeps p from its trick unless p plays
+  a Wizard to it, hence t <= t0 + k - max_q max(0, S_q - W_p); and t <= t0 + (p's non-Jester cards)
+  + min over all players of their Jesters (a Jester wins only a trick of Jesters alone). The last
+  trick is played out directly. The score range cuts the search when it falls outside the window.
 
-Speed (`python -m arena.bench_pimc wizard`, one core, 4 players, first lead, 2026-11-30): 5-card
-hands about 75 solved/s (some 5,500 card plays each) against 5.6/s for the plain reference (9.3
-million); at 6 cards the reference takes 10-100 s a hand and this solver 1-20 ms. Full 10-card
-hands are *not* in reach yet: none of the benchmark's finished within 5 million card plays, and
-four tried by hand each passed 60 million (over 5 s). The coalition's three replies per trick are
-the cost: proving that p makes its bid means refuting every joint reply. Partition search (table
+Speed (`python -m arena.bench.pimc wizard`, one core's CPU time, 4 players, the engine's deals 0-2,
+first lead, bid n // 4, 2026-11-30, the machine shared with other work): 5-card hands 66.6
+solved/s (826 card plays each, median; the rate is bounded by clearing the 64 MB table per hand)
+against 5.33/s for the plain reference (9.3 million card plays); 8-card hands 8.8/s (1.4 million);
+full 10-card hands 0.04/s: all three solved, 285 million card plays (median), some 25 s each; 15-card
+hands: none within 5 million. Before this ordering and these bounds the 10-card hands passed 300
+million card plays unsolved. The coalition's three replies per trick are the cost: proving that p
+makes its bid (or misses by at most k) means refuting every joint reply. Partition search (table
 entries valid for every position sharing the relevant ranks) would be the next step. Within a
-budget the solver deepens by tricks (`horizon`), as the `pimc` agent does.
+budget the solver deepens by tricks (`horizon`).
+
+The playout (`playout`, `Deal.playout`): every player plays the round out under `policy_card`, a
+bid-chasing rule that sees every hand (the world is determinized): short of its bid, a player plays
+its cheapest card that takes the trick whatever the later players hold (else, not leading, its
+strongest winner; else its lowest card); at or past it, its highest card that already loses, else
+its lowest (its highest when last and every card wins). About a million playouts a second at 5 to
+10 cards; `pimc` bids and plays by them.
 
 `plain_value` is the reference: plain minimax over every card (Wizards and Jesters one by one), no
 pruning, no table, no bounds, no ordering, with its own trick resolution written from RULES.md 1.4
@@ -324,7 +336,7 @@ cdef class Solver:
         cdef uint64_t m = playable(s), h = s.hand[s.to_move], run, between, suit_m
         cdef int n = 0, c, prev, i, j, k, led, key_i, su, cost
         cdef int keys[NCARDS]
-        cdef bint want, mine, last, p_played, wins
+        cdef bint mine
         if self.merge:
             if m & WIZ:
                 out[n] = ws_ctz(m & WIZ); n += 1
@@ -351,14 +363,13 @@ cdef class Solver:
                 m &= m - 1
         if not self.ordering or n < 2:
             return n
-        # Bridge-style ordering. p wants this trick when short of its bid; its opponents want
-        # the opposite in paranoid mode, the same in optimistic mode.
-        want = s.tricks[self.p] < self.bid
+        # By strength in the trick as it stands: p's weakest card first, the others' strongest
+        # first, the table's best lead before all. Measured on 36 paranoid solves of 6-8 cards
+        # (4 players, the engine's deals 0-3, bids 1, 3 and n // 4): 15.1 million card plays,
+        # against 31.8 million when every mover was ordered by what it wants of the trick (p
+        # short of its bid wants it, the others the opposite), 22.9 million unordered, 19.6
+        # million with p's wants kept, 33.4 million with the others weakest first.
         mine = s.to_move == self.p
-        if not mine and self.mode == MODE_PARANOID:
-            want = not want
-        last = s.trick_len == s.n - 1
-        p_played = mine or _played_in_trick(s, self.p)
         for i in range(n):
             c = out[i]
             led = s.led
@@ -366,29 +377,7 @@ cdef class Solver:
                 k = card_code(c)
                 led = LED_FREE if k == C_WIZ else (k if k < 4 else LED_NONE)
             cost = strength(s, c, led) * 16 + (c % 13 if c < 52 else 0)
-            wins = strength(s, c, led) > s.win_str
-            if not mine:
-                # the others: strongest first (measured: 1.6 times fewer nodes at 6-8 cards than
-                # keys by what they want of the trick, and 1.15 times fewer than no ordering)
-                keys[i] = cost
-                if c == best:
-                    keys[i] = 1000000
-                continue
-            if mine:
-                if want:    # a winner (the cheapest when last, else the surest), then low losers
-                    k = (1000 + (-cost if last else cost)) if wins else -cost
-                else:       # the highest loser, then the cheapest winner
-                    k = (1000 + cost) if not wins else -cost
-            elif not p_played:
-                k = cost if not want else -cost     # keep p from it: high; leave it to p: low
-            elif s.win_player == self.p and not want:
-                k = (1000 - cost) if wins else -cost    # p is winning and should not: overtake cheaply
-            else:
-                # nothing to gain in this trick: keep it as it goes, shedding the highest loser
-                k = (1000 + cost) if not wins else -cost
-            keys[i] = k
-            if c == best:
-                keys[i] = 1000000
+            keys[i] = 1000000 if c == best else (-cost if mine else cost)
         for i in range(1, n):
             key_i = keys[i]
             c = out[i]
