@@ -42,8 +42,8 @@ first lead, bid n // 4, 2026-11-30, the machine shared with other work): 5-card 
 solved/s (826 card plays each, median; the rate is bounded by clearing the 64 MB table per hand)
 against 5.33/s for the plain reference (9.3 million card plays); 8-card hands 8.8/s (1.4 million);
 full 10-card hands 0.04/s: all three solved, 285 million card plays (median), some 25 s each; 15-card
-hands: none within 5 million. Before this ordering and these bounds the 10-card hands passed 300
-million card plays unsolved. The coalition's three replies per trick are the cost: proving that p
+hands: none within 5 million. With the earlier ordering (by what each mover wants of the trick) the
+first two of these 10-card hands passed 300 million card plays unsolved. The coalition's three replies per trick are the cost: proving that p
 makes its bid (or misses by at most k) means refuting every joint reply. Partition search (table
 entries valid for every position sharing the relevant ranks) would be the next step. Within a
 budget the solver deepens by tricks (`horizon`).
