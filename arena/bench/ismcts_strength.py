@@ -16,6 +16,10 @@ Strength at equal time per move is measured with `arena run`, e.g.
     arena run --game belladone_bluff --games 50 --jobs 1 \\
         --agents "ismcts[time=0.05] as t1, ismcts[time=0.05,threads=2] as t2"
 
+Two settings measured against one baseline on the same deals (`arena compare A X --deal-key K` and
+`arena compare B X --deal-key K`, each in its own store) are compared deal by deal with
+`--paired A.sqlite B.sqlite`, which is tighter than comparing their two intervals.
+
 Run alone: `python -m arena.bench.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
 """
 import argparse
@@ -199,6 +203,41 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
             "points": round(statistics.mean(margins), 2)}
 
 
+def paired(store_a, store_b, label="ismcts"):
+    """Two `arena compare` stores whose candidates (labels starting with `label`) played the same
+    deals (the same --deal-key and --seed) against the same baseline: the per-deal difference of
+    their pair scores (0 to 1, the mean of the two seat-swapped matches) and of their points over
+    the pair, with 95% intervals. The largest run of each store is read."""
+    import sqlite3
+
+    def per_deal(path):
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        run = db.execute("SELECT run_id FROM matches GROUP BY run_id ORDER BY count(*) DESC LIMIT 1").fetchone()[0]
+        out = {}
+        for seed, seats, returns in db.execute("SELECT seed, seats, returns FROM matches WHERE run_id = ?", (run,)):
+            seats, r = json.loads(seats), json.loads(returns)
+            me = next(i for i, seat in enumerate(seats) if seat["label"].startswith(label))
+            out.setdefault(seed, []).append((1.0 if r[me] > r[1 - me] else 0.5 if r[me] == r[1 - me] else 0.0,
+                                             r[me] - r[1 - me]))
+        return {seed: v for seed, v in out.items() if len(v) == 2}
+
+    def interval(xs):
+        m = statistics.mean(xs)
+        half = 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
+        return round(m, 3), [round(m - half, 3), round(m + half, 3)]
+
+    a, b = per_deal(store_a), per_deal(store_b)
+    common = sorted(set(a) & set(b))
+    if len(common) < 2:
+        raise ValueError("the stores share fewer than two complete deals")
+    share = [sum(x for x, _ in a[d]) / 2 - sum(x for x, _ in b[d]) / 2 for d in common]
+    points = [sum(y for _, y in a[d]) - sum(y for _, y in b[d]) for d in common]
+    return {"deals": len(common),
+            "share_a": round(statistics.mean(sum(x for x, _ in a[d]) / 2 for d in common), 3),
+            "share_b": round(statistics.mean(sum(x for x, _ in b[d]) / 2 for d in common), 3),
+            "share_difference": interval(share), "points_difference": interval(points)}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("games", nargs="*", default=["belladone_bluff", "insert", "wizard"])
@@ -210,7 +249,12 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=1000)
     ap.add_argument("--first-deal", type=int, default=0)
     ap.add_argument("--ours", default="", help="extra ismcts parameters, e.g. margin=1,c=0.5")
+    ap.add_argument("--paired", nargs=2, metavar=("STORE_A", "STORE_B"),
+                    help="instead: per-deal difference of two arena compare stores on the same deals")
     args = ap.parse_args(argv)
+    if args.paired:
+        print(json.dumps(paired(*args.paired)))
+        return
     if args.openspiel:
         for game_id in args.games:
             print(json.dumps(versus_openspiel(game_id, args.openspiel, args.iterations,

@@ -464,13 +464,22 @@ def test_a_cutoff_rollout_ends_in_the_evaluation(game_id):
     assert stats[0] != stats[3]
 
 
-def test_the_default_cutoff_is_the_game_s_entry():
-    from agents.ismcts import CUTOFFS, rollout_cutoff
+def test_the_defaults_are_the_game_s_entries():
+    """cutoff, epsilon and pom at -1 read the per-game tables; any other value is taken as given."""
+    from agents.ismcts import (CUTOFFS, EPSILONS, POM_GAMES, partial_moves, rollout_cutoff,
+                               rollout_epsilon)
     for game_id in GAME_IDS:
         state = engines.make(game_id, seed=1)
         assert rollout_cutoff(state) == CUTOFFS.get(game_id, 0)
         assert rollout_cutoff(state, 0) == 0 and rollout_cutoff(state, 7) == 7
-    assert ISMCTSAgent().params["cutoff"] == -1
+        assert rollout_epsilon(state) == EPSILONS.get(game_id, 1.0)
+        assert rollout_epsilon(state, 1.0) == 1.0 and rollout_epsilon(state, 0.3) == 0.3
+        assert partial_moves(state) == (game_id in POM_GAMES)
+        assert partial_moves(state, 0) is False and partial_moves(state, 1) is True
+    assert ISMCTSAgent().params["cutoff"] == ISMCTSAgent().params["pom"] == -1
+    assert ISMCTSAgent().params["epsilon"] == -1.0
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(pom=2)
 
 
 @pytest.mark.parametrize("game_id", ["belladone_bluff", "insert"])
@@ -544,16 +553,6 @@ def test_pom_merges_the_moves_the_searcher_cannot_tell_apart():
     assert merged_somewhere
 
 
-def test_pom_is_a_measured_parameter():
-    from agents.ismcts import POM_GAMES, partial_moves
-    for game_id in GAME_IDS:
-        state = engines.make(game_id, seed=1)
-        assert partial_moves(state) == (game_id in POM_GAMES)
-        assert partial_moves(state, 0) is False and partial_moves(state, 1) is True
-    with pytest.raises(BadAgentParameter):
-        ISMCTSAgent(pom=2)
-
-
 def test_span_sets_the_scale_of_the_margin_reward():
     """span=0 reads the game's score_span; another span changes the rewards and so the search."""
     state = midgame_states("belladone_bluff", 2, seed=6)[-1]
@@ -588,3 +587,32 @@ def test_greedy_cutoff_rollouts():
         Search().search(state, 10, epsilon=1.5)
     with pytest.raises(BadAgentParameter):
         ISMCTSAgent(epsilon=2.0)
+
+
+def test_paired_store_comparison(tmp_path):
+    """arena.bench.ismcts_strength.paired: per-deal differences of two stores on the same deals."""
+    import json
+    import sqlite3
+    from arena.bench.ismcts_strength import paired
+
+    def store(name, results):
+        path = tmp_path / name
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE matches (run_id TEXT, seed INTEGER, seats TEXT, returns TEXT)")
+        for seed, (first, second) in enumerate(results):
+            for swap, margin in ((False, first), (True, second)):
+                seats = [{"label": "ismcts[x=1]"}, {"label": "minimax"}]
+                returns = [margin, 0]
+                if swap:
+                    seats.reverse()
+                    returns.reverse()
+                db.execute("INSERT INTO matches VALUES ('r', ?, ?, ?)", (seed, json.dumps(seats), json.dumps(returns)))
+        db.commit()
+        return str(path)
+
+    a = store("a.sqlite", [(5, 5), (5, -5), (0, 3)])     # pair scores 1, 0.5, 0.75
+    b = store("b.sqlite", [(-5, -5), (5, -5), (-1, 3)])  # pair scores 0, 0.5, 0.5
+    out = paired(a, b)
+    assert out["deals"] == 3 and out["share_a"] == 0.75 and out["share_b"] == pytest.approx(1 / 3, abs=1e-3)
+    assert out["share_difference"][0] == pytest.approx(0.417, abs=1e-3)
+    assert out["points_difference"][0] == pytest.approx((20 + 0 + 1) / 3, abs=1e-3)
