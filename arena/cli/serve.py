@@ -52,6 +52,7 @@ def serve(store_path, host, port, sandbox):
     local = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
     url = f"http://{f'[{local}]' if ':' in local else local}:{port}/"
     click.echo(f"arena serve: {url} (store {store_path}; Ctrl-C stops)")
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    # log_config=None: no handlers bound to this moment's stderr; warnings and errors still print.
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None))
     with announced(store_path, url):
         server.run(sockets=[sock])
