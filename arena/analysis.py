@@ -286,6 +286,11 @@ class GroupTally:
     def state(self):
         return self.s
 
+    @property
+    def key(self):
+        """The group's key, as `group_key` gives it for each of its matches."""
+        return group_key({"game_id": self.game_id, "game_params": self.params})
+
     def add(self, m):
         """Folds in one match (a dict as `Store.matches` gives it; its actions are not needed)."""
         s = self.s

@@ -20,8 +20,8 @@ import subprocess
 from arena import analysis, graphs, tallies
 from arena.serve import address
 from arena.sandbox import LIMITS, unconfined_note
-from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, game_title, interval_text,
-                        jsonable, leaderboard_columns, legend_lines, option_value, verdict)
+from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, interval_text,
+                        leaderboard_columns, legend_lines, option_value)
 
 
 def _version(dist):
@@ -56,39 +56,6 @@ SHOWN_MATCHES = 200   # per game, in the page's list of matches (the store holds
 SHOWN_FAULTS = 500
 
 
-def game_sections(store, run_id, first_matches=SHOWN_MATCHES):
-    """([section], [summary]) per game and rule variant of the run, read from its checkpoint and
-    the matches after it (arena.tallies): each section is plain JSON-able data (leaderboard, head
-    to head, verdict, cycles, rating history, faults, deals) with its first `first_matches` matches;
-    each summary is the `GroupTally.summary` it was made from."""
-    sections, summaries = [], []
-    for tally in tallies.read(store, run_id):
-        summ = tally.summary()
-        summaries.append(summ)
-        rows = jsonable(summ["leaderboard"])
-        params_text = json.dumps(tally.params, sort_keys=True)
-        sections.append({
-            "game_id": tally.game_id,
-            "game_params": tally.params,
-            "title": game_title(tally.game_id, tally.params, only_changed=True),   # as the terminal titles it
-            "matches": summ["matches"],
-            "deals": summ["deals"],
-            "seed_range": summ["seeds"],
-            "leaderboard": rows,
-            "cycles": summ["cycles"],
-            "verdict": verdict(rows, jsonable(summ["head_to_head"]), summ["cycles"]),
-            "head_to_head": jsonable(summ["head_to_head"]),
-            "rating_history": summ["rating_history"],
-            "fault_summary": summ["faults"],
-            "first_matches": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
-                               "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],
-                               "returns": m["returns"]}
-                              for m in store.first_results(run_id, tally.game_id, params_text,
-                                                           summ["first_match"], first_matches)],
-        })
-    return sections, summaries
-
-
 def run_data(store, run_id, sections, summaries):
     """The run-level part of the report's data: status, counts, config, agents, the first faults."""
     run = store.run(run_id)
@@ -114,7 +81,7 @@ def collect(store, run_id=None):
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
     --json`), and the per-group `GroupTally.summary` values it was made from."""
     run_id = store.run(run_id)["run_id"]
-    sections, summaries = game_sections(store, run_id)
+    sections, summaries = tallies.sections(store, run_id, first_matches=SHOWN_MATCHES)
     # While `arena serve` runs on this store, each listed match links to its replay there.
     server = address.running_url(store.path)
     return run_data(store, run_id, sections, summaries) | {"versions": versions(), "server": server}, summaries

@@ -13,6 +13,7 @@ import os
 import time
 
 from arena.analysis import TALLY_VERSION, GroupTally, group_key
+from arena.text import game_title, jsonable, verdict
 
 SAVE_SECONDS = 2.0
 
@@ -49,23 +50,59 @@ class RunTallies:
                       key=lambda t: t.state()["first"])
 
 
+def _caught_up(store, run_id, game_id, checkpoint):
+    """The run's tallies (of one game) from the checkpoint (or from nothing), the later matches folded in."""
+    tallies = RunTallies(store, run_id, checkpoint)
+    for match in store.results(run_id, tallies.upto, game_id=game_id):
+        tallies.add(match)
+    return tallies
+
+
 def read(store, run_id, game_id=None):
     """[GroupTally] of the run (or of one game), up to its last stored match, in game order: the
     checkpoint, and the matches stored after it folded in (nothing is written).
 
     With ARENA_CHECK_TALLIES=1 (as in the tests), every read also folds every match afresh and
     raises RuntimeError when the two differ in any bit."""
-    tallies = RunTallies(store, run_id)
-    for match in store.results(run_id, tallies.upto, game_id=game_id):
-        tallies.add(match)
+    tallies = _caught_up(store, run_id, game_id, checkpoint=True)
     out = tallies.ordered(game_id)
     if os.environ.get("ARENA_CHECK_TALLIES") and tallies.upto:
-        fresh = RunTallies(store, run_id, checkpoint=False)
-        for match in store.results(run_id, 0, game_id=game_id):
-            fresh.add(match)
-        if [json.dumps(t.state()) for t in out] != [json.dumps(t.state()) for t in fresh.ordered(game_id)]:
+        fresh = _caught_up(store, run_id, game_id, checkpoint=False).ordered(game_id)
+        if [json.dumps(t.state()) for t in out] != [json.dumps(t.state()) for t in fresh]:
             raise RuntimeError(f"run {run_id}: the checkpointed tallies differ from a replay of every match")
     return out
+
+
+def sections(store, run_id, game_id=None, first_matches=0):
+    """([section], [summary]) per game and rule variant of the run (or of one game), as every view
+    shows them: each section is plain JSON-able data (leaderboard, head to head, verdict, cycles,
+    rating history, faults, deals) with its first `first_matches` matches; each summary is the
+    `GroupTally.summary` it was made from."""
+    out, summaries = [], []
+    for tally in read(store, run_id, game_id):
+        summ = tally.summary()
+        summaries.append(summ)
+        rows, h2h = jsonable(summ["leaderboard"]), jsonable(summ["head_to_head"])
+        out.append({
+            "game_id": tally.game_id,
+            "game_params": tally.params,
+            "title": game_title(tally.game_id, tally.params, only_changed=True),   # as the terminal titles it
+            "matches": summ["matches"],
+            "deals": summ["deals"],
+            "seed_range": summ["seeds"],
+            "leaderboard": rows,
+            "cycles": summ["cycles"],
+            "verdict": verdict(rows, h2h, summ["cycles"]),
+            "head_to_head": h2h,
+            "rating_history": summ["rating_history"],
+            "fault_summary": summ["faults"],
+            "first_matches": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
+                               "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],
+                               "returns": m["returns"]}
+                              for m in store.first_results(run_id, tally.game_id, tally.key[1],
+                                                           summ["first_match"], first_matches)],
+        })
+    return out, summaries
 
 
 class Checkpoint(RunTallies):

@@ -35,15 +35,11 @@ def matchups(run_id, store_path, as_json):
     from rich.table import Table
     from arena import analysis, tallies
     from arena.cli.run import print_legend, print_verdict
-    from arena.text import game_title, verdict
+    from arena.text import game_title
     store, run_id = open_run(store_path, run_id)
-    out = []
-    for tally in tallies.read(store, run_id):
-        summ = tally.summary()
-        out.append({"game_id": tally.game_id, "game_params": tally.params, "order": summ["order"],
-                    "head_to_head": summ["head_to_head"], "cycles": summ["cycles"],
-                    "verdict": verdict(jsonable(summ["leaderboard"]), jsonable(summ["head_to_head"]),
-                                       summ["cycles"])})
+    out = [{"game_id": s["game_id"], "game_params": s["game_params"], "order": summ["order"],
+            "head_to_head": summ["head_to_head"], "cycles": s["cycles"], "verdict": s["verdict"]}
+           for s, summ in zip(*tallies.sections(store, run_id))]
     if as_json:
         echo_json(jsonable({"run_id": run_id, "groups": out}))
         return

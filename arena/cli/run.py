@@ -142,20 +142,17 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     (`arena.text` holds the columns, legend and verdict every view shares)."""
     from arena import analysis, tallies
     from arena.sandbox import unconfined_note
-    from arena.text import game_title, jsonable, leaderboard_columns, legend_items, verdict
+    from arena.text import game_title, jsonable, leaderboard_columns, legend_items
     from rich import box
     from rich.table import Table
 
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
-    boards, fault_summary, matches = [], [], 0
-    for tally in tallies.read(store, run_id, game_id):
-        summary = tally.summary()
-        matches += summary["matches"]
-        rows = jsonable(summary["leaderboard"])
-        boards.append({"game_id": tally.game_id, "params": tally.params, "rows": rows, "cycles": summary["cycles"],
-                       "verdict": verdict(rows, jsonable(summary["head_to_head"]), summary["cycles"])})
-        fault_summary += summary["faults"]
+    sections = tallies.sections(store, run_id, game_id)[0]
+    boards = [{"game_id": s["game_id"], "params": s["game_params"], "rows": s["leaderboard"], "cycles": s["cycles"],
+               "verdict": s["verdict"]} for s in sections]
+    fault_summary = [f for s in sections for f in s["fault_summary"]]
+    matches = sum(s["matches"] for s in sections)
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),

@@ -4,7 +4,7 @@
 Every view of a position is built here, by `position_view`, from `state.observation(seat)`: a seat's
 view holds only what that seat may know.
 """
-from arena import graphs, report
+from arena import graphs, report, tallies
 from arena.play import public_name
 from arena.text import jsonable, leaderboard_columns
 
@@ -52,8 +52,8 @@ def run_row(run):
 
 def run_summary(store, run_id):
     """The run page's data: per game its leaderboard (with the terminal's columns), head-to-head
-    matrix, verdict, cycles and matchup graph, as the report has them (`report.game_sections`)."""
-    game_sections, summaries = report.game_sections(store, run_id, first_matches=0)
+    matrix, verdict, cycles and matchup graph, as the report has them (`tallies.sections`)."""
+    game_sections, summaries = tallies.sections(store, run_id)
     data = report.run_data(store, run_id, game_sections, summaries)
     sections = []
     for section, summ in zip(game_sections, summaries):
