@@ -127,6 +127,7 @@ class Checkpoint(RunTallies):
             self.waiting.discard(stop)
             stop += 1
         if stop > self.upto:
+            # Read back as stored (through JSON), so the fold sees exactly what a later view reads.
             for match in self.store.results(self.run_id, self.upto, stop):
                 self.add(match)
             self.upto = stop
