@@ -55,6 +55,12 @@ cdef class GameState:
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
         return 0
 
+    cdef action_t c_action_view(self, int observer, action_t a) noexcept nogil:
+        # The action as `observer` sees it, taken in this state: one action id standing for every
+        # action the observer cannot tell apart from it, in any world it cannot tell from this one
+        # (a face-down card seen as its back). By default every action is seen as itself.
+        return a
+
     cdef int c_reset(self, uint64_t seed) except -1 nogil:
         with gil:
             raise NotImplementedError(f"{type(self).__name__} does not implement c_reset")
@@ -212,6 +218,14 @@ cdef class GameState:
     def information_state_key(self, player):
         """A 64-bit key, equal for states `player` cannot tell apart and different otherwise."""
         return self.c_infoset_key(self.seat(player))
+
+    def action_view(self, observer, action):
+        """How `observer` sees `action` taken here: the id of its class of actions the observer
+        cannot tell apart (the action itself when the observer sees it whole)."""
+        cdef int p = self.seat(observer)
+        if not 0 <= action < self.num_distinct_actions:
+            raise ValueError(f"action {action} is out of range for {self.game_id}")
+        return self.c_action_view(p, action)
 
     def determinize(self, player, seed=None):
         """A new state: this one with everything `player` cannot see resampled consistently."""

@@ -263,7 +263,7 @@ def test_determinize_property(config, seed, steps, observer_offset, world):
 # Wizard hand(7) once returned 33 cards). Every public parameter name is classified below, so a new
 # method taking a seat is found by test_every_public_parameter_is_classified and must join SEAT_CALLS.
 
-SEAT_PARAMETERS = {"player", "p", "first", "to_move", "dealer", "marker"}
+SEAT_PARAMETERS = {"player", "p", "first", "to_move", "dealer", "marker", "observer"}
 OTHER_PARAMETERS = {
     "self", "action", "text", "seed", "horizon", "params", "flags", "players", "g", "r", "card", "cards",
     "hands", "deck", "preparations", "scores", "seen", "parties", "guests", "belles", "regrets",
@@ -288,7 +288,8 @@ def _belle_setup(state, seat):
 
 
 # How to call each seat-taking public method of each game with a given seat.
-COMMON_SEAT_CALLS = {name: _method(name) for name in ("evaluate", "information_state_key", "determinize", "observation")}
+COMMON_SEAT_CALLS = {**{name: _method(name) for name in ("evaluate", "information_state_key", "determinize", "observation")},
+                     "action_view": _method("action_view", 0)}
 SEAT_CALLS = {
     "belladone_bluff": {
         "hand": _method("hand"),
