@@ -38,7 +38,7 @@ bid_samples=100000], ismcts[iterations=1000000,time=0.1], minimax[determinizatio
 greedy" --games 30 --seed 23 -j 2`, 120 matches, 2026-11-30, the machine shared): bid accuracy pimc
 0.682 [0.661-0.702], ismcts 0.662 [0.641-0.684], minimax 0.501, greedy 0.479; ratings ismcts 29.85,
 pimc 29.30 (sigma 0.74 each: not separated, ismcts scores 0.53 [0.44-0.63] against pimc), minimax
-20.69, greedy 20.35. By hand size (`python -m arena.bench.pimc --store FILE`) pimc leads at most
+20.69, greedy 20.35. By hand size (`arena analyze --run RUN`) pimc leads at most
 sizes and trails at 4 (0.59 against 0.71) and 15 (0.54 against 0.63). The earlier pimc (bids and
 play by the solver) had 0.67 in the same line-up.
 

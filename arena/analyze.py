@@ -81,11 +81,13 @@ NOTES = [
 @dataclass
 class Trace:
     """What the replay of one match shows: per decision the seat to move, its number of legal moves
-    and the round; `scores` after 0, 1, ..., plies actions (plies + 1 rows)."""
+    and the round; `scores` after 0, 1, ..., plies actions (plies + 1 rows); `hand_sizes` the cards
+    dealt in each round, where the game deals hands by round (Wizard), else None."""
     players: list
     legal: list
     rounds: list
     scores: list
+    hand_sizes: Optional[list] = None
 
     @property
     def plies(self):
@@ -107,7 +109,20 @@ def trace(match):
         rounds.append(state.round())
         state.apply_action(action)
         scores.append([float(x) for x in state.scores()])
-    return Trace(players, legal, rounds, scores)
+    return Trace(players, legal, rounds, scores, list(state.rounds()) if match["game_id"] == "wizard" else None)
+
+
+def bids_made(tr):
+    """Wizard: (hand size, [bid met exactly, per seat]) for every round the trace finishes. A met bid
+    scores 20 + 10 per trick and a missed one loses 10 per trick off (RULES.md 1.5), so a round's
+    points say which. The trace is of a finished match (faulted ones are never analysed)."""
+    out, start = [], 0
+    for i in range(1, tr.plies + 1):
+        if i == tr.plies or tr.rounds[i] != tr.rounds[i - 1]:
+            met = [a > b for a, b in zip(tr.scores[i], tr.scores[start])]
+            out.append((tr.hand_sizes[tr.rounds[start]], met))
+            start = i
+    return out
 
 
 # ---- per-match figures --------------------------------------------------------------------------
@@ -186,6 +201,13 @@ def match_figures(match, tr=None):
         for role, seat in (("first_mover", order[0]), ("last_mover", order[-1])):
             out["role", role, "win_share"] = win[seat]
             out["role", role, "score_share"] = share[seat]
+    if tr.hand_sizes:
+        per = defaultdict(list)
+        for cards, met in bids_made(tr):
+            for s in range(n):
+                per[labels[s], cards].append(float(met[s]))
+        for (label, cards), values in per.items():
+            out["bids", label, cards] = sum(values) / len(values)
     out["length", "plies"] = float(tr.plies)
     out["length", "rounds"] = float(tr.rounds[-1] + 1 if tr.rounds else 0)
     out["length", "decisions_per_player"] = tr.plies / n
@@ -213,7 +235,7 @@ BOUNDED = {"win_share", "score_share", "forced_share", "winner_leads_for_good", 
 
 
 def _bounded(key):
-    return key[-1] in BOUNDED or (key[0] == "skill" and key[-1] == "score_share")
+    return key[-1] in BOUNDED or (key[0] == "skill" and key[-1] == "score_share") or key[0] == "bids"
 
 
 def per_deal(matches, traces=None):
@@ -297,6 +319,9 @@ def summarize(matches, traces=None, agent_order=None, run_id=None):
     metrics = defaultdict(list)
     for key in sorted((k for k in figs if k[0] == "metric"), key=lambda k: (k[1], str(k[2]))):
         metrics[key[1]].append({"seat": key[2], **_iv(figs, key)})
+    bids = defaultdict(dict)
+    for key in sorted((k for k in figs if k[0] == "bids"), key=lambda k: (k[1], k[2])):
+        bids[key[1]][key[2]] = _iv(figs, key)
     deals = {(m["deal"], m["seed"]) for m in played}
     return {
         "run_id": run_id,
@@ -320,6 +345,7 @@ def summarize(matches, traces=None, agent_order=None, run_id=None):
         "scores_only_at_end": _scores_only_at_end(traces),
         "skill": skill,
         "metrics": dict(metrics),
+        "bid_accuracy_by_hand": {a: bids[a] for a in order if a in bids},
         "_figures": figs,
     }
 
@@ -370,6 +396,8 @@ def figure_name(key):
         return f"{last}, {rest[0]} vs {rest[1]}"
     if kind == "metric":
         return f"{rest[0].replace('_', ' ')}, " + ("all seats" if rest[1] == "all" else f"seat {rest[1]}")
+    if kind == "bids":
+        return f"bid accuracy with {rest[1]} cards, {rest[0]}"
     return last
 
 
@@ -502,6 +530,16 @@ def fmt(iv: Optional[dict], pct: bool = False) -> str:
     return f"{iv['mean']:.2f} [{iv['low']:.2f}, {iv['high']:.2f}]"
 
 
+def bid_rows(group):
+    """The Wizard bid accuracy table of a group: (header, rows), a row per hand size and a column per
+    agent, each cell `fmt(iv, True)`; None when the group has no Wizard bids."""
+    bids = group.get("bid_accuracy_by_hand") or {}
+    if not bids:
+        return None
+    sizes = sorted({h for per in bids.values() for h in per})
+    return (["cards", *bids], [[str(h), *(fmt(per.get(h), True) for per in bids.values())] for h in sizes])
+
+
 # ---- HTML ---------------------------------------------------------------------------------------
 
 def _seat_figure(group):
@@ -594,6 +632,10 @@ def write_html(result, path):
                                               skill_rows)]
         if metric_rows:
             parts += ["<h3>Engine metrics by seat</h3>", table(["metric", "seat", "mean [95%]", "games"], metric_rows)]
+        if bid_rows(g):
+            head, rows = bid_rows(g)
+            parts += ["<h3>Bid accuracy by hand size (share of rounds bid exactly, 95%)</h3>",
+                      table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
         parts.append("</section>")
     for d in result["differences"]:
         rows = [[e(r["figure"]), f"{r['base']:.3f}", f"{r['variant']:.3f}",

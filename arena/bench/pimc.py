@@ -24,13 +24,9 @@ sizes 5, 8, 10 and 15 (`hand_<n>`):
 
 Rates are per second of the process's CPU time, one core. Run alone: `python -m arena.bench.pimc`.
 
-Wizard bid accuracy by hand size, from the matches of an arena store (each replayed from its seed
-and actions; a round's bid was exact when it scored points): `bid_accuracy_by_hand(path)`, or
-`python -m arena.bench.pimc --store FILE [--run RUN]` for a table.
+Wizard bid accuracy by hand size, from the matches of a run: `arena analyze --run RUN --store FILE`.
 """
-import collections
 import json
-import sqlite3
 import statistics
 import sys
 import time
@@ -133,51 +129,6 @@ def cases(game_ids, repeats=3):
         yield from _pimc_rows(cards, repeats)
 
 
-def bid_accuracy_by_hand(path, run_id=None):
-    """{agent label: {hand size: [exact bids, rounds]}} over the Wizard matches of the store at
-    `path` (of one run if `run_id` is given)."""
-    out = collections.defaultdict(lambda: collections.defaultdict(lambda: [0, 0]))
-    query = "select game_params, seed, seats, actions, returns from matches where game_id = 'wizard'"
-    args = ()
-    if run_id:
-        query += " and run_id = ?"
-        args = (run_id,)
-    with sqlite3.connect(path) as db:
-        rows = db.execute(query, args).fetchall()
-    for params, seed, seats, actions, returns in rows:
-        st = engines.make("wizard", seed=seed, **json.loads(params))
-        labels = [s.get("label") or s.get("source") for s in json.loads(seats)]
-        sizes = st.rounds()
-        before = list(st.scores())
-        for a in json.loads(actions):
-            r = st.round()
-            st.apply_action(a)
-            if st.is_terminal() or st.round() != r:
-                after = list(st.scores())
-                for q, label in enumerate(labels):
-                    cell = out[label][sizes[r]]
-                    cell[0] += after[q] > before[q]
-                    cell[1] += 1
-                before = after
-        if list(st.returns()) != json.loads(returns):
-            raise ValueError(f"a stored match does not replay to its returns (seed {seed})")
-    return {k: dict(v) for k, v in out.items()}
-
-
-def _table(acc):
-    sizes = sorted({h for per in acc.values() for h in per})
-    total = {k: (sum(c[0] for c in per.values()), sum(c[1] for c in per.values())) for k, per in acc.items()}
-    lines = ["agent".ljust(44) + "  all  " + " ".join(f"{h:>4}" for h in sizes)]
-    for k in sorted(acc, key=lambda k: -total[k][0] / total[k][1]):
-        cells = " ".join(f"{acc[k][h][0] / acc[k][h][1]:4.2f}" if h in acc[k] else "   -" for h in sizes)
-        lines.append(f"{k[:44]:44}  {total[k][0] / total[k][1]:.3f} {cells}")
-    return "\n".join(lines)
-
-
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--store"]:
-        run = sys.argv[sys.argv.index("--run") + 1] if "--run" in sys.argv else None
-        print(_table(bid_accuracy_by_hand(sys.argv[2], run)))
-    else:
-        for r in cases(sys.argv[1:] or engines.game_ids()):
-            print(json.dumps(r), flush=True)
+    for r in cases(sys.argv[1:] or engines.game_ids()):
+        print(json.dumps(r), flush=True)

@@ -81,7 +81,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
 def _print(data):
     from rich import box
     from rich.table import Table
-    from arena.analyze import fmt
+    from arena.analyze import bid_rows, fmt
 
     console = rich_console()
 
@@ -146,6 +146,12 @@ def _print(data):
             t = table(f"{name.replace('_', ' ')} by seat", "seat", "mean [95%]", "games")
             for r in rows:
                 add_row(t, "all seats" if r["seat"] == "all" else f"seat {r['seat']}", fmt(r), str(r["games"]))
+            console.print(t)
+        if bid_rows(g):
+            head, rows = bid_rows(g)
+            t = table("bid accuracy by hand size (share of rounds bid exactly)", *head)
+            for r in rows:
+                add_row(t, *r)
             console.print(t)
     for diff in data["differences"]:
         t = table(f"{diff['variant']} minus {diff['base']}", "figure", "base", "variant", "difference [95%]", "")

@@ -128,23 +128,3 @@ def test_bench_rows():
     assert set(rows) == {"wizard_solver/hand_5", "wizard_plain/hand_5", "wizard_playout/hand_5", "wizard_horizon2/hand_5"}
     assert rows["wizard_solver/hand_5"]["solved"] == 3
     assert rows["wizard_solver/hand_5"]["nodes_per_hand"] < rows["wizard_plain/hand_5"]["nodes_per_hand"]
-
-
-def test_bid_accuracy_by_hand_replays_a_store(tmp_path):
-    import json
-    import sqlite3
-    from arena.bench.pimc import bid_accuracy_by_hand
-    path = tmp_path / "s.sqlite"
-    db = sqlite3.connect(path)
-    db.execute("create table matches (run_id, game_id, game_params, seed, seats, actions, returns)")
-    params = {"players": 4, "hands": [2, 3]}
-    seats = [("pimc", SMALL), ("greedy", {}), ("greedy", {}), ("random", {})]
-    moves, st = play({}, seats, 1, 6, (2, 3))
-    labels = [{"label": n, "source": n} for n, _ in seats[:3]] + [{"label": "random", "source": "random"}]
-    db.execute("insert into matches values ('r', 'wizard', ?, 6, ?, ?, ?)",
-               (json.dumps(params), json.dumps(labels), json.dumps(moves), json.dumps(st.returns())))
-    db.commit()
-    db.close()
-    acc = bid_accuracy_by_hand(path)
-    assert set(acc["greedy"]) == {2, 3} and acc["greedy"][2][1] == 2 and acc["pimc"][3][1] == 1
-    assert sum(c[0] for c in acc["pimc"].values()) / 2 == st.metrics()["bid_accuracy"][0]

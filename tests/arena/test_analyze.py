@@ -140,8 +140,34 @@ def test_wizard_variants_side_by_side_in_the_terminal(tmp_path):
                     "--agents", "greedy", "--games", 2, "--jobs", 1, "--store", tmp_path / "s.sqlite")
     assert result.exit_code == 0, result.output
     for words in ("seat advantage", "length and tempo", "decisiveness and drama", "greedy vs greedy-2",
-                  "bid accuracy by seat", "plus_minus_one=True", "minus"):
+                  "bid accuracy by seat", "plus_minus_one=True", "minus", "bid accuracy by hand size"):
         assert words in result.output, words
+
+
+def test_bids_made_reads_each_round_from_its_points():
+    """RULES.md 1.5: a met bid scores 20 + 10 per trick, a missed one loses 10 per trick off; the
+    rounds are told apart by the trace's round index, their sizes by the deal."""
+    tr = an.Trace([0, 1, 0, 1, 0, 1], [2] * 6, [0, 0, 0, 1, 1, 1],
+                  [[0, 0], [0, 0], [0, 0], [30, -10], [30, -10], [30, -10], [10, 20]], hand_sizes=[1, 2])
+    assert an.bids_made(tr) == [(1, [True, False]), (2, [False, True])]
+
+
+def test_wizard_bid_accuracy_by_hand_size_agrees_with_the_engine(tmp_path):
+    """Per agent, the hand sizes' accuracies average to the engine's own bid_accuracy metric (every
+    match plays one round of each size, every deal the same number of matches)."""
+    result = invoke("analyze", "wizard", "--param", "hands=3,1,2", "--agents", "greedy,random", "--games", 4,
+                    "--jobs", 1, "--json", "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    (g,) = data["groups"]
+    by_hand = g["bid_accuracy_by_hand"]
+    assert set(by_hand) == {"greedy", "random"} and all(set(per) == {"1", "2", "3"} for per in by_hand.values())
+    stored = Store(str(tmp_path / "s.sqlite"), readonly=True).matches(data["runs"][0])
+    for label, per in by_hand.items():
+        engine = [m["metrics"]["bid_accuracy"][s] for m in stored for s, seat in enumerate(m["seats"])
+                  if seat["label"] == label]
+        assert sum(iv["mean"] for iv in per.values()) / 3 == pytest.approx(sum(engine) / len(engine))
+        assert all(0.0 <= iv["low"] <= iv["mean"] <= iv["high"] <= 1.0 for iv in per.values())
 
 
 @pytest.mark.parametrize("game", ["belle_of_the_ball", "royal_ball", "belladone_bluff"])
