@@ -474,6 +474,11 @@ cdef double _standing(BBPos* s, int viewer, int q) noexcept nogil:
     return s.score[q] + (best if q == s.to_move else 0.5 * best)
 
 
+cdef inline int _card_sig(int c, int viewer, int mask) noexcept nogil:
+    """What c_infoset_key hashes of card c with knowledge mask `mask` for `viewer`: its colour, the
+    mask, and its kind when the viewer is in the mask."""
+    return ((c >> 4) << 13) | (((c & 15) if (mask >> viewer) & 1 else 16) << 8) | mask
+
 cdef inline int _hand_key(BBPos* s, int viewer, int c) noexcept nogil:
     """What `viewer` can tell about hand card c: its colour, its value if known, who knows it."""
     cdef int kind = (c & 15) if (s.known[c] >> viewer) & 1 else 16
@@ -635,6 +640,50 @@ cdef class BelladoneBluffState(GameState):
         return 0
 
     # ---- imperfect information ----
+    cdef action_t c_action_view(self, int o, action_t a) noexcept nogil:
+        """How o sees the mover's action a, keyed exactly as c_infoset_key tells the results apart:
+        a face-down placement is its colour in its row (the holder's other cards of that colour are
+        blurred with it, so even a card o knew is no longer told apart); an Eye swap is its
+        position, unless the card swapped in looks to o like the card taken out (then, with the
+        blur, it looks like keeping: EYE_KEEP, or one class for all such positions), and seen whole
+        when the row is full (it is turned up and scored at once); a Jar row given to either of two
+        teammates is one outcome (their shared score). Everything else (face-up placements, discards, Jar gifts, ends of turn) is seen whole."""
+        cdef BBPos* s = &self.s
+        cdef int p = s.to_move, r, j, i, h, d, tc, n_tc = 0, all_p = 1, placed
+        if o == p or s.phase == PH_OVER:
+            return a
+        if s.phase == PH_PLAY and a < END_TURN:
+            r = a // 80
+            if s.row_n[r] % 2 == 1:
+                return 80 * r + (a % 80 & ~15)
+            return a
+        if s.phase == PH_JAR and s.teams and s.n == 4:
+            return JAR_BASE + ((a - JAR_BASE) & 1)     # teammates share one score: same outcome
+        if s.phase == PH_EYE and a != EYE_KEEP:
+            j = a // 80
+            h = a % 80
+            tc = s.turn_colour
+            r = s.turn_row
+            if s.row_n[r] == ROWLEN:
+                return a            # the row is won at once: every card is turned up
+            for i in range(s.hand_n[p]):
+                d = s.hand[p][i]
+                if (d >> 4) == tc:
+                    n_tc += 1
+                    if s.known[d] != (1 << p):
+                        all_p = 0
+            placed = _card_sig(h, o, (1 << p) if n_tc >= 2 else s.known[h])
+            d = s.row[r][2 * j + 1]
+            if _card_sig(d, o, s.known[d]) != placed:
+                return 80 * j + 16 * tc
+            if n_tc == 1 or all_p:
+                return EYE_KEEP
+            for i in range(s.row_n[r] // 2):
+                d = s.row[r][2 * i + 1]
+                if _card_sig(d, o, s.known[d]) == placed:
+                    return 80 * i + 16 * tc
+        return a
+
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
         cdef BBPos* s = &self.s
         cdef uint64_t acc = 0, h

@@ -626,6 +626,19 @@ cdef class RoyalBallState(GameState):
         return FAVOUR_WEIGHT * s.favours[p] + _best_score(s.hand[p], K, s.chicken_cap, NULL)
 
     # ---- imperfect information ----
+    cdef action_t c_action_view(self, int o, action_t a) noexcept nogil:
+        """How o sees the mover's action a (RULES.md 5.6): a gift goes face down, so another player
+        sees "a gift" (A_GIVE), unless it is the gift phase's last decision, whose resolution
+        reveals the King's pile at once. Draft takes and keeps are public (a face-down card is
+        taken or kept as "face-down", without its type)."""
+        cdef RBPos* s = &self.s
+        cdef int p = s.to_move
+        if o == p or s.phase != PH_GIFT or a < A_GIVE or a >= A_STOP:
+            return a
+        if s.gifts_done == s.nplayers - 1 and s.ngift[p] == 1:
+            return a
+        return A_GIVE
+
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
         cdef RBPos* s = &self.s
         cdef uint64_t h = 0x5EED0F4B311ULL + <uint64_t>p

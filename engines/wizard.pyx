@@ -825,6 +825,22 @@ cdef class WizardState(GameState):
         return 0
 
     # ---- imperfect information ----
+    cdef action_t c_action_view(self, int o, action_t a) noexcept nogil:
+        """How o sees the mover's action a: a hidden bid (hidden_bids, secret_bids) as "a bid"
+        (A_BID), except the last bid of hidden_bids (all bids are revealed with it) and, under
+        plus_minus_one, the bid before the dealer's as the dealer sees it: the total it learns,
+        min(the others' total, cards + 1), as A_BID + that total. Everything else is public."""
+        cdef WizPos* s = &self.s
+        cdef int p = s.to_move, t
+        if o == p or s.phase != PH_BID or not s.hide or a < A_BID or a >= A_TRUMP:
+            return a
+        if s.hide == HIDE_UNTIL_PLAY and s.n_bids == s.nplayers - 1:
+            return a
+        if s.plus_minus_one and o == s.dealer and s.n_bids + 1 >= s.nplayers - 1:
+            t = s.bid_sum - (s.bids[o] if s.bids[o] >= 0 else 0) + (a - A_BID)
+            return A_BID + (t if t <= s.cards else s.cards + 1)
+        return A_BID
+
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
         cdef WizPos* s = &self.s
         cdef uint64_t k = _mix(s.pub_key, _canon(s.hand[p]))

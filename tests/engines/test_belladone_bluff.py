@@ -438,3 +438,63 @@ def test_determinization_ignores_which_card_an_opponent_drew():
     assert a.observation(0) == b.observation(0)
     for seed in range(4):
         assert a.determinize(0, seed=seed).snapshot() == b.determinize(0, seed=seed).snapshot()
+
+
+def views(state, observer):
+    """{action name: the name of the action id standing for its class, as `observer` sees it}."""
+    out = {}
+    for a in state.legal_actions():
+        out[state.action_to_string(a)] = state.action_view(observer, a)
+    return out
+
+
+def test_a_face_down_placement_is_seen_as_its_colour_on_its_row():
+    """RULES.md 3.3, 3.8: a face-down card shows its back, its colour, so the others see "a red card
+    on row I"; a face-up placement is seen whole; the player itself sees its own moves whole."""
+    s = deal(["R+2 R-3 B+1 G+4 G+5", "Y-1 Y-2 Y-3 Y-4 Y-5"], deck=FILLER,
+             preps=("P+1", "P+2 P-1", "P+3"))
+    v = views(s, 1)
+    assert v["play R+2 on I"] == v["play R-3 on I"] != v["play R+2 on III"] == v["play R-3 on III"]
+    assert v["play G+4 on I"] == v["play G+5 on I"] != v["play R+2 on I"]
+    assert v["play B+1 on I"] != v["play R+2 on I"]
+    # row II's next position (3) is face up: every card apart
+    assert len({v[f"play {c} on II"] for c in ("R+2", "R-3", "B+1", "G+4", "G+5")}) == 5
+    assert all(s.action_view(0, a) == a for a in s.legal_actions())
+    # known to the observer (an Eye's look) and still told apart from nothing: P0's two reds blur
+    s = deal(["R+2 R-3 B+1 G+4 G+5", "Y-1 Y-2 Y-3 Y-4 Y-5"], deck=FILLER,
+             preps=("P+1", "P+2 P-1", "P+3"), seen={"R+2": [1]})
+    v = views(s, 1)
+    assert v["play R+2 on I"] == v["play R-3 on I"]
+
+
+def test_an_eye_swap_is_seen_by_its_position_and_a_full_row_whole():
+    """RULES.md 3.5, 3.9.3: the others see which face-down position the Eye's player swaps (not which
+    hand card goes in), as far as it changes what they know; an Eye that completes the row is
+    scored at once, every card turned up."""
+    s = deal(["R-eye R+5 R-4 R+1 G+2", "B+1 B+2 B+3 B+4 B+5"], deck="Y+1 Y+2 Y+3",
+             preps=("P+1 B-6", "P+2", "P+3"), seen={"B-6": [1]})
+    play(s, "play R-eye on I", "play R-4 on I", "end turn")
+    v = views(s, 1)
+    assert v["eye: swap R+5 into position 2"] == v["eye: swap R+1 into position 2"]
+    assert v["eye: swap R+5 into position 4"] == v["eye: swap R+1 into position 4"]
+    # position 2 holds P1's B-6 (it goes to P0's hand, a red card comes in): seen; position 4 holds
+    # P0's own R-4, face down and known to P0 alone: swapping it for another of P0's reds leaves
+    # P1 exactly what keeping does (RULES.md 3.8: the others cannot tell same-coloured cards apart)
+    assert v["eye: swap R+5 into position 4"] == v["eye: no swap"] != v["eye: swap R+5 into position 2"]
+    s = deal(["B-eye B+6 B+5 G+2 G+3", "Y-1 Y-2 Y-3 Y-4 Y-5"], deck=FILLER,
+             preps=("P+1 B+1 P+2 B+2 P+3 B-6", "P+4", "P+5"))
+    play(s, "play B-eye on I")
+    assert s.phase() == "eye"
+    v = views(s, 1)
+    assert len(set(v.values())) == len(v)
+
+
+def test_a_jar_row_to_either_opponent_of_a_team_is_one_outcome():
+    """RULES.md 3.7, 3.9.8: teammates share one score, so giving the row to either is the same to
+    the others (their information set is the same after either)."""
+    hands = ["B+4 R+1 R+2 R+3 R+4", "G+1 G+2 G+3 G+4 G+5", "Y-1 Y-2 Y-3 Y-4 Y-5", "R-1 R-2 R-3 R-4 R-5"]
+    s = deal(hands, deck=FILLER, preps=("P+1 B+1 Y-jar B+2 P+3 B+3", "P+4", "P+5"), jar_team_any=True)
+    play(s, "play B+4 on I")
+    v = views(s, 1)
+    assert v["give row to P1"] == v["give row to P3"] != v["give row to P2"]
+    assert len({s.action_view(0, a) for a in s.legal_actions()}) == 3

@@ -153,6 +153,75 @@ def test_a_world_and_the_truth_determinize_alike(game_id, players, variant):
     random_play(state, rng, check)
 
 
+def _what_it_learns_depends_on_the_hidden(state, observer):
+    """Where what the observer learns from the move depends on what it has not seen, so the view
+    (a function of what it saw before) can only be as fine as the move itself:
+    - Wizard with plus_minus_one and hidden bids: from the bid before its own the dealer learns the
+      others' total (the bid it may not make), which depends on the bids it has not seen; the view
+      is that total, so it differs between worlds too;
+    - Royal Ball, the gift phase's last decision: the King's pile is resolved at once, and two gifts
+      (an Apple and a Carrot a King's Horse eats) can leave the same result, depending on the face-down
+      cards in the pile; the view of that gift is the gift itself (RULES.md 5.5, 5.6)."""
+    obs = state.observation(observer)
+    p = state.params
+    if state.game_id == "wizard":
+        return (p["plus_minus_one"] and (p["hidden_bids"] or p["secret_bids"]) and obs["phase"] == "bid"
+                and observer == obs["dealer"]
+                and sum(b is not None for b in obs["bids"]) == state.num_players - 2)
+    if state.game_id == "royal_ball":
+        return any(state.action_to_string(a).startswith("give") and state.action_view(observer, a) != 16
+                   for a in state.legal_actions())
+    return False
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_action_views_tell_apart_exactly_what_the_observer_can(game_id, players, variant):
+    """action_view(o, a) == action_view(o, b) iff o's information set key is the same after a and
+    after b (only "if" where what o learns depends on what it has not seen, see above); o's own actions are seen whole; the ids lie in [0, num_distinct_actions); and the
+    views depend only on what o sees: in a world determinized for o an action legal in both has
+    the same view there."""
+    merged = 0
+
+    def check(s):
+        nonlocal merged
+        mover = s.current_player()
+        legal = s.legal_actions()
+        after = {}
+        for a in legal:
+            t = s.clone()
+            t.apply_action(a)
+            after[a] = t
+        for o in range(players):
+            views = {a: s.action_view(o, a) for a in legal}
+            assert all(0 <= v < s.num_distinct_actions for v in views.values())
+            if o == mover:
+                assert all(v == a for a, v in views.items())
+                continue
+            keys = {a: after[a].information_state_key(o) for a in legal}
+            finest = _what_it_learns_depends_on_the_hidden(s, o)
+            for a in legal:
+                for b in legal:
+                    if views[a] == views[b]:
+                        assert keys[a] == keys[b], (s.action_to_string(a), s.action_to_string(b))
+                    elif not finest:
+                        assert keys[a] != keys[b], (s.action_to_string(a), s.action_to_string(b))
+            merged += len(legal) - len(set(views.values()))
+            if finest and s.game_id == "wizard":
+                continue
+            for seed in (1, 2):
+                d = s.determinize(o, seed=seed)
+                for a in set(d.legal_actions()) & set(legal):
+                    assert d.action_view(o, a) == views[a], s.action_to_string(a)
+
+    for game_seed in range(3):
+        state = engines.make(game_id, players=players, seed=44 + game_seed, **variant)
+        rng = random.Random(44 + game_seed)
+        random_play(state, rng, check)
+    if game_id == "belladone_bluff" or (game_id == "wizard" and (variant.get("hidden_bids")
+                                                                  or variant.get("secret_bids"))):
+        assert merged > 0, "no partially observable action was merged"
+
+
 @pytest.mark.parametrize("game_id,players,variant", CONFIGS)
 def test_names_observations_and_drawing(game_id, players, variant):
     state = engines.make(game_id, players=players, seed=8, **variant)

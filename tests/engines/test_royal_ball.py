@@ -447,3 +447,24 @@ def test_benchmark_loops_play_fresh_matches_and_leave_the_prototype_alone(player
         assert s.snapshot() == before
     firsts = {engines.make("royal_ball", players=players, seed=seed).active_player() for seed in range(40)}
     assert firsts == set(range(players))
+
+
+def test_a_gift_is_seen_as_a_gift_until_the_last_reveals_the_pile():
+    """RULES.md 5.4, 5.6: a gift goes face down, so the others see "a gift"; the gift phase's last
+    decision resolves the King's pile at once (5.5), so it is seen whole; the giver sees its own."""
+    hands = [["Cake", "Salami"], ["Dog", "Salami", "Cake"], ["Carrot"]]
+    a = RoyalBallState.position(3, hands, king=["Apple"], marker=1, removed_animal="horse")
+    for o in (0, 2):
+        v = {a.action_to_string(x): a.action_view(o, x) for x in a.legal_actions()}
+        assert v["give Cake"] == v["give Salami"] == v["give Dog"] != v["stop"]
+    assert all(a.action_view(1, x) == x for x in a.legal_actions())
+    a.apply_action(a.string_to_action("give Dog"))
+    a.apply_action(a.string_to_action("stop"))      # player 2 next, then player 0, the last giver
+    a.apply_action(a.string_to_action("give Carrot"))
+    a.apply_action(a.string_to_action("stop"))
+    assert a.current_player() == 0
+    v = {a.action_to_string(x): a.action_view(1, x) for x in a.legal_actions()}
+    assert v["give Cake"] == v["give Salami"], "a first gift: more may follow"
+    a.apply_action(a.string_to_action("give Cake"))
+    v = {a.action_to_string(x): a.action_view(1, x) for x in a.legal_actions()}
+    assert len(set(v.values())) == len(v), "the last decision: the pile is revealed at once"

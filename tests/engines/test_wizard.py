@@ -607,3 +607,39 @@ def test_c_rollout_picks_uniformly_among_legal_moves():
             counts[r.observation(0)["plays"][index][1]] += 1
         assert set(counts) == set(legal(s))
         assert all(220 <= c <= 380 for c in counts.values()), counts
+
+
+def _bid_views(state, observer):
+    return {state.action_to_string(a): state.action_view(observer, a) for a in state.legal_actions()}
+
+
+def test_a_hidden_bid_is_seen_as_a_bid():
+    """RULES.md 1.6, 1.7: under hidden_bids another player's bid is seen as "a bid" until the last,
+    which reveals them all; under secret_bids every bid stays "a bid"; with the base rules, and for
+    the bidder itself, a bid is seen whole, and so is every card played."""
+    s = deal(4, FOUR, turn_up="5h", hidden_bids=True)
+    assert s.current_player() == 1
+    for o in (0, 2, 3):
+        assert len(set(_bid_views(s, o).values())) == 1
+    assert _bid_views(s, 1) == {f"bid {b}": s.string_to_action(f"bid {b}") for b in range(4)}
+    play(s, "bid 2", "bid 1", "bid 1")
+    assert s.current_player() == 0
+    assert len(set(_bid_views(s, 1).values())) == 4, "the last hidden bid reveals them all"
+    s = deal(4, FOUR, turn_up="5h", secret_bids=True)
+    play(s, "bid 2", "bid 1", "bid 1")
+    assert len(set(_bid_views(s, 1).values())) == 1, "secret bids stay hidden until the round ends"
+    play(s, "bid 0")
+    assert all(s.action_view(o, a) == a for o in range(4) for a in s.legal_actions())
+    s = deal(4, FOUR, turn_up="5h")
+    assert all(s.action_view(o, a) == a for o in range(4) for a in s.legal_actions())
+
+
+def test_the_dealer_sees_the_total_it_may_not_bid():
+    """RULES.md 1.3 (plus_minus_one) with hidden bids: from the bid before its own the dealer learns
+    the others' total (the bid it may not make), so that bid is seen as the total, up to cards + 1."""
+    s = deal(4, FOUR, turn_up="5h", hidden_bids=True, plus_minus_one=True)
+    play(s, "bid 2", "bid 1")
+    assert s.current_player() == 3
+    v = _bid_views(s, 0)
+    assert [v[f"bid {b}"] for b in range(4)] == [s.string_to_action(f"bid {min(3 + b, 4)}") for b in range(4)]
+    assert len(set(_bid_views(s, 1).values())) == 1
