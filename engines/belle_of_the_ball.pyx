@@ -373,6 +373,31 @@ cdef inline double _promise(BellePos* s, int p, int g) noexcept nogil:
         return _group_points(s, p, g)
     return _group_points(s, p, g) + 1.75 * (GSIZE - s.gcount[p][g])
 
+cdef double _party(BellePos* s, int p, int takes) noexcept nogil:
+    """p's groups: a full one at its points; an open one at its _promise while the guests p can
+    still take (`takes`, spent on the groups with the fewest free places first) can fill it, and
+    otherwise at the half point per card it brings if the game ends first (RULES.md 4.4)."""
+    cdef int g, k, free[NGROUPS]
+    cdef int done = 0
+    cdef double v = 0.0
+    for g in range(NGROUPS):
+        free[g] = 0 if _is_full(s, p, g) else GSIZE - s.gcount[p][g]
+        if free[g] == 0:
+            v += _group_points(s, p, g)
+            done |= 1 << g
+    while done != (1 << NGROUPS) - 1:
+        k = -1
+        for g in range(NGROUPS):
+            if not (done >> g) & 1 and (k < 0 or free[g] < free[k]):
+                k = g
+        done |= 1 << k
+        if free[k] <= takes:
+            takes -= free[k]
+            v += _promise(s, p, k)
+        else:
+            v += 0.5 * s.gcount[p][k]
+    return v
+
 cdef inline void _line_remove(uint8_t* deck, uint8_t* head, uint8_t* reg, int k) noexcept nogil:
     """Removes line position k+1; the cards behind move up with their Regrets (RULES.md 4.3, 4.7 #6)."""
     cdef int i, h = head[0]
@@ -725,31 +750,32 @@ cdef class BelleState(GameState):
 
     cdef double c_evaluate(self, int p) noexcept nogil:
         """p's prospect: the score so far; for each group, what it would score now plus, while open,
-        1.75 per free place (about what a random guest adds to a group); a guest waiting for p's
-        group at its best place; 1 per Regret and 1.5 per Belle in hand or being played (each is
-        half a point at the end, and buys a skip or an effect). Final: the returns."""
+        1.75 per free place (about what a random guest adds to a group), as long as p can still
+        fill it before the Guests run out (see _party: p is counted a Guest in every `nplayers`
+        left, rounded up), else half a point per card; a guest waiting for p's group at its best
+        place; 1 per Regret and 1.5 per Belle in hand or being played (each is half a point at the
+        end, and buys a skip or an effect). Final: the returns."""
         cdef BellePos* s = &self.s
-        cdef double v = s.score2[p] * 0.5, best, gain
+        cdef double v = s.score2[p] * 0.5, best, x
         cdef int g, belles
+        cdef int takes = (s.gend - s.ghead + s.nplayers - 1) // s.nplayers
         if s.over:
             return v
-        for g in range(NGROUPS):
-            v += _promise(s, p, g)
         belles = __builtin_popcount(s.hand[p])
+        best = -1e9
         if s.to_move == p:
             belles += s.pend_belle != NONE and s.phase != PH_PICK and s.phase != PH_DEST
             if s.pend_guest != NONE and (s.phase == PH_PLACE or s.phase == PH_DEST):
-                best = -1e9
                 for g in range(NGROUPS):
                     if not _is_full(s, p, g) and g != s.pend_group:
                         _group_add(s, p, g, s.pend_guest)
-                        gain = _promise(s, p, g)
+                        x = _party(s, p, takes)
                         _group_remove(s, p, g, s.gcount[p][g] - 1)
-                        gain -= _promise(s, p, g)
-                        if gain > best:
-                            best = gain
-                v += best
-        return v + s.regrets[p] + 1.5 * belles
+                        if x > best:
+                            best = x
+        if best == -1e9:
+            best = _party(s, p, takes)
+        return v + best + s.regrets[p] + 1.5 * belles
 
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil:
         # Everything is public except the decks below their tops and the Regrets' faces.

@@ -510,13 +510,29 @@ def test_evaluation_adds_the_promise_of_open_groups():
                  empty_party()], scores=[5, 0])
     assert good.evaluate(0) > bad.evaluate(0) > 5
     # a taken guest is valued at its best place: the fourth of the eight-match group beats a stranger
-    fit = setup([[EIGHT[:3], [], []], empty_party()], guests=[EIGHT[3], G("Snub", "Tea", "Moon")])
+    line = [EIGHT[3], G("Snub", "Tea", "Moon")]
+    line += [n for n in GUEST_NAMES if n not in EIGHT and n not in line][:28]    # enough to fill every group
+    fit = setup([[EIGHT[:3], [], []], empty_party()], guests=line)
     misfit = fit.clone()
     play(fit, "take guest 1")
     play(misfit, "take guest 2")
     assert fit.evaluate(0) > misfit.evaluate(0)
     play(fit, "group 1")
     assert fit.evaluate(0) == 8 + 3 * 4 * 1.75 + 4      # scored 8; three empty groups; 4 Regrets
+
+
+def test_evaluation_drops_the_promise_of_groups_the_guests_left_cannot_fill():
+    """RULES.md 4.4: the game ends when the last Guest is taken, and an open group then brings half
+    a point per card, not its matches. With 2 Guests left in 2 players' line, player 0 can count on
+    one more: enough for the group that lacks one guest, not for the others."""
+    party = [EIGHT[:3], [G("Snub", "Tea", "Moon")], []]
+    used = set(EIGHT[:3]) | {G("Snub", "Tea", "Moon")}
+    pool = [n for n in GUEST_NAMES if n not in used]
+    long = setup([party, empty_party()], guests=pool[:30])
+    short = setup([party, empty_party()], guests=pool[:2])
+    promise = long.evaluate(0) - 4                      # 4 Regrets
+    assert promise == 6 + 1.75 + 3 * 1.75 + 4 * 1.75    # EIGHT[:3] matches 6 icons so far
+    assert short.evaluate(0) == 4 + 6 + 1.75 + 0.5      # the one-guest group's card: half a point
 
 
 def test_bad_setups_are_refused():
