@@ -39,16 +39,13 @@ Partially observable moves (`pom`, SO-ISMCTS+POM after Cowling, Powley and White
 another player's edges are keyed by the action itself, and where the action names a card the
 searcher cannot see (a face-down Belladone placement names its card), the searcher's tree splits by
 that card and its later nodes are searched as if it knew it. With `pom`, at a node where another
-player moves, the legal actions are partitioned by how the searcher sees them, from the engine's
-contract alone: two actions are one class when the searcher's information set key (c_infoset_key)
-is the same after either, in this determinization. The node has one edge per class, keyed by the
-class's lowest action, and when the search takes it, it plays a uniformly random member. The class's
-members differ between determinizations (they are the other player's hidden cards), so its lowest
-action, and with it the edge, can still differ when the searcher cannot see the cards: the merge is
-complete within a determinization, partial across them (a class keyed by the view itself would need
-the engine to say what the searcher sees of an action, independently of the chance seen since the
-root). Cost: one apply, key and undo per legal action at each such node (about half the iteration
-rate on Belladone Bluff).
+player moves, the legal actions are partitioned by how the searcher sees them: the engine's
+c_action_view(searcher, action), an id that is the same for all the actions the searcher cannot
+tell apart, in every world it cannot tell from this one (a face-down Belladone placement is its
+colour in its row, a hidden Wizard bid is "a bid", a Royal Ball gift is "a gift"). The node has one
+edge per class, keyed by that view id, so the merge is complete across determinizations; when the
+search takes the edge it plays a uniformly random legal member of the class in this
+determinization. Cost: one c_action_view per legal action at such a node, no apply or undo.
 
 Root parallelisation (`threads`): independent trees, each with its own scratch state and seed, run
 in threads without the GIL; their root statistics are summed and the move chosen as above. With the
@@ -70,7 +67,6 @@ DEF LOG_TABLE = 4096       # log(n) precomputed below this
 DEF MAX_ITERATIONS = 10000000   # per search, also under a time budget: bounds the tree's memory
 DEF PROOF_DRAW = 127       # Edge.proof of a proven draw; wins and losses count plies up to MAX_PROOF
 DEF MAX_PROOF = 126
-DEF VIEW_SLOTS = 1024      # hash table of the view classes of one node's legal actions (>= 4 * MAX_ACTIONS)
 
 
 cdef struct Edge:
@@ -130,10 +126,9 @@ cdef class Search:
     cdef uint32_t stamp
     cdef uint32_t legal_mark[MAX_ACTIONS]
     cdef uint32_t child_mark[MAX_ACTIONS]
-    # pom: the view classes of the legal actions at one node (open addressing on the view)
-    cdef uint32_t view_key[VIEW_SLOTS]
-    cdef uint32_t view_mark[VIEW_SLOTS]
-    cdef int16_t view_class[VIEW_SLOTS]
+    # pom: the view classes of the legal actions at one node, indexed by the view id
+    cdef uint32_t view_mark[MAX_ACTIONS]
+    cdef int16_t view_class[MAX_ACTIONS]
     # statistics of the last search
     cdef public long iterations
     cdef public double elapsed
@@ -286,35 +281,25 @@ cdef class Search:
             self.edges[e].proof = <int8_t>(-k)
 
     cdef int _view_classes(self, GameState s, int me, action_t* legal, int k, int16_t* cls,
-                           int* cls_n, action_t* rep) except -1 nogil:
-        """pom: partitions the legal actions in `s` by how the searcher `me` sees them (two actions
-        are one class when me's information set key is the same after either) into cls[i], counts
-        the members of each class in cls_n and writes each class's lowest action, its
-        representative, into rep; returns the number of classes."""
-        cdef uint64_t key
-        cdef uint32_t v
-        cdef int i, h, c, nc = 0
+                           int* cls_n, action_t* rep) noexcept nogil:
+        """pom: partitions the legal actions in `s` by how the searcher `me` sees them, the engine's
+        c_action_view (an id in [0, num_distinct_actions), the same in every world `me` cannot
+        tell from this one), into cls[i]; counts the members of each class in cls_n and writes
+        each class's view id into rep; returns the number of classes."""
+        cdef action_t v
+        cdef int i, c, nc = 0
         self._next_stamp()
         for i in range(k):
-            s.c_apply_undoable(legal[i])
-            key = s.c_infoset_key(me)
-            s.c_undo()
-            v = <uint32_t>(key ^ (key >> 32))
-            h = v & (VIEW_SLOTS - 1)
-            while self.view_mark[h] == self.stamp and self.view_key[h] != v:
-                h = (h + 1) & (VIEW_SLOTS - 1)
-            if self.view_mark[h] != self.stamp:
-                self.view_mark[h] = self.stamp
-                self.view_key[h] = v
-                self.view_class[h] = <int16_t>nc
+            v = s.c_action_view(me, legal[i])
+            if self.view_mark[v] != self.stamp:
+                self.view_mark[v] = self.stamp
+                self.view_class[v] = <int16_t>nc
                 cls_n[nc] = 0
-                rep[nc] = legal[i]
+                rep[nc] = v
                 nc += 1
-            c = self.view_class[h]
+            c = self.view_class[v]
             cls[i] = <int16_t>c
             cls_n[c] += 1
-            if legal[i] < rep[c]:
-                rep[c] = legal[i]
         return nc
 
     cdef int _best_evaluated(self, GameState s, action_t* acts, int k, int start) except -1 nogil:
@@ -332,9 +317,61 @@ cdef class Search:
                 best = i
         return best
 
+    cdef inline bint _wins(self, GameState s, int p) noexcept nogil:
+        """Whether the game in `s` is over with `p` strictly ahead of every other player."""
+        cdef int q
+        if not s.c_is_terminal():
+            return False
+        for q in range(s.num_players):
+            if q != p and s.c_returns(q) >= s.c_returns(p):
+                return False
+        return True
+
+    cdef int _decisive_ply(self, GameState s, action_t* acts, int k, int level) except -1 nogil:
+        """The index of the rollout ply to play among acts[:k] (decisive and anti-decisive moves,
+        Teytaud and Teytaud 2010): with level >= 1, an action that wins the game at once if there is
+        one; with level 2 otherwise a uniformly random action after which the next player has no
+        immediate win, if there is one; otherwise a uniformly random action. Costs one apply and
+        undo per legal action (level 1), times the next player's legal actions (level 2)."""
+        cdef int mover = s.c_current_player(), start = rng_below(&self.rng, k), i, j, t, m, nxt, n_safe = 0
+        cdef bint safe
+        cdef action_t replies[MAX_ACTIONS]
+        cdef int16_t safe_idx[MAX_ACTIONS]
+        if k < 2:
+            return 0
+        for j in range(k):
+            i = start + j if start + j < k else start + j - k
+            s.c_apply_undoable(acts[i])
+            safe = self._wins(s, mover)
+            s.c_undo()
+            if safe:
+                return i
+        if level < 2:
+            return start
+        for i in range(k):
+            s.c_apply_undoable(acts[i])
+            safe = True
+            if not s.c_is_terminal():
+                nxt = s.c_current_player()
+                m = s.c_legal_actions(replies)
+                for t in range(m):
+                    s.c_apply_undoable(replies[t])
+                    if self._wins(s, nxt):
+                        safe = False
+                    s.c_undo()
+                    if not safe:
+                        break
+            s.c_undo()
+            if safe:
+                safe_idx[n_safe] = <int16_t>i
+                n_safe += 1
+        if n_safe == 0:
+            return start
+        return safe_idx[rng_below(&self.rng, n_safe)]
+
     cdef inline action_t _member(self, action_t r, action_t* members, int16_t* cls, int* cls_n,
                                  int16_t* rep_class, int k) noexcept nogil:
-        """pom: a uniformly random action of the class whose representative is `r`."""
+        """pom: a uniformly random legal action of the class whose view is `r`."""
         cdef int c = rep_class[r], i, j
         if cls_n[c] == 1:
             return r
@@ -398,7 +435,7 @@ cdef class Search:
 
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin, bint solver, double span, int cutoff,
-                 bint expand_eval, bint pom, double epsilon) except -1 nogil:
+                 bint expand_eval, bint pom, double epsilon, int decisive=0) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
@@ -456,7 +493,7 @@ cdef class Search:
                 by_view = pom and mover != me
                 if by_view:
                     # another player's move: one edge per class of actions the searcher cannot
-                    # tell apart, keyed by the class's lowest action
+                    # tell apart, keyed by the view (the class's id)
                     nc = self._view_classes(s, me, legal, k, cls, cls_n, rep)
                     for i in range(nc):
                         rep_class[rep[i]] = <int16_t>i
@@ -558,9 +595,16 @@ cdef class Search:
                             j = s.c_legal_actions(legal)
                             if epsilon < 1.0 and j > 1 and rng_uniform(&self.rng) >= epsilon:
                                 s.c_apply(legal[self._best_evaluated(s, legal, j, rng_below(&self.rng, j))])
+                            elif decisive > 0:
+                                s.c_apply(legal[self._decisive_ply(s, legal, j, decisive)])
                             else:
                                 s.c_apply(legal[rng_below(&self.rng, j)])
                             k += 1
+                    elif decisive > 0:
+                        # full rollout by the decisive-move policy instead of the engine's random one
+                        while not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
+                            j = s.c_legal_actions(legal)
+                            s.c_apply(legal[self._decisive_ply(s, legal, j, decisive)])
                     else:
                         s.c_rollout(&self.rng, horizon)
                 terminal = s.c_is_terminal()
@@ -646,7 +690,7 @@ cdef class Search:
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
-               str expand="random", bint pom=False, double epsilon=1.0):
+               str expand="random", bint pom=False, double epsilon=1.0, int decisive=0):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
@@ -654,7 +698,10 @@ cdef class Search:
         scale of the margin reward, by default `score_span(state, horizon)`. `pom`: merge the other
         players' edges by how the player to move sees their actions (not with the solver, where
         every action is seen). `epsilon`: in a cut-off rollout, the chance of a uniformly random ply;
-        the others take the action the engine's evaluation rates best for its mover."""
+        the others take the action the engine's evaluation rates best for its mover. `decisive`: the
+        rollout policy of the plies that would be uniformly random (`_decisive_ply`): 0 uniformly
+        random (the engine's c_rollout), 1 an immediate win when there is one, 2 also never a move
+        that leaves the next player an immediate win while another move does not."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -664,6 +711,8 @@ cdef class Search:
             raise ValueError("ismcts needs finite seconds, a finite c >= 0 and a margin in [0, 1]")
         if not 0 <= epsilon <= 1:
             raise ValueError("ismcts needs an epsilon in [0, 1]")
+        if not 0 <= decisive <= 2:
+            raise ValueError("ismcts needs decisive 0, 1 or 2")
         if seconds > 0:
             iterations = MAX_ITERATIONS
         if iterations < 1:
@@ -689,9 +738,24 @@ cdef class Search:
         cdef GameState scratch = self.scratch
         with nogil:
             self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
-                     pom and not solve, epsilon)
+                     pom and not solve, epsilon, decisive)
             a = self.best_action(state)
         return a
+
+    def rollout_action(self, GameState state, int decisive):
+        """The action one ply of a rollout plays in `state` with the `decisive` policy (0 uniformly
+        random, 1 an immediate win first, 2 also no move that leaves the next player an immediate
+        win), drawn with this search's random generator; `state` is left as it was."""
+        cdef action_t legal[MAX_ACTIONS]
+        cdef GameState s = state.clone()
+        cdef int k = s.c_legal_actions(legal)
+        if k == 0:
+            raise ValueError("no legal action")
+        if not 0 <= decisive <= 2:
+            raise ValueError("ismcts needs decisive 0, 1 or 2")
+        if decisive == 0:
+            return int(legal[rng_below(&self.rng, k)])
+        return int(legal[self._decisive_ply(s, legal, k, decisive)])
 
     def root_edges(self):
         """[(action, visits, availability, reward sum, proof code)] of the root after the last search."""
@@ -706,7 +770,8 @@ cdef class Search:
     def edges_below(self, int action):
         """[(action, player, visits, availability)] of the node the root edge `action` leads to
         after the last search ([] if the search never went below it). With pom another player's
-        edge stands for the class of actions the searcher cannot tell apart (its lowest action)."""
+        edge stands for the class of actions the searcher cannot tell apart (the action is its
+        view id, the engine's c_action_view)."""
         cdef int e, node = -1
         cdef list out = []
         if self.n_nodes:
@@ -782,9 +847,11 @@ SPANS = {
 # they beat full random rollouts against minimax (cutoff=-1, the default, reads this table; 0 plays
 # every rollout to its horizon). Belladone Bluff's rollouts run a hundred plies of random placements
 # whose noise swamps the points: 4 plies chosen by the evaluation (EPSILONS) scored best against
-# minimax (README); Insert keeps full rollouts for the solver's exact ends.
+# minimax (README). Insert: 4 plies (evaluation-chosen but for EPSILONS' random ones, which take
+# immediate wins: DECISIVE) with expand=eval scored best against OpenSpiel's MCTS-Solver (README).
 CUTOFFS = {
     "belladone_bluff": 4,
+    "insert": 4,
 }
 
 
@@ -804,6 +871,7 @@ def partial_moves(GameState state, int pom=-1):
 # rates best for its mover. Measured against minimax and the previous default (see the README).
 EPSILONS = {
     "belladone_bluff": 0.2,
+    "insert": 0.2,
 }
 
 
@@ -811,6 +879,35 @@ def rollout_epsilon(GameState state, double epsilon=-1.0):
     """The random-ply chance of a search from `state` for the `epsilon` parameter: -1 the game's
     default (EPSILONS, 1 when not listed), otherwise `epsilon` itself."""
     return EPSILONS.get(state.game_id, 1.0) if epsilon < 0 else epsilon
+
+
+# The rollout policy of the plies that would be uniformly random, per game (decisive=-1, the
+# default, reads this table; 0, uniformly random rollouts, where a game is not listed): 1 takes an
+# immediate win, 2 also avoids leaving the next player one (`Search._decisive_ply`). Measured
+# against OpenSpiel's MCTS-Solver and minimax (see the README).
+DECISIVE = {
+    "insert": 1,
+}
+
+
+# Games whose searches expand first the untried action the engine's evaluation rates best
+# (expand=default reads this set; the others expand a random untried action). Measured against
+# OpenSpiel's MCTS-Solver (see the README).
+EXPAND_EVAL = {"insert"}
+
+
+def expansion(GameState state, str expand="default"):
+    """The expansion order of a search from `state` for the `expand` parameter: `default` the
+    game's (`eval` in EXPAND_EVAL, else `random`), otherwise `expand` itself."""
+    if expand == "default":
+        return "eval" if state.game_id in EXPAND_EVAL else "random"
+    return expand
+
+
+def rollout_decisive(GameState state, int decisive=-1):
+    """The rollout policy of a search from `state` for the `decisive` parameter: -1 the game's
+    default (DECISIVE, 0 when not listed), otherwise `decisive` itself."""
+    return DECISIVE.get(state.game_id, 0) if decisive < 0 else decisive
 
 
 def rollout_cutoff(GameState state, int cutoff=-1):
@@ -900,12 +997,17 @@ class ISMCTSAgent(Agent):
     perfect information: Insert), `cutoff` (rollouts stop after that many plies and the engine's
     evaluation scores them; -1, the default, takes the game's entry in CUTOFFS, 0 where it has none),
     `expand` (which untried action a node expands first: `random`, or `eval`, the one the engine's
-    evaluation rates best for its mover), `pom` (partially observable moves: the other players' edges
+    evaluation rates best for its mover; `default` takes `eval` for the games in EXPAND_EVAL, else
+    `random`), `pom` (partially observable moves: the other players' edges
     merged by how the searcher sees their actions; -1, the default, takes the game's entry in
     POM_GAMES), `span` (the points a margin reward of 0 or 1 stands for; 0, the default, takes
     the game's `score_span`), `epsilon` (in a cut-off rollout, the chance of a uniformly random
     ply; the others play the action the engine's evaluation rates best for its mover; -1, the
-    default, takes the game's entry in EPSILONS, 1 (uniformly random) where it has none), `threads` (root parallelisation: that many independent trees
+    default, takes the game's entry in EPSILONS, 1 (uniformly random) where it has none), `decisive`
+    (the rollout policy of the plies that would be uniformly random: 0 uniformly random, 1 an
+    immediate win when there is one, 2 also no move that leaves the next player an immediate win
+    while another move does not; -1, the default, takes the game's entry in DECISIVE, 0 where it
+    has none), `threads` (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
@@ -913,19 +1015,19 @@ class ISMCTSAgent(Agent):
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; threads 1 to 64; seed 0 to 2**64 - 1."""
+    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
-              "solver": True, "cutoff": -1, "expand": "random", "pom": -1, "span": 0.0, "epsilon": -1.0,
-              "threads": 1, "seed": 0}
+              "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
+              "decisive": -1, "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
-              "epsilon": (-1.0, 1.0), "threads": (1, 64),
+              "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "threads": (1, 64),
               "seed": SEED_LIMITS}
-    CHOICES = {"horizon": ("round", "game"), "expand": ("random", "eval")}
+    CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -954,8 +1056,9 @@ class ISMCTSAgent(Agent):
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
             a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
-                                    solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), p["expand"],
-                                    partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]))
+                                    solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
+                                    partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
+                                    rollout_decisive(state, p["decisive"]))
             self._stats = self._search.stats()
             return a
         return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
@@ -971,8 +1074,9 @@ class ISMCTSAgent(Agent):
             try:
                 if iterations > 0 or p["time"] > 0:
                     search.search(state, max(iterations, 1), p["time"], p["c"], p["horizon"], p["margin"],
-                                  solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), p["expand"],
-                                  partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]))
+                                  solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
+                                  partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
+                                  rollout_decisive(state, p["decisive"]))
             except BaseException as e:     # re-raised below, in the caller's thread
                 errors.append(e)
 

@@ -347,21 +347,35 @@ cdef class InsertState(GameState):
         return 1.0 if self.s.winner == p else -1.0
 
     cdef double c_evaluate(self, int p) noexcept nogil:
-        """Terminal: +-1000. Otherwise open five-windows (squared ring counts) and largest groups."""
-        cdef int w, i, mine, theirs, sq
+        """Terminal: +-1000. A five the player to move can complete at once (a window of four of its
+        rings whose fifth square is legal now; fives made by flips are not looked for): +-500 for
+        the mover. Otherwise open five-windows (squared ring counts) and largest groups."""
+        cdef int w, i, mine, theirs, sq, empty, n
+        cdef int mover = self.s.to_move
         cdef double v = 0.0
         cdef int ga[N]
         cdef int gb[N]
+        cdef action_t buf[N]
+        cdef int8_t legal[N]
         if self.s.winner >= 0:
             return 1000.0 * self.c_returns(p)
+        memset(legal, 0, sizeof(legal))
+        n = _legal(&self.s, buf)
+        for i in range(n):
+            legal[buf[i]] = 1
         for w in range(N_WINDOWS):
             mine = theirs = 0
+            empty = -1
             for i in range(5):
                 sq = self.s.owner[WINDOWS[w][i]]
                 if sq == p:
                     mine += 1
                 elif sq >= 0:
                     theirs += 1
+                else:
+                    empty = WINDOWS[w][i]
+            if mine + theirs == 4 and (mine == 4 if p == mover else theirs == 4) and legal[empty]:
+                return 500.0 if p == mover else -500.0
             if theirs == 0:
                 v += mine * mine
             elif mine == 0:

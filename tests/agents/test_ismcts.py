@@ -546,11 +546,78 @@ def test_pom_merges_the_moves_the_searcher_cannot_tell_apart():
         assert hidden, "the test needs face-down placements"
         for c in hidden:
             assert len(c & set(edges[False][a])) == 2, "without pom each red card has its own edge"
-            assert len(c & set(edges[True][a])) == 1, "with pom one edge stands for the class"
+            # with pom one edge stands for the class, keyed by its view (the engine's action_view)
+            views = {after.action_view(0, b) for b in c}
+            assert len(views) == 1
+            assert views <= set(edges[True][a]) and not (c - views) & set(edges[True][a])
             merged_somewhere = True
-        # the observed moves keep one edge each; every class was tried
+        # the observed moves keep one edge each, keyed by their view; every class was tried
+        assert set(edges[True][a]) == {after.action_view(0, b) for b in after.legal_actions()}
         assert len(edges[True][a]) == len(classes)
     assert merged_somewhere
+
+
+def _face_down_by_p1(card, other):
+    """RULES.md 3.3, 3.8: row I holds P+1 and, face down, P1's `card` (P1 knows it); the other red
+    card `other` is in P1's hand. P0 sees two red cards of P1 and knows neither."""
+    from engines.belladone_bluff import BelladoneBluffState
+    return BelladoneBluffState.from_deal(
+        [["B+1", "G+4"], [other, "Y-2"]], ["G+1", "G+2", "G+3", "G-1", "G-2", "Y+1", "Y+2", "Y+3"],
+        [["P+1", card], ["P+2", "P-1"], ["Y-4"]], first=0, seen={card: [1]})
+
+
+@pytest.mark.parametrize("pom", [False, True])
+def test_root_statistics_do_not_depend_on_an_opponents_hidden_card(pom):
+    """Two roots that differ only in which of P1's two red cards lies face down on row I (Belladone
+    Bluff), or only in an opponent's hidden bid (Wizard, hidden_bids, RULES.md 1.6), give the same
+    statistics, root and below."""
+    from agents.ismcts import Search
+    a, b = _face_down_by_p1("R+2", "R-3"), _face_down_by_p1("R-3", "R+2")
+    assert a.information_state_key(0) == b.information_state_key(0) and a.snapshot() != b.snapshot()
+    pairs = [(a, b)]
+    w = engines.make("wizard", players=4, seed=5, hands=(3,), hidden_bids=True)
+    first = w.current_player()
+    w.apply_action(w.legal_actions()[0])     # `first` bids 0
+    worlds = []
+    for bid in (1, 2):
+        x = w.clone()
+        x.apply_action(x.string_to_action(f"bid {bid}"))
+        worlds.append(x)
+    assert worlds[0].information_state_key(worlds[0].current_player()) == \
+        worlds[1].information_state_key(worlds[1].current_player())
+    assert first != worlds[0].current_player()
+    pairs.append(tuple(worlds))
+    for x, y in pairs:
+        stats = []
+        for state in (x, y):
+            search = Search()
+            search.seed(9)
+            search.search(state, 1500, pom=pom)
+            stats.append((search.root_children(),
+                          {a: search.edges_below(a) for a in search.root_children()}))
+        assert stats[0] == stats[1]
+
+
+def test_merged_edges_are_keyed_by_the_view():
+    """With pom, at an opponent's node the edges are the distinct views of its legal actions
+    (Wizard, hidden_bids: another player's bid is "a bid", one edge); without pom one per action."""
+    from agents.ismcts import Search
+    state = engines.make("wizard", players=4, seed=5, hands=(3,), hidden_bids=True)
+    me = state.current_player()
+    for pom in (False, True):
+        search = Search()
+        search.seed(2)
+        search.search(state, 2000, pom=pom)
+        for a in state.legal_actions():
+            after = state.clone()
+            after.apply_action(a)
+            assert after.current_player() != me
+            views = {after.action_view(me, b) for b in after.legal_actions()}
+            below = {e[0] for e in search.edges_below(a)}
+            if pom:
+                assert len(views) == 1 and below == views
+            else:
+                assert below == set(after.legal_actions()) and len(below) == 4
 
 
 def test_span_sets_the_scale_of_the_margin_reward():
@@ -587,6 +654,89 @@ def test_greedy_cutoff_rollouts():
         Search().search(state, 10, epsilon=1.5)
     with pytest.raises(BadAgentParameter):
         ISMCTSAgent(epsilon=2.0)
+
+
+# ---- decisive and anti-decisive rollout plies ----
+
+def _one_safe_move():
+    """R to move on a3, c5 or d6 (the line of b4), none of which wins; after a3 or d6 W can make
+    five at once on the line R's ring opens, after c5 W cannot (checked below by brute force)."""
+    return InsertState.from_board([".....R", ".....W", ".WW.R.", "..R..W", "WRWWW.", "WR.RW."],
+                                  to_move=0, last="b4", tiles="/\\HHV/\\HVV/\\HV//\\HV/\\\\HV/\\HHV/\\HVV/\\")
+
+
+def test_decisive_rollout_plies_take_an_immediate_win():
+    """decisive >= 1: a rollout ply takes a move that wins at once whenever there is one; a
+    uniformly random ply (decisive 0) often does not."""
+    from agents.ismcts import Search
+    state = five_threat()
+    e3 = state.string_to_action("e3")
+    assert len(state.legal_actions()) == 5 and _wins_at_once(state, e3)
+    search = Search()
+    search.seed(1)
+    picks = {d: [search.rollout_action(state, d) for _ in range(60)] for d in (0, 1, 2)}
+    assert picks[1] == picks[2] == [e3] * 60
+    assert set(picks[0]) == set(state.legal_actions())
+    assert state.legal_actions() == five_threat().legal_actions()    # left as it was
+
+
+def test_anti_decisive_rollout_plies_leave_no_immediate_win():
+    """decisive 2: among moves that do not win at once, only those after which the next player
+    cannot win at once (here c5 alone); decisive 1 plays any of them."""
+    from agents.ismcts import Search
+    state = _one_safe_move()
+    legal = state.legal_actions()
+    assert [state.action_to_string(a) for a in legal] == ["a3", "c5", "d6"]
+    assert not any(_wins_at_once(state, a) for a in legal)
+    safe = []
+    for a in legal:
+        t = state.clone()
+        t.apply_action(a)
+        if not any(_wins_at_once(t, b) for b in t.legal_actions()):
+            safe.append(a)
+    assert [state.action_to_string(a) for a in safe] == ["c5"]
+    search = Search()
+    search.seed(2)
+    assert {search.rollout_action(state, 2) for _ in range(60)} == set(safe)
+    assert {search.rollout_action(state, 1) for _ in range(60)} == set(legal)
+    with pytest.raises(ValueError, match="decisive"):
+        search.rollout_action(state, 3)
+
+
+def test_decisive_rollouts_change_the_search():
+    """The decisive policy replaces the engine's random rollouts (and the random plies of a cut-off
+    rollout): the budget stays exact, the statistics differ; -1 reads the game's DECISIVE entry."""
+    from agents.ismcts import DECISIVE, Search, rollout_decisive
+    state = midgame_states("insert", 2, seed=5)[1]
+    stats = {}
+    for cutoff in (0, 4):
+        for d in (0, 1, 2):
+            search = Search()
+            search.seed(3)
+            search.search(state, 400, solver=False, cutoff=cutoff, decisive=d)
+            assert search.stats()["iterations"] == 400
+            stats[cutoff, d] = search.root_children()
+        assert stats[cutoff, 0] != stats[cutoff, 1] != stats[cutoff, 2]
+    for game_id in GAME_IDS:
+        s = engines.make(game_id, seed=0)
+        assert rollout_decisive(s) == DECISIVE.get(game_id, 0)
+        assert rollout_decisive(s, 0) == 0 and rollout_decisive(s, 2) == 2
+    assert ISMCTSAgent().params["decisive"] == -1
+    with pytest.raises(ValueError, match="decisive"):
+        Search().search(state, 10, decisive=3)
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(decisive=3)
+
+
+def test_expand_default_reads_the_game_s_entry():
+    """expand=default takes `eval` for the games in EXPAND_EVAL and `random` elsewhere; `random` and
+    `eval` are taken as given."""
+    from agents.ismcts import EXPAND_EVAL, expansion
+    for game_id in GAME_IDS:
+        s = engines.make(game_id, seed=0)
+        assert expansion(s) == ("eval" if game_id in EXPAND_EVAL else "random")
+        assert expansion(s, "random") == "random" and expansion(s, "eval") == "eval"
+    assert ISMCTSAgent().params["expand"] == "default"
 
 
 def test_paired_store_comparison(tmp_path):

@@ -374,3 +374,19 @@ def test_every_position_of_a_game_draws_again_as_itself(seed, tiebreak):
         if s.is_terminal():
             break
         s.apply_action(rng.choice(s.legal_actions()))
+
+
+def test_the_evaluation_sees_a_five_the_mover_can_complete():
+    """c_evaluate: a window of four of the mover's rings whose fifth square is legal now is a win
+    next ply (+-500 for the mover); the same board where the fifth is not legal is scored as usual."""
+    rows = ["......", "....W.", "...W..", "RRRR..", "..W...", "......"]
+    threat = InsertState.from_board(rows, to_move=0, last="e5", tiles=LAYOUT)   # e3 on the e file
+    assert sq("e3") in threat.legal_actions()
+    assert threat.evaluate(0) == 500.0 and threat.evaluate(1) == -500.0
+    quiet = InsertState.from_board(rows, to_move=0, last="c2", tiles=LAYOUT)    # c2's line: b3 a4 d1
+    assert sq("e3") not in quiet.legal_actions()
+    assert 0 < quiet.evaluate(0) < 500 and quiet.evaluate(1) == -quiet.evaluate(0)
+    # W to move cannot use R's four: no win next ply for W, and R's four is not counted as W's
+    w_to_move = InsertState.from_board(["......", "....W.", "...W..", "RRRR..", "..W...", ".....W"],
+                                       to_move=1, last="d3", tiles=LAYOUT)
+    assert abs(w_to_move.evaluate(0)) < 500
