@@ -21,6 +21,9 @@ Two settings measured against one baseline on the same deals (`arena compare A X
 `--paired A.sqlite B.sqlite`, which is tighter than comparing their two intervals.
 
 Run alone: `python -m arena.bench.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
+Against OpenSpiel's bots at equal iterations (`versus_openspiel`): `python -m
+arena.bench.ismcts_strength --openspiel DEALS GAME [--param players=4 --param hands=5]
+[--first-deal K] [--ours "pom=1"]`.
 """
 import argparse
 import json
@@ -29,6 +32,7 @@ import statistics
 import time
 
 import engines
+from engines.registry import resolve
 from arena.agent_list import parse_params
 from agents.ismcts import ISMCTSAgent
 
@@ -151,53 +155,70 @@ def _openspiel_wrappers(pyspiel):
     return Game, State
 
 
-def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ours="", log=None):
-    """Duplicate head-to-head, `deals` deals with the seats swapped: ismcts[iterations, c, ours]
-    against OpenSpiel's MCTSBot (solver on) on a perfect-information game or its ISMCTSBot otherwise,
-    both at `iterations` simulations, UCT constant `c`, one uniformly random rollout per simulation
-    and the ismcts reward scaled to [0, 1]. Returns {"share", "ci95", "points" (mean margin a
-    match for ismcts), "matches"}."""
+def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ours="", log=None, params=None):
+    """Duplicate head-to-head, `deals` deals each played in two seatings (two players: A B then
+    B A; four: A B A B then B A B A, so each side holds every seat once on the same cards):
+    ismcts[iterations, c, ours] (A) against OpenSpiel's MCTSBot (solver on) on a perfect-information
+    game or its ISMCTSBot otherwise (B), both at `iterations` simulations, UCT constant `c`, one
+    uniformly random rollout per simulation and the ismcts reward scaled to [0, 1]. `params`: game
+    parameters (e.g. {"players": 4, "hands": (5,)}). Each match scores A's seats against B's seats
+    (1 placed above, 1/2 level, 0 below). Returns {"share", "ci95" (over matches), "points" (A's mean
+    return minus B's, a match), "matches"}."""
     import numpy as np
     import pyspiel
     from open_spiel.python.algorithms import ismcts as os_ismcts, mcts as os_mcts
     import agents
+    from arena.analysis import pair_score
     from engines.registry import GAMES
     Game, State = _openspiel_wrappers(pyspiel)
     perfect = GAMES[game_id].perfect_information
     game = Game(perfect)
+    players = engines.make(game_id, **(params or {})).num_players
+    seatings = ["AB" * (players // 2) + "A" * (players % 2), "BA" * (players // 2) + "B" * (players % 2)]
     scores, margins = [], []
     for d in range(first_deal, first_deal + deals):
-        for me in (0, 1):
-            rng = random.Random(1000 * d + me)
-            nrs = np.random.RandomState(1000 * d + me)
-            evaluator = os_mcts.RandomRolloutEvaluator(1, nrs)
-            if perfect:
-                bot = os_mcts.MCTSBot(game, c, iterations, evaluator, solve=True, random_state=nrs)
-            else:
-                bot = os_ismcts.ISMCTSBot(game, evaluator, c, iterations, random_state=nrs,
-                                          allow_inconsistent_action_sets=True)
-            mine = agents.make("ismcts", **{"iterations": iterations, "c": c, **dict(parse_params(ours, "ours"))})
-            state = engines.make(game_id, seed=d)
-            mine.reset(game_id, state.params, me, d)
+        for k, seating in enumerate(seatings):
+            rng = random.Random(1000 * d + k)
+            state = engines.make(game_id, seed=d, **(params or {}))
+            bots = {}
+            for seat, side in enumerate(seating):
+                if side == "A":
+                    bots[seat] = agents.make("ismcts", **{"iterations": iterations, "c": c,
+                                                          **dict(parse_params(ours, "ours"))})
+                    bots[seat].reset(game_id, state.params, seat, d)
+                    continue
+                # two players: the seeds of the first two-seat version of this bench
+                nrs = np.random.RandomState(1000 * d + k + 10 * seating[:seat].count("B"))
+                evaluator = os_mcts.RandomRolloutEvaluator(1, nrs)
+                if perfect:
+                    bots[seat] = os_mcts.MCTSBot(game, c, iterations, evaluator, solve=True, random_state=nrs)
+                else:
+                    bots[seat] = os_ismcts.ISMCTSBot(game, evaluator, c, iterations, random_state=nrs,
+                                                     allow_inconsistent_action_sets=True)
             while not state.is_terminal():
                 p = state.current_player()
                 view = state.determinize(p, seed=rng.getrandbits(64))
                 if len(view.legal_actions()) == 1:
                     a = view.legal_actions()[0]
-                elif p == me:
-                    a = mine.act(view)
+                elif seating[p] == "A":
+                    a = bots[p].act(view)
                 else:
-                    a = bot.step(State(game, view, rng))
+                    a = bots[p].step(State(game, view, rng))
                 state.apply_action(int(a))
-            r = state.returns()
-            scores.append(1.0 if r[me] > r[1 - me] else 0.5 if r[me] == r[1 - me] else 0.0)
-            margins.append(r[me] - r[1 - me])
+            r, places = state.returns(), state.placements()
+            mine = [i for i in range(players) if seating[i] == "A"]
+            theirs = [i for i in range(players) if seating[i] == "B"]
+            scores.append(sum(pair_score(places[i], places[j]) for i in mine for j in theirs)
+                          / (len(mine) * len(theirs)))
+            margins.append(sum(r[i] for i in mine) / len(mine) - sum(r[j] for j in theirs) / len(theirs))
             if log:
-                print(json.dumps({"deal": d, "seat": me, "score": scores[-1], "margin": margins[-1]}), file=log, flush=True)
+                print(json.dumps({"deal": d, "seating": seating, "score": scores[-1], "margin": margins[-1]}),
+                      file=log, flush=True)
     n = len(scores)
     share = sum(scores) / n
     half = 1.96 * (statistics.pstdev(scores) / n ** 0.5) if n > 1 else 0.0
-    return {"game": game_id, "opponent": "openspiel_mcts_solver" if perfect else "openspiel_ismcts",
+    return {"game": game_id, "params": params or {},
+            "opponent": "openspiel_mcts_solver" if perfect else "openspiel_ismcts",
             "iterations": iterations, "c": c, "ours": ours, "matches": n, "share": round(share, 3),
             "ci95": [round(share - half, 3), round(share + half, 3)],
             "points": round(statistics.mean(margins), 2)}
@@ -248,6 +269,8 @@ def main(argv=None):
                     help="instead: duplicate head-to-heads against OpenSpiel's bots on DEALS deals per game")
     ap.add_argument("--iterations", type=int, default=1000)
     ap.add_argument("--first-deal", type=int, default=0)
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a game parameter for --openspiel, e.g. players=4 or hands=5 (repeatable)")
     ap.add_argument("--ours", default="", help="extra ismcts parameters, e.g. margin=1,c=0.5")
     ap.add_argument("--paired", nargs=2, metavar=("STORE_A", "STORE_B"),
                     help="instead: per-deal difference of two arena compare stores on the same deals")
@@ -257,8 +280,9 @@ def main(argv=None):
         return
     if args.openspiel:
         for game_id in args.games:
-            print(json.dumps(versus_openspiel(game_id, args.openspiel, args.iterations,
-                                              first_deal=args.first_deal, ours=args.ours)), flush=True)
+            params = resolve(game_id, **dict(x.split("=", 1) for x in args.param)) if args.param else None
+            print(json.dumps(versus_openspiel(game_id, args.openspiel, args.iterations, first_deal=args.first_deal,
+                                              ours=args.ours, params=params)), flush=True)
         return
     threads = tuple(int(t) for t in args.threads.split(","))
     for r in thread_rows(args.games, threads, args.seconds, args.repeats):

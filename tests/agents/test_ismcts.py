@@ -766,3 +766,20 @@ def test_paired_store_comparison(tmp_path):
     assert out["deals"] == 3 and out["share_a"] == 0.75 and out["share_b"] == pytest.approx(1 / 3, abs=1e-3)
     assert out["share_difference"][0] == pytest.approx(0.417, abs=1e-3)
     assert out["points_difference"][0] == pytest.approx((20 + 0 + 1) / 3, abs=1e-3)
+
+
+def test_versus_openspiel_seats_each_side_everywhere_on_the_same_cards():
+    """The OpenSpiel head-to-head of issue 22: two seatings a deal (A B A B, then B A B A with four
+    players), each scored as A's seats against B's, and a result within [0, 1]."""
+    import io
+    import json
+    pytest.importorskip("pyspiel")
+    from arena.bench.ismcts_strength import versus_openspiel
+    log = io.StringIO()
+    out = versus_openspiel("wizard", deals=1, iterations=20, log=log, params={"players": 4, "hands": (1,)})
+    lines = [json.loads(x) for x in log.getvalue().splitlines()]
+    assert [x["seating"] for x in lines] == ["ABAB", "BABA"] and out["matches"] == 2
+    assert all(x["score"] in (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0) for x in lines)
+    assert out["share"] == sum(x["score"] for x in lines) / 2 and out["opponent"] == "openspiel_ismcts"
+    two = versus_openspiel("insert", deals=1, iterations=20)
+    assert two["matches"] == 2 and two["opponent"] == "openspiel_mcts_solver" and 0 <= two["share"] <= 1
