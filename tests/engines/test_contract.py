@@ -169,7 +169,8 @@ def _what_it_learns_depends_on_the_hidden(state, observer):
                 and observer == obs["dealer"]
                 and sum(b is not None for b in obs["bids"]) == state.num_players - 2)
     if state.game_id == "royal_ball":
-        return any(state.action_to_string(a).startswith("give") and state.action_view(observer, a) != 16
+        a_gift = 16   # the engine's first gift action (A_GIVE), the view of a gift not yet revealed
+        return any(state.action_to_string(a).startswith("give") and state.action_view(observer, a) != a_gift
                    for a in state.legal_actions())
     return False
 
