@@ -67,6 +67,7 @@ DEF LOG_TABLE = 4096       # log(n) precomputed below this
 DEF MAX_ITERATIONS = 10000000   # per search, also under a time budget: bounds the tree's memory
 DEF PROOF_DRAW = 127       # Edge.proof of a proven draw; wins and losses count plies up to MAX_PROOF
 DEF MAX_PROOF = 126
+DEF MAST_RECORD = 1024     # rollout plies per iteration whose MAST statistics are updated
 
 
 cdef struct Edge:
@@ -129,6 +130,13 @@ cdef class Search:
     # pom: the view classes of the legal actions at one node, indexed by the view id
     cdef uint32_t view_mark[MAX_ACTIONS]
     cdef int16_t view_class[MAX_ACTIONS]
+    # MAST: each (player, action)'s reward sum and count over this search's iterations, and the
+    # rollout plies of the current iteration
+    cdef double mast_sum[MAX_PLAYERS * MAX_ACTIONS]
+    cdef uint32_t mast_n[MAX_PLAYERS * MAX_ACTIONS]
+    cdef action_t played[MAST_RECORD]
+    cdef int8_t played_by[MAST_RECORD]
+    cdef int n_played
     # statistics of the last search
     cdef public long iterations
     cdef public double elapsed
@@ -369,6 +377,59 @@ cdef class Search:
             return start
         return safe_idx[rng_below(&self.rng, n_safe)]
 
+    cdef action_t _rollout_ply(self, GameState s, action_t* acts, int k, int decisive, double mast,
+                               double policy) except -1 nogil:
+        """The action of a rollout ply among acts[:k] that would otherwise be uniformly random: with
+        chance `mast`, the action whose mean reward for the mover is best so far in this search (MAST,
+        Finnsson and Bjoernsson 2008; an action never seen first, ties from a random start); else
+        with chance `policy` the engine's playout policy's (`c_policy_action`); else by the
+        `decisive` policy. Records the ply for the MAST update."""
+        cdef int mover = s.c_current_player(), i, j, best, start
+        cdef action_t a
+        cdef double u, best_u = -1.0
+        cdef uint32_t cnt
+        if mast > 0.0 and k > 1 and rng_uniform(&self.rng) < mast:
+            start = rng_below(&self.rng, k)
+            best = start
+            for j in range(k):
+                i = start + j if start + j < k else start + j - k
+                cnt = self.mast_n[mover * MAX_ACTIONS + acts[i]]
+                u = self.mast_sum[mover * MAX_ACTIONS + acts[i]] / cnt if cnt else 2.0
+                if u > best_u:
+                    best_u = u
+                    best = i
+        elif policy > 0.0 and k > 1 and (policy >= 1.0 or rng_uniform(&self.rng) < policy):
+            a = s.c_policy_action(&self.rng)
+            if self.n_played < MAST_RECORD:
+                self.played[self.n_played] = a
+                self.played_by[self.n_played] = <int8_t>mover
+                self.n_played += 1
+            return a
+        elif decisive > 0:
+            best = self._decisive_ply(s, acts, k, decisive)
+        else:
+            best = rng_below(&self.rng, k)
+        if self.n_played < MAST_RECORD:
+            self.played[self.n_played] = acts[best]
+            self.played_by[self.n_played] = <int8_t>mover
+            self.n_played += 1
+        return acts[best]
+
+    cdef void _mast_update(self, int depth, double* reward) noexcept nogil:
+        """Adds this iteration's rewards to the MAST statistics of every action it took: the tree's
+        edges (under pom an opponent's edge counts for the view it stands for) and the rollout's."""
+        cdef int i, idx
+        cdef Edge* ed
+        for i in range(depth):
+            ed = &self.edges[self.path[i]]
+            idx = ed.player * MAX_ACTIONS + ed.action
+            self.mast_sum[idx] += reward[ed.player]
+            self.mast_n[idx] += 1
+        for i in range(self.n_played):
+            idx = self.played_by[i] * MAX_ACTIONS + self.played[i]
+            self.mast_sum[idx] += reward[self.played_by[i]]
+            self.mast_n[idx] += 1
+
     cdef inline action_t _member(self, action_t r, action_t* members, int16_t* cls, int* cls_n,
                                  int16_t* rep_class, int k) noexcept nogil:
         """pom: a uniformly random legal action of the class whose view is `r`."""
@@ -435,14 +496,16 @@ cdef class Search:
 
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin, bint solver, double span, int cutoff,
-                 bint expand_eval, bint pom, double epsilon, int decisive=0) except -1 nogil:
+                 bint expand_eval, bint pom, double epsilon, int decisive=0, double mast=0.0,
+                 double policy=0.0) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
         information and no chance: each node is one state) it proves values (MCTS-Solver) and
         stops as soon as the root is proven. With `pom` an opponent's edges are keyed by how the
         searcher sees the action (`_view_classes`) and the search plays a random action of the
-        chosen class."""
+        chosen class. With `mast` or `policy` > 0 the rollout plies that would be random follow MAST
+        or the engine's playout policy with that chance (`_rollout_ply`)."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
@@ -471,6 +534,8 @@ cdef class Search:
         self.max_depth = 0
         self.root_proof = 0
         self._new_node()
+        memset(self.mast_sum, 0, sizeof(self.mast_sum))
+        memset(self.mast_n, 0, sizeof(self.mast_n))
         while True:
             if it >= iterations:
                 break
@@ -483,6 +548,7 @@ cdef class Search:
                 base[i] = s.c_score(i)
             node = 0
             depth = 0
+            self.n_played = 0
             proven_leaf = False
             # selection and expansion, within the horizon
             while not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
@@ -595,16 +661,14 @@ cdef class Search:
                             j = s.c_legal_actions(legal)
                             if epsilon < 1.0 and j > 1 and rng_uniform(&self.rng) >= epsilon:
                                 s.c_apply(legal[self._best_evaluated(s, legal, j, rng_below(&self.rng, j))])
-                            elif decisive > 0:
-                                s.c_apply(legal[self._decisive_ply(s, legal, j, decisive)])
                             else:
-                                s.c_apply(legal[rng_below(&self.rng, j)])
+                                s.c_apply(self._rollout_ply(s, legal, j, decisive, mast, policy))
                             k += 1
-                    elif decisive > 0:
-                        # full rollout by the decisive-move policy instead of the engine's random one
+                    elif decisive > 0 or mast > 0.0 or policy > 0.0:
+                        # a full rollout by these policies instead of the engine's random one
                         while not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
                             j = s.c_legal_actions(legal)
-                            s.c_apply(legal[self._decisive_ply(s, legal, j, decisive)])
+                            s.c_apply(self._rollout_ply(s, legal, j, decisive, mast, policy))
                     else:
                         s.c_rollout(&self.rng, horizon)
                 terminal = s.c_is_terminal()
@@ -613,6 +677,8 @@ cdef class Search:
                 else:
                     self._rewards(s, n, terminal, base, margin, span, reward)
             self.root_visits += 1
+            if mast > 0.0:
+                self._mast_update(depth, reward)
             for i in range(depth):
                 ed = &self.edges[self.path[i]]
                 ed.visits += 1
@@ -690,7 +756,8 @@ cdef class Search:
 
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
-               str expand="random", bint pom=False, double epsilon=1.0, int decisive=0):
+               str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
+               double policy=0.0):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
@@ -701,7 +768,10 @@ cdef class Search:
         the others take the action the engine's evaluation rates best for its mover. `decisive`: the
         rollout policy of the plies that would be uniformly random (`_decisive_ply`): 0 uniformly
         random (the engine's c_rollout), 1 an immediate win when there is one, 2 also never a move
-        that leaves the next player an immediate win while another move does not."""
+        that leaves the next player an immediate win while another move does not. `mast`: the
+        chance that such a ply plays instead the action with the best mean reward so far for its
+        mover (MAST); 0, the default, never. `policy`: the chance that such a ply (not taken by MAST)
+        plays the engine's playout policy's move (`c_policy_action`); 0, the default, never."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -713,6 +783,8 @@ cdef class Search:
             raise ValueError("ismcts needs an epsilon in [0, 1]")
         if not 0 <= decisive <= 2:
             raise ValueError("ismcts needs decisive 0, 1 or 2")
+        if not (0 <= mast <= 1 and 0 <= policy <= 1):
+            raise ValueError("ismcts needs mast and policy chances in [0, 1]")
         if seconds > 0:
             iterations = MAX_ITERATIONS
         if iterations < 1:
@@ -738,7 +810,7 @@ cdef class Search:
         cdef GameState scratch = self.scratch
         with nogil:
             self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
-                     pom and not solve, epsilon, decisive)
+                     pom and not solve, epsilon, decisive, mast, policy)
             a = self.best_action(state)
         return a
 
@@ -756,6 +828,13 @@ cdef class Search:
         if decisive == 0:
             return int(legal[rng_below(&self.rng, k)])
         return int(legal[self._decisive_ply(s, legal, k, decisive)])
+
+    def mast_stats(self):
+        """{(player, action): (count, reward sum)} of the MAST statistics of the last search
+        (empty when it ran without MAST)."""
+        cdef int i
+        return {(i // MAX_ACTIONS, i % MAX_ACTIONS): (self.mast_n[i], self.mast_sum[i])
+                for i in range(MAX_PLAYERS * MAX_ACTIONS) if self.mast_n[i]}
 
     def root_edges(self):
         """[(action, visits, availability, reward sum, proof code)] of the root after the last search."""
@@ -910,6 +989,30 @@ def rollout_decisive(GameState state, int decisive=-1):
     return DECISIVE.get(state.game_id, 0) if decisive < 0 else decisive
 
 
+# The chance of a MAST ply (the action with the best mean reward so far for its mover) among the
+# rollout plies that would be random, per game (mast=-1, the default, reads this table; 0 where a
+# game is not listed). Measured against OpenSpiel's ISMCTS and the previous default (see the README).
+MASTS = {}
+
+
+def rollout_mast(GameState state, double mast=-1.0):
+    """The MAST chance of a search from `state` for the `mast` parameter: -1 the game's default
+    (MASTS, 0 when not listed), otherwise `mast` itself."""
+    return MASTS.get(state.game_id, 0.0) if mast < 0 else mast
+
+
+# The chance that a rollout ply that would be random (and is not MAST's) plays the engine's playout
+# policy (`c_policy_action`: Wizard's chases the bid), per game (policy=-1, the default, reads this
+# table; 0 where a game is not listed). Measured against OpenSpiel's ISMCTS (see the README).
+POLICIES = {}
+
+
+def rollout_policy(GameState state, double policy=-1.0):
+    """The playout-policy chance of a search from `state` for the `policy` parameter: -1 the
+    game's default (POLICIES, 0 when not listed), otherwise `policy` itself."""
+    return POLICIES.get(state.game_id, 0.0) if policy < 0 else policy
+
+
 def rollout_cutoff(GameState state, int cutoff=-1):
     """The rollout cutoff a search from `state` uses for the `cutoff` parameter: -1 the game's
     default (CUTOFFS, 0 when not listed), otherwise `cutoff` itself."""
@@ -1007,6 +1110,10 @@ class ISMCTSAgent(Agent):
     (the rollout policy of the plies that would be uniformly random: 0 uniformly random, 1 an
     immediate win when there is one, 2 also no move that leaves the next player an immediate win
     while another move does not; -1, the default, takes the game's entry in DECISIVE, 0 where it
+    has none), `mast` (the chance that such a ply plays instead the action with the best mean
+    reward so far for its mover, MAST; -1, the default, takes the game's entry in MASTS, 0 where
+    it has none), `policy` (the chance that such a ply, when not MAST's, plays the engine's playout
+    policy, `c_policy_action`; -1, the default, takes the game's entry in POLICIES, 0 where it
     has none), `threads` (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
@@ -1015,17 +1122,19 @@ class ISMCTSAgent(Agent):
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; threads 1 to 64; seed 0 to 2**64 - 1."""
+    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast -1 to 1; policy -1 to 1;
+    threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
-              "decisive": -1, "threads": 1, "seed": 0}
+              "decisive": -1, "mast": -1.0, "policy": -1.0, "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
-              "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "threads": (1, 64),
+              "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (-1.0, 1.0), "policy": (-1.0, 1.0),
+              "threads": (1, 64),
               "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval")}
 
@@ -1055,28 +1164,32 @@ class ISMCTSAgent(Agent):
         p = self.params
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
-            a = self._search.search(state, p["iterations"], p["time"], p["c"], p["horizon"], p["margin"],
-                                    solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
-                                    partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
-                                    rollout_decisive(state, p["decisive"]))
+            a = self._search.search(state, p["iterations"], *self._settings(state, solver))
             self._stats = self._search.stats()
             return a
         return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
+
+    def _settings(self, state, solver):
+        """The arguments of `Search.search` after the iterations, the per-game tables resolved."""
+        p = self.params
+        return (p["time"], p["c"], p["horizon"], p["margin"], solver, p["span"] or None,
+                rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
+                partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
+                rollout_decisive(state, p["decisive"]), rollout_mast(state, p["mast"]),
+                rollout_policy(state, p["policy"]))
 
     def _parallel(self, state, legal, solver):
         import threading
         p = self.params
         n = len(self._searches)
         shares = [p["iterations"] // n + (t < p["iterations"] % n) for t in range(n)]
+        settings = self._settings(state, solver)
         errors = []
 
         def work(search, iterations):
             try:
                 if iterations > 0 or p["time"] > 0:
-                    search.search(state, max(iterations, 1), p["time"], p["c"], p["horizon"], p["margin"],
-                                  solver, p["span"] or None, rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
-                                  partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
-                                  rollout_decisive(state, p["decisive"]))
+                    search.search(state, max(iterations, 1), *settings)
             except BaseException as e:     # re-raised below, in the caller's thread
                 errors.append(e)
 

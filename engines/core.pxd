@@ -77,6 +77,8 @@ cdef class GameState:
     cdef uint64_t c_infoset_key(self, int p) noexcept nogil   # equal iff p cannot tell states apart
     cdef int c_determinize(self, int p, Rng* rng) except -1 nogil  # resample all p cannot see
     cdef action_t c_action_view(self, int observer, action_t a) noexcept nogil  # a as observer sees it
+    # ---- engine: playouts ----
+    cdef action_t c_policy_action(self, Rng* rng) noexcept nogil  # a cheap playout policy's move (default: random)
     # ---- provided by the base (engines may override c_rollout with a faster one) ----
     cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil
     cdef int c_apply_undoable(self, action_t a) except -1 nogil   # push a snapshot, then c_apply

@@ -61,6 +61,12 @@ cdef class GameState:
         # (a face-down card seen as its back). By default every action is seen as itself.
         return a
 
+    cdef action_t c_policy_action(self, Rng* rng) noexcept nogil:
+        # The move of a playout policy for the player to move, from what that player sees: by
+        # default uniformly random; an engine may override it with a cheap rule of thumb.
+        cdef action_t buf[MAX_ACTIONS]
+        return buf[rng_below(rng, self.c_legal_actions(buf))]
+
     cdef int c_reset(self, uint64_t seed) except -1 nogil:
         with gil:
             raise NotImplementedError(f"{type(self).__name__} does not implement c_reset")
@@ -226,6 +232,15 @@ cdef class GameState:
         if not 0 <= action < self.num_distinct_actions:
             raise ValueError(f"action {action} is out of range for {self.game_id}")
         return self.c_action_view(p, action)
+
+    def policy_action(self, seed=0):
+        """The move the engine's playout policy makes here (`c_policy_action`; a draw seeded by
+        `seed` where it is random)."""
+        cdef Rng rng
+        if self.c_is_terminal():
+            raise ValueError("the game is over: no player to move")
+        rng_seed(&rng, <uint64_t>seed)
+        return self.c_policy_action(&rng)
 
     def determinize(self, player, seed=None):
         """A new state: this one with everything `player` cannot see resampled consistently."""

@@ -824,6 +824,54 @@ cdef class WizardState(GameState):
             _apply(s, _random_action(s, rng), &self.chance)
         return 0
 
+    cdef action_t c_policy_action(self, Rng* rng) noexcept nogil:
+        """A bid-chasing rule of thumb from what the mover sees (its hand and the table): the dealer
+        names its longest suit trump; a bid is the hand's estimated tricks (`_expected_tricks`, the
+        nearest allowed bid); in play, a player short of its bid plays, of the cards that would
+        take the trick as it stands, the cheapest when it plays last and the strongest otherwise,
+        else its weakest card; a player at or past its bid plays its strongest card that does not
+        take the trick, else its weakest. Strength: in the trick as it stands, then by rank."""
+        cdef WizPos* s = &self.s
+        cdef int p = s.to_move, b, f, a, v, i, n, suit, most = -1, best = 0
+        cdef int win_i = -1, win_v = 0, lose_i = -1, lose_v = 0, low_i = 0, low_v = 1 << 20
+        cdef bint short, last
+        cdef double est
+        cdef action_t acts[NACT]
+        if s.phase == PH_TRUMP:
+            for suit in range(4):
+                n = wz_popcount(s.hand[p] & SUIT_MASK[suit])
+                if n > most:
+                    most = n
+                    best = suit
+            return A_TRUMP + best
+        if s.phase == PH_BID:
+            est = _expected_tricks(s, p)
+            b = <int>(est + 0.5)
+            f = _forbidden_bid(s)
+            if b == f:
+                b = b + 1 if (b < s.cards and (b == 0 or est >= b)) else b - 1
+            return A_BID + b
+        n = _legal(s, acts)
+        short = s.tricks[p] < s.bids[p]
+        last = s.trick_len == s.nplayers - 1
+        for i in range(n):
+            a = acts[i]
+            v = BASE[a] + (TRUMPV[a] if CODE[a] == s.trump else
+                           (LEDV[a] if CODE[a] == LEDNEXT[a][s.led] else 0))
+            if v > s.win_str:
+                v = 16 * v + (a % 13 if a < 52 else 0)
+                if win_i < 0 or (v < win_v if last else v > win_v):
+                    win_i, win_v = i, v
+            else:
+                v = 16 * v + (a % 13 if a < 52 else 0)
+                if lose_i < 0 or v > lose_v:
+                    lose_i, lose_v = i, v
+            if v < low_v:
+                low_i, low_v = i, v
+        if short:
+            return acts[win_i if win_i >= 0 else low_i]
+        return acts[lose_i if lose_i >= 0 else low_i]
+
     # ---- imperfect information ----
     cdef action_t c_action_view(self, int o, action_t a) noexcept nogil:
         """How o sees the mover's action a: a hidden bid (hidden_bids, secret_bids) as "a bid"

@@ -212,7 +212,8 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
                           / (len(mine) * len(theirs)))
             margins.append(sum(r[i] for i in mine) / len(mine) - sum(r[j] for j in theirs) / len(theirs))
             if log:
-                print(json.dumps({"deal": d, "seating": seating, "score": scores[-1], "margin": margins[-1]}),
+                print(json.dumps({"deal": d, "seating": seating, "score": scores[-1], "margin": margins[-1],
+                                  "returns": list(r)}),
                       file=log, flush=True)
     n = len(scores)
     share = sum(scores) / n
@@ -272,6 +273,7 @@ def main(argv=None):
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="a game parameter for --openspiel, e.g. players=4 or hands=5 (repeatable)")
     ap.add_argument("--ours", default="", help="extra ismcts parameters, e.g. margin=1,c=0.5")
+    ap.add_argument("--log", type=argparse.FileType("a"), help="for --openspiel: one JSON row per match")
     ap.add_argument("--paired", nargs=2, metavar=("STORE_A", "STORE_B"),
                     help="instead: per-deal difference of two arena compare stores on the same deals")
     args = ap.parse_args(argv)
@@ -282,7 +284,7 @@ def main(argv=None):
         for game_id in args.games:
             params = resolve(game_id, **dict(x.split("=", 1) for x in args.param)) if args.param else None
             print(json.dumps(versus_openspiel(game_id, args.openspiel, args.iterations, first_deal=args.first_deal,
-                                              ours=args.ours, params=params)), flush=True)
+                                              ours=args.ours, params=params, log=args.log)), flush=True)
         return
     threads = tuple(int(t) for t in args.threads.split(","))
     for r in thread_rows(args.games, threads, args.seconds, args.repeats):

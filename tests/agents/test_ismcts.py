@@ -783,3 +783,76 @@ def test_versus_openspiel_seats_each_side_everywhere_on_the_same_cards():
     assert out["share"] == sum(x["score"] for x in lines) / 2 and out["opponent"] == "openspiel_ismcts"
     two = versus_openspiel("insert", deals=1, iterations=20)
     assert two["matches"] == 2 and two["opponent"] == "openspiel_mcts_solver" and 0 <= two["share"] <= 1
+
+
+# ---- MAST rollouts ----
+
+def _card_play_state():
+    """A 4-player, 5-card Wizard round at p0's first card (bids made), where each card can be played
+    once a round, so a root action's MAST statistics are those of its edge alone."""
+    state = engines.make("wizard", seed=5, players=4, hands=(5,))
+    while state.phase() != "play":
+        state.apply_action(state.legal_actions()[0])
+    return state
+
+
+def test_mast_statistics_add_up_each_iteration_s_rewards():
+    """With mast > 0 every action an iteration takes adds its player's reward to (player, action)'s
+    MAST statistics. At p's first card of a Wizard round each iteration plays every card of p's
+    hand exactly once (in the tree or the rollout), so each of them has a count of the iterations
+    and a reward sum of p's rewards over the whole search, that is of the root edges' rewards; an
+    opponent's cards differ by world. Without MAST the statistics stay empty."""
+    from agents.ismcts import Search
+    state = _card_play_state()
+    me = state.current_player()
+    search = Search()
+    search.seed(3)
+    search.search(state, 400, mast=0.8)
+    table = search.mast_stats()
+    roots = search.root_edges()
+    assert len(roots) == len(state.legal_actions()) > 1
+    total = sum(reward for _, _, _, reward, _ in roots)
+    for action in state.legal_actions():
+        count, reward = table[me, action]
+        assert count == 400 and reward == pytest.approx(total)
+    assert all(0.0 <= reward <= count for count, reward in table.values())
+    assert {p for p, _ in table} == set(range(4))
+    assert any(count < 400 for (p, _), (count, _) in table.items() if p != me)
+    search.search(state, 400)
+    assert search.mast_stats() == {}
+
+
+@pytest.mark.parametrize("knob", ["mast", "policy"])
+def test_mast_and_policy_rollouts_change_the_search(knob):
+    """mast (the best mean so far) and policy (the engine's playout policy, Wizard's chases the bid)
+    play the rollout plies that would be random: the statistics differ from uniformly random
+    rollouts, the budget stays exact and a seed reproduces them; 0 is the plain search."""
+    from agents.ismcts import Search
+
+    def children(**kw):
+        search = Search()
+        search.seed(9)
+        search.search(_card_play_state(), 300, **kw)
+        assert search.stats()["iterations"] == 300
+        return search.root_children()
+
+    assert children(**{knob: 0.9}) == children(**{knob: 0.9})
+    assert children(**{knob: 0.9}) != children()
+    assert children(**{knob: 0.0}) == children()
+    with pytest.raises(ValueError, match=knob):
+        Search().search(_card_play_state(), 10, **{knob: 1.5})
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(**{knob: 2.0})
+
+
+def test_mast_and_policy_defaults_are_the_game_s_entries():
+    """mast=-1 and policy=-1 read MASTS and POLICIES (0 where a game is not listed); any other
+    value is taken as given."""
+    from agents.ismcts import MASTS, POLICIES, rollout_mast, rollout_policy
+    for game_id in GAME_IDS:
+        state = engines.make(game_id, seed=1)
+        assert rollout_mast(state) == MASTS.get(game_id, 0.0)
+        assert rollout_policy(state) == POLICIES.get(game_id, 0.0)
+        for value in (0.0, 0.7):
+            assert rollout_mast(state, value) == rollout_policy(state, value) == value
+    assert ISMCTSAgent().params["mast"] == ISMCTSAgent().params["policy"] == -1.0

@@ -176,6 +176,26 @@ def _what_it_learns_depends_on_the_hidden(state, observer):
 
 
 @pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_the_playout_policy_plays_legal_moves_from_what_the_mover_sees(game_id, players, variant):
+    """policy_action(seed) is a legal action, the same for a seed, and the same in any world
+    determinized for the mover: the policy reads nothing the mover cannot see."""
+    def check(s):
+        mover = s.current_player()
+        legal = s.legal_actions()
+        for seed in range(3):
+            a = s.policy_action(seed)
+            assert a in legal and s.policy_action(seed) == a
+            assert s.determinize(mover, seed=seed + 7).policy_action(seed) == a
+
+    for seed in range(3):
+        random_play(engines.make(game_id, players=players, seed=seed, **variant), random.Random(seed), check)
+    done = engines.make(game_id, players=players, seed=0, **variant)
+    done.rollout(1, "game")
+    with pytest.raises(ValueError, match="over"):
+        done.policy_action()
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
 def test_action_views_tell_apart_exactly_what_the_observer_can(game_id, players, variant):
     """action_view(o, a) == action_view(o, b) iff o's information set key is the same after a and
     after b (only "if" where what o learns depends on what it has not seen, see above); o's own actions are seen whole; the ids lie in [0, num_distinct_actions); and the

@@ -643,3 +643,33 @@ def test_the_dealer_sees_the_total_it_may_not_bid():
     v = _bid_views(s, 0)
     assert [v[f"bid {b}"] for b in range(4)] == [s.string_to_action(f"bid {min(3 + b, 4)}") for b in range(4)]
     assert len(set(_bid_views(s, 1).values())) == 1
+
+
+# ---------------------------------------------------------------- the playout policy (c_policy_action)
+
+def test_the_playout_policy_chases_the_bid():
+    """RULES.md 1.4 decides the trick. A player short of its bid takes the trick with its cheapest
+    winner when it plays last, with its strongest when others follow; at its bid it plays its
+    strongest card that loses the trick as it stands."""
+    def after_two(dealer_bid, p2_bid=0):
+        s = deal(3, ["3d 8d 12d", "9d 1g 2g", "10d 13d 2e"], turn_up="5h")
+        play(s, "bid 0", f"bid {p2_bid}", f"bid {dealer_bid}")      # P1, P2, then the dealer P0
+        play(s, "9d")
+        return s
+
+    s = after_two(0, p2_bid=1)
+    assert s.action_to_string(s.policy_action()) == "13d", "P2 short, P0 still to play: strongest winner"
+    s = after_two(1)
+    play(s, "10d")
+    assert s.action_to_string(s.policy_action()) == "12d", "P0 short and last: cheapest winner"
+    s = after_two(0)
+    play(s, "10d")
+    assert s.action_to_string(s.policy_action()) == "8d", "P0 at its bid: strongest loser"
+
+
+def test_the_playout_policy_bids_the_hand_s_estimate():
+    """Bids follow the evaluation's estimate of the hand's tricks, clear hands both ways."""
+    strong = deal(3, ["W W 13h", "1d 2d 3d", "4d 5d 6d"], turn_up="7h", dealer=2)
+    assert strong.action_to_string(strong.policy_action()) == "bid 3"
+    weak = deal(3, ["1d 2e 3g", "W 13h 12h", "4d 5d 6d"], turn_up="7h", dealer=2)
+    assert weak.action_to_string(weak.policy_action()) == "bid 0"
