@@ -497,7 +497,7 @@ cdef class Search:
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin, bint solver, double span, int cutoff,
                  bint expand_eval, bint pom, double epsilon, int decisive=0, double mast=0.0,
-                 double policy=0.0) except -1 nogil:
+                 double policy=0.0, bint opponent_policy=False) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
@@ -505,7 +505,9 @@ cdef class Search:
         stops as soon as the root is proven. With `pom` an opponent's edges are keyed by how the
         searcher sees the action (`_view_classes`) and the search plays a random action of the
         chosen class. With `mast` or `policy` > 0 the rollout plies that would be random follow MAST
-        or the engine's playout policy with that chance (`_rollout_ply`)."""
+        or the engine's playout policy with that chance (`_rollout_ply`). With `opponent_policy`
+        the other players' moves in the tree are the playout policy's in each world, not chosen by
+        UCB."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
@@ -556,7 +558,11 @@ cdef class Search:
                 k = s.c_legal_actions(legal)
                 if solver:
                     self.nodes[node].legal = k
-                by_view = pom and mover != me
+                if opponent_policy and mover != me and k > 1:
+                    # the other players are modelled by the engine's playout policy, in this world
+                    legal[0] = s.c_policy_action(&self.rng)
+                    k = 1
+                by_view = pom and mover != me and not opponent_policy
                 if by_view:
                     # another player's move: one edge per class of actions the searcher cannot
                     # tell apart, keyed by the view (the class's id)
@@ -757,7 +763,7 @@ cdef class Search:
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
-               double policy=0.0):
+               double policy=0.0, str opponents="search"):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
@@ -771,7 +777,10 @@ cdef class Search:
         that leaves the next player an immediate win while another move does not. `mast`: the
         chance that such a ply plays instead the action with the best mean reward so far for its
         mover (MAST); 0, the default, never. `policy`: the chance that such a ply (not taken by MAST)
-        plays the engine's playout policy's move (`c_policy_action`); 0, the default, never."""
+        plays the engine's playout policy's move (`c_policy_action`); 0, the default, never.
+        `opponents`: `search` (the other players' moves are chosen by UCB on their rewards, as the
+        searcher's) or `policy` (they are the engine's playout policy's moves in each determinized
+        world: what each would do with the hand it holds there; not with the solver)."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -783,6 +792,8 @@ cdef class Search:
             raise ValueError("ismcts needs an epsilon in [0, 1]")
         if not 0 <= decisive <= 2:
             raise ValueError("ismcts needs decisive 0, 1 or 2")
+        if opponents not in ("search", "policy"):
+            raise ValueError(f"ismcts opponents must be search or policy, not {opponents!r}")
         if not (0 <= mast <= 1 and 0 <= policy <= 1):
             raise ValueError("ismcts needs mast and policy chances in [0, 1]")
         if seconds > 0:
@@ -810,7 +821,8 @@ cdef class Search:
         cdef GameState scratch = self.scratch
         with nogil:
             self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
-                     pom and not solve, epsilon, decisive, mast, policy)
+                     pom and not solve, epsilon, decisive, mast, policy,
+                     opponents == "policy" and not solve)
             a = self.best_action(state)
         return a
 
@@ -1114,7 +1126,9 @@ class ISMCTSAgent(Agent):
     reward so far for its mover, MAST; -1, the default, takes the game's entry in MASTS, 0 where
     it has none), `policy` (the chance that such a ply, when not MAST's, plays the engine's playout
     policy, `c_policy_action`; -1, the default, takes the game's entry in POLICIES, 0 where it
-    has none), `threads` (root parallelisation: that many independent trees
+    has none), `opponents` (`search`: the other players' moves in the tree chosen by UCB like the
+    searcher's; `policy`: the engine's playout policy's move with the hand each holds in the world
+    searched), `threads` (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
@@ -1130,13 +1144,15 @@ class ISMCTSAgent(Agent):
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
-              "decisive": -1, "mast": -1.0, "policy": -1.0, "threads": 1, "seed": 0}
+              "decisive": -1, "mast": -1.0, "policy": -1.0, "opponents": "search",
+              "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (-1.0, 1.0), "policy": (-1.0, 1.0),
               "threads": (1, 64),
               "seed": SEED_LIMITS}
-    CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval")}
+    CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
+               "opponents": ("search", "policy")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -1176,7 +1192,7 @@ class ISMCTSAgent(Agent):
                 rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
                 partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
                 rollout_decisive(state, p["decisive"]), rollout_mast(state, p["mast"]),
-                rollout_policy(state, p["policy"]))
+                rollout_policy(state, p["policy"]), p["opponents"])
 
     def _parallel(self, state, legal, solver):
         import threading

@@ -856,3 +856,31 @@ def test_mast_and_policy_defaults_are_the_game_s_entries():
         for value in (0.0, 0.7):
             assert rollout_mast(state, value) == rollout_policy(state, value) == value
     assert ISMCTSAgent().params["mast"] == ISMCTSAgent().params["policy"] == -1.0
+
+
+def test_policy_opponents_play_the_engine_s_policy_in_each_world():
+    """opponents=policy: below the root the next player's edges are only moves the engine's
+    playout policy makes with a hand that player may hold (here, in 1,000 determinizations), where
+    the searching opponents try moves it never makes; an unknown model is refused."""
+    from agents.ismcts import Search
+    state = _card_play_state()
+    me = state.current_player()
+    lead = state.legal_actions()[0]
+    possible = set()
+    for seed in range(1000):
+        world = state.determinize(me, seed=seed)
+        world.apply_action(lead)
+        possible.add(world.policy_action())
+    below = {}
+    for opponents in ("policy", "search"):
+        search = Search()
+        search.seed(5)
+        search.search(state, 2000, opponents=opponents)
+        below[opponents] = {a for a, p, _, _ in search.edges_below(lead)}
+        assert below[opponents]
+    assert below["policy"] <= possible
+    assert not below["search"] <= possible
+    with pytest.raises(ValueError, match="opponents"):
+        Search().search(state, 10, opponents="oracle")
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(opponents="oracle")
