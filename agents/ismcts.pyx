@@ -497,7 +497,7 @@ cdef class Search:
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin, bint solver, double span, int cutoff,
                  bint expand_eval, bint pom, double epsilon, int decisive=0, double mast=0.0,
-                 double policy=0.0, bint opponent_policy=False) except -1 nogil:
+                 double policy=0.0, bint opponent_policy=False, int infer=1) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
@@ -507,7 +507,8 @@ cdef class Search:
         chosen class. With `mast` or `policy` > 0 the rollout plies that would be random follow MAST
         or the engine's playout policy with that chance (`_rollout_ply`). With `opponent_policy`
         the other players' moves in the tree are the playout policy's in each world, not chosen by
-        UCB."""
+        UCB. With `infer` > 1 each iteration's world is kept with the engine's `c_plausibility`
+        of it, drawing up to `infer` worlds (the last is kept)."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
@@ -544,8 +545,12 @@ cdef class Search:
             if seconds > 0 and it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
                 break
             it += 1
-            s.c_copy_from(root)
-            s.c_determinize(me, &self.rng)
+            for i in range(infer):
+                # rejection sampling: a world is kept with the chance the engine gives it
+                s.c_copy_from(root)
+                s.c_determinize(me, &self.rng)
+                if i == infer - 1 or rng_uniform(&self.rng) < s.c_plausibility(me):
+                    break
             for i in range(n):
                 base[i] = s.c_score(i)
             node = 0
@@ -763,7 +768,7 @@ cdef class Search:
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
-               double policy=0.0, str opponents="search"):
+               double policy=0.0, str opponents="search", int infer=1):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
@@ -780,7 +785,11 @@ cdef class Search:
         plays the engine's playout policy's move (`c_policy_action`); 0, the default, never.
         `opponents`: `search` (the other players' moves are chosen by UCB on their rewards, as the
         searcher's) or `policy` (they are the engine's playout policy's moves in each determinized
-        world: what each would do with the hand it holds there; not with the solver)."""
+        world: what each would do with the hand it holds there; not with the solver). `infer`:
+        worlds drawn at most per iteration, each kept with the chance the engine's
+        `c_plausibility` gives it (how likely the others' moves so far are with what they hold
+        there; Wizard: their bids against their hands), the last kept; 1, the default, keeps the
+        first: uniform worlds."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -792,6 +801,8 @@ cdef class Search:
             raise ValueError("ismcts needs an epsilon in [0, 1]")
         if not 0 <= decisive <= 2:
             raise ValueError("ismcts needs decisive 0, 1 or 2")
+        if not 1 <= infer <= 1000:
+            raise ValueError("ismcts needs infer in [1, 1000]")
         if opponents not in ("search", "policy"):
             raise ValueError(f"ismcts opponents must be search or policy, not {opponents!r}")
         if not (0 <= mast <= 1 and 0 <= policy <= 1):
@@ -822,7 +833,7 @@ cdef class Search:
         with nogil:
             self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
                      pom and not solve, epsilon, decisive, mast, policy,
-                     opponents == "policy" and not solve)
+                     opponents == "policy" and not solve, infer)
             a = self.best_action(state)
         return a
 
@@ -1128,7 +1139,9 @@ class ISMCTSAgent(Agent):
     policy, `c_policy_action`; -1, the default, takes the game's entry in POLICIES, 0 where it
     has none), `opponents` (`search`: the other players' moves in the tree chosen by UCB like the
     searcher's; `policy`: the engine's playout policy's move with the hand each holds in the world
-    searched), `threads` (root parallelisation: that many independent trees
+    searched), `infer` (worlds drawn at most per iteration, each kept with the chance the engine's
+    `c_plausibility` gives it, the last kept: 1, the default, samples uniform worlds), `threads`
+    (root parallelisation: that many independent trees
     searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
@@ -1136,7 +1149,7 @@ class ISMCTSAgent(Agent):
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast -1 to 1; policy -1 to 1;
+    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast -1 to 1; policy -1 to 1; infer 1 to 1000;
     threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
@@ -1144,11 +1157,11 @@ class ISMCTSAgent(Agent):
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
-              "decisive": -1, "mast": -1.0, "policy": -1.0, "opponents": "search",
+              "decisive": -1, "mast": -1.0, "policy": -1.0, "opponents": "search", "infer": 1,
               "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
-              "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (-1.0, 1.0), "policy": (-1.0, 1.0),
+              "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (-1.0, 1.0), "policy": (-1.0, 1.0), "infer": (1, 1000),
               "threads": (1, 64),
               "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
@@ -1192,7 +1205,7 @@ class ISMCTSAgent(Agent):
                 rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
                 partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
                 rollout_decisive(state, p["decisive"]), rollout_mast(state, p["mast"]),
-                rollout_policy(state, p["policy"]), p["opponents"])
+                rollout_policy(state, p["policy"]), p["opponents"], p["infer"])
 
     def _parallel(self, state, legal, solver):
         import threading

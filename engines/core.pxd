@@ -79,6 +79,7 @@ cdef class GameState:
     cdef action_t c_action_view(self, int observer, action_t a) noexcept nogil  # a as observer sees it
     # ---- engine: playouts ----
     cdef action_t c_policy_action(self, Rng* rng) noexcept nogil  # a cheap playout policy's move (default: random)
+    cdef double c_plausibility(self, int observer) noexcept nogil  # (0, 1]: how likely the others' moves are in this world
     # ---- provided by the base (engines may override c_rollout with a faster one) ----
     cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil
     cdef int c_apply_undoable(self, action_t a) except -1 nogil   # push a snapshot, then c_apply

@@ -28,6 +28,8 @@ class GameState:
     def placements(self) -> list[int]: ...
     def information_state_key(self, player: int) -> int:
         """:raises ValueError: no such seat."""
+    def plausibility(self, observer: int) -> float:
+        """:raises ValueError: no such seat."""
     def policy_action(self, seed: int = 0) -> int:
         """:raises ValueError: the game is over."""
     def action_view(self, observer: int, action: int) -> int:

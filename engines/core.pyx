@@ -67,6 +67,12 @@ cdef class GameState:
         cdef action_t buf[MAX_ACTIONS]
         return buf[rng_below(rng, self.c_legal_actions(buf))]
 
+    cdef double c_plausibility(self, int observer) noexcept nogil:
+        # How likely, in (0, 1], the other players' public moves so far are with what they hold in
+        # this world (a determinization for `observer`), up to a constant: a search may weight its
+        # worlds by it. By default every world is as likely.
+        return 1.0
+
     cdef int c_reset(self, uint64_t seed) except -1 nogil:
         with gil:
             raise NotImplementedError(f"{type(self).__name__} does not implement c_reset")
@@ -241,6 +247,11 @@ cdef class GameState:
             raise ValueError("the game is over: no player to move")
         rng_seed(&rng, <uint64_t>seed)
         return self.c_policy_action(&rng)
+
+    def plausibility(self, observer):
+        """How likely, in (0, 1], the other players' moves so far are with what they hold here, for
+        this state as a world `observer` cannot tell from the truth (`c_plausibility`)."""
+        return self.c_plausibility(self.seat(observer))
 
     def determinize(self, player, seed=None):
         """A new state: this one with everything `player` cannot see resampled consistently."""

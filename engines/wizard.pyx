@@ -18,6 +18,7 @@ ends it, which also deals the next round.
 """
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
 from libc.string cimport memset
+from libc.math cimport exp
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND
 from engines.wizard_rules cimport may_play
 
@@ -418,12 +419,33 @@ cdef inline void _apply(WizPos* s, int a, Rng* chance) noexcept nogil:
 
 cdef double _expected_tricks(WizPos* s, int p) noexcept nogil:
     """Tricks won so far plus a rough count of what the hand still promises."""
-    cdef uint64_t h = s.hand[p], m
-    cdef double est = s.tricks[p] + 0.9 * wz_popcount(h & WIZ)
-    cdef int c, suit, rank
+    cdef double est = s.tricks[p] + 0.9 * wz_popcount(s.hand[p] & WIZ)
     if s.trick_len and s.win_player == p:
         est += 0.9 if s.win_str >= 64 else 0.6    # leading the trick in progress
-    m = h & SUITED
+    est = _suited_promise(s, s.hand[p] & SUITED, est)
+    return est if est < s.cards else s.cards
+
+
+cdef double _bid_time_estimate(WizPos* s, int p) noexcept nogil:
+    """_expected_tricks of p's hand as it was dealt: its cards plus those it played this round."""
+    cdef uint64_t suited = s.hand[p] & SUITED
+    cdef int wizards = wz_popcount(s.hand[p] & WIZ), i
+    cdef double est
+    for i in range(s.n_plays):
+        if s.play_by[i] == p:
+            if s.plays[i] < 52:
+                suited |= <uint64_t>1 << s.plays[i]
+            elif s.plays[i] == A_WIZ:
+                wizards += 1
+    est = _suited_promise(s, suited, 0.9 * wizards)
+    return est if est < s.cards else s.cards
+
+
+cdef double _suited_promise(WizPos* s, uint64_t suited, double est) noexcept nogil:
+    """est plus the tricks these suited cards promise (a Wizard promises 0.9): a trump by its rank,
+    the top three ranks of the other suits 0.6, 0.3 and 0.1."""
+    cdef uint64_t m = suited
+    cdef int c, suit, rank
     while m:
         c = wz_ctz(m)
         m &= m - 1
@@ -437,7 +459,7 @@ cdef double _expected_tricks(WizPos* s, int p) noexcept nogil:
             est += 0.3
         elif rank == 10:
             est += 0.1
-    return est if est < s.cards else s.cards
+    return est
 
 
 # ---- determinization helpers ----
@@ -871,6 +893,21 @@ cdef class WizardState(GameState):
         if short:
             return acts[win_i if win_i >= 0 else low_i]
         return acts[lose_i if lose_i >= 0 else low_i]
+
+    cdef double c_plausibility(self, int o) noexcept nogil:
+        """How likely the other players' bids are with the hands they were dealt in this world, if
+        each bids near its hand's estimate (`_bid_time_estimate`, as the playout policy bids): the
+        product over them of exp(-(bid - estimate)**2 / 2). 1 under hidden or secret bids."""
+        cdef WizPos* s = &self.s
+        cdef double w = 1.0, d
+        cdef int q
+        if s.hide:
+            return 1.0
+        for q in range(s.nplayers):
+            if q != o and s.bids[q] >= 0:
+                d = s.bids[q] - _bid_time_estimate(s, q)
+                w *= exp(-0.5 * d * d)
+        return w
 
     # ---- imperfect information ----
     cdef action_t c_action_view(self, int o, action_t a) noexcept nogil:

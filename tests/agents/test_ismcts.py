@@ -884,3 +884,24 @@ def test_policy_opponents_play_the_engine_s_policy_in_each_world():
         Search().search(state, 10, opponents="oracle")
     with pytest.raises(BadAgentParameter):
         ISMCTSAgent(opponents="oracle")
+
+
+def test_inferred_worlds_change_the_search():
+    """infer > 1 keeps each world with the engine's plausibility (Wizard: the others' bids against
+    their hands), so after the bids the statistics differ from uniform worlds; a seed reproduces
+    them and infer=1 is the plain search."""
+    from agents.ismcts import Search
+
+    def children(**kw):
+        search = Search()
+        search.seed(2)
+        search.search(_card_play_state(), 300, **kw)
+        assert search.stats()["iterations"] == 300
+        return search.root_children()
+
+    assert children(infer=8) == children(infer=8) != children()
+    assert children(infer=1) == children()
+    with pytest.raises(ValueError, match="infer"):
+        Search().search(_card_play_state(), 10, infer=0)
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(infer=0)

@@ -196,6 +196,21 @@ def test_the_playout_policy_plays_legal_moves_from_what_the_mover_sees(game_id, 
 
 
 @pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_plausibility_weighs_worlds_in_the_unit_interval(game_id, players, variant):
+    """plausibility(o) lies in (0, 1] in the true state and in every world determinized for o,
+    and is 1 in a game that does not weigh its worlds (every engine but Wizard)."""
+    def check(s):
+        for o in range(players):
+            for w in (s, s.determinize(o, seed=3)):
+                v = w.plausibility(o)
+                assert 0.0 < v <= 1.0
+                if game_id != "wizard":
+                    assert v == 1.0
+
+    random_play(engines.make(game_id, players=players, seed=1, **variant), random.Random(1), check)
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
 def test_action_views_tell_apart_exactly_what_the_observer_can(game_id, players, variant):
     """action_view(o, a) == action_view(o, b) iff o's information set key is the same after a and
     after b (only "if" where what o learns depends on what it has not seen, see above); o's own actions are seen whole; the ids lie in [0, num_distinct_actions); and the
@@ -378,7 +393,8 @@ def _belle_setup(state, seat):
 
 
 # How to call each seat-taking public method of each game with a given seat.
-COMMON_SEAT_CALLS = {**{name: _method(name) for name in ("evaluate", "information_state_key", "determinize", "observation")},
+COMMON_SEAT_CALLS = {**{name: _method(name) for name in ("evaluate", "information_state_key", "determinize", "observation",
+                                                         "plausibility")},
                      "action_view": _method("action_view", 0)}
 SEAT_CALLS = {
     "belladone_bluff": {

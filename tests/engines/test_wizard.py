@@ -673,3 +673,20 @@ def test_the_playout_policy_bids_the_hand_s_estimate():
     assert strong.action_to_string(strong.policy_action()) == "bid 3"
     weak = deal(3, ["1d 2e 3g", "W 13h 12h", "4d 5d 6d"], turn_up="7h", dealer=2)
     assert weak.action_to_string(weak.policy_action()) == "bid 0"
+
+
+def test_plausibility_weighs_a_world_by_the_others_bids():
+    """A world in which an opponent's bid is far from what its dealt hand promises (two Wizards
+    bid 0) is less plausible than one in which it is near (no Wizard, no trump, bid 0); cards it
+    has already played still count as dealt to it; hidden bids weigh nothing."""
+    def bid_zero_with(p1_hand, **flags):
+        s = deal(3, ["1d 2e 3g", p1_hand, "4d 5d 6d"], turn_up="7h", dealer=0, **flags)
+        play(s, "bid 0", "bid 0", "bid 0")        # P1, P2, P0
+        return s
+
+    honest, bluffing = bid_zero_with("1e 2g 3e"), bid_zero_with("W W 13h")
+    assert 0.9 < honest.plausibility(0) <= 1.0
+    assert bluffing.plausibility(0) < 0.2
+    play(bluffing, "W")                           # P1 leads a Wizard: still dealt to it
+    assert bluffing.plausibility(0) < 0.2
+    assert bid_zero_with("W W 13h", hidden_bids=True).plausibility(0) == 1.0
