@@ -1141,16 +1141,15 @@ class ISMCTSAgent(Agent):
     searcher's; `policy`: the engine's playout policy's move with the hand each holds in the world
     searched), `infer` (worlds drawn at most per iteration, each kept with the chance the engine's
     `c_plausibility` gives it, the last kept: 1, the default, samples uniform worlds), `threads`
-    (root parallelisation: that many independent trees
-    searched at once without the GIL, their root statistics summed; `iterations` is the total,
+    (root parallelisation: that many independent trees searched at once without the GIL, their root statistics summed; `iterations` is the total,
     shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
     seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast -1 to 1; policy -1 to 1; infer 1 to 1000;
-    threads 1 to 64; seed 0 to 2**64 - 1."""
+    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast -1 to 1;
+    policy -1 to 1; infer 1 to 1000; threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core

@@ -52,8 +52,13 @@ The playout (`playout`, `Deal.playout`): every player plays the round out under 
 bid-chasing rule that sees every hand (the world is determinized): short of its bid, a player plays
 its cheapest card that takes the trick whatever the later players hold (else, not leading, its
 strongest winner; else its lowest card); at or past it, its highest card that already loses, else
-its lowest (its highest when last and every card wins). About a million playouts a second at 5 to
-10 cards; `pimc` bids and plays by them.
+its lowest (its highest when last and every card wins). The players named `blind` judge "whatever
+the later players hold" by the cards they cannot see instead (`beatable_unseen`: any unseen Wizard,
+any higher unseen card of the led suit, and any unseen trump, since a void player may trump), as
+they must at the table (and, short of their bid with no sure card, lead their strongest card, not
+their lowest: to them few cards are sure): `pimc` plays its own seat blind, so that its plan for the
+rest of the round does not count on sight it will not have. About a million playouts a second at
+5 to 10 cards; `pimc` bids and plays by them.
 
 `plain_value` is the reference: plain minimax over every card (Wizards and Jesters one by one), no
 pruning, no table, no bounds, no ordering, with its own trick resolution written from RULES.md 1.4
@@ -694,11 +699,31 @@ cdef bint beatable(SPos* s, int st, int led) noexcept nogil:
     return False
 
 
-cdef int policy_card(SPos* s, int* bids) noexcept nogil:
-    """The card of the player to move under a simple bid-chasing rule that sees every hand: short
-    of its bid, it plays its cheapest card that takes the trick whatever comes after (else, not
-    leading, its strongest winner; else its lowest card); at or past its bid, it plays its highest
-    card that loses already, else its lowest card (its highest when last and every card wins)."""
+cdef bint beatable_unseen(SPos* s, int st, int led) noexcept nogil:
+    """Could a card the mover cannot see beat strength st, the mover's card played, if a player
+    still to play to the trick held it? The unseen cards are every other hand, any of them with
+    any holder, void in any suit (so a trump may always come): what the mover can tell from its
+    own hand and the cards out of play."""
+    cdef int r, q = s.to_move
+    cdef uint64_t u = 0
+    if led == LED_FREE or s.trick_len == s.n - 1:
+        return False
+    for r in range(s.n):
+        if r != q:
+            u |= s.hand[r]
+    if led == LED_NONE:
+        return (u & ~JES) != 0
+    return top_strength(s, u, led) > st
+
+
+cdef int policy_card(SPos* s, int* bids, uint64_t blind=0) noexcept nogil:
+    """The card of the player to move under a simple bid-chasing rule: short of its bid, it plays
+    its cheapest card that takes the trick whatever comes after (else, not leading, its strongest
+    winner; else its lowest card); at or past its bid, it plays its highest card that loses
+    already, else its lowest card (its highest when last and every card wins). "Whatever comes
+    after" sees every hand, except for the players of the bit mask `blind`, who judge it by the
+    cards they cannot see (beatable_unseen), as a player at the table must; as few cards are sure
+    to them, a blind leader short of its bid without one leads its strongest card, not its lowest."""
     cdef uint64_t m = playable(s)
     cdef int q = s.to_move, need = bids[q] - s.tricks[q], c, led, k, st, cost
     cdef int win_hi = -1, safe_lo = -1, lose_hi = -1, any_lo = -1, any_hi = -1
@@ -720,14 +745,15 @@ cdef int policy_card(SPos* s, int* bids) noexcept nogil:
         if st > s.win_str:
             if win_hi < 0 or cost > c_win_hi:
                 win_hi, c_win_hi = c, cost
-            if need > 0 and (safe_lo < 0 or cost < c_safe_lo) and not beatable(s, st, led):
+            if need > 0 and (safe_lo < 0 or cost < c_safe_lo) and not (
+                    beatable_unseen(s, st, led) if blind >> q & 1 else beatable(s, st, led)):
                 safe_lo, c_safe_lo = c, cost
         elif lose_hi < 0 or cost > c_lose_hi:
             lose_hi, c_lose_hi = c, cost
     if need > 0:
         if safe_lo >= 0:
             return safe_lo
-        if win_hi >= 0 and not leading:
+        if win_hi >= 0 and (not leading or blind >> q & 1):
             return win_hi
         return any_lo
     if lose_hi >= 0:
@@ -735,12 +761,12 @@ cdef int policy_card(SPos* s, int* bids) noexcept nogil:
     return any_hi if last else any_lo
 
 
-cdef void playout(SPos* s, int* bids) noexcept nogil:
+cdef void playout(SPos* s, int* bids, uint64_t blind=0) noexcept nogil:
     """Plays the round out under policy_card (s ends with the final trick counts)."""
     cdef int q, c
     while s.hand[s.to_move]:
         q = s.to_move
-        c = policy_card(s, bids)
+        c = policy_card(s, bids, blind)
         s.hand[q] &= ~(<uint64_t>1 << c)
         add_to_trick(s, c, q)
 
@@ -875,24 +901,35 @@ cdef class Deal:
         """hand_estimate: a rough count of the tricks the player's hand will take."""
         return hand_estimate(&self.s, player)
 
-    def playout(self, bids):
+    cdef void _bids(self, bids, int* b):
+        cdef int q
+        for q in range(self.s.n):
+            b[q] = hand_estimate(&self.s, q) + self.s.tricks[q] if bids[q] is None else int(bids[q])
+
+    def playout(self, bids, blind=()):
         """Every player's tricks at the end of the round when all play the bid-chasing rule of
-        policy_card from here (a bid of None: the player's hand estimate)."""
+        policy_card from here (a bid of None: the player's hand estimate); the players in `blind`
+        judge sure winners by the cards they cannot see."""
         cdef SPos t = self.s
         cdef int b[MAXP]
-        cdef int q
-        for q in range(self.s.n):
-            b[q] = hand_estimate(&self.s, q) + self.s.tricks[q] if bids[q] is None else int(bids[q])
-        playout(&t, b)
+        self._bids(bids, b)
+        playout(&t, b, _mask(blind))
         return [int(t.tricks[q]) for q in range(self.s.n)]
 
-    def policy_card(self, bids):
-        """The card policy_card plays here (bids as for playout)."""
+    def policy_card(self, bids, blind=()):
+        """The card policy_card plays here (bids and blind as for playout)."""
         cdef int b[MAXP]
-        cdef int q
-        for q in range(self.s.n):
-            b[q] = hand_estimate(&self.s, q) + self.s.tricks[q] if bids[q] is None else int(bids[q])
-        return policy_card(&self.s, b)
+        self._bids(bids, b)
+        return policy_card(&self.s, b, _mask(blind))
+
+
+cdef uint64_t _mask(players):
+    cdef uint64_t m = 0
+    for q in players:
+        if not 0 <= q < MAXP:
+            raise ValueError(f"no player {q}")
+        m |= <uint64_t>1 << <int>q
+    return m
 
 
 # ---- the plain reference: minimax over every card, the trick decided from RULES.md 1.4 ----

@@ -98,7 +98,7 @@ def test_budgets_are_declared_and_checked():
     cls = agent_class("pimc")
     assert set(cls.LIMITS) == {"samples", "nodes", "time", "bid_samples", "solve_cards", "seed"}
     for bad in (dict(samples=0), dict(nodes=10), dict(time=-1.0), dict(samples=10**9), dict(bid_samples=0),
-                dict(solve_cards=-1), dict(bidding="guess")):
+                dict(solve_cards=-1), dict(bidding="guess"), dict(blind="some")):
         with pytest.raises(BadAgentParameter):
             agents.make("pimc", **bad)
 
@@ -128,3 +128,25 @@ def test_bench_rows():
     assert set(rows) == {"wizard_solver/hand_5", "wizard_plain/hand_5", "wizard_playout/hand_5", "wizard_horizon2/hand_5"}
     assert rows["wizard_solver/hand_5"]["solved"] == 3
     assert rows["wizard_solver/hand_5"]["nodes_per_hand"] < rows["wizard_plain/hand_5"]["nodes_per_hand"]
+
+
+@pytest.mark.parametrize("blind,want", [("none", ()), ("self", "me"), ("all", (0, 1, 2, 3)), (None, "me")])
+def test_blind_players_in_the_playouts(monkeypatch, blind, want):
+    """`blind` names the players who judge sure winners by the cards they cannot see in the
+    playouts (Deal.playout's `blind`): nobody, the agent's seat (the default), every seat."""
+    import agents.wizard_solver as ws
+    seen = []
+
+    class Spy(ws.Deal):
+        def playout(self, bids, blind=()):
+            seen.append(tuple(blind))
+            return super().playout(bids, blind)
+
+    monkeypatch.setattr(ws, "Deal", Spy)
+    st = engines.make("wizard", seed=3, players=4, hands=(5,))
+    st.apply_action(st.legal_actions()[0])
+    me = st.current_player()
+    bot = agents.make("pimc", bid_samples=4, **({} if blind is None else {"blind": blind}))
+    bot.reset("wizard", st.params, me, 0)
+    bot.act(st.determinize(me, 0))
+    assert seen and set(seen) == {(me,) if want == "me" else want}

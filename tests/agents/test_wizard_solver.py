@@ -169,16 +169,17 @@ def test_solver_equals_minimax_over_the_engine():
 
 def test_playout_follows_the_engine_rules():
     """The playout's card choices, replayed through WizardState, give the engine's trick counts;
-    every trick goes to someone and every choice is legal."""
+    every trick goes to someone and every choice is legal (with and without blind players)."""
     import engines.wizard  # noqa: F401
     rng = random.Random(31)
     for i in range(60):
         players, cards = rng.choice([(3, 5), (4, 7), (5, 4), (4, 10), (6, 3)])
         st, bids = engine_round(rng, players, cards)
         d = Deal.from_state(st)
-        want = d.playout(bids)
+        blind = [q for q in range(players) if i % 3 and rng.random() < 0.5]
+        want = d.playout(bids, blind)
         while not st.is_terminal():
-            c = d.policy_card(bids)
+            c = d.policy_card(bids, blind)
             assert c in d.legal_cards()
             d = d.play(c)
             st.apply_action(c if c < 52 else (52 if c < 56 else 53))
@@ -198,3 +199,28 @@ def test_policy_card_chases_the_bid():
     assert lead.policy_card([0, 0, 2]) == 12    # 13d
     assert lead.policy_card([0, 0, 0]) == 3     # 4d
     assert Deal([["W", "1h"], ["3h", "4h"], ["4d", "13d"]], None, to_move=2).policy_card([0, 0, 1]) == 3
+
+
+def test_a_blind_player_judges_sure_winners_by_the_cards_it_cannot_see():
+    """RULES.md 1.4: trump beats the led suit, unless the player holds the led suit and must
+    follow. Seat 2 leads, short of its bid: seeing every hand it knows both others must follow d,
+    so 7d is its cheapest sure winner; judging by the cards it cannot see (2h and 3h are trumps
+    that a void player could play), only its Wizard is sure. Another seat's blindness changes
+    nothing for seat 2; a blind seat must be a seat."""
+    d = Deal([["5d", "2h"], ["6d", "3h"], ["7d", "W"]], "h", to_move=2)
+    assert d.policy_card([0, 0, 1]) == 6                     # 7d
+    assert d.policy_card([0, 0, 1], blind=(2,)) == 52        # the Wizard
+    assert d.policy_card([0, 0, 1], blind=(0, 1)) == 6
+    with pytest.raises(ValueError):
+        d.playout([0, 0, 1], blind=(7,))
+
+
+def test_a_blind_leader_short_of_its_bid_leads_its_strongest_card():
+    """RULES.md 1.4: a trump beats the led suit when the player is void in it. Seat 2 leads, short
+    of its bid, with 7d and 13d, hearts trump: seeing that both others must follow d, 7d is its
+    cheapest sure winner; blind, the unseen 2h and 3h make neither card sure, and it leads its
+    strongest card (13d) rather than its lowest, as a player who wants a trick leads at the table."""
+    d = Deal([["5d", "2h"], ["6d", "3h"], ["7d", "13d"]], "h", to_move=2)
+    assert d.policy_card([0, 0, 1]) == 6                     # 7d
+    assert d.policy_card([0, 0, 1], blind=(2,)) == 12        # 13d
+    assert d.policy_card([0, 0, 0], blind=(2,)) == 6         # at its bid: its lowest card
