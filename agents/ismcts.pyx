@@ -1012,30 +1012,6 @@ def rollout_decisive(GameState state, int decisive=-1):
     return DECISIVE.get(state.game_id, 0) if decisive < 0 else decisive
 
 
-# The chance of a MAST ply (the action with the best mean reward so far for its mover) among the
-# rollout plies that would be random, per game (mast=-1, the default, reads this table; 0 where a
-# game is not listed). Measured against OpenSpiel's ISMCTS and the previous default (see the README).
-MASTS = {}
-
-
-def rollout_mast(GameState state, double mast=-1.0):
-    """The MAST chance of a search from `state` for the `mast` parameter: -1 the game's default
-    (MASTS, 0 when not listed), otherwise `mast` itself."""
-    return MASTS.get(state.game_id, 0.0) if mast < 0 else mast
-
-
-# The chance that a rollout ply that would be random (and is not MAST's) plays the engine's playout
-# policy (`c_policy_action`: Wizard's chases the bid), per game (policy=-1, the default, reads this
-# table; 0 where a game is not listed). Measured against OpenSpiel's ISMCTS (see the README).
-POLICIES = {}
-
-
-def rollout_policy(GameState state, double policy=-1.0):
-    """The playout-policy chance of a search from `state` for the `policy` parameter: -1 the
-    game's default (POLICIES, 0 when not listed), otherwise `policy` itself."""
-    return POLICIES.get(state.game_id, 0.0) if policy < 0 else policy
-
-
 def rollout_cutoff(GameState state, int cutoff=-1):
     """The rollout cutoff a search from `state` uses for the `cutoff` parameter: -1 the game's
     default (CUTOFFS, 0 when not listed), otherwise `cutoff` itself."""
@@ -1134,35 +1110,34 @@ class ISMCTSAgent(Agent):
     immediate win when there is one, 2 also no move that leaves the next player an immediate win
     while another move does not; -1, the default, takes the game's entry in DECISIVE, 0 where it
     has none), `mast` (the chance that such a ply plays instead the action with the best mean
-    reward so far for its mover, MAST; -1, the default, takes the game's entry in MASTS, 0 where
-    it has none), `policy` (the chance that such a ply, when not MAST's, plays the engine's playout
-    policy, `c_policy_action`; -1, the default, takes the game's entry in POLICIES, 0 where it
-    has none), `opponents` (`search`: the other players' moves in the tree chosen by UCB like the
+    reward so far for its mover, MAST; 0, the default, never), `policy` (the chance that such a
+    ply, when not MAST's, plays the engine's playout policy, `c_policy_action`; 0, the default,
+    never; `mast`, `policy`, `opponents` and `infer` measured no better on Wizard, see the README),
+    `opponents` (`search`: the other players' moves in the tree chosen by UCB like the
     searcher's; `policy`: the engine's playout policy's move with the hand each holds in the world
     searched), `infer` (worlds drawn at most per iteration, each kept with the chance the engine's
     `c_plausibility` gives it, the last kept: 1, the default, samples uniform worlds), `threads`
-    (root parallelisation: that many independent trees searched at once without the GIL, their root statistics summed; `iterations` is the total,
-    shared among them, and `time` the wall time of each), `seed` (combined with the match seed, the
-    seat and the thread).
+    (root parallelisation: that many independent trees searched at once without the GIL, their
+    root statistics summed; `iterations` is the total, shared among them, and `time` the wall time
+    of each), `seed` (combined with the match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
-    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast -1 to 1;
-    policy -1 to 1; infer 1 to 1000; threads 1 to 64; seed 0 to 2**64 - 1."""
+    cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast 0 to 1;
+    policy 0 to 1; infer 1 to 1000; threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
     # machine (20k to 200k iterations/s depending on the game and the stage of a Wizard game).
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
-              "decisive": -1, "mast": -1.0, "policy": -1.0, "opponents": "search", "infer": 1,
+              "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
               "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
-              "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (-1.0, 1.0), "policy": (-1.0, 1.0), "infer": (1, 1000),
-              "threads": (1, 64),
-              "seed": SEED_LIMITS}
+              "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
+              "infer": (1, 1000), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
                "opponents": ("search", "policy")}
 
@@ -1203,8 +1178,7 @@ class ISMCTSAgent(Agent):
         return (p["time"], p["c"], p["horizon"], p["margin"], solver, p["span"] or None,
                 rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
                 partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
-                rollout_decisive(state, p["decisive"]), rollout_mast(state, p["mast"]),
-                rollout_policy(state, p["policy"]), p["opponents"], p["infer"])
+                rollout_decisive(state, p["decisive"]), p["mast"], p["policy"], p["opponents"], p["infer"])
 
     def _parallel(self, state, legal, solver):
         import threading
