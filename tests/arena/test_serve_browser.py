@@ -103,7 +103,9 @@ def play_by_clicking(page, server, game, bots, params=None, target="#legal butto
 
 def test_a_whole_insert_game_is_played_by_clicking_the_board(page, server):
     clicks, scores, state = play_by_clicking(page, server, "insert", "random", target="#board .playable")
-    assert state.is_terminal() and clicks >= 8 and len(scores) == 2
+    # a five can take only three of the winner's rings, two more flipped (RULES.md 2.3-2.4), and
+    # the seats alternate: a whole game can be 2 clicks (it once ended after 7, failing ">= 8")
+    assert state.is_terminal() and clicks >= 2 and len(scores) == 2
     for seat, text in scores:
         assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text
     assert page.locator("#status").inner_text().startswith("game over")
