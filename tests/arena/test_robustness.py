@@ -26,11 +26,12 @@ def invoke(*args):
 
 
 def _stat(pid):
-    """(parent pid, start time) of a live process, or None."""
+    """(parent pid, start time) of a live process, or None. A zombie has exited: it only waits for
+    its new parent, the machine's init, to reap it, and some inits are slow at that."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[1]), int(fields[19])
+        return None if fields[0] in "ZX" else (int(fields[1]), int(fields[19]))
     except (OSError, IndexError, ValueError):
         return None
 
