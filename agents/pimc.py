@@ -80,13 +80,13 @@ hands, and keeping Jesters measured no better. The target of 0.80 is not reached
 
 In a full game (`arena run --game wizard --players 4 --agents "pimc[time=0.1,samples=10000,
 bid_samples=100000], ismcts[iterations=1000000,time=0.1], minimax[determinizations=100000,time=0.1],
-greedy" --games 30 --seed 23 -j 2`, 120 matches, 2026-11-30, the machine shared): bid accuracy pimc
-0.682 [0.661-0.702], ismcts 0.662 [0.641-0.684], minimax 0.501, greedy 0.479; ratings ismcts 29.85,
-pimc 29.30 (sigma 0.74 each: not separated, ismcts scores 0.53 [0.44-0.63] against pimc), minimax
-20.69, greedy 20.35. By hand size (`arena analyze --run RUN`) pimc leads at most
-sizes and trails at 4 (0.59 against 0.71) and 15 (0.54 against 0.63). The earlier pimc (bids and
-play by the solver) had 0.67 in the same line-up. These figures are for blind=none; the line-up
-was not played again with blind=self.
+greedy" --games 30 --seed 23 -j 2`, 120 matches, 2026-12-01, blind=self with the lead rule): bid
+accuracy pimc 0.726 [0.704-0.747], ismcts 0.65, minimax 0.48, greedy 0.46; ratings pimc 30.81,
+ismcts 28.45 (sigma 0.77 and 0.74: mu - 3 sigma of pimc, 28.52, is below ismcts's mu + 3 sigma, so
+not separated; pimc scores 0.56 [0.46-0.65] against ismcts), minimax 20.64, greedy 20.08. By hand
+size (`arena analyze --run RUN --store STORE`) pimc is at or above ismcts at every size but 9 and
+12 (0.63 against 0.68 and 0.64), from 0.87 at 1 card to 0.63-0.77 from 5 cards up. With blind=none the same line-up gave pimc
+0.682 [0.661-0.702] against ismcts 0.662, and ismcts rated above it (29.85 against 29.30).
 
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
