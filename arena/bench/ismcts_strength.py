@@ -23,12 +23,14 @@ Two settings measured against one baseline on the same deals (`arena compare A X
 Run alone: `python -m arena.bench.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
 Against OpenSpiel's bots at equal iterations (`versus_openspiel`): `python -m
 arena.bench.ismcts_strength --openspiel DEALS GAME [--param players=4 --param hands=5]
-[--first-deal K] [--ours "pom=1"]`.
+[--first-deal K] [--ours "pom=1"] [--log FILE]`; the figures of such logs again, each after the
+first also paired deal by deal with it: `--logs BASE.log OTHER.log ...`.
 """
 import argparse
 import json
 import random
 import statistics
+import sys
 import time
 
 import engines
@@ -162,8 +164,9 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     game or its ISMCTSBot otherwise (B), both at `iterations` simulations, UCT constant `c`, one
     uniformly random rollout per simulation and the ismcts reward scaled to [0, 1]. `params`: game
     parameters (e.g. {"players": 4, "hands": (5,)}). Each match scores A's seats against B's seats
-    (1 placed above, 1/2 level, 0 below). Returns {"share", "ci95" (over matches), "points" (A's mean
-    return minus B's, a match), "matches"}."""
+    (1 placed above, 1/2 level, 0 below). Returns `summary` of the matches: {"share", "ci95" (over
+    deals, each the mean of its seatings, so that the luck of the cards cancels as in the pairs),
+    "points" (A's mean return minus B's, a match), "matches", "deals"}."""
     import numpy as np
     import pyspiel
     from open_spiel.python.algorithms import ismcts as os_ismcts, mcts as os_mcts
@@ -175,7 +178,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     game = Game(perfect)
     players = engines.make(game_id, **(params or {})).num_players
     seatings = ["AB" * (players // 2) + "A" * (players % 2), "BA" * (players // 2) + "B" * (players % 2)]
-    scores, margins = [], []
+    rows = []
     for d in range(first_deal, first_deal + deals):
         for k, seating in enumerate(seatings):
             rng = random.Random(1000 * d + k)
@@ -208,21 +211,50 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
             r, places = state.returns(), state.placements()
             mine = [i for i in range(players) if seating[i] == "A"]
             theirs = [i for i in range(players) if seating[i] == "B"]
-            scores.append(sum(pair_score(places[i], places[j]) for i in mine for j in theirs)
-                          / (len(mine) * len(theirs)))
-            margins.append(sum(r[i] for i in mine) / len(mine) - sum(r[j] for j in theirs) / len(theirs))
+            rows.append({"deal": d, "seating": seating,
+                         "score": sum(pair_score(places[i], places[j]) for i in mine for j in theirs)
+                         / (len(mine) * len(theirs)),
+                         "margin": sum(r[i] for i in mine) / len(mine) - sum(r[j] for j in theirs) / len(theirs),
+                         "returns": list(r)})
             if log:
-                print(json.dumps({"deal": d, "seating": seating, "score": scores[-1], "margin": margins[-1],
-                                  "returns": list(r)}),
-                      file=log, flush=True)
-    n = len(scores)
-    share = sum(scores) / n
-    half = 1.96 * (statistics.pstdev(scores) / n ** 0.5) if n > 1 else 0.0
+                print(json.dumps(rows[-1]), file=log, flush=True)
     return {"game": game_id, "params": params or {},
             "opponent": "openspiel_mcts_solver" if perfect else "openspiel_ismcts",
-            "iterations": iterations, "c": c, "ours": ours, "matches": n, "share": round(share, 3),
-            "ci95": [round(share - half, 3), round(share + half, 3)],
-            "points": round(statistics.mean(margins), 2)}
+            "iterations": iterations, "c": c, "ours": ours, **summary(rows)}
+
+
+def _interval(values):
+    """(mean, [low, high]) with a 95% normal interval, rounded to 3 places."""
+    m = statistics.mean(values)
+    half = 1.96 * statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
+    return round(m, 3), [round(m - half, 3), round(m + half, 3)]
+
+
+def summary(rows, baseline=None):
+    """The head-to-head figures of `versus_openspiel`'s match rows (its --log lines): the score
+    share with its interval over deals (a deal's score is the mean over its seatings), the mean
+    points a match, and the counts. With `baseline` (another run's rows), also the per-deal
+    difference from it over the deals both complete ("paired"; only a count when fewer than two)."""
+    def per_deal(rows):
+        out = {}
+        for row in rows:
+            out.setdefault(row["deal"], {})[row["seating"]] = row["score"]
+        complete = max(len(v) for v in out.values())
+        return {d: statistics.mean(v.values()) for d, v in out.items() if len(v) == complete}
+
+    if not rows:
+        raise ValueError("no matches to summarise")
+    deals = per_deal(rows)
+    share, ci = _interval(list(deals.values()))
+    out = {"matches": len(rows), "deals": len(deals), "share": share, "ci95": ci,
+           "points": round(statistics.mean(row["margin"] for row in rows), 2)}
+    if baseline is not None:
+        base = per_deal(baseline)
+        common = sorted(set(deals) & set(base))
+        out["paired"] = {"deals": len(common)}
+        if len(common) >= 2:
+            out["paired"]["difference"] = _interval([deals[d] - base[d] for d in common])
+    return out
 
 
 def paired(store_a, store_b, label="ismcts"):
@@ -243,11 +275,6 @@ def paired(store_a, store_b, label="ismcts"):
                                              r[me] - r[1 - me]))
         return {seed: v for seed, v in out.items() if len(v) == 2}
 
-    def interval(xs):
-        m = statistics.mean(xs)
-        half = 1.96 * statistics.stdev(xs) / len(xs) ** 0.5
-        return round(m, 3), [round(m - half, 3), round(m + half, 3)]
-
     a, b = per_deal(store_a), per_deal(store_b)
     common = sorted(set(a) & set(b))
     if len(common) < 2:
@@ -257,7 +284,7 @@ def paired(store_a, store_b, label="ismcts"):
     return {"deals": len(common),
             "share_a": round(statistics.mean(sum(x for x, _ in a[d]) / 2 for d in common), 3),
             "share_b": round(statistics.mean(sum(x for x, _ in b[d]) / 2 for d in common), 3),
-            "share_difference": interval(share), "points_difference": interval(points)}
+            "share_difference": _interval(share), "points_difference": _interval(points)}
 
 
 def main(argv=None):
@@ -276,7 +303,21 @@ def main(argv=None):
     ap.add_argument("--log", type=argparse.FileType("a"), help="for --openspiel: one JSON row per match")
     ap.add_argument("--paired", nargs=2, metavar=("STORE_A", "STORE_B"),
                     help="instead: per-deal difference of two arena compare stores on the same deals")
+    ap.add_argument("--logs", nargs="+", metavar="LOG",
+                    help="instead: the figures of --openspiel match logs, each but the first also paired "
+                         "deal by deal with the first")
     args = ap.parse_args(argv)
+    if args.logs:
+        first = None
+        for path in args.logs:
+            try:
+                with open(path) as f:
+                    rows = [json.loads(line) for line in f if line.strip()]
+                print(json.dumps({"log": path, **summary(rows, first)}))
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                sys.exit(f"error: {path} is not a readable --openspiel match log ({e})")
+            first = rows if first is None else first
+        return
     if args.paired:
         print(json.dumps(paired(*args.paired)))
         return

@@ -1,7 +1,9 @@
 """The ISMCTS agent: budgets, determinism, no use of hidden information, complete games on every
 registered game, and strength on Insert."""
 import importlib.util
+import os
 import random
+import statistics
 
 import pytest
 
@@ -13,6 +15,8 @@ from agents.simple import RandomAgent
 from engines.registry import GAMES
 from engines.insert import InsertState
 from engines.wizard import WizardState
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 GAME_IDS = engines.game_ids()
 
@@ -768,6 +772,45 @@ def test_paired_store_comparison(tmp_path):
     assert out["points_difference"][0] == pytest.approx((20 + 0 + 1) / 3, abs=1e-3)
 
 
+def _match_rows(scores):
+    """--openspiel log rows: {deal: [score of seating AB, of BA]}, margins 10 x (score - 1/2)."""
+    return [{"deal": d, "seating": seating, "score": x, "margin": 10 * (x - 0.5), "returns": [0, 0]}
+            for d, pair in scores.items() for seating, x in zip(("AB", "BA"), pair)]
+
+
+def test_openspiel_log_summary_is_over_deals_and_pairs_runs_deal_by_deal(tmp_path):
+    """A deal counts once, as the mean of its seatings (an unfinished deal not at all), so the
+    interval is over deals, where the seat swap cancels the luck of the cards; a second log is
+    also compared deal by deal with the first. A log that is not one gives a one-line error."""
+    import json
+    import subprocess
+    import sys
+    from arena.bench.ismcts_strength import summary
+    base = _match_rows({0: (1.0, 0.0), 1: (1.0, 1.0), 2: (0.5, 0.0)})
+    out = summary(base + [{"deal": 3, "seating": "AB", "score": 1.0, "margin": 5, "returns": [0, 0]}])
+    assert (out["matches"], out["deals"], out["share"]) == (7, 3, round((0.5 + 1.0 + 0.25) / 3, 3))
+    per_deal = [0.5, 1.0, 0.25]
+    half = 1.96 * statistics.stdev(per_deal) / 3 ** 0.5
+    assert out["ci95"] == [round(out["share"] - half, 3), round(out["share"] + half, 3)]
+    other = _match_rows({0: (1.0, 1.0), 1: (1.0, 0.0), 2: (1.0, 0.5)})
+    paired = summary(other, base)["paired"]
+    assert paired["deals"] == 3 and paired["difference"][0] == round((0.5 - 0.5 + 0.5) / 3, 3)
+    assert summary(_match_rows({7: (1.0, 0.0)}), base)["paired"] == {"deals": 0}
+    logs = []
+    for name, rows in (("base", base), ("other", other)):
+        logs.append(tmp_path / f"{name}.log")
+        logs[-1].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cli = [sys.executable, "-m", "arena.bench.ismcts_strength", "--logs"]
+    done = subprocess.run(cli + [str(x) for x in logs], capture_output=True, text=True, cwd=ROOT)
+    lines = [json.loads(x) for x in done.stdout.splitlines()]
+    assert done.returncode == 0 and [x["log"] for x in lines] == [str(x) for x in logs]
+    assert "paired" not in lines[0] and lines[1]["paired"]["deals"] == 3
+    (tmp_path / "bad.log").write_text('{"deal": 0}\n')
+    bad = subprocess.run(cli + [str(tmp_path / "bad.log")], capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 1 and "not a readable --openspiel match log" in bad.stderr
+    assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_versus_openspiel_seats_each_side_everywhere_on_the_same_cards():
     """The OpenSpiel head-to-head of issue 22: two seatings a deal (A B A B, then B A B A with four
     players), each scored as A's seats against B's, and a result within [0, 1]."""
@@ -778,7 +821,7 @@ def test_versus_openspiel_seats_each_side_everywhere_on_the_same_cards():
     log = io.StringIO()
     out = versus_openspiel("wizard", deals=1, iterations=20, log=log, params={"players": 4, "hands": (1,)})
     lines = [json.loads(x) for x in log.getvalue().splitlines()]
-    assert [x["seating"] for x in lines] == ["ABAB", "BABA"] and out["matches"] == 2
+    assert [x["seating"] for x in lines] == ["ABAB", "BABA"] and (out["matches"], out["deals"]) == (2, 1)
     assert all(x["score"] in (0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0) for x in lines)
     assert out["share"] == sum(x["score"] for x in lines) / 2 and out["opponent"] == "openspiel_ismcts"
     two = versus_openspiel("insert", deals=1, iterations=20)
