@@ -218,6 +218,20 @@ class Store:
                  json.dumps([f.__dict__ for f in result.faults]), json.dumps(result.metrics, sort_keys=True),
                  result.duration, time.time()))
 
+    def copy_matches(self, source: str, target: str, ids: dict[int, int]) -> int:
+        """Copies run `source`'s stored matches into run `target`, match `old` as `ids[old]`, but
+        not over a match `target` already holds; returns how many were copied."""
+        have = self.finished_ids(target)
+        copied = 0
+        with self.db:
+            for old, new in sorted(ids.items()):
+                if new not in have:
+                    copied += self.db.execute(
+                        "INSERT INTO matches SELECT ?, ?, game_id, game_params, seed, deal, seats, returns, "
+                        "placements, actions, faults, metrics, duration, finished FROM matches "
+                        "WHERE run_id = ? AND match_id = ?", (target, new, source, old)).rowcount
+        return copied
+
     def finished_ids(self, run_id: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ?", (run_id,))}
 

@@ -48,6 +48,8 @@ class Plan:
     todo: list         # the MatchSpecs not stored yet
     stored: int        # matches already stored
     human: bool        # a person plays: one match at a time, in this process
+    extends: Optional[dict] = None   # the stored run with fewer deals whose matches this one took
+    taken: int = 0     # matches taken from it by this plan
 
     def sit_outs(self):
         return sit_outs(self.config)
@@ -106,7 +108,10 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = sched.run_id_for(config)
-    key = deal_key_for(store, run_id, wanted_key)
+    extends = None if resume else smaller_run(store, config, wanted_key)
+    if extends and store.deal_key(run_id) not in (None, extends["deal_key"]):
+        extends = None   # this run was started on other deals
+    key = deal_key_for(store, run_id, wanted_key or (extends and extends["deal_key"]))
     human = any(a["source"] == "human" for a in config["agents"])
     if human and backend != "local":
         raise ValueError("the human agent plays on this terminal: use the local backend")
@@ -115,8 +120,39 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         raise ValueError("no game has two agents that can play it: " + "; ".join(sit_outs(config)))
     store.claim(run_id)
     store.create_run(run_id, config, len(schedule), key)
+    taken = 0
+    if extends:
+        old = sched.schedule_from_config(extends["run_id"], extends["config"], extends["deal_key"])
+        taken = store.copy_matches(extends["run_id"], run_id, shared_matches(old, schedule))
     done = store.finished_ids(run_id)
-    return Plan(run_id, config, key, schedule, [s for s in schedule if s.match_id not in done], len(done), human)
+    return Plan(run_id, config, key, schedule, [s for s in schedule if s.match_id not in done], len(done), human,
+                extends, taken)
+
+
+def smaller_run(store, config, wanted_key=None):
+    """The stored run that a run of `config` extends: of the runs with the same description (the
+    same code included) but fewer deals, the one with the most, on the deals of `wanted_key` when
+    one is given; or None. Its deals are the new run's first ones, so its matches need not be
+    played again (`--games 70` after `--games 30` plays 40 more deals)."""
+    def rest(c):
+        return {k: v for k, v in c.items() if k != "deals"}
+    best = None
+    for run in store.runs():
+        c = run["config"]
+        if rest(c) == rest(config) and c.get("deals", 0) < config["deals"] \
+                and (not wanted_key or run["deal_key"] == wanted_key) \
+                and (best is None or c["deals"] > best["config"]["deals"]):
+            best = run
+    return best
+
+
+def shared_matches(old, new):
+    """{match id in `old`: match id in `new`} for the matches two schedules share: the same game,
+    deal, deal seed and seating."""
+    def ident(spec):
+        return spec.game_id, spec.game_params, spec.deal, spec.seed, tuple(a.label for a in spec.seats)
+    ids = {ident(spec): spec.match_id for spec in new}
+    return {spec.match_id: ids[ident(spec)] for spec in old if ident(spec) in ids}
 
 
 def deal_key_for(store, run_id, wanted=None):

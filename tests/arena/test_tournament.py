@@ -34,3 +34,47 @@ def test_a_bad_description_leaves_no_run(tmp_path):
             tournament.plan(store, **kwargs)
     assert store.runs() == []
     store.close()
+
+
+def _played(store, run_id):
+    return [(m["match_id"], m["deal"], m["seed"], [s["label"] for s in m["seats"]], m["actions"], m["returns"])
+            for m in store.matches(run_id)]
+
+
+def test_more_deals_extend_the_stored_run_without_playing_its_deals_again(tmp_path):
+    """`--games 4` after `--games 2` (the verdict's advice when 2 deals do not settle it) takes the
+    2 deals already played, on their deal key, and plays 2 more: the same matches as 4 deals played
+    from the start. The same command again takes nothing twice; other deals, a given other deal key
+    or another line-up take nothing."""
+    store = Store(str(tmp_path / "s.sqlite"))
+    run = dict(game_id="insert", agents="greedy, random", seed=5)
+    small = tournament.plan(store, deals=2, **run)
+    assert tournament.play(store, small, jobs=1) == "finished"
+    big = tournament.plan(store, deals=4, **run)
+    assert big.run_id != small.run_id and big.deal_key == small.deal_key
+    assert (big.taken, big.stored, len(big.todo)) == (4, 4, 4) and big.extends["run_id"] == small.run_id
+    assert _played(store, big.run_id) == _played(store, small.run_id)
+    assert tournament.play(store, big, jobs=1) == "finished"
+    fresh = Store(str(tmp_path / "fresh.sqlite"))
+    whole = tournament.plan(fresh, deals=4, deal_key=small.deal_key, **run)
+    assert whole.run_id == big.run_id and whole.taken == 0
+    tournament.play(fresh, whole, jobs=1)
+    assert _played(store, big.run_id) == _played(fresh, whole.run_id) and len(_played(fresh, whole.run_id)) == 8
+    again = tournament.plan(store, deals=4, **run)
+    assert (again.taken, again.stored, again.todo) == (0, 8, [])
+    assert tournament.plan(store, deals=6, deal_key=KEY, **run).taken == 0
+    assert tournament.plan(store, deals=6, game_id="insert", agents="greedy, random as r2", seed=5).taken == 0
+    assert tournament.plan(store, deals=6, game_id="insert", agents="greedy, random", seed=6).taken == 0
+    store.close()
+    fresh.close()
+
+
+def test_the_command_line_says_which_matches_it_took_from_the_smaller_run(tmp_path):
+    from click.testing import CliRunner
+    from arena.cli import main
+    args = ["run", "--game", "insert", "--agents", "greedy, random", "-j", "1", "--store", str(tmp_path / "s.sqlite")]
+    first = CliRunner().invoke(main, args + ["--games", "1"])
+    second = CliRunner().invoke(main, args + ["--games", "2"])
+    assert first.exit_code == second.exit_code == 0, second.output
+    run_id = Store(str(tmp_path / "s.sqlite"), readonly=True).runs()[0]["run_id"]
+    assert f"4 matches, 2 already stored (2 taken from run {run_id}, this run's first deal)" in second.output
