@@ -54,6 +54,8 @@ from arena.analysis import interval, pair_score, t975, t_interval
 from arena.text import game_title
 
 PHASES = ("opening", "middle", "end")
+TOP_BID_ROW = 5    # Wizard bids of 5 and more share one row
+BID_VALUE_TITLE = "bids met by the bid, and rounds missed over and under it (share of rounds, 95%)"
 
 NOTES = [
     "Intervals are 95% and over deals (the matches of one deal, its seat rotations, are one observation); "
@@ -82,12 +84,14 @@ NOTES = [
 class Trace:
     """What the replay of one match shows: per decision the seat to move, its number of legal moves
     and the round; `scores` after 0, 1, ..., plies actions (plies + 1 rows); `hand_sizes` the cards
-    dealt in each round, where the game deals hands by round (Wizard), else None."""
+    dealt in each round, where the game deals hands by round (Wizard), else None; `bid_outcomes`
+    (Wizard) per finished round (bids, tricks taken), per seat, where the scores tell the tricks."""
     players: list
     legal: list
     rounds: list
     scores: list
     hand_sizes: Optional[list] = None
+    bid_outcomes: Optional[list] = None
 
     @property
     def plies(self):
@@ -98,7 +102,8 @@ def trace(match):
     """Replays a stored match from its seed and actions. ValueError when an action is not legal in
     the replay (the engine changed since the match was played)."""
     state = engines.make(match["game_id"], seed=match["seed"], **match["game_params"])
-    players, legal, rounds, scores = [], [], [], [[float(x) for x in state.scores()]]
+    wizard = match["game_id"] == "wizard"
+    players, legal, rounds, scores, outcomes = [], [], [], [[float(x) for x in state.scores()]], []
     for k, action in enumerate(match["actions"]):
         moves = state.legal_actions()
         if action not in moves:
@@ -107,9 +112,31 @@ def trace(match):
         players.append(state.current_player())
         legal.append(len(moves))
         rounds.append(state.round())
+        playing = wizard and state.phase() == "play"
+        if playing:
+            bids, tricks = list(state.bids()), list(state.tricks())
         state.apply_action(action)
         scores.append([float(x) for x in state.scores()])
-    return Trace(players, legal, rounds, scores, list(state.rounds()) if match["game_id"] == "wizard" else None)
+        if playing and (state.is_terminal() or state.round() != rounds[-1]):
+            final = round_tricks(bids, tricks, [a - b for a, b in zip(scores[-1], scores[-2])])
+            if final is not None:
+                outcomes.append((bids, final))
+    return Trace(players, legal, rounds, scores, list(state.rounds()) if wizard else None,
+                 outcomes if wizard else None)
+
+
+def round_tricks(bids, tricks, points):
+    """Wizard: each seat's tricks at the end of a round, from its bid, its tricks before the round's
+    last card and the points it scored in the round (RULES.md 1.5: 20 + 10 a trick for a bid met,
+    -10 a trick off otherwise): exactly one seat took the last trick. None when the points fit no
+    such count (a variant that scores otherwise)."""
+    final = []
+    for b, t, d in zip(bids, tricks, points):
+        fits = [x for x in (t, t + 1) if d == (20 + 10 * x if x == b else -10 * abs(x - b))]
+        if len(fits) != 1:
+            return None
+        final.append(fits[0])
+    return final if sum(final) == sum(tricks) + 1 else None
 
 
 def bids_made(tr):
@@ -208,6 +235,17 @@ def match_figures(match, tr=None):
                 per[labels[s], cards].append(float(met[s]))
         for (label, cards), values in per.items():
             out["bids", label, cards] = sum(values) / len(values)
+    if tr.bid_outcomes:
+        by_bid, misses = defaultdict(list), defaultdict(list)
+        for bids, tricks in tr.bid_outcomes:
+            for s in range(n):
+                by_bid[labels[s], min(bids[s], TOP_BID_ROW)].append(float(tricks[s] == bids[s]))
+                misses[labels[s]].append(tricks[s] - bids[s])
+        for (label, bid), values in by_bid.items():
+            out["bid_value", label, bid] = sum(values) / len(values)
+        for label, offs in misses.items():
+            out["bid_miss", label, "over"] = sum(1 for x in offs if x > 0) / len(offs)
+            out["bid_miss", label, "under"] = sum(1 for x in offs if x < 0) / len(offs)
     out["length", "plies"] = float(tr.plies)
     out["length", "rounds"] = float(tr.rounds[-1] + 1 if tr.rounds else 0)
     out["length", "decisions_per_player"] = tr.plies / n
@@ -235,7 +273,8 @@ BOUNDED = {"win_share", "score_share", "forced_share", "winner_leads_for_good", 
 
 
 def _bounded(key):
-    return key[-1] in BOUNDED or (key[0] == "skill" and key[-1] == "score_share") or key[0] == "bids"
+    return key[-1] in BOUNDED or (key[0] == "skill" and key[-1] == "score_share") or \
+        key[0] in ("bids", "bid_value", "bid_miss")
 
 
 def per_deal(matches, traces=None):
@@ -319,9 +358,10 @@ def summarize(matches, traces=None, agent_order=None, run_id=None):
     metrics = defaultdict(list)
     for key in sorted((k for k in figs if k[0] == "metric"), key=lambda k: (k[1], str(k[2]))):
         metrics[key[1]].append({"seat": key[2], **_iv(figs, key)})
-    bids = defaultdict(dict)
-    for key in sorted((k for k in figs if k[0] == "bids"), key=lambda k: (k[1], k[2])):
-        bids[key[1]][key[2]] = _iv(figs, key)
+    bids, by_bid, misses = defaultdict(dict), defaultdict(dict), defaultdict(dict)
+    for kind, per in (("bids", bids), ("bid_value", by_bid), ("bid_miss", misses)):
+        for key in sorted((k for k in figs if k[0] == kind), key=lambda k: (k[1], k[2])):
+            per[key[1]][key[2]] = _iv(figs, key)
     deals = {(m["deal"], m["seed"]) for m in played}
     return {
         "run_id": run_id,
@@ -346,6 +386,8 @@ def summarize(matches, traces=None, agent_order=None, run_id=None):
         "skill": skill,
         "metrics": dict(metrics),
         "bid_accuracy_by_hand": {a: bids[a] for a in order if a in bids},
+        "bid_accuracy_by_bid": {a: by_bid[a] for a in order if a in by_bid},
+        "bid_misses": {a: misses[a] for a in order if a in misses},
         "_figures": figs,
     }
 
@@ -398,6 +440,10 @@ def figure_name(key):
         return f"{rest[0].replace('_', ' ')}, " + ("all seats" if rest[1] == "all" else f"seat {rest[1]}")
     if kind == "bids":
         return f"bid accuracy with {rest[1]} cards, {rest[0]}"
+    if kind == "bid_value":
+        return f"bids of {_bid_name(rest[1])} met, {rest[0]}"
+    if kind == "bid_miss":
+        return f"rounds {rest[1]} the bid, {rest[0]}"
     return last
 
 
@@ -540,6 +586,24 @@ def bid_rows(group):
     return (["cards", *bids], [[str(h), *(fmt(per.get(h), True) for per in bids.values())] for h in sizes])
 
 
+def _bid_name(bid):
+    return f"{bid}+" if int(bid) >= TOP_BID_ROW else str(bid)
+
+
+def bid_value_rows(group):
+    """The Wizard table of bids met by the bid (TOP_BID_ROW and more in one row), then the shares of
+    rounds over and under the bid: (header, rows), a column per agent; None without Wizard bids."""
+    by_bid, misses = group.get("bid_accuracy_by_bid") or {}, group.get("bid_misses") or {}
+    if not by_bid:
+        return None
+    values = sorted({int(b) for per in by_bid.values() for b in per})
+    rows = [[f"bid {_bid_name(b)} met", *(fmt(per.get(b, per.get(str(b))), True) for per in by_bid.values())]
+            for b in values]
+    rows += [[f"{side}: {'more' if side == 'over' else 'fewer'} tricks than the bid",
+              *(fmt(misses.get(a, {}).get(side), True) for a in by_bid)] for side in ("over", "under")]
+    return ["", *by_bid], rows
+
+
 # ---- HTML ---------------------------------------------------------------------------------------
 
 def _seat_figure(group):
@@ -635,6 +699,10 @@ def write_html(result, path):
         if bid_rows(g):
             head, rows = bid_rows(g)
             parts += ["<h3>Bid accuracy by hand size (share of rounds bid exactly, 95%)</h3>",
+                      table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
+        if bid_value_rows(g):
+            head, rows = bid_value_rows(g)
+            parts += [f"<h3>{e(BID_VALUE_TITLE)}</h3>",
                       table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
         parts.append("</section>")
     for d in result["differences"]:

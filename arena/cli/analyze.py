@@ -81,7 +81,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
 def _print(data):
     from rich import box
     from rich.table import Table
-    from arena.analyze import bid_rows, fmt
+    from arena.analyze import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
 
     console = rich_console()
 
@@ -147,12 +147,14 @@ def _print(data):
             for r in rows:
                 add_row(t, "all seats" if r["seat"] == "all" else f"seat {r['seat']}", fmt(r), str(r["games"]))
             console.print(t)
-        if bid_rows(g):
-            head, rows = bid_rows(g)
-            t = table("bid accuracy by hand size (share of rounds bid exactly)", *head)
-            for r in rows:
-                add_row(t, *r)
-            console.print(t)
+        for rows_of, title in ((bid_rows, "bid accuracy by hand size (share of rounds bid exactly)"),
+                               (bid_value_rows, BID_VALUE_TITLE)):
+            if rows_of(g):
+                head, rows = rows_of(g)
+                t = table(title, *head)
+                for r in rows:
+                    add_row(t, *r)
+                console.print(t)
     for diff in data["differences"]:
         t = table(f"{diff['variant']} minus {diff['base']}", "figure", "base", "variant", "difference [95%]", "")
         for r in diff["figures"]:

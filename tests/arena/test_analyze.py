@@ -1,10 +1,12 @@
 """`arena analyze`: each figure on synthetic matches with known answers, then seeded end-to-end runs
 (schema, consistency with the stored actions, determinism, variants) and one-line errors."""
 import json
+import random
 
 import pytest
 from click.testing import CliRunner
 
+import engines
 from arena import analyze as an
 from arena.cli import main
 from arena.store import Store
@@ -168,6 +170,53 @@ def test_wizard_bid_accuracy_by_hand_size_agrees_with_the_engine(tmp_path):
                   if seat["label"] == label]
         assert sum(iv["mean"] for iv in per.values()) / 3 == pytest.approx(sum(engine) / len(engine))
         assert all(0.0 <= iv["low"] <= iv["mean"] <= iv["high"] <= 1.0 for iv in per.values())
+
+
+def test_round_tricks_reads_the_last_trick_from_the_points():
+    """RULES.md 1.5: a met bid scores 20 + 10 a trick, a missed one -10 a trick off; exactly one seat
+    takes the last trick, so the points tell who."""
+    # bids 1, 0, 2; tricks before the last card 1, 0, 1: seat 2 takes the last trick and meets its 2
+    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, 20, 40]) == [1, 0, 2]
+    # seat 1 takes it instead: over by one, and seat 2 under by one
+    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, -10, -10]) == [1, 1, 1]
+    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, 20, -10]) is None      # nobody took it
+    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, 25, 40]) is None       # points no rule gives
+
+
+def test_the_trace_s_trick_counts_are_the_engine_s():
+    """Single-round games end with the engine's final trick counts in view: the replay's counts,
+    read from the points, must be those."""
+    for seed in range(20):
+        state = engines.make("wizard", seed=seed, players=3 + seed % 4, hands=(1 + seed % 5,))
+        rng, actions = random.Random(seed), []
+        while not state.is_terminal():
+            actions.append(rng.choice(state.legal_actions()))
+            state.apply_action(actions[-1])
+        match = {"match_id": seed, "game_id": "wizard", "seed": seed, "actions": actions,
+                 "game_params": {"players": 3 + seed % 4, "hands": (1 + seed % 5,)}}
+        assert an.trace(match).bid_outcomes == [(list(state.bids()), list(state.tricks()))]
+
+
+def test_wizard_bids_by_value_and_misses_add_up_to_the_engine_s_accuracy(tmp_path):
+    """Per agent: rounds met, over and under are all the rounds, so one minus the over and under
+    shares is the engine's bid_accuracy; each bid's row is a share of the rounds with that bid; the
+    terminal shows the table."""
+    store = tmp_path / "s.sqlite"
+    result = invoke("analyze", "wizard", "--param", "hands=4,2,3", "--agents", "greedy,random", "--games", 4,
+                    "--jobs", 1, "--json", "--store", store)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    (g,) = data["groups"]
+    stored = Store(str(store), readonly=True).matches(data["runs"][0])
+    for label, sides in g["bid_misses"].items():
+        engine = [m["metrics"]["bid_accuracy"][s] for m in stored for s, seat in enumerate(m["seats"])
+                  if seat["label"] == label]
+        assert 1 - sides["over"]["mean"] - sides["under"]["mean"] == pytest.approx(sum(engine) / len(engine))
+        assert all(0.0 <= iv["low"] <= iv["mean"] <= iv["high"] <= 1.0 for iv in g["bid_accuracy_by_bid"][label].values())
+    assert set(g["bid_misses"]) == set(g["bid_accuracy_by_bid"]) == {"greedy", "random"}
+    shown = invoke("analyze", "--run", data["runs"][0], "--store", store)
+    assert shown.exit_code == 0 and "bids met by the bid" in shown.output and "bid 0 met" in shown.output
+    assert "over: more tricks than the bid" in shown.output
 
 
 @pytest.mark.parametrize("game", ["belle_of_the_ball", "royal_ball", "belladone_bluff"])
