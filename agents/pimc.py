@@ -58,6 +58,7 @@ minus greedy's (score gap), and both against blind=none on the same 100 deals, p
 | 1000 | blind=self, leaders keeping their Jesters in the playouts (a policy_card rule, removed) | 0.691 | 84.8 | +0.006 [-0.009, +0.022] / +5.0 [-4.1, +14.1] |
 | 1000 | blind=self with the lead rule (the default) | 0.714 | 95.7 | +0.029 [+0.010, +0.048] / +15.9 [+4.6, +27.2] |
 | 1000 | the default for card play, bids by playouts with blind=none (a since-removed bid_blind) | 0.675 | 72.8 | against the default: -0.039 [-0.055, -0.022] / -22.9 [-33.1, -12.7] |
+| 1000 | the default for card play, bids by playouts with blind=all (the same bid_blind) | 0.698 | 88.9 | against the default: -0.015 [-0.032, +0.002] / -6.8 [-16.4, +2.8] |
 | 2000 | blind=none | 0.683 | 84.0 | |
 | 2000 | blind=self | 0.696 | 86.1 | +0.013 [-0.004, +0.031] / +2.1 [-9.2, +13.4] |
 | 2000 | blind=all | 0.679 | 74.0 | -0.004 [-0.020, +0.013] / -10.0 [-20.1, +0.1] |
@@ -77,8 +78,8 @@ lead rule: 2 cards 0.75 / 0.75, 4: 0.73 / 0.76, 6: 0.65 / 0.69, 8: 0.63 / 0.68, 
 12: 0.69 / 0.69, 14: 0.71 / 0.72. Its misses are more often over the bid than under it (0.165 and
 0.121 of the rounds; blind=none 0.153 and 0.162; 0.159 and 0.116 in the full game below): the
 blind self-model takes fewer tricks than pimc does at the table. Bidding by a self-model that sees
-every hand (the bid_blind row) bids higher but loses more than it gains, so the bias is not sight
-alone; it is left to correct. More worlds for the bids, the bids as evidence about the hands, and
+every hand (the first bid_blind row) bids higher but loses more than it gains, and one where every
+player is blind (the second) is no better, so the bias is not sight alone; it is left to correct. More worlds for the bids, the bids as evidence about the hands, and
 keeping Jesters measured no better. The target of 0.80 is not reached.
 
 In a full game (`arena run --game wizard --players 4 --agents "pimc[time=0.1,samples=10000,
