@@ -85,8 +85,8 @@ pimc bids first (over 0.213 and under 0.098 of its rounds at the first bid, 0.13
 last, where every other bid is known; full game below), which points at the estimates that stand
 in for the bids not made yet; but they are low if anything (1.60 tricks a hand on average, where
 the other agents bid 1.67-2.04 and took 2.01-2.14), and scaling them (the `others` row) moved
-nothing beyond the noise. It is left to correct. More worlds for the bids, the bids as evidence about the hands, and
-keeping Jesters measured no better. The target of 0.80 is not reached.
+nothing beyond the noise. It is left to correct. More worlds for the bids, the bids as evidence
+about the hands, and keeping Jesters measured no better. The target of 0.80 is not reached.
 
 In a full game (`arena run --game wizard --players 4 --agents "pimc[time=0.1,samples=10000,
 bid_samples=100000], ismcts[iterations=1000000,time=0.1], minimax[determinizations=100000,time=0.1],
@@ -95,8 +95,9 @@ accuracy pimc 0.726 [0.704-0.747], ismcts 0.65, minimax 0.48, greedy 0.46; ratin
 ismcts 28.45 (sigma 0.77 and 0.74: mu - 3 sigma of pimc, 28.52, is below ismcts's mu + 3 sigma, so
 not separated; pimc scores 0.56 [0.46-0.65] against ismcts), minimax 20.64, greedy 20.08. By hand
 size (`arena analyze --run RUN --store STORE`) pimc is at or above ismcts at every size but 9 and
-12 (0.63 against 0.68 and 0.64), from 0.87 at 1 card to 0.63-0.77 from 5 cards up. With blind=none the same line-up gave pimc
-0.682 [0.661-0.702] against ismcts 0.662, and ismcts rated above it (29.85 against 29.30).
+12 (0.63 against 0.68 and 0.64), from 0.87 at 1 card to 0.63-0.77 from 5 cards up. With
+blind=none the same line-up gave pimc 0.682 [0.661-0.702] against ismcts 0.662, and ismcts rated
+above it (29.85 against 29.30).
 
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
