@@ -118,7 +118,12 @@ def test_a_whole_insert_game_is_played_by_clicking_the_board(page, server):
 
 def test_a_whole_wizard_round_against_three_bots_is_played_by_clicking(page, server):
     clicks, scores, state = play_by_clicking(page, server, "wizard", "random, greedy, random", {"hands": "3"})
-    assert state.is_terminal() and clicks == 4 and state.num_players == 4   # one bid and three cards
+    # one bid and three cards, and the trump when you dealt and the turn-up is a Wizard (RULES.md 1.2)
+    session = server.app.state.sessions.get(page.evaluate("() => window.sessionId"))
+    mine = [m["text"] for m in session.moves if m["seat"] == session.seat]
+    trumps = sum(text.startswith("trump") for text in mine)
+    assert sum(text.startswith("bid") for text in mine) == 1 and trumps <= 1 and clicks == 4 + trumps
+    assert state.is_terminal() and state.num_players == 4
     assert [seat for seat, _ in scores] == sorted(range(4), key=lambda p: state.placements()[p])
     for seat, text in scores:
         assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text
