@@ -398,22 +398,18 @@ cdef class Search:
                 if u > best_u:
                     best_u = u
                     best = i
+            a = acts[best]
         elif policy > 0.0 and k > 1 and (policy >= 1.0 or rng_uniform(&self.rng) < policy):
             a = s.c_policy_action(&self.rng)
-            if self.n_played < MAST_RECORD:
-                self.played[self.n_played] = a
-                self.played_by[self.n_played] = <int8_t>mover
-                self.n_played += 1
-            return a
         elif decisive > 0:
-            best = self._decisive_ply(s, acts, k, decisive)
+            a = acts[self._decisive_ply(s, acts, k, decisive)]
         else:
-            best = rng_below(&self.rng, k)
+            a = acts[rng_below(&self.rng, k)]
         if self.n_played < MAST_RECORD:
-            self.played[self.n_played] = acts[best]
+            self.played[self.n_played] = a
             self.played_by[self.n_played] = <int8_t>mover
             self.n_played += 1
-        return acts[best]
+        return a
 
     cdef void _mast_update(self, int depth, double* reward) noexcept nogil:
         """Adds this iteration's rewards to the MAST statistics of every action it took: the tree's

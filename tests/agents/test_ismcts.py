@@ -839,6 +839,17 @@ def _card_play_state():
     return state
 
 
+def _root_children(seed, **settings):
+    """The root's children after a seeded 300-iteration search of `_card_play_state` with these
+    settings (the budget checked exact)."""
+    from agents.ismcts import Search
+    search = Search()
+    search.seed(seed)
+    search.search(_card_play_state(), 300, **settings)
+    assert search.stats()["iterations"] == 300
+    return search.root_children()
+
+
 def test_mast_statistics_add_up_each_iteration_s_rewards():
     """With mast > 0 every action an iteration takes adds its player's reward to (player, action)'s
     MAST statistics. At p's first card of a Wizard round each iteration plays every card of p's
@@ -872,16 +883,9 @@ def test_mast_and_policy_rollouts_change_the_search(knob):
     rollouts, the budget stays exact and a seed reproduces them; 0 is the plain search."""
     from agents.ismcts import Search
 
-    def children(**kw):
-        search = Search()
-        search.seed(9)
-        search.search(_card_play_state(), 300, **kw)
-        assert search.stats()["iterations"] == 300
-        return search.root_children()
-
-    assert children(**{knob: 0.9}) == children(**{knob: 0.9})
-    assert children(**{knob: 0.9}) != children()
-    assert children(**{knob: 0.0}) == children()
+    assert _root_children(9, **{knob: 0.9}) == _root_children(9, **{knob: 0.9})
+    assert _root_children(9, **{knob: 0.9}) != _root_children(9)
+    assert _root_children(9, **{knob: 0.0}) == _root_children(9)
     with pytest.raises(ValueError, match=knob):
         Search().search(_card_play_state(), 10, **{knob: 1.5})
     with pytest.raises(BadAgentParameter):
@@ -928,15 +932,8 @@ def test_inferred_worlds_change_the_search():
     them and infer=1 is the plain search."""
     from agents.ismcts import Search
 
-    def children(**kw):
-        search = Search()
-        search.seed(2)
-        search.search(_card_play_state(), 300, **kw)
-        assert search.stats()["iterations"] == 300
-        return search.root_children()
-
-    assert children(infer=8) == children(infer=8) != children()
-    assert children(infer=1) == children()
+    assert _root_children(2, infer=8) == _root_children(2, infer=8) != _root_children(2)
+    assert _root_children(2, infer=1) == _root_children(2)
     with pytest.raises(ValueError, match="infer"):
         Search().search(_card_play_state(), 10, infer=0)
     with pytest.raises(BadAgentParameter):
