@@ -648,7 +648,7 @@ cdef bint _played_in_trick(SPos* s, int q) noexcept nogil:
 
 cdef int hand_estimate(SPos* s, int q) noexcept nogil:
     """A rough count of the tricks q's hand will take (its bid when unknown): Wizards, trumps by
-    rank, aces and kings of the other suits, scaled by the table size (4 players as the norm)."""
+    rank, aces and kings of the other suits."""
     cdef uint64_t h = s.hand[q] & SUITED
     cdef double est = 0.9 * ws_popcount(s.hand[q] & WIZ)
     cdef int c, rank

@@ -587,7 +587,7 @@ def bid_rows(group):
 
 
 def _bid_name(bid):
-    return f"{bid}+" if int(bid) >= TOP_BID_ROW else str(bid)
+    return f"{bid}+" if bid >= TOP_BID_ROW else str(bid)
 
 
 def bid_value_rows(group):
@@ -596,9 +596,8 @@ def bid_value_rows(group):
     by_bid, misses = group.get("bid_accuracy_by_bid") or {}, group.get("bid_misses") or {}
     if not by_bid:
         return None
-    values = sorted({int(b) for per in by_bid.values() for b in per})
-    rows = [[f"bid {_bid_name(b)} met", *(fmt(per.get(b, per.get(str(b))), True) for per in by_bid.values())]
-            for b in values]
+    values = sorted({b for per in by_bid.values() for b in per})
+    rows = [[f"bid {_bid_name(b)} met", *(fmt(per.get(b), True) for per in by_bid.values())] for b in values]
     rows += [[f"{side}: {'more' if side == 'over' else 'fewer'} tricks than the bid",
               *(fmt(misses.get(a, {}).get(side), True) for a in by_bid)] for side in ("over", "under")]
     return ["", *by_bid], rows
