@@ -138,6 +138,11 @@ cdef class Search:
     cdef int8_t played_by[MAST_RECORD]
     cdef int n_played
     # statistics of the last search
+    cdef char halving_alive[MAX_ACTIONS]   # root halving: actions still in the race
+    cdef int halving_round[MAX_ACTIONS]    # root halving: an action's visits this round
+    cdef int halving_left                  # root halving: actions still in the race
+    cdef int halving_quota                 # root halving: visits per action this round
+    cdef long halving_budget               # root halving: iterations per round
     cdef public long iterations
     cdef public double elapsed
     cdef public int max_depth
@@ -493,7 +498,8 @@ cdef class Search:
     cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
                  int horizon, double margin, bint solver, double span, int cutoff,
                  bint expand_eval, bint pom, double epsilon, int decisive=0, double mast=0.0,
-                 double policy=0.0, bint opponent_policy=False, int infer=1) except -1 nogil:
+                 double policy=0.0, bint opponent_policy=False, int infer=1,
+                 bint halving=False) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
@@ -504,7 +510,8 @@ cdef class Search:
         or the engine's playout policy with that chance (`_rollout_ply`). With `opponent_policy`
         the other players' moves in the tree are the playout policy's in each world, not chosen by
         UCB. With `infer` > 1 each iteration's world is kept with the engine's `c_plausibility`
-        of it, drawing up to `infer` worlds (the last is kept)."""
+        of it, drawing up to `infer` worlds (the last is kept). With `halving` the root's visits
+        follow sequential halving (`_halving_pick`) instead of UCB."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
@@ -535,6 +542,8 @@ cdef class Search:
         self._new_node()
         memset(self.mast_sum, 0, sizeof(self.mast_sum))
         memset(self.mast_n, 0, sizeof(self.mast_n))
+        if halving:
+            self._halving_start(root, iterations)
         while True:
             if it >= iterations:
                 break
@@ -635,6 +644,8 @@ cdef class Search:
                     if solver and s.c_is_terminal():
                         self._terminal_proof(s, e, n)
                     break
+                if halving and depth == 0:
+                    best = self._halving_pick(best)
                 self.path[depth] = best
                 depth += 1
                 if solver and self.edges[best].proof:
@@ -684,6 +695,8 @@ cdef class Search:
                 else:
                     self._rewards(s, n, terminal, base, margin, span, reward)
             self.root_visits += 1
+            if halving and depth > 0:
+                self.halving_round[self.edges[self.path[0]].action] += 1
             if mast > 0.0:
                 self._mast_update(depth, reward)
             for i in range(depth):
@@ -707,6 +720,79 @@ cdef class Search:
         self.iterations = it
         self.elapsed = monotonic_seconds() - start
         return 0
+
+    cdef void _halving_start(self, GameState root, long iterations) noexcept nogil:
+        """Sequential halving at the root (Karnin, Koren and Somekh 2013; at an MCTS root, Pepels
+        et al. 2014): ceil(log2 k) rounds of iterations / rounds visits each, shared equally among
+        the actions still in the race, the worse half by mean reward leaving after each round."""
+        cdef action_t legal[MAX_ACTIONS]
+        cdef int k = root.c_legal_actions(legal), i
+        self.halving_left = k
+        self.halving_budget = iterations // max(1, _log2(2 * k - 1))
+        self.halving_quota = <int>max(1, self.halving_budget // k)
+        memset(self.halving_alive, 0, sizeof(self.halving_alive))
+        for i in range(k):
+            self.halving_alive[legal[i]] = 1
+            self.halving_round[legal[i]] = 0
+
+    cdef int _halving_pick(self, int fallback) noexcept nogil:
+        """The root edge sequential halving visits next: the legal action in the race with the
+        fewest visits this round, ending the round when all have their quota; the last action left
+        takes every remaining visit. `fallback` (UCB's choice) when none is legal here."""
+        cdef int first = self.nodes[0].first, end = first + self.nodes[0].count, e, pick
+        cdef Edge* ed
+        while True:
+            pick = -1
+            for e in range(first, end):
+                ed = &self.edges[e]
+                if not self.halving_alive[ed.action] or self.legal_mark[ed.action] != self.stamp:
+                    continue
+                if self.halving_left == 1:
+                    return e
+                if self.halving_round[ed.action] < self.halving_quota and (
+                        pick < 0 or self.halving_round[ed.action] < self.halving_round[self.edges[pick].action]):
+                    pick = e
+            if pick >= 0:
+                return pick
+            if self.halving_left <= 1 or not self._halve():
+                return fallback
+
+    cdef bint _halve(self) noexcept nogil:
+        """Ends a halving round: the better half of the actions in the race by mean reward (ties to
+        the lower action) stay. False when no action in the race has an edge."""
+        cdef int first = self.nodes[0].first, end = first + self.nodes[0].count, e, f, better
+        cdef int keep = (self.halving_left + 1) // 2, alive = 0
+        cdef Edge* ed
+        cdef Edge* other
+        for e in range(first, end):
+            if self.halving_alive[self.edges[e].action]:
+                alive += 1
+        if alive == 0:
+            return False
+        for e in range(first, end):
+            ed = &self.edges[e]
+            if not self.halving_alive[ed.action]:
+                continue
+            # its place in the race: the actions in it that are better
+            better = 0
+            for f in range(first, end):
+                other = &self.edges[f]
+                if f != e and self.halving_alive[other.action] and (
+                        other.reward * ed.visits > ed.reward * other.visits or (
+                        other.reward * ed.visits == ed.reward * other.visits and other.action < ed.action)):
+                    better += 1
+            if better >= keep:
+                self.halving_alive[ed.action] = 2      # leaves after this pass
+        self.halving_left = 0
+        for e in range(first, end):
+            ed = &self.edges[e]
+            if self.halving_alive[ed.action] == 2:
+                self.halving_alive[ed.action] = 0
+            elif self.halving_alive[ed.action]:
+                self.halving_left += 1
+                self.halving_round[ed.action] = 0
+        self.halving_quota = <int>max(1, self.halving_budget // max(1, self.halving_left))
+        return True
 
     cdef void _terminal_proof(self, GameState s, int e, int n) noexcept nogil:
         """Proves edge `e`, which ended the game, by its mover's final result (two players)."""
@@ -764,7 +850,7 @@ cdef class Search:
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
-               double policy=0.0, str opponents="search", int infer=1):
+               double policy=0.0, str opponents="search", int infer=1, str root="ucb"):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
@@ -785,7 +871,10 @@ cdef class Search:
         worlds drawn at most per iteration, each kept with the chance the engine's
         `c_plausibility` gives it (how likely the others' moves so far are with what they hold
         there; Wizard: their bids against their hands), the last kept; 1, the default, keeps the
-        first: uniform worlds."""
+        first: uniform worlds. `root`: how the root's visits are shared, `ucb` like every other
+        node's, or `halving` (sequential halving, for the best final choice rather than the best
+        sum of rewards; not under a time budget, which leaves the rounds unknown, nor with the
+        solver, which stops once the root is proven)."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -801,6 +890,8 @@ cdef class Search:
             raise ValueError("ismcts needs infer in [1, 1000]")
         if opponents not in ("search", "policy"):
             raise ValueError(f"ismcts opponents must be search or policy, not {opponents!r}")
+        if root not in ("ucb", "halving"):
+            raise ValueError(f"ismcts root must be ucb or halving, not {root!r}")
         if not (0 <= mast <= 1 and 0 <= policy <= 1):
             raise ValueError("ismcts needs mast and policy chances in [0, 1]")
         if seconds > 0:
@@ -829,7 +920,8 @@ cdef class Search:
         with nogil:
             self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
                      pom and not solve, epsilon, decisive, mast, policy,
-                     opponents == "policy" and not solve, infer)
+                     opponents == "policy" and not solve, infer,
+                     root == "halving" and not solve and seconds <= 0)
             a = self.best_action(state)
         return a
 
@@ -1112,7 +1204,9 @@ class ISMCTSAgent(Agent):
     `opponents` (`search`: the other players' moves in the tree chosen by UCB like the
     searcher's; `policy`: the engine's playout policy's move with the hand each holds in the world
     searched), `infer` (worlds drawn at most per iteration, each kept with the chance the engine's
-    `c_plausibility` gives it, the last kept: 1, the default, samples uniform worlds), `threads`
+    `c_plausibility` gives it, the last kept: 1, the default, samples uniform worlds), `root` (`ucb`,
+    the default, or `halving`: the root's visits shared by sequential halving, with an iteration
+    budget and without the solver), `threads`
     (root parallelisation: that many independent trees searched at once without the GIL, their
     root statistics summed; `iterations` is the total, shared among them, and `time` the wall time
     of each), `seed` (combined with the match seed, the seat and the thread).
@@ -1129,13 +1223,13 @@ class ISMCTSAgent(Agent):
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
-              "threads": 1, "seed": 0}
+              "root": "ucb", "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
               "infer": (1, 1000), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
-               "opponents": ("search", "policy")}
+               "opponents": ("search", "policy"), "root": ("ucb", "halving")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -1174,7 +1268,8 @@ class ISMCTSAgent(Agent):
         return (p["time"], p["c"], p["horizon"], p["margin"], solver, p["span"] or None,
                 rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
                 partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
-                rollout_decisive(state, p["decisive"]), p["mast"], p["policy"], p["opponents"], p["infer"])
+                rollout_decisive(state, p["decisive"]), p["mast"], p["policy"], p["opponents"], p["infer"],
+                p["root"])
 
     def _parallel(self, state, legal, solver):
         import threading

@@ -97,8 +97,9 @@ def _reward(state, margin=0.5):
     return out
 
 
-def _openspiel_wrappers(pyspiel):
-    """Our states behind the few methods OpenSpiel's Python MCTSBot and ISMCTSBot call."""
+def _openspiel_wrappers(pyspiel, margin=0.5):
+    """Our states behind the few methods OpenSpiel's Python MCTSBot and ISMCTSBot call, rewarded as
+    ismcts is with that `margin`."""
     from types import SimpleNamespace
 
     class Game:
@@ -143,7 +144,7 @@ def _openspiel_wrappers(pyspiel):
             self.s.apply_action(int(a))
 
         def returns(self):
-            return _reward(self.s)
+            return _reward(self.s, margin)
 
         def information_state_string(self, player=None):
             return str(self.s.information_state_key(self.s.current_player() if player is None else player))
@@ -162,7 +163,8 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     B A; four: A B A B then B A B A, so each side holds every seat once on the same cards):
     ismcts[iterations, c, ours] (A) against OpenSpiel's MCTSBot (solver on) on a perfect-information
     game or its ISMCTSBot otherwise (B), both at `iterations` simulations, UCT constant `c`, one
-    uniformly random rollout per simulation and the ismcts reward scaled to [0, 1]. `params`: game
+    uniformly random rollout per simulation and the same reward in [0, 1] (ismcts's, with the `margin`
+    that `ours` gives ismcts, so that both search for the same objective). `params`: game
     parameters (e.g. {"players": 4, "hands": (5,)}). Each match scores A's seats against B's seats
     (1 placed above, 1/2 level, 0 below). Returns `summary` of the matches: {"share", "ci95" (over
     deals, each the mean of its seatings, so that the luck of the cards cancels as in the pairs),
@@ -173,7 +175,8 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     import agents
     from arena.analysis import pair_score
     from engines.registry import GAMES
-    Game, State = _openspiel_wrappers(pyspiel)
+    ours_params = {"iterations": iterations, "c": c, **dict(parse_params(ours, "ours"))}
+    Game, State = _openspiel_wrappers(pyspiel, agents.make("ismcts", **ours_params).params["margin"])
     perfect = GAMES[game_id].perfect_information
     game = Game(perfect)
     players = engines.make(game_id, **(params or {})).num_players
@@ -186,8 +189,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
             bots = {}
             for seat, side in enumerate(seating):
                 if side == "A":
-                    bots[seat] = agents.make("ismcts", **{"iterations": iterations, "c": c,
-                                                          **dict(parse_params(ours, "ours"))})
+                    bots[seat] = agents.make("ismcts", **ours_params)
                     bots[seat].reset(game_id, state.params, seat, d)
                     continue
                 # two players: the seeds of the first two-seat version of this bench

@@ -828,6 +828,21 @@ def test_versus_openspiel_seats_each_side_everywhere_on_the_same_cards():
     assert two["matches"] == 2 and two["opponent"] == "openspiel_mcts_solver" and 0 <= two["share"] <= 1
 
 
+def test_openspiel_s_bots_are_rewarded_with_our_margin():
+    """Both sides of the head-to-head search for the same objective: OpenSpiel's bots read a final
+    state's returns as ismcts's reward with the `margin` that `--ours` gives ismcts."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from arena.bench.ismcts_strength import _openspiel_wrappers, _reward
+    state = engines.make("wizard", seed=4, players=4, hands=(2,))
+    rng = random.Random(0)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    for margin in (0.0, 0.5, 1.0):
+        Game, State = _openspiel_wrappers(pyspiel, margin)
+        assert State(Game(False), state, rng).returns() == _reward(state, margin)
+    assert _reward(state, 0.0) != _reward(state, 1.0)
+
+
 # ---- MAST rollouts ----
 
 def _card_play_state():
@@ -938,3 +953,47 @@ def test_inferred_worlds_change_the_search():
         Search().search(_card_play_state(), 10, infer=0)
     with pytest.raises(BadAgentParameter):
         ISMCTSAgent(infer=0)
+
+
+# ---- sequential halving at the root ----
+
+def test_halving_shares_the_root_visits_round_by_round():
+    """root=halving with k root actions and N iterations: ceil(log2 k) rounds of N // rounds visits,
+    shared equally in each round by the actions still in it, the worse half by mean leaving after
+    each; the last one left is played. Checked on Wizard's first bid (6 bids, 1000 iterations: the
+    3 worst leave with 55 visits each, the next with 55 + 111)."""
+    from agents.ismcts import Search
+    state = engines.make("wizard", seed=5, players=4, hands=(5,))
+    search = Search()
+    search.seed(3)
+    played = search.search(state, 1000, margin=0.0, root="halving")
+    children = search.root_children()
+    assert len(children) == 6
+    by_visits = sorted(children.items(), key=lambda kv: kv[1][0])
+    assert [v for _, (v, _, _) in by_visits[:4]] == [55, 55, 55, 55 + 111]
+    assert by_visits[-1][0] == played
+    assert sum(v for v, _, _ in children.values()) == 1000
+    other = Search()
+    other.seed(3)
+    other.search(state, 1000, margin=0.0, root="ucb")
+    assert other.root_children() != children
+
+
+def test_halving_is_off_with_the_solver_and_under_a_time_budget():
+    """With the solver (Insert) the search stops once the root is proven, so halving's rounds would
+    not end; the root is shared by UCB as without it: the same seeded statistics."""
+    from agents.ismcts import Search
+    state = engines.make("insert", seed=2)
+    runs = []
+    for root in ("ucb", "halving"):
+        search = Search()
+        search.seed(7)
+        search.search(state, 500, root=root)
+        runs.append(search.root_children())
+    assert runs[0] == runs[1]
+    with pytest.raises(ValueError, match="root must be ucb or halving"):
+        Search().search(state, 10, root="best")
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(root="best")
+    a = agent(time=0.01, root="halving")
+    assert a.act(state) in state.legal_actions()
