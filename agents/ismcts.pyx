@@ -137,12 +137,12 @@ cdef class Search:
     cdef action_t played[MAST_RECORD]
     cdef int8_t played_by[MAST_RECORD]
     cdef int n_played
-    # statistics of the last search
-    cdef char halving_alive[MAX_ACTIONS]   # root halving: actions still in the race
+    cdef char halving_alive[MAX_ACTIONS]   # root halving: 1 for an action still in the race
     cdef int halving_round[MAX_ACTIONS]    # root halving: an action's visits this round
     cdef int halving_left                  # root halving: actions still in the race
     cdef int halving_quota                 # root halving: visits per action this round
     cdef long halving_budget               # root halving: iterations per round
+    # statistics of the last search
     cdef public long iterations
     cdef public double elapsed
     cdef public int max_depth

@@ -981,7 +981,9 @@ def test_halving_shares_the_root_visits_round_by_round():
 
 def test_halving_is_off_with_the_solver_and_under_a_time_budget():
     """With the solver (Insert) the search stops once the root is proven, so halving's rounds would
-    not end; the root is shared by UCB as without it: the same seeded statistics."""
+    not end; the root is shared by UCB as without it: the same seeded statistics. Under a time
+    budget the rounds are unknown: UCB shares the root unevenly, where halving's first round would
+    give every bid the same visits."""
     from agents.ismcts import Search
     state = engines.make("insert", seed=2)
     runs = []
@@ -997,3 +999,8 @@ def test_halving_is_off_with_the_solver_and_under_a_time_budget():
         ISMCTSAgent(root="best")
     a = agent(time=0.01, root="halving")
     assert a.act(state) in state.legal_actions()
+    wizard = engines.make("wizard", seed=5, players=4, hands=(5,))
+    timed = Search()
+    timed.search(wizard, 1, seconds=0.05, margin=0.0, root="halving")
+    visits = [v for v, _, _ in timed.root_children().values()]
+    assert len(visits) == 6 and max(visits) - min(visits) > 1
