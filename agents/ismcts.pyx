@@ -47,6 +47,10 @@ edge per class, keyed by that view id, so the merge is complete across determini
 search takes the edge it plays a uniformly random legal member of the class in this
 determinization. Cost: one c_action_view per legal action at such a node, no apply or undo.
 
+Root halving (`root=halving`): the root's visits follow sequential halving instead of UCB, rounds of
+equal budgets after each of which the worse half of the root actions by mean leaves (only under an
+iteration budget, and not with the solver).
+
 Root parallelisation (`threads`): independent trees, each with its own scratch state and seed, run
 in threads without the GIL; their root statistics are summed and the move chosen as above. With the
 solver on (perfect information) a child's availability is its node's visit count, i.e. plain UCT.
