@@ -758,21 +758,17 @@ cdef class Search:
                     pick = e
             if pick >= 0:
                 return pick
-            if self.halving_left <= 1 or not self._halve():
+            if self.halving_left <= 1:
                 return fallback
+            self._halve()       # at most half stay, so this loop ends
 
-    cdef bint _halve(self) noexcept nogil:
+    cdef void _halve(self) noexcept nogil:
         """Ends a halving round: the better half of the actions in the race by mean reward (ties to
-        the lower action) stay. False when no action in the race has an edge."""
+        the lower action) stay."""
         cdef int first = self.nodes[0].first, end = first + self.nodes[0].count, e, f, better
-        cdef int keep = (self.halving_left + 1) // 2, alive = 0
+        cdef int keep = (self.halving_left + 1) // 2
         cdef Edge* ed
         cdef Edge* other
-        for e in range(first, end):
-            if self.halving_alive[self.edges[e].action]:
-                alive += 1
-        if alive == 0:
-            return False
         for e in range(first, end):
             ed = &self.edges[e]
             if not self.halving_alive[ed.action]:
@@ -796,7 +792,6 @@ cdef class Search:
                 self.halving_left += 1
                 self.halving_round[ed.action] = 0
         self.halving_quota = <int>max(1, self.halving_budget // max(1, self.halving_left))
-        return True
 
     cdef void _terminal_proof(self, GameState s, int e, int n) noexcept nogil:
         """Proves edge `e`, which ended the game, by its mover's final result (two players)."""
