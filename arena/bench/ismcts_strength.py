@@ -23,7 +23,7 @@ Two settings measured against one baseline on the same deals (`arena compare A X
 Run alone: `python -m arena.bench.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
 Against OpenSpiel's bots at equal iterations (`versus_openspiel`): `python -m
 arena.bench.ismcts_strength --openspiel DEALS GAME [--param players=4 --param hands=5]
-[--first-deal K] [--ours "pom=1"] [--log FILE]`; the figures of such logs again, each after the
+[--first-deal K] [--ours "pom=1"] [--agent pimc] [--log FILE]`; the figures of such logs again, each after the
 first also paired deal by deal with it: `--logs BASE.log OTHER.log ...`.
 """
 import argparse
@@ -158,15 +158,18 @@ def _openspiel_wrappers(pyspiel, margin=0.5):
     return Game, State
 
 
-def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ours="", log=None, params=None):
+def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ours="", log=None, params=None,
+                     agent="ismcts"):
     """Duplicate head-to-head, `deals` deals each played in two seatings (two players: A B then
     B A; four: A B A B then B A B A, so each side holds every seat once on the same cards):
     ismcts[iterations, c, ours] (A) against OpenSpiel's MCTSBot (solver on) on a perfect-information
     game or its ISMCTSBot otherwise (B), both at `iterations` simulations, UCT constant `c`, one
     uniformly random rollout per simulation and the same reward in [0, 1] (ismcts's, with the `margin`
     that `ours` gives ismcts, so that both search for the same objective). `params`: game
-    parameters (e.g. {"players": 4, "hands": (5,)}). Each match scores A's seats against B's seats
-    (1 placed above, 1/2 level, 0 below). Returns `summary` of the matches: {"share", "ci95" (over
+    parameters (e.g. {"players": 4, "hands": (5,)}). `agent`: another built-in agent as A, with
+    `ours` its parameters alone (no iterations or c; OpenSpiel's reward then has ismcts's default
+    margin unless `ours` gives one), to see how another algorithm fares on the same deals. Each
+    match scores A's seats against B's seats (1 placed above, 1/2 level, 0 below). Returns `summary` of the matches: {"share", "ci95" (over
     deals, each the mean of its seatings, so that the luck of the cards cancels as in the pairs),
     "points" (A's mean return minus B's, a match), "matches", "deals"}."""
     import numpy as np
@@ -175,8 +178,11 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     import agents
     from arena.analysis import pair_score
     from engines.registry import GAMES
-    ours_params = {"iterations": iterations, "c": c, **dict(parse_params(ours, "ours"))}
-    Game, State = _openspiel_wrappers(pyspiel, agents.make("ismcts", **ours_params).params["margin"])
+    ours_params = dict(parse_params(ours, "ours"))
+    if agent == "ismcts":
+        ours_params = {"iterations": iterations, "c": c, **ours_params}
+    margin = ours_params.get("margin", agents.make("ismcts").params["margin"])
+    Game, State = _openspiel_wrappers(pyspiel, margin)
     perfect = GAMES[game_id].perfect_information
     game = Game(perfect)
     players = engines.make(game_id, **(params or {})).num_players
@@ -189,7 +195,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
             bots = {}
             for seat, side in enumerate(seating):
                 if side == "A":
-                    bots[seat] = agents.make("ismcts", **ours_params)
+                    bots[seat] = agents.make(agent, **ours_params)
                     bots[seat].reset(game_id, state.params, seat, d)
                     continue
                 # two players: the seeds of the first two-seat version of this bench
@@ -222,7 +228,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
                 print(json.dumps(rows[-1]), file=log, flush=True)
     return {"game": game_id, "params": params or {},
             "opponent": "openspiel_mcts_solver" if perfect else "openspiel_ismcts",
-            "iterations": iterations, "c": c, "ours": ours, **summary(rows)}
+            "agent": agent, "iterations": iterations, "c": c, "ours": ours, **summary(rows)}
 
 
 def _interval(values):
@@ -301,7 +307,8 @@ def main(argv=None):
     ap.add_argument("--first-deal", type=int, default=0)
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="a game parameter for --openspiel, e.g. players=4 or hands=5 (repeatable)")
-    ap.add_argument("--ours", default="", help="extra ismcts parameters, e.g. margin=1,c=0.5")
+    ap.add_argument("--agent", default="ismcts", help="for --openspiel: the built-in agent on our side")
+    ap.add_argument("--ours", default="", help="extra parameters of our agent, e.g. margin=1,c=0.5")
     ap.add_argument("--log", type=argparse.FileType("a"), help="for --openspiel: one JSON row per match")
     ap.add_argument("--paired", nargs=2, metavar=("STORE_A", "STORE_B"),
                     help="instead: per-deal difference of two arena compare stores on the same deals")
@@ -325,9 +332,13 @@ def main(argv=None):
         return
     if args.openspiel:
         for game_id in args.games:
-            params = resolve(game_id, **dict(x.split("=", 1) for x in args.param)) if args.param else None
-            print(json.dumps(versus_openspiel(game_id, args.openspiel, args.iterations, first_deal=args.first_deal,
-                                              ours=args.ours, params=params, log=args.log)), flush=True)
+            try:
+                params = resolve(game_id, **dict(x.split("=", 1) for x in args.param)) if args.param else None
+                result = versus_openspiel(game_id, args.openspiel, args.iterations, first_deal=args.first_deal,
+                                          ours=args.ours, params=params, log=args.log, agent=args.agent)
+            except ValueError as e:     # unknown game or agent, malformed parameter
+                sys.exit(f"error: {e}")
+            print(json.dumps(result), flush=True)
         return
     threads = tuple(int(t) for t in args.threads.split(","))
     for r in thread_rows(args.games, threads, args.seconds, args.repeats):

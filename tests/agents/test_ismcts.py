@@ -828,6 +828,28 @@ def test_versus_openspiel_seats_each_side_everywhere_on_the_same_cards():
     assert two["matches"] == 2 and two["opponent"] == "openspiel_mcts_solver" and 0 <= two["share"] <= 1
 
 
+def test_versus_openspiel_takes_another_agent_on_our_side():
+    """`--agent pimc` puts pimc (with `--ours` as its own parameters, no iterations or c) in A's seats
+    on the same deals; an unknown agent or a parameter the agent lacks is a one-line error."""
+    import io
+    import json
+    import subprocess
+    import sys
+    pytest.importorskip("pyspiel")
+    from arena.bench.ismcts_strength import versus_openspiel
+    log = io.StringIO()
+    out = versus_openspiel("wizard", deals=1, iterations=20, ours="bid_samples=5", log=log, agent="pimc",
+                           params={"players": 4, "hands": (1,)})
+    assert out["agent"] == "pimc" and out["ours"] == "bid_samples=5" and out["matches"] == 2
+    assert [json.loads(x)["seating"] for x in log.getvalue().splitlines()] == ["ABAB", "BABA"]
+    cli = [sys.executable, "-m", "arena.bench.ismcts_strength", "--openspiel", "1", "wizard"]
+    for extra, said in ((["--agent", "nobody"], "unknown agent 'nobody'"),
+                        (["--agent", "pimc", "--ours", "c=2"], "c")):
+        bad = subprocess.run(cli + extra, capture_output=True, text=True, cwd=ROOT)
+        assert bad.returncode == 1 and bad.stderr.startswith("error: ") and said in bad.stderr
+        assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_openspiel_s_bots_are_rewarded_with_our_margin():
     """Both sides of the head-to-head search for the same objective: OpenSpiel's bots read a final
     state's returns as ismcts's reward with the `margin` that `--ours` gives ismcts."""
