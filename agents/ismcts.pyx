@@ -47,6 +47,12 @@ edge per class, keyed by that view id, so the merge is complete across determini
 search takes the edge it plays a uniformly random legal member of the class in this
 determinization. Cost: one c_action_view per legal action at such a node, no apply or undo.
 
+Progressive bias (`bias=W`, Chaslot et al. 2008): an edge's UCB value adds W (2 r - 1) / (n + 1),
+n its visits and r its rank from 0 to 1 among its siblings by the engine's evaluation for its mover
+(c_evaluate after each legal action, in the world where it was expanded). A rank rather than the
+evaluation itself, because the engines' evaluations have no common scale. Cost: one evaluation per
+legal action at each expansion; memory: a float per edge, only in searches with a bias.
+
 Root halving (`root=halving`): the root's visits follow sequential halving instead of UCB, rounds of
 equal budgets after each of which the worse half of the root actions by mean leaves (only under an
 iteration budget, and not with the solver).
@@ -122,6 +128,9 @@ cdef class Search:
     cdef int free_block[32]    # per block size 2**k: the first free block (its next in .child), -1 if none
     cdef int live_edges
     cdef int edge_cap
+    cdef float* priors         # progressive bias: each edge's evaluated rank, parallel to `edges`
+    cdef int prior_cap         # (allocated only for searches with a bias)
+    cdef bint with_priors
     cdef int* path             # edges taken this iteration
     cdef int* path_nodes       # the node each of them leaves
     cdef int path_cap
@@ -157,6 +166,9 @@ cdef class Search:
         self.edges = NULL
         self.path = NULL
         self.path_nodes = NULL
+        self.priors = NULL
+        self.prior_cap = 0
+        self.with_priors = False
         self.root_proof = 0
         self.n_nodes = self.node_cap = self.n_edges = self.edge_cap = self.path_cap = 0
         self.live_edges = 0
@@ -172,6 +184,7 @@ cdef class Search:
         free(self.edges)
         free(self.path)
         free(self.path_nodes)
+        free(self.priors)
 
     def seed(self, uint64_t seed):
         rng_seed(&self.rng, seed)
@@ -230,8 +243,12 @@ cdef class Search:
                     self.edges = <Edge*>self._grow(self.edges, &self.edge_cap, first + cap, sizeof(Edge))
                     nd = &self.nodes[node]
                 self.n_edges = first + cap
+            if self.with_priors and self.prior_cap < self.edge_cap:
+                self._grow_priors()
             if nd.count:
                 memcpy(&self.edges[first], &self.edges[nd.first], nd.count * sizeof(Edge))
+                if self.with_priors:
+                    memcpy(&self.priors[first], &self.priors[nd.first], nd.count * sizeof(float))
                 old_cls = _log2(nd.cap)
                 self.edges[nd.first].child = self.free_block[old_cls]
                 self.free_block[old_cls] = nd.first
@@ -246,8 +263,19 @@ cdef class Search:
         self.edges[e].action = <int16_t>a
         self.edges[e].player = <int8_t>player
         self.edges[e].proof = 0
+        if self.with_priors:
+            self.priors[e] = 0.5
         self.live_edges += 1
         return e
+
+    cdef int _grow_priors(self) except -1 nogil:
+        cdef float* grown = <float*>realloc(self.priors, self.edge_cap * sizeof(float))
+        if grown == NULL:
+            with gil:
+                raise MemoryError("ismcts priors")
+        self.priors = grown
+        self.prior_cap = self.edge_cap
+        return 0
 
     cdef inline void _next_stamp(self) noexcept nogil:
         self.stamp += 1
@@ -333,6 +361,26 @@ cdef class Search:
                 best_u = u
                 best = i
         return best
+
+    cdef double _evaluated_rank(self, GameState s, action_t* acts, int k, action_t a) except -1 nogil:
+        """Progressive bias: where the engine's evaluation for the player to move after `a` ranks
+        among its evaluations after each of acts[:k] (`a` among them), from 0 (the worst) to 1
+        (the best), ties shared. A rank, not the value, so that one weight suits every game's scale."""
+        cdef int mover = s.c_current_player(), i
+        cdef double u, va, r = 0.0
+        if k < 2:
+            return 0.5
+        s.c_apply_undoable(a)
+        va = s.c_evaluate(mover)
+        s.c_undo()
+        for i in range(k):
+            if acts[i] == a:
+                continue
+            s.c_apply_undoable(acts[i])
+            u = s.c_evaluate(mover)
+            s.c_undo()
+            r += 1.0 if u < va else (0.5 if u == va else 0.0)
+        return r / (k - 1)
 
     cdef inline bint _wins(self, GameState s, int p) noexcept nogil:
         """Whether the game in `s` is over with `p` strictly ahead of every other player."""
@@ -503,7 +551,7 @@ cdef class Search:
                  int horizon, double margin, bint solver, double span, int cutoff,
                  bint expand_eval, bint pom, double epsilon, int decisive=0, double mast=0.0,
                  double policy=0.0, bint opponent_policy=False, int infer=1,
-                 bint halving=False) except -1 nogil:
+                 bint halving=False, double bias=0.0) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
         for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
         leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
@@ -515,7 +563,9 @@ cdef class Search:
         the other players' moves in the tree are the playout policy's in each world, not chosen by
         UCB. With `infer` > 1 each iteration's world is kept with the engine's `c_plausibility`
         of it, drawing up to `infer` worlds (the last is kept). With `halving` the root's visits
-        follow sequential halving (`_halving_pick`) instead of UCB."""
+        follow sequential halving (`_halving_pick`) instead of UCB. With `bias` > 0 (progressive
+        bias) an edge's UCB value adds bias * (2 rank - 1) / (visits + 1), its rank the engine's
+        evaluation of it among its siblings in the world where it was expanded (`_evaluated_rank`)."""
         cdef int n = root.num_players
         cdef int me = root.c_current_player()
         cdef int root_round = root.c_round()
@@ -543,6 +593,9 @@ cdef class Search:
         self.root_visits = 0
         self.max_depth = 0
         self.root_proof = 0
+        self.with_priors = bias > 0
+        if self.with_priors and self.prior_cap < self.edge_cap:
+            self._grow_priors()
         self._new_node()
         memset(self.mast_sum, 0, sizeof(self.mast_sum))
         memset(self.mast_n, 0, sizeof(self.mast_n))
@@ -604,6 +657,8 @@ cdef class Search:
                             logn = log(<double>ed.avail)
                         if ed.proof == 0:
                             u = ed.reward / ed.visits + c * sqrt(logn / ed.visits)
+                            if bias > 0:
+                                u += bias * (2.0 * self.priors[e] - 1.0) / (ed.visits + 1)
                         elif ed.proof == PROOF_DRAW:
                             u = 0.5 + c * sqrt(logn / ed.visits)
                         elif ed.proof > 0:
@@ -634,6 +689,8 @@ cdef class Search:
                         # the untried action the engine's evaluation likes best for its mover
                         i = self._best_evaluated(s, untried, n_untried, i)
                     e = self._add_edge(node, untried[i], mover, n_untried)
+                    if bias > 0 and not by_view:
+                        self.priors[e] = <float>self._evaluated_rank(s, legal, k, untried[i])
                     if solver:
                         # perfect information: every action is available on every visit of the
                         # node, so its availability is the node's visit count (plain UCT)
@@ -849,7 +906,7 @@ cdef class Search:
     def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
-               double policy=0.0, str opponents="search", int infer=1, str root="ucb"):
+               double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0):
         """Runs one search from `state` for its player to move and returns the chosen action: for
         `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
         `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
@@ -873,7 +930,9 @@ cdef class Search:
         first: uniform worlds. `root`: how the root's visits are shared, `ucb` like every other
         node's, or `halving` (sequential halving, for the best final choice rather than the best
         sum of rewards; not under a time budget, which leaves the rounds unknown, nor with the
-        solver, which stops once the root is proven)."""
+        solver, which stops once the root is proven). `bias`: progressive bias (Chaslot et al.
+        2008), the weight of an edge's evaluated rank among its siblings in its UCB value, fading
+        as 1 / (visits + 1); 0, the default, none. Another player's edges merged by `pom` have none."""
         cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
         cdef int a
         cdef bint solve
@@ -893,6 +952,8 @@ cdef class Search:
             raise ValueError(f"ismcts root must be ucb or halving, not {root!r}")
         if not (0 <= mast <= 1 and 0 <= policy <= 1):
             raise ValueError("ismcts needs mast and policy chances in [0, 1]")
+        if not (isfinite(bias) and 0 <= bias <= 100):
+            raise ValueError("ismcts needs a bias in [0, 100]")
         if seconds > 0:
             iterations = MAX_ITERATIONS
         if iterations < 1:
@@ -920,7 +981,7 @@ cdef class Search:
             self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
                      pom and not solve, epsilon, decisive, mast, policy,
                      opponents == "policy" and not solve, infer,
-                     root == "halving" and not solve and seconds <= 0)
+                     root == "halving" and not solve and seconds <= 0, bias)
             a = self.best_action(state)
         return a
 
@@ -1205,7 +1266,9 @@ class ISMCTSAgent(Agent):
     searched), `infer` (worlds drawn at most per iteration, each kept with the chance the engine's
     `c_plausibility` gives it, the last kept: 1, the default, samples uniform worlds), `root` (`ucb`,
     the default, or `halving`: the root's visits shared by sequential halving, with an iteration
-    budget and without the solver), `threads`
+    budget and without the solver), `bias` (progressive bias: the weight of the engine's
+    evaluation, as a rank among siblings, in a child's UCB value, fading with its visits; 0, the
+    default, none), `threads`
     (root parallelisation: that many independent trees searched at once without the GIL, their
     root statistics summed; `iterations` is the total, shared among them, and `time` the wall time
     of each), `seed` (combined with the match seed, the seat and the thread).
@@ -1214,7 +1277,7 @@ class ISMCTSAgent(Agent):
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
     cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast 0 to 1;
-    policy 0 to 1; infer 1 to 1000; threads 1 to 64; seed 0 to 2**64 - 1."""
+    policy 0 to 1; infer 1 to 1000; bias 0 to 100; threads 1 to 64; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
@@ -1222,11 +1285,11 @@ class ISMCTSAgent(Agent):
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
-              "root": "ucb", "threads": 1, "seed": 0}
+              "root": "ucb", "bias": 0.0, "threads": 1, "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
-              "infer": (1, 1000), "threads": (1, 64), "seed": SEED_LIMITS}
+              "infer": (1, 1000), "bias": (0.0, 100.0), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
                "opponents": ("search", "policy"), "root": ("ucb", "halving")}
 
@@ -1268,7 +1331,7 @@ class ISMCTSAgent(Agent):
                 rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
                 partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
                 rollout_decisive(state, p["decisive"]), p["mast"], p["policy"], p["opponents"], p["infer"],
-                p["root"])
+                p["root"], p["bias"])
 
     def _parallel(self, state, legal, solver):
         import threading

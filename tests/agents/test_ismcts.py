@@ -1026,3 +1026,50 @@ def test_halving_is_off_with_the_solver_and_under_a_time_budget():
     timed.search(wizard, 1, seconds=0.05, margin=0.0, root="halving")
     visits = [v for v, _, _ in timed.root_children().values()]
     assert len(visits) == 6 and max(visits) - min(visits) > 1
+
+
+# ---- progressive bias ----
+
+def test_progressive_bias_sends_the_next_visit_to_the_best_evaluated_action():
+    """bias=W adds W (2 r - 1) / (visits + 1) to a child's UCB value, r its rank among its siblings
+    by the engine's evaluation for its mover. From an Insert position with c = 0 and k legal
+    actions, k + 1 iterations try each action once, and with W = 100 the extra visit goes to an
+    action whose evaluation is the best (a mean reward is at most 1, a rank step is worth
+    100 / (k - 1) more). Without the bias it goes by the rollouts' means, which on these seeds
+    pick a worse-evaluated action at least once."""
+    from agents.ismcts import Search
+    state = midgame_states("insert", 2, seed=3, count=1)[0]
+    mover = state.current_player()
+    evals = {}
+    for a in state.legal_actions():
+        after = state.clone()
+        after.apply_action(a)
+        evals[a] = after.evaluate(mover)
+    k, best = len(evals), max(evals.values())
+    extra = {}
+    for bias in (100.0, 0.0):
+        extra[bias] = []
+        for seed in range(6):
+            search = Search()
+            search.seed(seed)
+            search.search(state, k + 1, c=0.0, bias=bias)
+            children = search.root_children()
+            assert len(children) == k and sum(v for v, _, _ in children.values()) == k + 1
+            extra[bias] += [a for a, (v, _, _) in children.items() if v == 2]
+    assert len(extra[100.0]) == 6 and all(evals[a] == best for a in extra[100.0])
+    assert any(evals[a] < best for a in extra[0.0])
+
+
+def test_progressive_bias_is_validated_and_runs_with_merged_edges_and_threads():
+    """bias is a weight in [0, 100]; with pom (Belladone Bluff's merged face-down placements, which
+    have no evaluated rank) and with root-parallel threads, a biased search plays a legal move."""
+    from agents.ismcts import Search
+    with pytest.raises(BadAgentParameter):
+        ISMCTSAgent(bias=-1)
+    with pytest.raises(ValueError, match="bias in"):
+        Search().search(engines.make("insert", seed=1), 10, bias=float("nan"))
+    for state in midgame_states("belladone_bluff", 2, seed=13, count=2):
+        for threads in (1, 2):
+            a = agent(iterations=400, bias=1.0, threads=threads)
+            assert a.act(state) in state.legal_actions()
+            assert sum(v for v, _, _ in a.last_stats()["children"].values()) == 400
