@@ -1058,7 +1058,8 @@ cdef class Search:
 
     def stats(self):
         nodes = self.live_edges + 1
-        used = self.n_edges * sizeof(Edge) + self.n_nodes * sizeof(Node)
+        edge_bytes = sizeof(Edge) + (sizeof(float) if self.with_priors else 0)    # + a prior with bias
+        used = self.n_edges * edge_bytes + self.n_nodes * sizeof(Node)
         return {
             "iterations": self.iterations,
             "root_visits": self.root_visits,
@@ -1268,7 +1269,7 @@ class ISMCTSAgent(Agent):
     the default, or `halving`: the root's visits shared by sequential halving, with an iteration
     budget and without the solver), `bias` (progressive bias: the weight of the engine's
     evaluation, as a rank among siblings, in a child's UCB value, fading with its visits; 0, the
-    default, none), `threads`
+    default, none: it measured stronger only at equal iterations, see the README), `threads`
     (root parallelisation: that many independent trees searched at once without the GIL, their
     root statistics summed; `iterations` is the total, shared among them, and `time` the wall time
     of each), `seed` (combined with the match seed, the seat and the thread).

@@ -1061,9 +1061,11 @@ def test_progressive_bias_sends_the_next_visit_to_the_best_evaluated_action():
 
 
 def test_progressive_bias_is_validated_and_runs_with_merged_edges_and_threads():
-    """bias is a weight in [0, 100]; with pom (Belladone Bluff's merged face-down placements, which
-    have no evaluated rank) and with root-parallel threads, a biased search plays a legal move."""
+    """bias is a weight in [0, 100], 0 (none) by default; with pom (Belladone Bluff's merged
+    face-down placements, which have no evaluated rank) and with root-parallel threads, a biased
+    search plays a legal move."""
     from agents.ismcts import Search
+    assert ISMCTSAgent().params["bias"] == 0
     with pytest.raises(BadAgentParameter):
         ISMCTSAgent(bias=-1)
     with pytest.raises(ValueError, match="bias in"):
