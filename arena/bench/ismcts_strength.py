@@ -23,8 +23,8 @@ Two settings measured against one baseline on the same deals (`arena compare A X
 Run alone: `python -m arena.bench.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
 Against OpenSpiel's bots at equal iterations (`versus_openspiel`): `python -m
 arena.bench.ismcts_strength --openspiel DEALS GAME [--param players=4 --param hands=5]
-[--first-deal K] [--ours "pom=1"] [--agent pimc] [--log FILE]`; the figures of such logs again, each after the
-first also paired deal by deal with it: `--logs BASE.log OTHER.log ...`.
+[--first-deal K] [--ours "pom=1"] [--agent pimc] [--log FILE]`; the figures of such logs again,
+each after the first also paired deal by deal with it: `--logs BASE.log OTHER.log ...`.
 """
 import argparse
 import json
@@ -169,9 +169,10 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     parameters (e.g. {"players": 4, "hands": (5,)}). `agent`: another built-in agent as A, with
     `ours` its parameters alone (no iterations or c; OpenSpiel's reward then has ismcts's default
     margin unless `ours` gives one), to see how another algorithm fares on the same deals. Each
-    match scores A's seats against B's seats (1 placed above, 1/2 level, 0 below). Returns `summary` of the matches: {"share", "ci95" (over
-    deals, each the mean of its seatings, so that the luck of the cards cancels as in the pairs),
-    "points" (A's mean return minus B's, a match), "matches", "deals"}."""
+    match scores A's seats against B's seats (1 placed above, 1/2 level, 0 below). Returns `summary`
+    of the matches: {"share", "ci95" (over deals, each the mean of its seatings, so that the luck of
+    the cards cancels as in the pairs), "points" (A's mean return minus B's, a match), "matches",
+    "deals"}."""
     import numpy as np
     import pyspiel
     from open_spiel.python.algorithms import ismcts as os_ismcts, mcts as os_mcts
@@ -181,8 +182,8 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     ours_params = dict(parse_params(ours, "ours"))
     if agent == "ismcts":
         ours_params = {"iterations": iterations, "c": c, **ours_params}
-    margin = ours_params.get("margin", agents.make("ismcts").params["margin"])
-    Game, State = _openspiel_wrappers(pyspiel, margin)
+    checked = agents.make(agent, **ours_params).params     # typed and validated before any match
+    Game, State = _openspiel_wrappers(pyspiel, checked.get("margin", agents.make("ismcts").params["margin"]))
     perfect = GAMES[game_id].perfect_information
     game = Game(perfect)
     players = engines.make(game_id, **(params or {})).num_players
