@@ -108,9 +108,8 @@ players, two seats each, `--games 100 -j 1 --seed 7`, 0.05 s a move (pimc with `
 bid_samples=100000`), 2026-12-01: 0.49 [0.45-0.52] against pimc, 0.48 [0.45-0.52] against
 `ismcts[time=0.05,iterations=10000000]`. Against OpenSpiel's ISMCTS at 1,000 iterations in one
 5-card round (`python -m arena.bench.ismcts_strength --openspiel 120 wizard --param players=4
---param hands=5 --agent pimc --first-deal D`, D = 300, 500, 700; deals 300-419 run through the same
-function before `--agent` existed) pimc at its defaults scores 0.475 [0.456, 0.494] over 360 deals,
--0.013 [-0.039, +0.012] against ismcts's default on the same deals.
+--param hands=5 --agent pimc --first-deal D`, D = 300, 500, 700) pimc at its defaults scores 0.475
+[0.456, 0.494] over 360 deals, -0.013 [-0.039, +0.012] against ismcts's default on the same deals.
 
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
