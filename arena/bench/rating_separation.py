@@ -24,7 +24,7 @@ import json
 import random
 import statistics
 import sys
-from math import erf, sqrt
+from math import erf
 
 from arena.ratings import environment
 
