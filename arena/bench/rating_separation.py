@@ -10,7 +10,7 @@ greedy. After `matches` matches it checks whether A's and B's ratings are separa
 
 `separation_rows(gaps, matches, runs, seed)` yields one row per (matches, gap):
 {"case": "rating_separation/<matches>/<gap>", "true_gap", "p_above" (the chance A places above B
-in a match: Phi(gap / (2 beta))), "separated" (the share of `runs` seeded runs that end separated),
+in a match: Phi(gap / (sqrt(2) beta))), "separated" (the share of `runs` seeded runs that end separated),
 "sigma" (A's mean final sigma), "mu_gap" (the mean final mu of A minus B), "runs"}.
 
 With tau > 0, sigma settles near 0.7-0.8 however many matches are played. Separation then needs a

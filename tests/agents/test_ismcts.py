@@ -841,11 +841,11 @@ def test_versus_openspiel_takes_another_agent_on_our_side():
     out = versus_openspiel("wizard", deals=1, iterations=20, ours="bid_samples=5", log=log, agent="pimc",
                            params={"players": 4, "hands": (1,)})
     assert out["agent"] == "pimc" and out["ours"] == "bid_samples=5" and out["matches"] == 2
+    assert [json.loads(x)["seating"] for x in log.getvalue().splitlines()] == ["ABAB", "BABA"]
     # a margin given on the command line reaches OpenSpiel's reward as a number
     rank = versus_openspiel("wizard", deals=1, iterations=20, ours="margin=0",
                             params={"players": 4, "hands": (1,)})
     assert rank["matches"] == 2 and 0 <= rank["share"] <= 1
-    assert [json.loads(x)["seating"] for x in log.getvalue().splitlines()] == ["ABAB", "BABA"]
     cli = [sys.executable, "-m", "arena.bench.ismcts_strength", "--openspiel", "1", "wizard"]
     for extra, said in ((["--agent", "nobody"], "unknown agent 'nobody'"),
                         (["--agent", "pimc", "--ours", "c=2"], "c")):
