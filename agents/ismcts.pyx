@@ -354,9 +354,7 @@ cdef class Search:
         cdef double u, best_u = -1e300
         for j in range(k):
             i = start + j if start + j < k else start + j - k
-            s.c_apply_undoable(acts[i])
-            u = s.c_evaluate(mover)
-            s.c_undo()
+            u = self._value_after(s, acts[i], mover)
             if u > best_u:
                 best_u = u
                 best = i
@@ -370,17 +368,20 @@ cdef class Search:
         cdef double u, va, r = 0.0
         if k < 2:
             return 0.5
-        s.c_apply_undoable(a)
-        va = s.c_evaluate(mover)
-        s.c_undo()
+        va = self._value_after(s, a, mover)
         for i in range(k):
-            if acts[i] == a:
-                continue
-            s.c_apply_undoable(acts[i])
-            u = s.c_evaluate(mover)
-            s.c_undo()
-            r += 1.0 if u < va else (0.5 if u == va else 0.0)
+            if acts[i] != a:
+                u = self._value_after(s, acts[i], mover)
+                r += 1.0 if u < va else (0.5 if u == va else 0.0)
         return r / (k - 1)
+
+    cdef inline double _value_after(self, GameState s, action_t a, int mover) except? -1.0 nogil:
+        """The engine's evaluation for `mover` after `a` in `s`; `s` is left as it was."""
+        cdef double u
+        s.c_apply_undoable(a)
+        u = s.c_evaluate(mover)
+        s.c_undo()
+        return u
 
     cdef inline bint _wins(self, GameState s, int p) noexcept nogil:
         """Whether the game in `s` is over with `p` strictly ahead of every other player."""

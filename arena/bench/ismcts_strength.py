@@ -183,7 +183,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     if agent == "ismcts":
         ours_params = {"iterations": iterations, "c": c, **ours_params}
     checked = agents.make(agent, **ours_params).params     # typed and validated before any match
-    Game, State = _openspiel_wrappers(pyspiel, checked.get("margin", agents.make("ismcts").params["margin"]))
+    Game, State = _openspiel_wrappers(pyspiel, checked.get("margin", ISMCTSAgent.PARAMS["margin"]))
     perfect = GAMES[game_id].perfect_information
     game = Game(perfect)
     players = engines.make(game_id, **(params or {})).num_players
