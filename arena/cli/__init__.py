@@ -17,9 +17,21 @@ class Interrupted(click.ClickException):
     exit_code = 130
 
 
+def _interrupted():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not interrupt the exit
+    return Interrupted("interrupted")
+
+
 class _Group(click.Group):
     """The command group: a usage error prints one line (not click's usage block), and an unexpected
-    error prints one line, not a traceback (ARENA_DEBUG=1 shows it)."""
+    error prints one line, not a traceback (ARENA_DEBUG=1 shows it). A Ctrl-C while click reads the
+    command line is an interrupt like one during the command (click alone says "Aborted!", exit 1)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except KeyboardInterrupt:
+            raise _interrupted() from None
 
     def parse_args(self, ctx, args):
         # `arena --nosuch`: one line too (`arena` alone still shows the help).
@@ -37,8 +49,7 @@ class _Group(click.Group):
             command = f" (arena {e.ctx.info_name} -h for help)" if e.ctx and e.ctx.parent else ""
             raise ArenaError(e.format_message() + command) from None
         except (KeyboardInterrupt, click.Abort):
-            signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not interrupt the exit
-            raise Interrupted("interrupted") from None
+            raise _interrupted() from None
         except (click.ClickException, click.exceptions.Exit, SystemExit):
             raise
         except Exception as e:

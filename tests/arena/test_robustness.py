@@ -216,3 +216,19 @@ def test_validation_happens_before_a_run_exists(tmp_path):
         s = Store(str(store), readonly=True)
         assert s.runs() == []
         s.close()
+
+
+def test_ctrl_c_while_click_reads_the_command_line_is_an_interrupt(monkeypatch):
+    """A Ctrl-C that lands while click parses the arguments (before any command runs) ends like one
+    during a command: one line and exit code 130, not click's "Aborted!" and exit 1."""
+    import click
+
+    def interrupted(self, ctx, args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(click.Group, "parse_args", interrupted)
+    try:
+        result = invoke("games")
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert result.exit_code == 130 and result.output.strip() == "Error: interrupted"
