@@ -21,7 +21,7 @@ from typing import Callable, Optional, Sequence
 from arena import agent_list, seeds
 from arena import schedule as sched
 from arena.backends import check_backend, default_jobs, executor
-from arena.bot_server import describe
+from arena.sandbox import describe
 from arena.match import MatchResult
 from arena.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all

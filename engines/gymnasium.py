@@ -97,7 +97,7 @@ def _parse_opponents(opponents: Union[str, list, tuple], game_id: str, players: 
         if spec.kind == "builtin":
             cls: Any = agents.agent_class(spec.source)
         else:
-            from arena.bot_server import load_class
+            from arena.sandbox import load_class
             try:
                 cls = load_class(spec.kind, spec.target)
             except Exception as e:

@@ -1,0 +1,366 @@
+"""The box itself: the bubblewrap command line, the seccomp filter, the bot's own host uid, and the
+cgroups or signals that cap a bot to one CPU while it moves and freeze it while it does not.
+
+Bot code never runs as host root. When the arena runs as root, an outer bubblewrap (as root, only a
+mount namespace) shows the inner one the few paths it needs, then `setpriv` drops to a uid of the
+bot's own, and the inner bubblewrap runs unprivileged: its user namespace maps the bot's uid 65534
+to that uid, never to 0. When the arena is not root, the inner bubblewrap alone runs, as the
+arena's user. See docs/sandbox.md for the threat model.
+"""
+import errno
+import os
+import signal
+import shutil
+import site
+import sys
+import tempfile
+import threading
+
+BOT_ROOT = "/bot"          # where a sandboxed bot's code is, read-only
+BOT_UID_BASE = 0x60000000  # host uids of sandboxes started by a root arena: base + (pid, slot)
+SLOTS = 64                 # sandboxes alive at once per arena process, each with its own uid
+
+# Host-wide counters a bot could read another sandbox's activity from, each replaced by a constant.
+HIDDEN_PROC_FILES = {
+    "stat": "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n",
+    "meminfo": "", "loadavg": "0.00 0.00 0.00 1/1 1\n", "vmstat": "", "zoneinfo": "", "diskstats": "",
+    "interrupts": "", "softirqs": "", "schedstat": "", "uptime": "0.00 0.00\n", "key-users": "",
+    "keys": "", "locks": "", "buddyinfo": "", "pagetypeinfo": "", "swaps": "", "partitions": "",
+    "pressure/cpu": "", "pressure/io": "", "pressure/memory": "", "pressure/irq": "",
+}
+
+# The seccomp filter: what neither Docker's default profile nor Flatpak's lets a sandboxed program
+# do, and the few calls that would let two bots, or two matches of one bot, talk.
+DENIED = [
+    # kernel keyrings are per host user: a channel between boxes
+    "keyctl", "add_key", "request_key",
+    # another process's memory and file descriptors
+    "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "kcmp", "pidfd_getfd",
+    # the file-system and namespace setup, and nested user namespaces
+    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig",
+    "fsmount", "fspick", "mount_setattr", "unshare", "setns",
+    # kernel interfaces that have been an exploit's first step again and again
+    "bpf", "perf_event_open", "userfaultfd", "kexec_load", "kexec_file_load", "init_module",
+    "finit_module", "delete_module", "iopl", "ioperm", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "open_by_handle_at", "name_to_handle_at", "quotactl", "lookup_dcookie",
+    "acct", "swapon", "swapoff", "reboot", "syslog", "vhangup", "uselib", "ustat", "sysfs",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+    "mbind", "set_mempolicy", "migrate_pages", "move_pages",
+    # locks and watches on files every box sees read-only, System V and POSIX message IPC, and
+    # page-cache residency: channels between boxes, or between matches of one box
+    "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
+    "shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget", "msgsnd",
+    "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+    "mq_getsetattr", "mincore",
+    # the CPU a box is pinned to, and other processes' priorities and limits
+    "sched_setaffinity", "ioprio_set",
+]
+FCNTL_LOCKS = [5, 6, 7, 36, 37, 38, 1024, 1025, 1026]   # F_GETLK..F_SETLKW, F_OFD_*, leases, F_NOTIFY
+NAMESPACE_FLAGS = [0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000]
+TIOCSTI = 0x5412   # pushes characters into a terminal's input
+
+
+def seccomp_program():
+    """The BPF program of the filter, built with libseccomp (cached: it is the same for every box)."""
+    if _program:
+        return _program[0]
+    import pyseccomp as sc
+    deny = sc.ERRNO(errno.EPERM)
+    f = sc.SyscallFilter(sc.ALLOW)
+    for name in DENIED:
+        try:
+            f.add_rule(deny, name)
+        except (RuntimeError, ValueError, OSError):
+            pass   # a system call this kernel and libseccomp do not know cannot be made either
+    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")   # its flags are out of the filter's reach; libc falls back to clone
+    for flag in NAMESPACE_FLAGS:
+        f.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    for cmd in FCNTL_LOCKS:
+        f.add_rule(deny, "fcntl", sc.Arg(1, sc.EQ, cmd))
+    f.add_rule(deny, "ioctl", sc.Arg(1, sc.EQ, TIOCSTI))
+    for name, arg in (("prlimit64", 0), ("sched_setscheduler", 0), ("sched_setparam", 0),
+                      ("sched_setattr", 0), ("setpriority", 1)):
+        f.add_rule(deny, name, sc.Arg(arg, sc.NE, 0))   # only on itself
+    f.add_rule(deny, "personality", sc.Arg(0, sc.NE, 0xFFFFFFFF))
+    with tempfile.TemporaryFile() as out:
+        f.export_bpf(out)
+        out.seek(0)
+        _program.append(out.read())
+    return _program[0]
+
+
+_program: list = []
+
+
+def _data_fd(data):
+    """A pipe's read end holding `data` (for bwrap's --seccomp and --ro-bind-data)."""
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    return r
+
+
+# ---------------------------------------------------------------- the command line
+
+def runtime_paths():
+    """The Python runtime, its installed packages and this project's three packages (to unpickle
+    states and to find the Agent base class): nothing else of the file system or the checkout."""
+    import agents
+    import engines
+    paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
+    for package in (engines, agents, sys.modules["arena"]):
+        paths.add(os.path.dirname(os.path.abspath(package.__file__)))
+    paths = sorted(os.path.realpath(p) for p in paths) + sorted(paths)
+    kept = []
+    for p in paths:   # only the outermost of nested paths, each once
+        if not any(p == k or p.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
+            kept.append(p)
+    return [p for p in kept if not p.startswith("/usr/") and p != "/usr"]
+
+
+def environment():
+    return {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _system_binds():
+    args = []
+    for top in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.exists(top):
+            args += ["--ro-bind", top, top]
+    return args
+
+
+def _binds(paths, code, parents):
+    """Read-only binds of `paths` and of the staged `code` at /bot; with `parents`, each folder on
+    the way made world-readable (the outer view, where /root or a 0700 checkout leads to them)."""
+    args, made = [], set()
+    for path in paths:
+        if parents:
+            parts = path.strip("/").split("/")
+            for i in range(1, len(parts)):
+                folder = "/" + "/".join(parts[:i])
+                if folder not in made and not os.path.islink(folder) and folder != "/usr":
+                    made.add(folder)
+                    args += ["--perms", "0755", "--dir", folder]
+        args += ["--ro-bind", path, path]
+    if code is not None:
+        args += ["--ro-bind", code, BOT_ROOT]
+    return args
+
+
+def command(program, code, limits, seccomp_fd, data_fds, bot_uid):
+    """The command that runs `program` (argv) in the box. `bot_uid` is the host uid to drop to when
+    this process is root (None otherwise); `seccomp_fd` and `data_fds` (path -> fd) are pipes the
+    command must inherit."""
+    disk = str(limits["disk"] << 20)
+    inner = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1",
+             "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
+             "--hostname", "arena-bot", "--clearenv"]
+    for name, value in environment().items():
+        inner += ["--setenv", name, value]
+    inner += _system_binds() + _binds(runtime_paths(), code, parents=False)
+    inner += ["--proc", "/proc", "--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+              "--size", disk, "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    for name, fd in data_fds.items():
+        inner += ["--ro-bind-data", str(fd), f"/proc/{name}"]
+    inner += ["--remount-ro", "/", "--seccomp", str(seccomp_fd), "--"] + program
+    if bot_uid is None:
+        return inner
+    # The outer /tmp first, so that a bound path under /tmp lands on it rather than under it.
+    outer = ["bwrap", "--unshare-pid", "--die-with-parent", "--size", str(1 << 20), "--tmpfs", "/tmp",
+             "--perms", "0755", "--dir", "/etc"] + _system_binds()
+    outer += _binds(runtime_paths() + ([code] if code else []), None, parents=True)
+    outer += ["--bind", "/proc", "/proc", "--dev", "/dev", "--",
+              "setpriv", f"--reuid={bot_uid}", f"--regid={bot_uid}", "--clear-groups", "--"]
+    return outer + inner
+
+
+def hidden_proc_fds():
+    """path -> pipe with its constant content, for one box (bwrap reads and closes each)."""
+    return {name: _data_fd(text.encode()) for name, text in HIDDEN_PROC_FILES.items()
+            if os.path.exists(f"/proc/{name}")}
+
+
+class BotUids:
+    """Distinct host uids for the boxes a root arena starts, so that no two boxes share a user's
+    process count, keyring or files."""
+
+    def __init__(self):
+        self.lock, self.used = threading.Lock(), set()
+
+    def take(self):
+        with self.lock:
+            slot = next(s for s in range(SLOTS + 1) if s not in self.used)
+            if slot == SLOTS:
+                raise RuntimeError(f"more than {SLOTS} sandboxes at once in one arena process")
+            self.used.add(slot)
+        return slot, BOT_UID_BASE + ((os.getpid() % (1 << 22)) << 6) + slot
+
+    def give_back(self, slot):
+        with self.lock:
+            self.used.discard(slot)
+
+
+BOT_UIDS = BotUids()
+
+
+# ---------------------------------------------------------------- CPU: frozen, or capped to one
+
+class Cgroup:
+    """One box's cgroup where this process may create it (root): processes, memory and one CPU for
+    all of the box's processes together, and the freezer. cgroup v2 where it is mounted alone,
+    else cgroup v1's controllers. `available` is False elsewhere."""
+
+    V1 = "/sys/fs/cgroup"
+    V2 = "/sys/fs/cgroup"
+    PERIOD = 100000   # microseconds: a quota of one period per period is one CPU
+
+    def __init__(self, name, limits):
+        self.paths, self.v2 = [], os.path.exists(os.path.join(self.V2, "cgroup.controllers"))
+        if os.geteuid() != 0:
+            return
+        processes, memory = limits["processes"] + 8, (limits["memory"] + 2 * limits["disk"] + 64) << 20
+        if self.v2:
+            plan = [("", {"pids.max": processes, "memory.max": memory, "cpu.max": f"{self.PERIOD} {self.PERIOD}"})]
+        else:
+            plan = [("pids", {"pids.max": processes}), ("memory", {"memory.limit_in_bytes": memory}),
+                    ("cpu", {"cpu.cfs_period_us": self.PERIOD, "cpu.cfs_quota_us": self.PERIOD}),
+                    ("freezer", {})]
+        try:
+            if self.v2:
+                _write(os.path.join(self.V2, "cgroup.subtree_control"), "+pids +memory +cpu")
+            for controller, knobs in plan:
+                parent = os.path.join(self.V1 if not self.v2 else self.V2, controller, "tabletop-arena")
+                os.makedirs(parent, exist_ok=True)
+                if self.v2:
+                    _write(os.path.join(parent, "cgroup.subtree_control"), "+pids +memory +cpu")
+                path = os.path.join(parent, name)
+                os.makedirs(path, exist_ok=True)
+                self.paths.append(path)
+                for knob, value in knobs.items():
+                    _write(os.path.join(path, knob), str(value))
+        except OSError:
+            self.remove()
+            self.paths = []
+
+    @property
+    def available(self):
+        return bool(self.paths)
+
+    def wrap(self, argv):
+        """`argv`, run from inside the cgroup (the shell moves itself in, then execs)."""
+        if not self.paths:
+            return argv
+        procs = " ".join(os.path.join(p, "cgroup.procs") for p in self.paths)
+        return ["sh", "-c", 'for p in $0; do echo $$ > "$p" || exit 1; done; exec "$@"', procs] + argv
+
+    def _freezer(self):
+        if self.v2:
+            return os.path.join(self.paths[0], "cgroup.freeze"), "1", "0"
+        return os.path.join(next(p for p in self.paths if "/freezer/" in p), "freezer.state"), "FROZEN", "THAWED"
+
+    def freeze(self, frozen):
+        knob, on, off = self._freezer()
+        _write(knob, on if frozen else off)
+
+    def remove(self):
+        for path in reversed(self.paths):
+            for _ in range(50):
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    threading.Event().wait(0.02)
+
+    @classmethod
+    def sweep(cls):
+        """Removes the cgroups left by arena processes that are gone (a worker killed with -9)."""
+        folders = [os.path.join(cls.V2, "tabletop-arena")] + [
+            os.path.join(cls.V1, c, "tabletop-arena") for c in ("pids", "memory", "cpu", "freezer")]
+        for folder in folders:
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                try:
+                    os.kill(int(name.split("-")[0]), 0)
+                except ProcessLookupError:
+                    try:
+                        os.rmdir(os.path.join(folder, name))
+                    except OSError:
+                        pass
+                except (ValueError, OSError):
+                    pass
+
+
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def descendants(pid):
+    """The processes below `pid` (from /proc; this kernel may lack /proc/PID/task/TID/children)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+class Signals:
+    """The freezer without cgroups: SIGSTOP to every process of the box until no new one appears,
+    and SIGCONT to the same ones."""
+
+    def __init__(self, pid):
+        self.pid, self.stopped = pid, []
+
+    def freeze(self, frozen):
+        if not frozen:
+            for pid in self.stopped:
+                _signal(pid, signal.SIGCONT)
+            self.stopped = []
+            return
+        seen: set = set()
+        while True:
+            new = [p for p in descendants(self.pid) if p not in seen]
+            if not new:
+                break
+            for pid in new:
+                _signal(pid, signal.SIGSTOP)
+            seen.update(new)
+        self.stopped = sorted(seen)
+
+
+def _signal(pid, sig):
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def one_cpu():
+    """The CPU a box without a cgroup is pinned to (its processes cannot change it: see DENIED)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[os.getpid() % len(cpus)]
+
+
+def bwrap_missing():
+    return not sys.platform.startswith("linux") or shutil.which("bwrap") is None

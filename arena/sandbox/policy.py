@@ -1,0 +1,57 @@
+"""How submitted agents are confined: the sandbox mode, the limits, and what a bot's fault is."""
+from arena.agent_list import code_param
+from arena.match import SandboxPolicy
+from arena.text import printable
+
+SANDBOXES = ("bwrap", "none")
+# name -> (default, unit, what it limits); per bot, per match.
+LIMITS = {
+    "memory": (2048, "MiB", "address space of each of its processes (and, where the arena runs as root, "
+                            "all of them together)"),
+    "cpu": (3600, "s", "CPU time in one match"),
+    "processes": (32, "", "processes and threads"),
+    "file_size": (16, "MiB", "size of one file it writes"),
+    "disk": (256, "MiB", "size of each of its writable file systems, /tmp and /dev/shm"),
+    "open_files": (64, "", "open file descriptors"),
+}
+
+
+class AgentFault(Exception):
+    """An agent misbehaved: kind is exception, illegal, timeout or crash."""
+
+    def __init__(self, kind, message):
+        message = printable(message, 300, keep="")
+        super().__init__(f"{kind}: {message}")
+        self.kind, self.message = kind, message
+
+
+def make_policy(mode="bwrap", limits=()):
+    """A SandboxPolicy from --sandbox and --bot-limit NAME=VALUE pairs; ValueError on a bad one."""
+    if mode not in SANDBOXES:
+        raise ValueError(f"unknown sandbox {mode!r}; choose {' or '.join(SANDBOXES)}")
+    values = {name: default for name, (default, _, _) in LIMITS.items()}
+    for name, value in limits:
+        if name not in LIMITS:
+            raise ValueError(f"unknown bot limit {name!r}; limits: {', '.join(LIMITS)}")
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            number = 0
+        if not 1 <= number <= 1 << 30:
+            raise ValueError(f"bot limit {name} must be a whole number from 1 to {1 << 30}, not {value!r}")
+        values[name] = number
+    return SandboxPolicy(mode, tuple(sorted(values.items())))
+
+
+DEFAULT_POLICY = make_policy()
+
+
+def unconfined_note(config):
+    """The warning every view of a run shows when agents' code ran without the sandbox."""
+    agents = config.get("agents", [])
+    if config.get("sandbox", {}).get("mode") == "none" and any(
+            a.get("kind", "builtin") != "builtin" or code_param(a.get("source"), a.get("params", {}))
+            for a in agents):
+        return ("sandbox: none - the submitted agents ran unconfined (--sandbox none), so nothing "
+                "stopped them from reading hidden cards or forging results")
+    return None

@@ -1,0 +1,344 @@
+"""The arena's side of a submitted agent: its box (`Box`), a fresh process in it for every match
+(`RemoteAgent`), and the boxes a worker keeps between matches (`BotPool`).
+
+A request waits at most its deadline, for the write as for the reply: a bot that does not take
+its request or does not answer in time faults with "timeout", a bot whose process dies faults with
+"crash", an exception in the bot's code is "exception", and a reply that is not a legal action, or
+that cannot even be read, is "illegal". After any fault the box is discarded. Between its moves a
+bot's processes are frozen, and while it moves they share one CPU.
+"""
+import atexit
+import json
+import os
+import pickle
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from arena.sandbox import confine
+from arena.sandbox.policy import DEFAULT_POLICY, AgentFault
+from arena.sandbox.staging import _load_target, code_dir, stage
+from arena.sandbox.wire import WireError, nonblocking, read_json, write_frame
+from arena.text import printable
+
+STARTUP_LIMIT = 60.0   # seconds to start a box (the interpreter, numpy and the engines)
+LOAD_LIMIT = 30.0      # seconds for a match's process to load the agent's class
+CONTROL_LIMIT = 30.0   # seconds for the fork server to clean up and fork
+
+
+class Box:
+    """One sandbox (or, with --sandbox none, one plain process) running the fork server of
+    arena.sandbox.server; `start_match` gives a fresh process's request and reply pipes."""
+
+    _count = 0
+
+    def __init__(self, spec, policy, staged=True):
+        self.spec, self.policy, self.staged = spec, policy, staged
+        limits = policy.limits_dict()
+        boxed = policy.mode == "bwrap"
+        code = code_dir(spec.code) if staged else None
+        self.inner_code = confine.BOT_ROOT if boxed and code else code
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.control = ours
+        settings = json.dumps({"limits": limits, "code_dir": self.inner_code, "control": theirs.fileno(),
+                               "boxed": boxed})
+        server = [sys.executable, "-I", "-m", "arena.sandbox.server", settings]
+        Box._count += 1
+        if Box._count == 1:
+            confine.Cgroup.sweep()
+        self.slot = None
+        self.cgroup = confine.Cgroup(f"{os.getpid()}-{Box._count}", limits) if boxed else None
+        pass_fds, pinned = [theirs.fileno()], None
+        if boxed:
+            root = os.geteuid() == 0
+            if root:
+                self.slot, bot_uid = confine.BOT_UIDS.take()
+            seccomp = confine._data_fd(confine.seccomp_program())
+            data = confine.hidden_proc_fds()
+            argv = self.cgroup.wrap(confine.command(server, code, limits, seccomp, data,
+                                                    bot_uid if root else None))
+            pass_fds += [seccomp] + list(data.values())
+            env = confine.environment()
+            if not self.cgroup.available:
+                pinned = confine.one_cpu()
+        else:
+            pdeath = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
+            argv, env = pdeath + server, dict(confine.environment(), PATH=os.environ.get("PATH", ""))
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env=env, pass_fds=pass_fds, start_new_session=True,
+                preexec_fn=(lambda: os.sched_setaffinity(0, {pinned})) if pinned is not None else None)
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
+        self.freezer = (self.cgroup if self.cgroup and self.cgroup.available
+                        else confine.Signals(self.proc.pid) if boxed else None)
+        self.frozen = False
+        try:
+            reply = self._control(None, STARTUP_LIMIT)
+        except AgentFault:
+            self.kill()
+            raise
+        if "error" in reply:
+            self.kill()
+            raise AgentFault("crash", f"the sandbox did not start: {reply['error']}")
+
+    def _control(self, fds, limit):
+        """Sends the fork server `fds` (unless None) and returns its JSON answer."""
+        self.thaw()
+        try:
+            if fds is not None:
+                socket.send_fds(self.control, [b"match"], fds)
+            self.control.settimeout(limit)
+            answer = self.control.recv(4096)
+        except socket.timeout:
+            raise AgentFault("timeout", f"its sandbox did not answer within {limit:g} s") from None
+        except OSError:
+            answer = b""
+        if not answer:
+            raise AgentFault("crash", self.death())
+        try:
+            value = json.loads(answer)
+        except ValueError:
+            raise AgentFault("crash", "its sandbox broke the protocol") from None
+        return value if isinstance(value, dict) else {"error": "a malformed answer"}
+
+    def start_match(self):
+        """(write end of the requests, read end of the replies) of a fresh process."""
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        try:
+            reply = self._control([req_r, rep_w], CONTROL_LIMIT)
+        except AgentFault:
+            for fd in (req_w, rep_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+        if "started" not in reply:
+            os.close(req_w)
+            os.close(rep_r)
+            raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")
+        return nonblocking(req_w), rep_r
+
+    def freeze(self):
+        if self.freezer is not None and not self.frozen and self.alive():
+            self.freezer.freeze(True)
+            self.frozen = True
+
+    def thaw(self):
+        if self.freezer is not None and self.frozen:
+            self.freezer.freeze(False)
+            self.frozen = False
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def death(self):
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return "the agent's process stopped answering"
+        if self.policy.mode == "bwrap" and code > 128:
+            code = 128 - code   # bwrap exits with 128 + the signal that killed the bot
+        if code < 0:
+            try:
+                return f"the agent's process was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"the agent's process was killed by signal {-code}"
+        return f"the agent's process exited with code {code}"
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.thaw()   # a task frozen by cgroup v1 would not die until thawed
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.control.close()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        if self.slot is not None:
+            confine.BOT_UIDS.give_back(self.slot)
+            self.slot = None
+
+
+class RemoteAgent:
+    """A submitted agent in a fresh process of its box, for one match, with the `reset`/`act`
+    interface of agents.Agent."""
+
+    def __init__(self, spec, time_limit=0.0, policy=None, pool=None, staged=True):
+        """`staged=False` loads an installed module as it is (a built-in agent under check-agent)."""
+        policy = policy or DEFAULT_POLICY
+        spec = stage(spec) if staged else spec
+        self.spec, self.policy, self.pool = spec, policy, pool
+        self.time_limit = time_limit or None
+        self.broken = False
+        self.box = pool.take(spec, policy, staged) if pool is not None else Box(spec, policy, staged)
+        try:
+            self._out, self._in = self.box.start_match()
+        except AgentFault:
+            self.box.kill()
+            raise
+        try:
+            target = _load_target(spec, self.box.inner_code)
+            self._call(("load", spec.kind, target, dict(spec.params)), LOAD_LIMIT)
+        except AgentFault:
+            self.kill()
+            raise
+
+    def _call(self, message, limit):
+        if not self.box.alive():
+            self.broken = True
+            raise AgentFault("crash", self.box.death())
+        deadline = time.monotonic() + limit if limit else None
+        self.box.thaw()
+        try:
+            write_frame(self._out, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL), deadline)
+            reply = read_json(self._in, deadline)
+        except WireError as e:
+            self.broken = True
+            if e.timeout:
+                self.kill()
+                raise AgentFault("timeout", f"no answer within {limit:g} s" if "answer" in str(e)
+                                 else f"did not take its request within {limit:g} s") from None
+            if not self.box.alive() or str(e) == "closed its end of the pipe":
+                raise AgentFault("crash", self.box.death()) from None
+            raise AgentFault("illegal", f"broke the protocol: {e}") from None
+        except OSError:
+            self.broken = True
+            raise AgentFault("crash", self.box.death()) from None
+        finally:
+            if not self.broken:
+                self.box.freeze()
+        if "error" in reply:
+            self.broken = True
+            raise AgentFault("exception", printable(reply["error"]))
+        return reply
+
+    def reset(self, game_id, game_params, seat, seed):
+        self._call(("reset", game_id, game_params, seat, seed), max(self.time_limit or 0.0, 10.0))
+
+    def act(self, state, check=False):
+        """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
+        reply = self._call(("act", state, check), self.time_limit)
+        action, modified = reply.get("action"), reply.get("modified", False)
+        if type(action) is not int or (check and type(modified) is not bool):
+            self.broken = True
+            returned = reply.get("returned")
+            raise AgentFault("illegal", f"returned {printable(returned)}, not a legal action"
+                             if isinstance(returned, str) else "sent a malformed reply")
+        return (action, modified) if check else action
+
+    def _close_pipes(self):
+        for fd in (self._out, self._in):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._out = self._in = -1
+
+    def close(self):
+        """Done with this match: its process ends; a healthy box goes back to the pool."""
+        if self._out < 0:
+            return
+        self._close_pipes()
+        if self.pool is not None and not self.broken and self.box.alive():
+            self.pool.put(self.box)
+        else:
+            self.box.kill()
+
+    def kill(self):
+        """Done with this box: its processes are killed."""
+        if self._out >= 0:
+            self._close_pipes()
+        self.box.kill()
+
+
+class BotPool:
+    """Idle boxes of this worker, by agent and policy, each to start a fresh process per match."""
+
+    def __init__(self):
+        self.idle = {}
+
+    def take(self, spec, policy, staged=True):
+        idle = self.idle.get((spec, policy, staged))
+        while idle:
+            box = idle.pop()
+            if box.alive():
+                return box
+            box.kill()
+        return Box(spec, policy, staged)
+
+    def get(self, spec, time_limit, policy):
+        return RemoteAgent(spec, time_limit, policy or DEFAULT_POLICY, pool=self)
+
+    def put(self, box):
+        self.idle.setdefault((box.spec, box.policy, box.staged), []).append(box)
+
+    def live(self):
+        return sum(len(boxes) for boxes in self.idle.values())
+
+    def close(self):
+        idle, self.idle = self.idle, {}
+        for boxes in idle.values():
+            for box in boxes:
+                box.kill()
+
+
+POOL = BotPool()
+atexit.register(POOL.close)
+
+
+def check_available(policy):
+    """ValueError (one line) unless submitted agents can run under `policy` on this machine."""
+    if policy.mode != "bwrap":
+        return
+    if confine.bwrap_missing():
+        raise ValueError("submitted agents run in a bubblewrap sandbox, and `bwrap` is not installed: "
+                         "install the bubblewrap package (apt install bubblewrap), or pass --sandbox none "
+                         "to run them unconfined (only for bots you trust)")
+    try:
+        import pyseccomp  # noqa: F401
+    except (ImportError, OSError) as e:
+        raise ValueError(f"the sandbox's seccomp filter needs libseccomp ({printable(e)}): install the "
+                         f"libseccomp2 package, or pass --sandbox none to run submitted agents unconfined") from None
+    from arena.match import AgentSpec
+    probe = AgentSpec("probe", "agents.simple:RandomAgent", (), "module", "agents.simple:RandomAgent")
+    try:
+        RemoteAgent(probe, 10.0, policy, staged=False).kill()
+    except AgentFault as f:
+        raise ValueError(f"the bubblewrap sandbox does not start here ({f.message}); "
+                         f"pass --sandbox none to run submitted agents unconfined") from None
+
+
+def validate(spec, policy=None):
+    """None if a submitted agent loads and instantiates with its parameters, else the error text."""
+    try:
+        agent = RemoteAgent(spec, policy=policy)
+    except AgentFault as f:
+        return f.message
+    agent.kill()
+    return None
+
+
+def validate_all(specs, policy=None):
+    """Raises ValueError (one line) for the first submitted agent that does not load and instantiate."""
+    policy = policy or DEFAULT_POLICY
+    submitted = [s for s in specs if s.submitted]
+    if submitted:
+        check_available(policy)
+    for spec in submitted:
+        problem = validate(spec, policy)
+        if problem:
+            raise ValueError(f"agent {spec.label} ({spec.source}): {problem}")

@@ -1,0 +1,212 @@
+"""Inside the sandbox: a fork server, and the fresh process it forks for every match.
+
+`python -I -m arena.sandbox.server SETTINGS` starts the fork server. It imports Python, numpy, the
+engines and the agents once, then waits on its control socket. For each match the arena sends it a
+pair of fresh pipes; the server first removes everything the previous match left (every other
+process in the sandbox is killed and reaped, /tmp and /dev/shm are emptied), then forks a child.
+The child closes the control socket, sets its resource limits and serves the match on the pipes:
+it loads the bot's code, then answers `reset` and `act` requests, one at a time, until the arena
+closes the pipes. So a bot's state never outlives its match, and its start-up costs a fork.
+
+Requests come from the arena (pickled states it built); replies go back as JSON plain data
+(arena.sandbox.wire). Everything the bot prints goes to stderr, so it cannot corrupt the protocol.
+The fork server is not dumpable, so a bot running as the same user cannot read or write its memory
+through /proc.
+"""
+import ctypes
+import json
+import operator
+import os
+import pickle
+import resource
+import shutil
+import signal
+import socket
+import sys
+import time
+import traceback
+
+from arena.sandbox.wire import WireError, read_frame, send_json
+
+RLIMITS = {"memory": (resource.RLIMIT_AS, 1 << 20), "cpu": (resource.RLIMIT_CPU, 1),
+           "processes": (resource.RLIMIT_NPROC, 1), "file_size": (resource.RLIMIT_FSIZE, 1 << 20),
+           "open_files": (resource.RLIMIT_NOFILE, 1)}
+EXTRA_PROCESSES = 2   # the fork server and bubblewrap's own process share the bot's user
+WRITABLE = ("/tmp", "/dev/shm")   # in the sandbox, each a size-limited tmpfs of its own
+PR_SET_DUMPABLE = 4
+
+
+def apply_limits(limits):
+    """Soft and hard limits at once: the bot cannot raise them again."""
+    for name, (which, unit) in RLIMITS.items():
+        if name in limits:
+            value = int(limits[name] * unit) + (EXTRA_PROCESSES if name == "processes" else 0)
+            resource.setrlimit(which, (value, value))
+
+
+def load_class(kind, target):
+    """The agent class named by a submitted agent's target (file path or module, then ':Class')."""
+    import importlib
+    import importlib.util
+    where, _, name = target.rpartition(":")
+    if kind == "file":
+        module_name = "arena_submitted_" + os.path.splitext(os.path.basename(where))[0]
+        spec = importlib.util.spec_from_file_location(module_name, where)
+        if spec is None:
+            raise ImportError(f"cannot load {where}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    obj = module
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    if not callable(getattr(obj, "act", None)):
+        raise TypeError(f"{name} has no act(state) method")
+    return obj
+
+
+def describe(exc):
+    """An exception as one line: "Type: message", at most 300 characters."""
+    if isinstance(exc, SyntaxError):
+        return "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1][:300]
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+
+
+def _action_reply(action):
+    # Any integer type counts (a numpy integer too); a float, a string or a bool never does.
+    if not isinstance(action, bool):
+        try:
+            return {"action": operator.index(action)}
+        except TypeError:
+            pass
+    return {"action": None, "returned": repr(action)[:100]}
+
+
+def serve(requests, replies, code_dir):
+    """One match: answers the arena's requests on the two pipes until it closes them."""
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    if code_dir:
+        sys.path.insert(0, code_dir)
+    agent = None
+    while True:
+        try:
+            message = pickle.loads(read_frame(requests))
+        except WireError:
+            return
+        try:
+            if message[0] == "load":
+                _, kind, target, params = message
+                agent = load_class(kind, target)(**params)
+                reply = {"ok": True}
+            elif message[0] == "reset":
+                if hasattr(agent, "reset"):
+                    agent.reset(*message[1:])
+                reply = {"ok": True}
+            else:
+                _, state, check = message
+                before = (state.snapshot(), state.history()) if check else None
+                reply = _action_reply(agent.act(state))
+                if check:
+                    reply["modified"] = (state.snapshot(), state.history()) != before
+        except Exception as e:
+            reply = {"error": describe(e)}
+        send_json(replies, reply)
+
+
+# ---------------------------------------------------------------- the fork server
+
+def _kill_the_rest():
+    """Kills and reaps every other process of the sandbox. As the sandbox's pid 1, every process in
+    it descends from this one, so once it has no child left, none is left at all."""
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _empty(folder):
+    """Removes everything in `folder`, whatever permissions the bot gave it."""
+    for top, dirs, _ in os.walk(folder):
+        for d in dirs:
+            path = os.path.join(top, d)
+            if not os.path.islink(path):
+                os.chmod(path, 0o700)
+    for entry in os.listdir(folder):
+        path = os.path.join(folder, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+
+
+def clean(boxed, previous):
+    """Nothing of the previous match survives: in the sandbox, no process and no file."""
+    if boxed:
+        _kill_the_rest()
+        for folder in WRITABLE:
+            if os.path.isdir(folder):
+                _empty(folder)
+    elif previous:   # a plain process (--sandbox none): only its own process group
+        try:
+            os.killpg(previous, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            os.waitpid(previous, 0)
+        except ChildProcessError:
+            pass
+
+
+def fork_server(settings):
+    control = socket.socket(fileno=settings["control"])
+    boxed = settings["boxed"] and os.getpid() == 1
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
+                signal.SIGPIPE, signal.SIGALRM):
+        signal.signal(sig, signal.SIG_IGN)   # Ctrl-C is the arena's; no bot may signal this process
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    try:
+        import numpy  # noqa: F401  (imported once here, so that each match only forks)
+        import agents  # noqa: F401
+        import engines  # noqa: F401
+    except Exception as e:
+        control.send(json.dumps({"error": describe(e)}).encode())
+        return
+    control.send(b'{"ready": true}')
+    child = 0
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 64, 2)
+        except OSError:
+            return
+        if not message or len(fds) != 2:
+            return
+        try:
+            clean(boxed, child)
+        except OSError as e:
+            control.send(json.dumps({"error": f"cannot clean up the previous match: {describe(e)}"}).encode())
+            return
+        child = os.fork()
+        if child == 0:
+            try:
+                control.close()
+                if not boxed:
+                    os.setsid()
+                apply_limits(settings["limits"])
+                serve(fds[0], fds[1], settings["code_dir"])
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        control.send(json.dumps({"started": time.time()}).encode())
+
+
+if __name__ == "__main__":
+    fork_server(json.loads(sys.argv[1]))

@@ -1,0 +1,119 @@
+"""Submitted code is copied at the start of a run into a private, read-only, content-addressed
+place, so that later edits of the original never change the bot a run plays."""
+import hashlib
+import importlib.util
+import os
+import shutil
+import tempfile
+
+
+def _cache_root():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tabletop-arena", "bots")
+
+
+def _code_origin(spec):
+    """The file or package directory holding a submitted agent's code."""
+    where = spec.target.rpartition(":")[0]
+    if spec.kind == "file":
+        return where
+    try:
+        found = importlib.util.find_spec(where.split(".")[0])
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        raise ValueError(f"agent {spec.label}: no module {where}")
+    if found.submodule_search_locations:
+        return list(found.submodule_search_locations)[0]
+    return found.origin
+
+
+def _read_code(origins):
+    """(path relative to the origin's folder, content) of every file of the code in `origins` (files
+    or package folders), sorted; no caches."""
+    out = []
+    for origin in origins:
+        if os.path.isfile(origin):
+            paths = [origin]
+        else:
+            paths = []
+            for folder, dirs, files in os.walk(origin):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                paths += [os.path.join(folder, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
+        base = os.path.dirname(origin.rstrip(os.sep))
+        for path in paths:
+            with open(path, "rb") as f:
+                out.append((os.path.relpath(path, base), f.read()))
+    return out
+
+
+def _digest(files):
+    h = hashlib.sha256()
+    for rel, content in files:
+        h.update(f"{rel}\0{len(content)}\0".encode())
+        h.update(content)
+    return h.hexdigest()[:32]
+
+
+def stage(spec):
+    """Copies a submitted agent's code into a private, read-only, content-addressed place, and
+    returns the spec with its digest: later edits of the original never change the bot."""
+    if not spec.submitted:
+        return spec
+    if spec.code and _intact(spec.code):
+        return spec   # the copy made when the run started
+    try:
+        files = _read_code([_code_origin(spec)])
+    except OSError as e:
+        raise ValueError(f"agent {spec.label}: cannot read its code: {e}") from None
+    digest = _digest(files)
+    if spec.code and spec.code != digest:
+        raise ValueError(f"agent {spec.label}: its code changed since the run started, and the copy "
+                         f"made then is gone; start a new run")
+    target = code_dir(digest)
+    if not _intact(digest):
+        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=os.path.dirname(target))
+        for rel, content in files:
+            path = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(content)
+            os.chmod(path, 0o444)
+        shutil.rmtree(target, ignore_errors=True)
+        os.chmod(tmp, 0o755)
+        try:
+            os.rename(tmp, target)
+        except OSError:   # another process staged the same code at the same moment
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not _intact(digest):
+                raise ValueError(f"agent {spec.label}: cannot stage its code in {target}") from None
+    return type(spec)(spec.label, spec.source, spec.params, spec.kind, spec.target, digest)
+
+
+def code_dir(digest):
+    return os.path.join(_cache_root(), digest)
+
+
+_verified: set[str] = set()
+
+
+def _intact(digest):
+    """Whether the staged copy `digest` exists and still has exactly its content."""
+    if digest in _verified:
+        return True
+    root = code_dir(digest)
+    if not os.path.isdir(root):
+        return False
+    if _digest(_read_code(sorted(os.path.join(root, entry) for entry in os.listdir(root)))) != digest:
+        return False
+    _verified.add(digest)
+    return True
+
+
+def _load_target(spec, root):
+    """What the bot server loads, relative to where the staged code is seen from inside."""
+    where, _, cls = spec.target.rpartition(":")
+    if spec.kind == "file":
+        return f"{os.path.join(root, os.path.basename(where))}:{cls}"
+    return spec.target
