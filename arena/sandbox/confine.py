@@ -163,7 +163,7 @@ def command(program, code, limits, seccomp_fd, data_fds, bot_uid):
     for name, value in environment().items():
         inner += ["--setenv", name, value]
     inner += _system_binds() + _binds(runtime_paths(), code, parents=False)
-    inner += ["--proc", "/proc", "--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+    inner += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
               "--size", disk, "--tmpfs", "/tmp", "--chdir", "/tmp"]
     for name, fd in data_fds.items():
         inner += ["--ro-bind-data", str(fd), f"/proc/{name}"]
