@@ -196,22 +196,25 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     return [base, one, two]
 
 
-def sandbox_rows(repeats=3, moves=300):
-    """Start-up and per-move cost of a sandboxed bot against the same bot in a plain process."""
+def sandbox_rows(repeats=3, moves=300, matches=30):
+    """Per-match start-up and per-move cost of a sandboxed bot against the same bot in a plain
+    process (--sandbox none), both started by a warm fork server as a tournament starts them."""
     from arena.match import AgentSpec
-    from arena.sandbox import RemoteAgent, make_policy
+    from arena.sandbox import BotPool, RemoteAgent, make_policy
 
     spec = AgentSpec("random", "agents.simple:RandomAgent", (), "module", "agents.simple:RandomAgent")
     state = bench_state("wizard")
 
-    def start(policy):
+    def start(pool, policy):
         def fn(n):
             for _ in range(n):
-                RemoteAgent(spec, 10.0, policy, staged=False).kill()
+                agent = RemoteAgent(spec, 10.0, policy, pool=pool, staged=False)
+                agent.reset("wizard", dict(state.params), 0, 1)
+                agent.close()
         return fn
 
-    def act(policy):
-        agent = RemoteAgent(spec, 10.0, policy, staged=False)
+    def act(pool, policy):
+        agent = RemoteAgent(spec, 10.0, policy, pool=pool, staged=False)
         agent.reset("wizard", dict(state.params), 0, 1)
 
         def fn(n):
@@ -220,18 +223,20 @@ def sandbox_rows(repeats=3, moves=300):
         return agent, fn
 
     rows = []
-    for what, unit in (("starts", "starts/s"), ("moves", "moves/s")):
+    for what, unit in (("match_starts", "starts/s"), ("moves", "moves/s")):
         pair = []
         for mode in ("none", "bwrap"):
-            policy = make_policy(mode)
-            if what == "starts":
-                pair.append(row(f"sandbox/starts_{mode}", unit, timed(start(policy), 3, repeats)))
-            else:
-                agent, fn = act(policy)
-                try:
-                    pair.append(row(f"sandbox/moves_{mode}", unit, timed(fn, moves, repeats)))
-                finally:
-                    agent.kill()
+            policy, pool = make_policy(mode), BotPool()
+            try:
+                start(pool, policy)(1)   # the box itself, started once per worker
+                if what == "match_starts":
+                    pair.append(row(f"sandbox/{what}_{mode}", unit, timed(start(pool, policy), matches, repeats)))
+                else:
+                    agent, fn = act(pool, policy)
+                    pair.append(row(f"sandbox/{what}_{mode}", unit, timed(fn, moves, repeats)))
+                    agent.close()
+            finally:
+                pool.close()
         base, boxed = _versus(*pair, digits=2)
         boxed["overhead_ms"] = round(1000 / boxed["median_per_s"] - 1000 / base["median_per_s"], 3)
         rows += [base, boxed]
