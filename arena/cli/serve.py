@@ -9,6 +9,19 @@ from arena.cli.common import sandbox_option, store_option, user_errors
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
+def offered_bots(ctx, param, paths):
+    """The --bots paths as the bots they offer (arena.serve.sessions.find_bots); a bad path is a
+    usage error."""
+    from arena.serve.sessions import find_bots
+    try:
+        offered, skipped = find_bots(paths)
+    except ValueError as e:
+        raise click.BadParameter(str(e), ctx, param) from None
+    for line in skipped:
+        click.echo(f"warning: --bots: skipped {line}", err=True)
+    return offered
+
+
 def is_loopback(host):
     """Whether only this machine can reach a server bound to `host`."""
     if host == "localhost":
@@ -25,9 +38,20 @@ def is_loopback(host):
               help="Address to listen on; anything but a loopback address lets the network in.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
 @sandbox_option
+@click.option("--bots", "bots", multiple=True, metavar="PATH", callback=offered_bots,
+              type=click.Path(path_type=str),
+              help="Offer the bots of a .py file, or of every *.py file directly in a folder (repeatable): "
+                   "each class deriving from an Agent class becomes the bot FILE.py:Class of the play page, "
+                   "run in the sandbox. Requests may name only these, the built-in and the installed agents.")
 @user_errors
-def serve(store_path, host, port, sandbox):
-    """Watch tournaments live, replay stored matches and play against bots, in the browser."""
+def serve(store_path, host, port, sandbox, bots):
+    """Watch tournaments live, replay stored matches and play against bots, in the browser.
+
+    The play page's bots are the built-in agents, the installed ones (entry points) and those offered
+    with --bots, read when the server starts: never a file or module a request names. Each submitted
+    bot runs in a sandboxed process of its own for one game, killed when the game ends or is dropped;
+    at most 8 run at once, and a game starting beyond that stops the bots of the least recently used.
+    """
     import socket
 
     import uvicorn
@@ -36,7 +60,7 @@ def serve(store_path, host, port, sandbox):
     from arena.serve.app import create_app
 
     # On a loopback address, only requests naming this machine are answered (see create_app).
-    app = create_app(store_path, sandbox, hosts=LOOPBACK_NAMES + [host] if is_loopback(host) else None)
+    app = create_app(store_path, sandbox, hosts=LOOPBACK_NAMES + [host] if is_loopback(host) else None, bots=bots)
     if not is_loopback(host):
         click.echo(f"warning: listening on {host}: anyone on the network can then play and read the store "
                    f"{store_path}", err=True)
@@ -52,6 +76,8 @@ def serve(store_path, host, port, sandbox):
     local = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
     url = f"http://{f'[{local}]' if ':' in local else local}:{port}/"
     click.echo(f"arena serve: {url} (store {store_path}; Ctrl-C stops)")
+    if bots:
+        click.echo(f"bots offered: {', '.join(bots)}")
     # log_config=None: no handlers bound to this moment's stderr; warnings and errors still print.
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None))
     with announced(store_path, url):

@@ -5,7 +5,11 @@ the runs of the store (`/`), a run live (`/runs/RUN`), the replay of a match
 (`/runs/RUN/matches/MATCH`) and a game against bots (`/play`). The API under `/api/` reads the store
 read-only, once per request (SQLite's WAL lets it read while `arena run` writes), and keeps the games
 being played in memory. A user error is a JSON `{"error": "one line"}` with a 4xx status.
+
+The bots a game may have are the built-in agents, the installed ones and those the operator offers
+(`arena serve --bots`: see arena.serve.sessions), never a file or module a request names.
 """
+import asyncio
 import contextlib
 import functools
 import html
@@ -24,6 +28,7 @@ from starlette.staticfiles import StaticFiles
 
 import agents
 import engines
+from arena.agent_list import entry_points
 from arena.play import replay_states
 from arena.sandbox import make_policy
 from arena.serve import views
@@ -34,6 +39,7 @@ from arena.text import first_line, jsonable, printable
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 NOT_FOUND = (StoreError, UnknownSession, engines.registry.UnknownGame)
 MATCH_ID_LIMIT = 2 ** 63   # SQLite integers
+SWEEP_EVERY = 60           # seconds between two looks for games left alone (Sessions.expire)
 
 
 def _error(request, status, message):
@@ -89,11 +95,14 @@ async def _body(request):
     return data
 
 
-def create_app(store_path, sandbox="bwrap", hosts=None):
+def create_app(store_path, sandbox="bwrap", hosts=None, bots=None):
     """The app on the store at `store_path`; `sandbox` confines the submitted bots people play against;
     `hosts` (when given) are the only Host headers answered, which keeps other sites' pages from
-    reaching a server on 127.0.0.1 through a name of theirs (DNS rebinding)."""
+    reaching a server on 127.0.0.1 through a name of theirs (DNS rebinding); `bots` are the bots
+    offered besides the built-in and installed agents ({name: "/path/FILE.py:Class"}, from
+    arena.serve.sessions.find_bots)."""
     policy = make_policy(sandbox)
+    offered = dict(bots or {})
     sessions = Sessions()
     summary_lock = threading.Lock()
     summaries: dict = {}
@@ -204,7 +213,8 @@ def create_app(store_path, sandbox="bwrap", hosts=None):
                           "max_players": spec.max_players, "default_players": spec.default_players,
                           "params": jsonable(spec.params), "choices": jsonable(spec.choices),
                           "perfect_information": spec.perfect_information})
-        return JSONResponse({"games": games, "agents": [a for a in agents.agent_names() if a != "human"]})
+        return JSONResponse({"games": games, "agents": [a for a in agents.agent_names() if a != "human"],
+                             "bots": list(offered) + sorted(entry_points())})
 
     async def api_new_game(request):
         data = await _body(request)
@@ -219,8 +229,8 @@ def create_app(store_path, sandbox="bwrap", hosts=None):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63):
             raise ValueError("seed must be a whole number from 0 to 2**63-1")
         engines.spec(game_id)
-        session = await run_in_threadpool(PlaySession, game_id, params, bots, seat, seed, policy)
-        return JSONResponse(session.view(sessions.add(session)))
+        session = await run_in_threadpool(PlaySession, game_id, params, bots, seat, seed, policy, offered)
+        return JSONResponse(session.view(await run_in_threadpool(sessions.open, session)))
 
     def api_game(request):
         session_id = request.path_params["session"]
@@ -273,10 +283,19 @@ def create_app(store_path, sandbox="bwrap", hosts=None):
     handlers = {ValueError: _user_error, sqlite3.DatabaseError: _store_unreadable,
                 HTTPException: _http_error, Exception: _unexpected}
 
+    async def sweep():
+        while True:
+            await asyncio.sleep(SWEEP_EVERY)
+            await run_in_threadpool(sessions.expire)
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        yield
-        sessions.close()   # the bots of the games still in progress
+        sweeper = asyncio.get_running_loop().create_task(sweep())
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            sessions.close()   # the bots of the games still in progress
 
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)] if hosts else []
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan, middleware=middleware)

@@ -1,31 +1,54 @@
 """Games a person plays in the browser against bots: one `PlaySession` per game, kept in server
-memory under a random id (`Sessions`, which closes the bots of a session it drops).
+memory under a random id (`Sessions`, which stops the bots of a session it drops).
 
 As in a tournament, a bot gets only `state.determinize(seat, seed)`, never the real state, and
 the person only what `views.position_view` shows their seat. The deal's seed is not shown before
 the end: it would give away every hand.
+
+Whoever reaches the server names the bots, so a request may name only the built-in agents, the
+installed ones (entry points) and the bots the operator offered with `arena serve --bots PATH`
+(`find_bots`): never a path or a module of its own, and never a built-in agent's parameter that
+loads code (`openspiel_bot[factory=...]`). Nothing of what a request names is read or staged unless
+it is one of those. Each submitted bot of a game runs in a sandboxed process of its own, killed
+(never handed to a pool) when the game ends, fails or is dropped; at most `MAX_LIVE_BOTS` run at
+once, and starting a game beyond that stops the bots of the least recently used games.
 """
+import ast
+import os
 import random
+import re
 import secrets
 import threading
 import time
 from collections import OrderedDict
 
+import agents as agent_registry
 import engines
-from arena.agent_list import ScheduleError, parse_agent, split_list
+from arena.agent_list import (
+    _ITEM,
+    ScheduleError,
+    code_param,
+    entry_points,
+    parse_agent,
+    parse_params,
+    split_list,
+)
 from arena.match import AgentSpec, MatchResult, MatchSpec
 from arena.play import seat_names
 from arena.runner import make_player
-from arena.sandbox import AgentFault, validate_all
+from arena.sandbox import DEFAULT_POLICY, AgentFault, check_available
 from arena.schedule import check_can_play, code_digest
 from arena.seeds import derive_seed
 from arena.serve.views import legal_moves, move_label, position_view
 from arena.store import Store
+from arena.text import first_line
 from arena.tournament import DEFAULT_TIME_LIMIT
 
 HUMAN = AgentSpec("you", "human", (), "builtin", "human")
 MAX_SESSIONS = 16   # games kept in memory; starting one more ends the least recently used
-MAX_IDLE = 3600     # seconds: a game nobody has touched for this long is ended when another starts
+MAX_IDLE = 3600     # seconds: a game nobody has touched for this long is ended (see Sessions.expire)
+MAX_LIVE_BOTS = 8   # sandboxed bot processes at once, over all games; more stops the least recently used
+BOT_FILE = re.compile(r"[A-Za-z0-9_.+-]+\.py")   # file names a request can spell (no spaces, brackets, commas)
 
 
 class SessionError(ValueError):
@@ -36,9 +59,88 @@ class UnknownSession(ValueError):
     """No game in progress under this id."""
 
 
-def bot_specs(text, run_code=False):
-    """The AgentSpecs of an agent list, one per seat other than the person's."""
-    specs = [parse_agent(item, run_code) for item in split_list(text)]
+def find_bots(paths):
+    """The bots `arena serve --bots PATH...` offers: ({"FILE.py:Class": "/real/path/FILE.py:Class"},
+    [why each file of a folder that offers nothing was skipped]). A PATH is a .py file or a folder,
+    whose `*.py` files are taken (not those of its subfolders, nor symbolic links); a bot is a public
+    top-level class deriving from `Agent` (agents.Agent, any `...Agent` class, or another bot class
+    of the same file). The files are parsed, never run, in this process. ValueError (one line) for a
+    PATH that is missing, neither a .py file nor a folder, or offers no bot, and for two bot files of
+    one name."""
+    offered, skipped, where = {}, [], {}
+    for path in paths:
+        if os.path.isdir(path):
+            files = [os.path.join(path, n) for n in sorted(os.listdir(path)) if n.endswith(".py")]
+            files = [f for f in files if os.path.isfile(f) and not os.path.islink(f)]
+        elif os.path.isfile(path) and path.endswith(".py"):
+            files = [path]
+        else:
+            raise ValueError(f"{path} is neither a .py file nor a folder" if os.path.exists(path)
+                             else f"{path} does not exist")
+        found = 0
+        for file in files:
+            real, name = os.path.realpath(file), os.path.basename(file)
+            classes, why = [], None
+            if not BOT_FILE.fullmatch(name):
+                why = "its name may hold only letters, digits and _.+-"
+            else:
+                try:
+                    classes = _agent_classes(real)
+                except (OSError, SyntaxError, ValueError) as e:
+                    why = first_line(f"{type(e).__name__}: {e}")
+            if not classes:
+                skipped.append(f"{file}: {why or 'no Agent class in it'}")
+                continue
+            if where.setdefault(name, real) != real:
+                raise ValueError(f"two bot files are named {name} ({where[name]} and {real}): rename one")
+            offered.update((f"{name}:{cls}", f"{real}:{cls}") for cls in classes)
+            found += 1
+        if not found:
+            raise ValueError(skipped[-1] if path in files else f"{path}: no Agent class in its .py files")
+    return offered, skipped
+
+
+def _agent_classes(path):
+    """The public top-level classes of a Python file that derive from an Agent class (by name)."""
+    with open(path, "rb") as f:
+        tree = ast.parse(f.read(), path)
+    known, found = set(), []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                     for b in node.bases]
+            if any(b.endswith("Agent") or b in known for b in bases):
+                known.add(node.name)
+                if not node.name.startswith("_"):
+                    found.append(node.name)
+    return found
+
+
+def web_agent(item, offered):
+    """One item of a request's agent list as an AgentSpec: an offered bot ("FILE.py:Class", see
+    find_bots), a built-in agent or an installed one, with parameters and a label as in `--agents`.
+    Anything else (a path, a module) is refused before anything is looked up on the server."""
+    m = _ITEM.match(item.strip())
+    source = m["source"] if m else ""
+    params = parse_params(m["params"] or "", f"agent {source!r}") if m else ()
+    if source in offered:
+        if not item.strip().isprintable():
+            raise ScheduleError(f"agent {item.strip()!r}: parameters and labels must be printable text")
+        return AgentSpec(m["label"] or source.rpartition(":")[2], source, params, "file", offered[source])
+    installed = entry_points()
+    if m and source not in agent_registry.agent_names() and source not in installed:
+        known = [a for a in agent_registry.agent_names() if a != "human"] + list(offered) + sorted(installed)
+        raise ScheduleError(f"unknown agent {source!r}: this server offers only {', '.join(known)}")
+    param = code_param(source, dict(params))
+    if param:
+        raise ScheduleError(f"agent {source}: its {param} names code that would run in the server's own process, "
+                            f"outside the sandbox, which a game in the browser may not ask for")
+    return parse_agent(item)
+
+
+def bot_specs(text, offered=None):
+    """The AgentSpecs of a request's agent list, one per seat other than the person's (see web_agent)."""
+    specs = [web_agent(item, offered or {}) for item in split_list(text)]
     if not specs:
         raise ScheduleError("give at least one agent to play against, e.g. random")
     if any(spec.source == "human" for spec in specs):
@@ -49,9 +151,10 @@ def bot_specs(text, run_code=False):
 class PlaySession:
     """One game: the real state, the bots in the other seats and the person's record of the moves."""
 
-    def __init__(self, game_id, params, bot_text, seat, seed=None, policy=None):
+    def __init__(self, game_id, params, bot_text, seat, seed=None, policy=None, offered=None):
+        """Checks the game and the bots (`offered`: see find_bots) and starts no process: `start` does."""
         seed = random.SystemRandom().getrandbits(63) if seed is None else seed
-        specs = bot_specs(bot_text, run_code=policy is not None and policy.mode == "none")
+        specs = bot_specs(bot_text, offered)
         players = len(specs) + 1
         if "players" in params:
             raise ScheduleError("the number of players is one more than the agents you play against")
@@ -59,7 +162,10 @@ class PlaySession:
         if not 0 <= seat < players:
             raise ScheduleError(f"your seat must be between 0 and {players - 1}")
         check_can_play(specs, game_id, players)
-        validate_all(specs, policy)
+        self.policy = policy or DEFAULT_POLICY
+        self.holds = sum(spec.submitted for spec in specs)   # sandboxed processes, until they are stopped
+        if self.holds:
+            check_available(self.policy)
         self.game_id, self.params, self.seed, self.seat = game_id, dict(self.state.params), seed, seat
         others = iter(specs)
         self.seats = [HUMAN if p == seat else next(others) for p in range(players)]
@@ -67,21 +173,38 @@ class PlaySession:
         self.moves = []           # the moves as the person saw them
         self.last_move = None
         self.saved = None         # the run id once saved
-        self.failure = None       # why the game cannot go on (a bot failed)
+        self.failure = None       # why the game cannot go on (a bot failed, or was stopped)
         self.started = time.time()
         self.rng = random.Random(seed)
         self.lock = threading.Lock()       # held briefly, whenever the state is read or changed
         self.thinking = threading.Lock()   # one bot move at a time; the page may read meanwhile
         self.used = time.monotonic()
         self.bots = {}
+        self.stopped = False      # the bots are gone (the game ended or was dropped): none starts again
+
+    def start(self):
+        """Starts the bots, each submitted one in a sandboxed process of its own; SessionError (and
+        every bot stopped) when one fails to start, or when the game is dropped meanwhile."""
         try:
             for p, spec in enumerate(self.seats):
-                if p != seat:
-                    self.bots[p] = make_player(spec, DEFAULT_TIME_LIMIT, policy)
-                    self.bots[p].reset(game_id, dict(self.params), p, derive_seed(seed, "play", p))
+                if p == self.seat:
+                    continue
+                bot = make_player(spec, DEFAULT_TIME_LIMIT, self.policy)
+                with self.lock:
+                    kept = not self.stopped
+                    if kept:
+                        self.bots[p] = bot
+                if not kept:
+                    _stop([bot])
+                    raise SessionError(self.failure or "the game was ended before its bots started")
+                bot.reset(self.game_id, dict(self.params), p, derive_seed(self.seed, "play", p))
         except AgentFault as fault:
             self.close()
-            raise SessionError(f"a bot failed to start ({fault.kind}): {fault.message}") from None
+            raise SessionError(self.failure or f"a bot failed to start ({fault.kind}): {fault.message}") from None
+        except BaseException:
+            self.close()
+            raise
+        return self
 
     def view(self, session_id):
         """What the person sees now: the position, the moves, their legal moves when it is their turn."""
@@ -119,6 +242,8 @@ class PlaySession:
             if isinstance(action, bool) or not isinstance(action, int) or action not in state.legal_actions():
                 raise SessionError(f"{action!r} is not one of your legal moves")
             self._apply(action)
+        if state.is_terminal():
+            self.close()
 
     def bot_move(self):
         """The bot to move chooses, from a determinized copy of the position (this may take its whole
@@ -137,10 +262,17 @@ class PlaySession:
                 if isinstance(action, bool) or action not in state.legal_actions():
                     raise AgentFault("illegal", f"returned {action!r}, not a legal action")
             except AgentFault as fault:
-                self.failure = f"{self.names[seat]} failed ({fault.kind}): {fault.message}; the game cannot go on"
+                with self.lock:   # a bot stopped meanwhile (the game was dropped) keeps that reason
+                    self.failure = self.failure or \
+                        f"{self.names[seat]} failed ({fault.kind}): {fault.message}; the game cannot go on"
+                self.close()
                 raise SessionError(self.failure) from None
             with self.lock:
+                if self.failure:
+                    raise SessionError(self.failure)
                 self._apply(int(action))
+        if state.is_terminal():
+            self.close()
 
     def save(self, store_path):
         """Writes the finished game to the store as the one match of a run of its own (config kind
@@ -168,31 +300,83 @@ class PlaySession:
             self.saved = run_id
             return run_id
 
-    def close(self):
-        for bot in self.bots.values():
-            bot.close()
-        self.bots = {}
+    def release(self, reason=None):
+        """Takes the bots away from the game (none starts again; `reason`, when given, is why the
+        game cannot go on) and returns them, to be `_stop`ped: quick, so it may run under a lock."""
+        with self.lock:
+            bots, self.bots, self.stopped, self.holds = list(self.bots.values()), {}, True, 0
+            if reason and not self.failure and not self.state.is_terminal():
+                self.failure = reason
+        return bots
+
+    def close(self, reason=None):
+        """Stops the bots: the game is over, failed or is dropped."""
+        _stop(self.release(reason))
+
+
+def _stop(bots):
+    """Kills the process of each submitted bot (never back to a pool: a bot's process serves one
+    game); a built-in bot has no process, and is just closed."""
+    for bot in bots:
+        getattr(bot, "kill", bot.close)()
 
 
 class Sessions:
-    """The games in progress, by random id: at most `limit`, the least recently used ended first, and
-    none left alone for more than `MAX_IDLE` seconds."""
+    """The games in progress, by random id: at most `limit`, the least recently used ended first; none
+    left alone for more than `MAX_IDLE` seconds; and at most `bot_limit` sandboxed bots running over
+    all of them, the least recently used games' bots stopped first (those games then say so)."""
 
-    def __init__(self, limit=MAX_SESSIONS):
-        self.limit = limit
+    def __init__(self, limit=MAX_SESSIONS, bot_limit=MAX_LIVE_BOTS):
+        self.limit, self.bot_limit = limit, bot_limit
         self.games: OrderedDict[str, PlaySession] = OrderedDict()
         self.lock = threading.Lock()
 
     def add(self, session):
+        """Keeps `session` under a new random id, which it returns, and makes room for it and for the
+        bots it is about to start (see the class)."""
+        if session.holds > self.bot_limit:
+            raise SessionError(f"a game may have at most {self.bot_limit} submitted bots on this server")
         session_id = secrets.token_urlsafe(16)
         with self.lock:
             self.games[session_id] = session
             dropped = [self.games.popitem(last=False)[1] for _ in range(len(self.games) - self.limit)]
-            while self.games and time.monotonic() - next(iter(self.games.values())).used > MAX_IDLE:
-                dropped.append(self.games.popitem(last=False)[1])
+            dropped += self._expired()
+            live, stopped = sum(game.holds for game in self.games.values()), []
+            for old in list(self.games.values()):
+                if live <= self.bot_limit:
+                    break
+                if old is not session and old.holds:
+                    live -= old.holds
+                    stopped += old.release(f"its bots were stopped to make room for a newer game: at most "
+                                           f"{self.bot_limit} submitted bots run at once on this server")
         for old in dropped:
             old.close()
+        _stop(stopped)
         return session_id
+
+    def open(self, session):
+        """`add`s the session and starts its bots; returns its id. A game whose bots do not start is
+        forgotten."""
+        session_id = self.add(session)
+        try:
+            session.start()
+        except BaseException:
+            with self.lock:
+                self.games.pop(session_id, None)
+            raise
+        return session_id
+
+    def _expired(self):
+        """Takes out the games nobody has touched for MAX_IDLE seconds (under the lock)."""
+        now = time.monotonic()
+        return [self.games.pop(key) for key, game in list(self.games.items()) if now - game.used > MAX_IDLE]
+
+    def expire(self):
+        """Ends the games nobody has touched for MAX_IDLE seconds (the server calls this every minute)."""
+        with self.lock:
+            dropped = self._expired()
+        for old in dropped:
+            old.close()
 
     def get(self, session_id):
         with self.lock:

@@ -333,7 +333,7 @@ def test_moves_out_of_turn_illegal_or_malformed_are_refused(client):
 
 def test_sessions_are_capped_idle_ones_end_and_a_dropped_one_closes_its_bots():
     class Game:
-        closed = 0
+        closed, holds = 0, 0
 
         def __init__(self):
             self.used = time.monotonic()
@@ -481,6 +481,7 @@ def test_other_sites_cannot_drive_the_server(store):
 
 
 def test_a_bot_that_would_load_your_code_outside_the_sandbox_is_refused(client):
-    """openspiel_bot's factory runs in the server's own process: only with --sandbox none."""
+    """openspiel_bot's factory runs in the server's own process: never from a request (not even with
+    --sandbox none, see test_serve_bots)."""
     answer = client.post("/api/play", json={"game_id": "insert", "agents": "openspiel_bot[factory=os:system]"})
     assert answer.status_code == 400 and "outside the sandbox" in answer.json()["error"]

@@ -128,6 +128,9 @@ async function init() {
     const data = await api("/api/games");
     games = Object.fromEntries(data.games.map((g) => [g.game_id, g]));
     $("game").replaceChildren(...data.games.map((g) => el("option", { value: g.game_id }, g.game_id)));
+    // The only bots a game may have: the built-in agents and the bots this server offers.
+    $("offered").textContent = `built-in: ${data.agents.join(", ")}` +
+      (data.bots.length ? `; this server's bots: ${data.bots.join(", ")}` : "");
     const wanted = new URLSearchParams(location.search).get("game");
     if (wanted in games) $("game").value = wanted;
     $("game").onchange = showGameForm;
