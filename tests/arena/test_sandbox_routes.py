@@ -100,14 +100,14 @@ def test_a_bot_runs_as_a_non_root_host_uid_with_seccomp_and_a_read_only_proc_sys
 
 
 def test_a_cpu_hog_cannot_make_an_honest_timed_bot_time_out(tmp_path):
-    """The hog leaves 8 busy processes between its moves; frozen while the honest bot moves, they
+    """The hog leaves 16 busy processes between its moves; frozen while the honest bot moves, they
     cost it nothing: the same moves, no timeout, as against the same bot without the hog."""
     runs = []
-    for hogs in (8, 0):
+    for hogs in (16, 0):
         store = tmp_path / f"{hogs}.sqlite"
         result = invoke("run", "--game", "insert", "--agents",
                         f"{ROUTES}:Steady[work=700000] as steady, {ROUTES}:Hog[processes={hogs}] as other",
-                        "--games", 1, "--jobs", 1, "--time-limit", 0.4, "--store", store, "--json")
+                        "--games", 1, "--jobs", 1, "--time-limit", 0.5, "--store", store, "--json")
         assert result.exit_code == 0, result.output
         out = json.loads(result.output)
         assert out["faults"] == [], (hogs, out["faults"])
