@@ -51,7 +51,7 @@ DENIED = [
     "flock", "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",
     "shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget", "msgsnd",
     "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
-    "mq_getsetattr", "mincore",
+    "mq_getsetattr", "mincore", "cachestat",
     # the CPU a box is pinned to, and other processes' priorities and limits
     "sched_setaffinity", "ioprio_set",
 ]

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 from arena.sandbox import confine
@@ -269,28 +270,29 @@ class BotPool:
     """Idle boxes of this worker, by agent and policy, each to start a fresh process per match."""
 
     def __init__(self):
-        self.idle = {}
+        self.idle, self.lock = {}, threading.Lock()   # the web app takes boxes from several threads
 
     def take(self, spec, policy, staged=True):
-        idle = self.idle.get((spec, policy, staged))
-        while idle:
-            box = idle.pop()
+        while True:
+            with self.lock:
+                idle = self.idle.get((spec, policy, staged))
+                box = idle.pop() if idle else None
+            if box is None:
+                return Box(spec, policy, staged)
             if box.alive():
                 return box
             box.kill()
-        return Box(spec, policy, staged)
 
     def get(self, spec, time_limit, policy):
         return RemoteAgent(spec, time_limit, policy or DEFAULT_POLICY, pool=self)
 
     def put(self, box):
-        self.idle.setdefault((box.spec, box.policy, box.staged), []).append(box)
-
-    def live(self):
-        return sum(len(boxes) for boxes in self.idle.values())
+        with self.lock:
+            self.idle.setdefault((box.spec, box.policy, box.staged), []).append(box)
 
     def close(self):
-        idle, self.idle = self.idle, {}
+        with self.lock:
+            idle, self.idle = self.idle, {}
         for boxes in idle.values():
             for box in boxes:
                 box.kill()
