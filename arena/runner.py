@@ -13,8 +13,31 @@ Rules the runner enforces (quoted in the README):
   an agent given seconds (`alphabeta[time=0.5]`, `minimax[time=1]`, `ismcts[time=...]`) plays
   differently on a busy machine, and so can a submitted agent near its time limit.
 * An agent that raises, returns an illegal action, exceeds its time, hangs or kills its process
-  ends the match at once: every seat it holds is placed last, the other seats share first place,
-  and the fault is recorded with the match. The tournament goes on.
+  (or fails to start) faults: the fault is recorded with the match, every seat it holds is placed
+  last, and the match is played out to its end with the built-in `random` agent in those seats,
+  seeded from the match; the other seats keep their own agents. The other seats are then placed
+  among themselves as the played-out game placed them, and the stored returns are its final
+  returns. A second agent that faults during the play-out is replaced the same way; the faulty
+  agents come after every other seat, the one that faulted first last. The tournament goes on.
+
+Why the match is played out: a fault rule that cannot be gamed. The old rule ended the match at
+the fault and gave every other seat a shared first place. With three or more seats that is
+kingmaking on demand: a bot that faults on purpose whenever its accomplice is behind turns the
+accomplice's likely loss to the leader into a shared win (a hostile bot gained its accomplice
++0.047 [+0.018, +0.075] of score share over 100 paired deals). Now a fault settles nothing among
+the other seats: the accomplice gets what it earns over the rest of the game against the same
+opponents and a random player. On average that is what the faulter could give it anyway by
+playing on with random moves (the same play from another random stream), and any bot may play
+badly under any rule. It is not what the faulter would give by playing on with its own moves: a
+strong faulter replaced by random plays differently from then on, which could help or hurt its
+accomplice, so the kingmaking test (tests/arena/test_fault_rule.py) measures it. Over 100 paired
+Belladone Bluff deals, a greedy faulter that faults once the deck is empty and its accomplice is
+behind raised the accomplice's score against the honest opponent by +0.152 [+0.125, +0.178]
+under the old rule, and by +0.002 [-0.021, +0.024] now. What a fault still gives every other seat
+alike is a place above the faulter, as a faulter that finished last by playing would.
+Faulty agents are ordered by when they faulted, not tied, so that a second faulter cannot hand the
+first a share of a place either. A faulty match keeps no per-game metrics (a stand-in played part
+of it); the leaderboard's duplicate scores and `arena analyze` leave faulty matches out.
 """
 import operator
 import time
@@ -22,7 +45,7 @@ import time
 import agents as agent_registry
 import engines
 from arena.match import Fault, MatchResult
-from arena.bot_server import describe
+from arena.sandbox import describe
 from arena.sandbox import POOL, AgentFault
 from arena.seeds import derive_seed, step
 from arena.text import jsonable
@@ -58,56 +81,89 @@ def make_player(spec, time_limit, policy=None):
     return POOL.get(spec, time_limit, policy) if spec.submitted else LocalAgent(spec)
 
 
+def stand_in(spec, seat):
+    """The built-in random agent that plays a faulty seat to the end, seeded from the match."""
+    agent = agent_registry.make("random")
+    agent.reset(spec.game_id, spec.params_dict(), seat, derive_seed(spec.seed, spec.match_id, "stand-in", seat))
+    return agent
+
+
+def checked(action, legal):
+    """The agent's action as a plain int; AgentFault("illegal") when it is not one of `legal`."""
+    try:   # a built-in agent may answer with a numpy integer
+        action = operator.index(action) if not isinstance(action, bool) else action
+    except TypeError:
+        pass
+    if isinstance(action, bool) or action not in legal:
+        raise AgentFault("illegal", f"returned {action!r}, not a legal action")
+    return action
+
+
+def placements_after_faults(places, faulted):
+    """Each seat's place: the seats without a fault ranked among themselves by the engine's
+    placements `places`, then the faulty seats (`faulted`: seat -> the move of its agent's fault),
+    the latest fault first; equal keys share a place (1 + how many seats rank strictly above)."""
+    key = [(1, -faulted[s]) if s in faulted else (0, places[s]) for s in range(len(places))]
+    return [1 + sum(k < mine for k in key) for mine in key]
+
+
 def play_match(spec):
-    """Plays `spec` to the end (or to the first fault) and returns its MatchResult."""
+    """Plays `spec` to the end, a faulty agent's seats played by a stand-in from its fault on (see
+    the module docstring), and returns its MatchResult."""
     started = time.perf_counter()
     params = spec.params_dict()
     state = engines.make(spec.game_id, seed=spec.seed, **params)
     n = state.num_players
     players = [None] * n
     faults = []
-    move = 0
+    faulted = {}   # seat -> the move at which the agent holding it faulted; a stand-in plays it
+
+    def fault(seat, f, move):
+        label = spec.seats[seat].label
+        faults.append(Fault(seat, label, f.kind, f.message, move))
+        for s in range(n):
+            if spec.seats[s].label == label:
+                faulted[s] = move
+                p, players[s] = players[s], stand_in(spec, s)
+                if p is not None:
+                    if s == seat and hasattr(p, "broken"):
+                        p.broken = True   # discarded, also when the runner saw the fault (illegal)
+                    p.close()
+
     try:
         for seat, a in enumerate(spec.seats):
+            if seat in faulted:
+                continue
             try:
                 players[seat] = make_player(a, spec.time_limit, spec.sandbox)
                 players[seat].reset(spec.game_id, dict(params), seat, agent_seed(spec, seat))
             except AgentFault as f:
-                faults.append(Fault(seat, a.label, f.kind, f.message, -1))
-                break
+                fault(seat, f, -1)
         view_base = derive_seed(spec.seed, spec.match_id, "view")
-        while not faults and not state.is_terminal():
+        move = 0
+        while not state.is_terminal():
             seat = state.current_player()
             view = state.determinize(seat, step(view_base, move))
-            legal = state.legal_actions()
-            try:
+            if seat in faulted:   # the stand-in: built in and trusted (an error here is the arena's)
                 action = players[seat].act(view)
-                try:   # a built-in agent may answer with a numpy integer
-                    action = operator.index(action) if not isinstance(action, bool) else action
-                except TypeError:
-                    pass
-                if isinstance(action, bool) or action not in legal:
-                    raise AgentFault("illegal", f"returned {action!r}, not a legal action")
-            except AgentFault as f:
-                faults.append(Fault(seat, spec.seats[seat].label, f.kind, f.message, move))
-                break
+            else:
+                try:
+                    action = checked(players[seat].act(view), state.legal_actions())
+                except AgentFault as f:
+                    fault(seat, f, move)
+                    continue   # the stand-in plays this move
             state.apply_action(action)
             move += 1
     finally:
-        for p in players:
-            if p is not None:
+        for s, p in enumerate(players):
+            if p is not None and s not in faulted:
                 p.close()
-    if faults:
-        bad = {f.label for f in faults}
-        bad_seats = [s for s in range(n) if spec.seats[s].label in bad]
-        placements = [n - len(bad_seats) + 1 if s in bad_seats else 1 for s in range(n)]
-        returns = [float(x) for x in state.scores()]
-        metrics = {}
-    else:
-        placements = [int(p) for p in state.placements()]
-        returns = [float(x) for x in state.returns()]
-        metrics = jsonable(state.metrics())
-    return MatchResult(spec.match_id, returns, placements, state.history(), faults, metrics,
+    places = [int(p) for p in state.placements()]
+    if faulted:
+        places = placements_after_faults(places, faulted)
+    returns = [float(x) for x in state.returns()]
+    metrics = {} if faults else jsonable(state.metrics())
+    return MatchResult(spec.match_id, returns, places, state.history(), faults, metrics,
                        time.perf_counter() - started)
 
 
