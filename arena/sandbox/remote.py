@@ -88,12 +88,12 @@ class Box:
             self.kill()
             raise AgentFault("crash", f"the sandbox did not start: {reply['error']}")
 
-    def _control(self, fds, limit):
-        """Sends the fork server `fds` (unless None) and returns its JSON answer."""
+    def _control(self, message, limit, fds=()):
+        """Sends the fork server `message` (None: only waits) with `fds`; returns its JSON answer."""
         self.thaw()
         try:
-            if fds is not None:
-                socket.send_fds(self.control, [b"match"], fds)
+            if message is not None:
+                socket.send_fds(self.control, [message], list(fds))
             self.control.settimeout(limit)
             answer = self.control.recv(4096)
         except socket.timeout:
@@ -113,7 +113,7 @@ class Box:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         try:
-            reply = self._control([req_r, rep_w], CONTROL_LIMIT)
+            reply = self._control(b"match", CONTROL_LIMIT, [req_r, rep_w])
         except AgentFault:
             for fd in (req_w, rep_r):
                 os.close(fd)
@@ -126,6 +126,16 @@ class Box:
             os.close(rep_r)
             raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")
         return nonblocking(req_w), rep_r
+
+    def match_ended(self):
+        """Why the match's process stopped answering, from the fork server."""
+        try:
+            status = self._control(b"status", 10.0).get("status")
+        except AgentFault:
+            return self.death()
+        if status == "running":
+            return "the agent's process closed its pipes"
+        return _exit_text(status) if isinstance(status, int) else "the agent's process ended"
 
     def freeze(self):
         if self.freezer is not None and not self.frozen and self.alive():
@@ -148,12 +158,7 @@ class Box:
             return "the agent's process stopped answering"
         if self.policy.mode == "bwrap" and code > 128:
             code = 128 - code   # bwrap exits with 128 + the signal that killed the bot
-        if code < 0:
-            try:
-                return f"the agent's process was killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"the agent's process was killed by signal {-code}"
-        return f"the agent's process exited with code {code}"
+        return _exit_text(code)
 
     def kill(self):
         if self.proc.poll() is None:
@@ -172,6 +177,15 @@ class Box:
         if self.slot is not None:
             confine.BOT_UIDS.give_back(self.slot)
             self.slot = None
+
+
+def _exit_text(code):
+    if code < 0:
+        try:
+            return f"the agent's process was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"the agent's process was killed by signal {-code}"
+    return f"the agent's process exited with code {code}"
 
 
 class RemoteAgent:
@@ -213,12 +227,14 @@ class RemoteAgent:
                 self.kill()
                 raise AgentFault("timeout", f"no answer within {limit:g} s" if "answer" in str(e)
                                  else f"did not take its request within {limit:g} s") from None
-            if not self.box.alive() or str(e) == "closed its end of the pipe":
+            if not self.box.alive():
                 raise AgentFault("crash", self.box.death()) from None
+            if str(e) == "closed its end of the pipe":
+                raise AgentFault("crash", self.box.match_ended()) from None
             raise AgentFault("illegal", f"broke the protocol: {e}") from None
         except OSError:
             self.broken = True
-            raise AgentFault("crash", self.box.death()) from None
+            raise AgentFault("crash", self.box.death() if not self.box.alive() else self.box.match_ended()) from None
         finally:
             if not self.broken:
                 self.box.freeze()

@@ -165,6 +165,21 @@ def clean(boxed, previous):
             pass
 
 
+def _status(child, wait=2.0):
+    """The exit code of the match's process (-N: killed by signal N), or "running" once it has
+    been killed for not ending within `wait` seconds of closing its pipes."""
+    deadline = time.monotonic() + wait
+    while child:
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(child, signal.SIGKILL)
+            return "running"
+        time.sleep(0.01)
+    return "running"
+
+
 def fork_server(settings):
     control = socket.socket(fileno=settings["control"])
     boxed = settings["boxed"] and os.getpid() == 1
@@ -186,7 +201,10 @@ def fork_server(settings):
             message, fds, _, _ = socket.recv_fds(control, 64, 2)
         except OSError:
             return
-        if not message or len(fds) != 2:
+        if message == b"status":   # the match's process closed its pipes: how did it end?
+            control.send(json.dumps({"status": _status(child)}).encode())
+            continue
+        if message != b"match" or len(fds) != 2:
             return
         try:
             clean(boxed, child)
