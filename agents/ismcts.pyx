@@ -61,6 +61,7 @@ Root parallelisation (`threads`): independent trees, each with its own scratch s
 in threads without the GIL; their root statistics are summed and the move chosen as above. With the
 solver on (perfect information) a child's availability is its node's visit count, i.e. plain UCT.
 """
+cimport cython
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t, uint32_t
 from libc.stdlib cimport realloc, free
 from libc.string cimport memset, memcpy
@@ -98,6 +99,35 @@ cdef struct Node:
     int16_t cap            # a power of two, at most 8192
     int32_t legal          # solver: legal actions in the node's (one) state, set on the first visit
 
+cdef struct SearchConfig:
+    # One search's settings, validated and resolved by SearchSettings, read by every phase.
+    long iterations        # the budget (MAX_ITERATIONS under a time budget)
+    double seconds         # the time budget, 0 for none
+    double c               # UCB's exploration
+    int horizon            # HORIZON_ROUND or HORIZON_GAME: where descents and rollouts stop
+    double margin          # the reward's weight of the margin against the rank
+    double span            # the margin's scale (0: min-max within each rollout)
+    bint solver            # MCTS-Solver: two players, perfect information, each node one state
+    int cutoff             # rollout plies before the evaluation scores the rollout (0: to the horizon)
+    double epsilon         # in a cut-off rollout, the chance of a ply by _rollout_ply, not the evaluation
+    int decisive           # the decisive policy of the plies that would be random (_decisive_ply)
+    double mast            # the chance of MAST's action at such a ply
+    double policy          # the chance of the engine's playout policy at such a ply
+    bint expand_eval       # expand the untried action the engine's evaluation rates best
+    bint pom               # another player's edges keyed by how the searcher sees the action
+    bint opponent_policy   # another player's moves in the tree: the playout policy's
+    int infer              # worlds drawn at most per iteration (kept by c_plausibility)
+    bint halving           # sequential halving at the root
+    double bias            # progressive bias: the weight of an edge's evaluated rank
+
+cdef struct Views:
+    # pom, at another player's node: its legal actions in this world (members), in classes of the
+    # actions the searcher cannot tell apart (Search.view_class maps a view id to its class)
+    action_t members[MAX_ACTIONS]
+    int16_t cls[MAX_ACTIONS]       # the class of members[i]
+    int cls_n[MAX_ACTIONS]         # members per class
+    int k                          # members
+
 cdef double LOG[LOG_TABLE]
 cdef int _i
 LOG[0] = 0.0
@@ -113,6 +143,108 @@ cdef inline int _log2(int n) noexcept nogil:
     return k
 
 
+cdef class SearchSettings:
+    """The settings of one search from `state`, validated, the per-state defaults resolved, in the C
+    struct the search reads (`SearchConfig`, by pointer).
+
+    A search runs for `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS
+    iterations). `c`: UCB's exploration. `horizon`: rollouts (and descents) stop at the end of the
+    current round (`round`) or of the game (`game`). `margin`: the weight of the margin against the
+    rank in the reward. `solver`: prove wins and losses; None (the default) turns it on where it is
+    sound, in two-player games of perfect information (the registry's flag) such as Insert. `span`:
+    the scale of the margin reward, by default `score_span(state, horizon)`. `cutoff`: rollouts stop
+    after that many plies and the engine's evaluation scores them (0: none). `expand`: `random` or
+    `eval` (the untried action the engine's evaluation rates best first). `pom`: merge the other
+    players' edges by how the player to move sees their actions (not with the solver, where every
+    action is seen). `epsilon`: in a cut-off rollout, the chance of a uniformly random ply; the
+    others take the action the engine's evaluation rates best for its mover. `decisive`: the rollout
+    policy of the plies that would be uniformly random (`_decisive_ply`): 0 uniformly random (the
+    engine's c_rollout), 1 an immediate win when there is one, 2 also never a move that leaves the
+    next player an immediate win while another move does not. `mast`: the chance that such a ply
+    plays instead the action with the best mean reward so far for its mover (MAST); 0, the default,
+    never. `policy`: the chance that such a ply (not taken by MAST) plays the engine's playout
+    policy's move (`c_policy_action`); 0, the default, never. `opponents`: `search` (the other
+    players' moves are chosen by UCB on their rewards, as the searcher's) or `policy` (they are the
+    engine's playout policy's moves in each determinized world: what each would do with the hand it
+    holds there; not with the solver). `infer`: worlds drawn at most per iteration, each kept with
+    the chance the engine's `c_plausibility` gives it (how likely the others' moves so far are with
+    what they hold there; Wizard: their bids against their hands), the last kept; 1, the default,
+    keeps the first: uniform worlds. `root`: how the root's visits are shared, `ucb` like every
+    other node's, or `halving` (sequential halving, for the best final choice rather than the best
+    sum of rewards; not under a time budget, which leaves the rounds unknown, nor with the solver,
+    which stops once the root is proven). `bias`: progressive bias (Chaslot et al. 2008), the weight
+    of an edge's evaluated rank among its siblings in its UCB value, fading as 1 / (visits + 1); 0,
+    the default, none. Another player's edges merged by `pom` have none."""
+    cdef SearchConfig cfg
+
+    def __init__(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
+                 str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
+                 str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
+                 double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0):
+        cdef bint solve
+        if state.c_is_terminal():
+            raise ValueError("cannot search from a terminal state")
+        if not (isfinite(seconds) and isfinite(c) and c >= 0 and 0 <= margin <= 1):
+            raise ValueError("ismcts needs finite seconds, a finite c >= 0 and a margin in [0, 1]")
+        if not 0 <= epsilon <= 1:
+            raise ValueError("ismcts needs an epsilon in [0, 1]")
+        if not 0 <= decisive <= 2:
+            raise ValueError("ismcts needs decisive 0, 1 or 2")
+        if not 1 <= infer <= 1000:
+            raise ValueError("ismcts needs infer in [1, 1000]")
+        if opponents not in ("search", "policy"):
+            raise ValueError(f"ismcts opponents must be search or policy, not {opponents!r}")
+        if root not in ("ucb", "halving"):
+            raise ValueError(f"ismcts root must be ucb or halving, not {root!r}")
+        if not (0 <= mast <= 1 and 0 <= policy <= 1):
+            raise ValueError("ismcts needs mast and policy chances in [0, 1]")
+        if not (isfinite(bias) and 0 <= bias <= 100):
+            raise ValueError("ismcts needs a bias in [0, 100]")
+        if seconds > 0:
+            iterations = MAX_ITERATIONS
+        if iterations < 1:
+            raise ValueError("ismcts needs iterations >= 1 or seconds > 0")
+        if horizon not in ("round", "game"):
+            raise ValueError(f"ismcts horizon must be round or game, not {horizon!r}")
+        if state.num_players > MAX_PLAYERS:
+            raise ValueError(f"ismcts supports at most {MAX_PLAYERS} players")
+        if state.num_distinct_actions > MAX_ACTIONS:
+            raise ValueError(f"ismcts supports at most {MAX_ACTIONS} distinct actions")
+        sound = solver_is_sound(state)
+        if solver and not sound:
+            raise ValueError("the ismcts solver needs a two-player game of perfect information")
+        solve = sound if solver is None else bool(solver)
+        cdef double sp = score_span(state, horizon) if span is None else span
+        if expand not in ("random", "eval"):
+            raise ValueError(f"ismcts expand must be random or eval, not {expand!r}")
+        if not (isfinite(sp) and sp >= 0):
+            raise ValueError("ismcts needs a finite span >= 0")
+        self.cfg.iterations = iterations
+        self.cfg.seconds = seconds
+        self.cfg.c = c
+        self.cfg.horizon = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
+        self.cfg.margin = margin
+        self.cfg.span = sp
+        self.cfg.solver = solve
+        self.cfg.cutoff = cutoff
+        self.cfg.epsilon = epsilon
+        self.cfg.decisive = decisive
+        self.cfg.mast = mast
+        self.cfg.policy = policy
+        self.cfg.expand_eval = expand == "eval"
+        self.cfg.pom = pom and not solve
+        self.cfg.opponent_policy = opponents == "policy" and not solve
+        self.cfg.infer = infer
+        self.cfg.halving = root == "halving" and not solve and seconds <= 0
+        self.cfg.bias = bias
+
+    @property
+    def config(self):
+        """The C struct as a dict."""
+        return self.cfg
+
+
+@cython.final
 cdef class Search:
     """The tree and the search loop. Reused across moves: its arrays only ever grow.
 
@@ -150,6 +282,13 @@ cdef class Search:
     cdef action_t played[MAST_RECORD]
     cdef int8_t played_by[MAST_RECORD]
     cdef int n_played
+    # the search under way: who searches, how many play, the root's round, the points of the
+    # players in this iteration's world and the iteration's rewards
+    cdef int me
+    cdef int n_players
+    cdef int root_round
+    cdef double base[MAX_PLAYERS]
+    cdef double reward[MAX_PLAYERS]
     cdef char halving_alive[MAX_ACTIONS]   # root halving: 1 for an action still in the race
     cdef int halving_round[MAX_ACTIONS]    # root halving: an action's visits this round
     cdef int halving_left                  # root halving: actions still in the race
@@ -325,26 +464,28 @@ cdef class Search:
         else:
             self.edges[e].proof = <int8_t>(-k)
 
-    cdef int _view_classes(self, GameState s, int me, action_t* legal, int k, int16_t* cls,
-                           int* cls_n, action_t* rep) noexcept nogil:
-        """pom: partitions the legal actions in `s` by how the searcher `me` sees them, the engine's
-        c_action_view (an id in [0, num_distinct_actions), the same in every world `me` cannot
-        tell from this one), into cls[i]; counts the members of each class in cls_n and writes
-        each class's view id into rep; returns the number of classes."""
+    cdef int _view_classes(self, GameState s, action_t* legal, int k, Views* views) noexcept nogil:
+        """pom: partitions the legal actions legal[:k] in `s` by how the searcher sees them, the
+        engine's c_action_view (an id in [0, num_distinct_actions), the same in every world the
+        searcher cannot tell from this one): keeps them in views.members with their classes, counts
+        each class's members, writes each class's view id into legal (the node's actions now) and
+        returns the number of classes. view_class maps a view id to its class."""
         cdef action_t v
         cdef int i, c, nc = 0
         self._next_stamp()
+        memcpy(views.members, legal, k * sizeof(action_t))
+        views.k = k
         for i in range(k):
-            v = s.c_action_view(me, legal[i])
+            v = s.c_action_view(self.me, views.members[i])
             if self.view_mark[v] != self.stamp:
                 self.view_mark[v] = self.stamp
                 self.view_class[v] = <int16_t>nc
-                cls_n[nc] = 0
-                rep[nc] = v
+                views.cls_n[nc] = 0
+                legal[nc] = v
                 nc += 1
             c = self.view_class[v]
-            cls[i] = <int16_t>c
-            cls_n[c] += 1
+            views.cls[i] = <int16_t>c
+            views.cls_n[c] += 1
         return nc
 
     cdef int _best_evaluated(self, GameState s, action_t* acts, int k, int start) except -1 nogil:
@@ -435,8 +576,7 @@ cdef class Search:
             return start
         return safe_idx[rng_below(&self.rng, n_safe)]
 
-    cdef action_t _rollout_ply(self, GameState s, action_t* acts, int k, int decisive, double mast,
-                               double policy) except -1 nogil:
+    cdef action_t _rollout_ply(self, GameState s, action_t* acts, int k, const SearchConfig* cfg) except -1 nogil:
         """The action of a rollout ply among acts[:k] that would otherwise be uniformly random: with
         chance `mast`, the action whose mean reward for the mover is best so far in this search (MAST,
         Finnsson and Bjoernsson 2008; an action never seen first, ties from a random start); else
@@ -444,7 +584,7 @@ cdef class Search:
         `decisive` policy. Records the ply for the MAST update."""
         cdef int mover = s.c_current_player(), i, j, best, start
         cdef action_t a
-        cdef double u, best_u = -1.0
+        cdef double u, best_u = -1.0, mast = cfg.mast, policy = cfg.policy
         cdef uint32_t cnt
         if mast > 0.0 and k > 1 and rng_uniform(&self.rng) < mast:
             start = rng_below(&self.rng, k)
@@ -459,8 +599,8 @@ cdef class Search:
             a = acts[best]
         elif policy > 0.0 and k > 1 and (policy >= 1.0 or rng_uniform(&self.rng) < policy):
             a = s.c_policy_action(&self.rng)
-        elif decisive > 0:
-            a = acts[self._decisive_ply(s, acts, k, decisive)]
+        elif cfg.decisive > 0:
+            a = acts[self._decisive_ply(s, acts, k, cfg.decisive)]
         else:
             a = acts[rng_below(&self.rng, k)]
         if self.n_played < MAST_RECORD:
@@ -484,17 +624,16 @@ cdef class Search:
             self.mast_sum[idx] += reward[self.played_by[i]]
             self.mast_n[idx] += 1
 
-    cdef inline action_t _member(self, action_t r, action_t* members, int16_t* cls, int* cls_n,
-                                 int16_t* rep_class, int k) noexcept nogil:
+    cdef inline action_t _member(self, action_t r, Views* views) noexcept nogil:
         """pom: a uniformly random legal action of the class whose view is `r`."""
-        cdef int c = rep_class[r], i, j
-        if cls_n[c] == 1:
+        cdef int c = self.view_class[r], i, j
+        if views.cls_n[c] == 1:
             return r
-        j = rng_below(&self.rng, cls_n[c])
-        for i in range(k):
-            if cls[i] == c:
+        j = rng_below(&self.rng, views.cls_n[c])
+        for i in range(views.k):
+            if views.cls[i] == c:
                 if j == 0:
-                    return members[i]
+                    return views.members[i]
                 j -= 1
         return r
 
@@ -548,240 +687,293 @@ cdef class Search:
             m = 0.0 if m < 0.0 else (1.0 if m > 1.0 else m)
             out[p] = (1.0 - margin) * r + margin * m
 
-    cdef int run(self, GameState root, GameState s, long iterations, double seconds, double c,
-                 int horizon, double margin, bint solver, double span, int cutoff,
-                 bint expand_eval, bint pom, double epsilon, int decisive=0, double mast=0.0,
-                 double policy=0.0, bint opponent_policy=False, int infer=1,
-                 bint halving=False, double bias=0.0) except -1 nogil:
+    # ---- one search: each iteration in phases ----
+
+    cdef int run(self, GameState root, GameState s, const SearchConfig* cfg) except -1 nogil:
         """Searches from `root` for its player to move, with `s` (the same game) as scratch state,
-        for `iterations` or until `seconds` have passed when seconds > 0, whichever comes first;
-        leaves the tree in `nodes` and `edges`. With `solver` (a two-player game of perfect
-        information and no chance: each node is one state) it proves values (MCTS-Solver) and
-        stops as soon as the root is proven. With `pom` an opponent's edges are keyed by how the
-        searcher sees the action (`_view_classes`) and the search plays a random action of the
-        chosen class. With `mast` or `policy` > 0 the rollout plies that would be random follow MAST
-        or the engine's playout policy with that chance (`_rollout_ply`). With `opponent_policy`
-        the other players' moves in the tree are the playout policy's in each world, not chosen by
-        UCB. With `infer` > 1 each iteration's world is kept with the engine's `c_plausibility`
-        of it, drawing up to `infer` worlds (the last is kept). With `halving` the root's visits
-        follow sequential halving (`_halving_pick`) instead of UCB. With `bias` > 0 (progressive
-        bias) an edge's UCB value adds bias * (2 rank - 1) / (visits + 1), its rank the engine's
-        evaluation of it among its siblings in the world where it was expanded (`_evaluated_rank`)."""
-        cdef int n = root.num_players
-        cdef int me = root.c_current_player()
-        cdef int root_round = root.c_round()
-        cdef action_t legal[MAX_ACTIONS]
-        cdef action_t untried[MAX_ACTIONS]
-        cdef int16_t cls[MAX_ACTIONS]
-        cdef int cls_n[MAX_ACTIONS]
-        cdef action_t rep[MAX_ACTIONS]
-        cdef action_t members[MAX_ACTIONS]
-        cdef int k0 = 0
-        cdef int16_t rep_class[MAX_ACTIONS]
-        cdef int nc = 0
-        cdef bint by_view
-        cdef double base[MAX_PLAYERS]
-        cdef double reward[MAX_PLAYERS]
-        cdef double start = monotonic_seconds(), deadline = start + seconds
-        cdef double best_ucb, u, logn
+        for cfg.iterations or until cfg.seconds have passed when seconds > 0, whichever comes first;
+        leaves the tree in `nodes` and `edges`. Each iteration samples a world (`_sample_world`),
+        descends the tree in it and expands one edge (`_descend`), plays out below (`_play_out`),
+        backs the rewards up the path (`_back_up`) and, with the solver, carries proofs up
+        (`_carry_proofs`), stopping as soon as the root is proven."""
+        cdef double start = monotonic_seconds(), deadline = start + cfg.seconds
         cdef long it = 0
-        cdef int node, e, end, best, k, n_untried, i, j, mover, depth, proof
-        cdef bint terminal, proven_leaf, evaluated
-        cdef Edge* ed
+        cdef int depth
+        cdef bint proven
+        self._begin(root, cfg)
+        while it < cfg.iterations:
+            if cfg.seconds > 0 and it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
+                break
+            it += 1
+            self._sample_world(root, s, cfg)
+            self.n_played = 0
+            depth = self._descend(s, cfg, &proven)
+            if depth > self.max_depth:
+                self.max_depth = depth
+            self._play_out(s, depth, proven, cfg)
+            self._back_up(depth, cfg)
+            if cfg.solver and self._carry_proofs(depth):
+                break
+        self.iterations = it
+        self.elapsed = monotonic_seconds() - start
+        return 0
+
+    cdef int _begin(self, GameState root, const SearchConfig* cfg) except -1 nogil:
+        """Empties the tree (its arrays are kept for the next search) and the MAST statistics, and
+        notes who searches, how many play and the root's round."""
+        cdef int i
+        self.me = root.c_current_player()
+        self.n_players = root.num_players
+        self.root_round = root.c_round()
         self.n_nodes = self.n_edges = self.live_edges = 0
         for i in range(32):
             self.free_block[i] = -1
         self.root_visits = 0
         self.max_depth = 0
         self.root_proof = 0
-        self.with_priors = bias > 0
+        self.with_priors = cfg.bias > 0
         if self.with_priors and self.prior_cap < self.edge_cap:
             self._grow_priors()
         self._new_node()
         memset(self.mast_sum, 0, sizeof(self.mast_sum))
         memset(self.mast_n, 0, sizeof(self.mast_n))
-        if halving:
-            self._halving_start(root, iterations)
-        while True:
-            if it >= iterations:
-                break
-            if seconds > 0 and it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
-                break
-            it += 1
-            for i in range(infer):
-                # rejection sampling: a world is kept with the chance the engine gives it
-                s.c_copy_from(root)
-                s.c_determinize(me, &self.rng)
-                if i == infer - 1 or rng_uniform(&self.rng) < s.c_plausibility(me):
-                    break
-            for i in range(n):
-                base[i] = s.c_score(i)
-            node = 0
-            depth = 0
-            self.n_played = 0
-            proven_leaf = False
-            # selection and expansion, within the horizon
-            while not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
-                mover = s.c_current_player()
-                k = s.c_legal_actions(legal)
-                if solver:
-                    self.nodes[node].legal = k
-                if opponent_policy and mover != me and k > 1:
-                    # the other players are modelled by the engine's playout policy, in this world
-                    legal[0] = s.c_policy_action(&self.rng)
-                    k = 1
-                by_view = pom and mover != me and not opponent_policy
-                if by_view:
-                    # another player's move: one edge per class of actions the searcher cannot
-                    # tell apart, keyed by the view (the class's id)
-                    nc = self._view_classes(s, me, legal, k, cls, cls_n, rep)
-                    for i in range(nc):
-                        rep_class[rep[i]] = <int16_t>i
-                    k0 = k
-                    k = nc
-                    memcpy(members, legal, k0 * sizeof(action_t))
-                    memcpy(legal, rep, nc * sizeof(action_t))
-                self._next_stamp()
-                for i in range(k):
-                    self.legal_mark[legal[i]] = self.stamp
-                best = -1
-                best_ucb = -1e300
-                e = self.nodes[node].first
-                end = e + self.nodes[node].count
-                while e < end:
-                    ed = &self.edges[e]
-                    if ed.player == mover and self.legal_mark[ed.action] == self.stamp:
-                        self.child_mark[ed.action] = self.stamp
-                        if ed.avail < LOG_TABLE:
-                            logn = LOG[ed.avail]
-                        else:
-                            logn = log(<double>ed.avail)
-                        if ed.proof == 0:
-                            u = ed.reward / ed.visits + c * sqrt(logn / ed.visits)
-                            if bias > 0:
-                                u += bias * (2.0 * self.priors[e] - 1.0) / (ed.visits + 1)
-                        elif ed.proof == PROOF_DRAW:
-                            u = 0.5 + c * sqrt(logn / ed.visits)
-                        elif ed.proof > 0:
-                            u = 1e9 - ed.proof        # the fastest proven win
-                        else:
-                            u = -1e9 - ed.proof       # a proven loss only when all else loses: the slowest
-                        if u > best_ucb:
-                            best_ucb = u
-                            best = e
-                        ed.avail += 1
-                    e += 1
-                n_untried = 0
-                for i in range(k):
-                    if self.child_mark[legal[i]] != self.stamp:
-                        untried[n_untried] = legal[i]
-                        n_untried += 1
-                if depth == self.path_cap:
-                    self.path_nodes = <int*>realloc(self.path_nodes, (self.path_cap * 2 if self.path_cap else 1024) * sizeof(int))
-                    if self.path_nodes == NULL:
-                        with gil:
-                            raise MemoryError("ismcts path")
-                    self.path = <int*>self._grow(self.path, &self.path_cap, depth + 1, sizeof(int))
-                self.path_nodes[depth] = node
-                if n_untried and (best < 0 or not solver or self.edges[best].proof <= 0
-                                  or self.edges[best].proof == PROOF_DRAW):
-                    i = rng_below(&self.rng, n_untried)
-                    if expand_eval and n_untried > 1:
-                        # the untried action the engine's evaluation likes best for its mover
-                        i = self._best_evaluated(s, untried, n_untried, i)
-                    e = self._add_edge(node, untried[i], mover, n_untried)
-                    if bias > 0 and not by_view:
-                        self.priors[e] = <float>self._evaluated_rank(s, legal, k, untried[i])
-                    if solver:
-                        # perfect information: every action is available on every visit of the
-                        # node, so its availability is the node's visit count (plain UCT)
-                        self.edges[e].avail = 1 + (<int>self.root_visits if depth == 0
-                                                   else self.edges[self.path[depth - 1]].visits)
-                    else:
-                        self.edges[e].avail = 1
-                    self.path[depth] = e
-                    depth += 1
-                    s.c_apply(self._member(untried[i], members, cls, cls_n, rep_class, k0) if by_view
-                              else untried[i])
-                    if solver and s.c_is_terminal():
-                        self._terminal_proof(s, e, n)
-                    break
-                if halving and depth == 0:
-                    best = self._halving_pick(best)
-                self.path[depth] = best
-                depth += 1
-                if solver and self.edges[best].proof:
-                    # a proven edge: its value is known, no need to play it out again
-                    proven_leaf = True
-                    break
-                s.c_apply(self._member(self.edges[best].action, members, cls, cls_n, rep_class, k0)
-                          if by_view else self.edges[best].action)
-                node = self.edges[best].child
-                if node < 0:
-                    node = self._new_node()
-                    self.edges[best].child = node
-            if depth > self.max_depth:
-                self.max_depth = depth
-            if proven_leaf:
-                ed = &self.edges[self.path[depth - 1]]
-                u = 0.5 if ed.proof == PROOF_DRAW else (1.0 if ed.proof > 0 else 0.0)
-                for i in range(n):
-                    reward[i] = u if i == ed.player else 1.0 - u
-            else:
-                # a descent that ended the root's round has reached the horizon: no rollout into the next
-                evaluated = False
-                if not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
-                    if cutoff > 0:
-                        # a rollout of at most `cutoff` plies, then the engine's evaluation
-                        k = 0
-                        while not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
-                            if k == cutoff:
-                                evaluated = True
-                                break
-                            j = s.c_legal_actions(legal)
-                            if epsilon < 1.0 and j > 1 and rng_uniform(&self.rng) >= epsilon:
-                                s.c_apply(legal[self._best_evaluated(s, legal, j, rng_below(&self.rng, j))])
-                            else:
-                                s.c_apply(self._rollout_ply(s, legal, j, decisive, mast, policy))
-                            k += 1
-                    elif decisive > 0 or mast > 0.0 or policy > 0.0:
-                        # a full rollout by these policies instead of the engine's random one
-                        while not s.c_is_terminal() and (horizon == HORIZON_GAME or s.c_round() == root_round):
-                            j = s.c_legal_actions(legal)
-                            s.c_apply(self._rollout_ply(s, legal, j, decisive, mast, policy))
-                    else:
-                        s.c_rollout(&self.rng, horizon)
-                terminal = s.c_is_terminal()
-                if evaluated:
-                    self._evaluated_rewards(s, n, margin, span, reward)
-                else:
-                    self._rewards(s, n, terminal, base, margin, span, reward)
-            self.root_visits += 1
-            if halving and depth > 0:
-                self.halving_round[self.edges[self.path[0]].action] += 1
-            if mast > 0.0:
-                self._mast_update(depth, reward)
-            for i in range(depth):
-                ed = &self.edges[self.path[i]]
-                ed.visits += 1
-                ed.reward += reward[ed.player]
-            if solver:
-                # carry proofs up the path: an edge is proven once the node it leads to is
-                i = depth - 1
-                while i >= 0 and self.edges[self.path[i]].proof != 0:
-                    proof = self._node_proof(self.path_nodes[i])
-                    if proof == 0:
-                        break
-                    if i == 0:
-                        self.root_proof = proof
-                        break
-                    self._prove_edge(self.path[i - 1], proof, self.edges[self.path[i]].player)
-                    i -= 1
-                if self.root_proof:
-                    break
-        self.iterations = it
-        self.elapsed = monotonic_seconds() - start
+        if cfg.halving:
+            self._halving_start(root, cfg.iterations)
         return 0
+
+    cdef inline bint _within(self, GameState s, const SearchConfig* cfg) noexcept nogil:
+        """Whether play in `s` goes on within the horizon: the game is not over, nor (horizon round)
+        the root's round."""
+        return not s.c_is_terminal() and (cfg.horizon == HORIZON_GAME or s.c_round() == self.root_round)
+
+    cdef inline int _sample_world(self, GameState root, GameState s, const SearchConfig* cfg) except -1 nogil:
+        """Determinization: `s` becomes the root with all the searcher cannot see resampled. With
+        infer > 1, rejection sampling: a world is kept with the chance the engine's c_plausibility
+        gives it, the infer-th in any case. Its players' points are the base of a round's rewards."""
+        cdef int i
+        for i in range(cfg.infer):
+            s.c_copy_from(root)
+            s.c_determinize(self.me, &self.rng)
+            if i == cfg.infer - 1 or rng_uniform(&self.rng) < s.c_plausibility(self.me):
+                break
+        for i in range(self.n_players):
+            self.base[i] = s.c_score(i)
+        return 0
+
+    cdef int _descend(self, GameState s, const SearchConfig* cfg, bint* proven) except -1 nogil:
+        """Selection from the root, playing each edge taken in `s`, until it expands one edge
+        (`_expand`), the game or the horizon ends, or (solver) it takes a proven edge, whose value
+        is known (*proven). The edges taken go to path and the nodes they leave to path_nodes;
+        returns their number. At another player's node, with opponent_policy the engine's playout
+        policy picks the only action; with pom the node's actions are the view classes of the
+        legal ones (`_view_classes`), and taking one plays a random member (`_member`)."""
+        cdef action_t legal[MAX_ACTIONS]
+        cdef action_t untried[MAX_ACTIONS]
+        cdef Views views
+        cdef int node = 0, depth = 0, mover, k, best, n_untried
+        cdef bint by_view
+        proven[0] = False
+        while self._within(s, cfg):
+            mover = s.c_current_player()
+            k = s.c_legal_actions(legal)
+            if cfg.solver:
+                self.nodes[node].legal = k
+            if cfg.opponent_policy and mover != self.me and k > 1:
+                # the other players are modelled by the engine's playout policy, in this world
+                legal[0] = s.c_policy_action(&self.rng)
+                k = 1
+            by_view = cfg.pom and mover != self.me and not cfg.opponent_policy
+            if by_view:
+                k = self._view_classes(s, legal, k, &views)
+            best = self._select(node, mover, legal, k, untried, &n_untried, cfg)
+            self._path_room(depth)
+            self.path_nodes[depth] = node
+            if n_untried and (best < 0 or not cfg.solver or self.edges[best].proof <= 0
+                              or self.edges[best].proof == PROOF_DRAW):
+                self._expand(s, node, depth, mover, legal, k, untried, n_untried, &views, by_view, cfg)
+                return depth + 1
+            if cfg.halving and depth == 0:
+                best = self._halving_pick(best)
+            self.path[depth] = best
+            depth += 1
+            if cfg.solver and self.edges[best].proof:
+                proven[0] = True
+                return depth
+            s.c_apply(self._member(self.edges[best].action, &views) if by_view else self.edges[best].action)
+            node = self.edges[best].child
+            if node < 0:
+                node = self._new_node()
+                self.edges[best].child = node
+        return depth
+
+    cdef inline int _select(self, int node, int mover, action_t* legal, int k, action_t* untried,
+                            int* n_untried, const SearchConfig* cfg) noexcept nogil:
+        """Selection at `node`, where `mover` may take legal[:k]: each edge of theirs is counted as
+        available and the one of highest UCB value (`_ucb`) returned, -1 if none; the legal actions
+        without an edge go to untried[:n_untried] (marks: legal_mark, child_mark)."""
+        cdef int e, end, best = -1, i, n = 0
+        cdef double u, best_ucb = -1e300
+        cdef Edge* ed
+        self._next_stamp()
+        for i in range(k):
+            self.legal_mark[legal[i]] = self.stamp
+        e = self.nodes[node].first
+        end = e + self.nodes[node].count
+        while e < end:
+            ed = &self.edges[e]
+            if ed.player == mover and self.legal_mark[ed.action] == self.stamp:
+                self.child_mark[ed.action] = self.stamp
+                u = self._ucb(e, ed, cfg)
+                if u > best_ucb:
+                    best_ucb = u
+                    best = e
+                ed.avail += 1
+            e += 1
+        for i in range(k):
+            if self.child_mark[legal[i]] != self.stamp:
+                untried[n] = legal[i]
+                n += 1
+        n_untried[0] = n
+        return best
+
+    cdef inline double _ucb(self, int e, Edge* ed, const SearchConfig* cfg) noexcept nogil:
+        """Edge e's value for selection (its availability not yet counted for this visit): UCB on
+        its mean reward, plus the progressive bias; a proven draw as a mean of 0.5; a proven win
+        above everything (the fastest first), a proven loss below (the slowest first)."""
+        cdef double logn = LOG[ed.avail] if ed.avail < LOG_TABLE else log(<double>ed.avail), u
+        if ed.proof == 0:
+            u = ed.reward / ed.visits + cfg.c * sqrt(logn / ed.visits)
+            if cfg.bias > 0:
+                u += cfg.bias * (2.0 * self.priors[e] - 1.0) / (ed.visits + 1)
+            return u
+        if ed.proof == PROOF_DRAW:
+            return 0.5 + cfg.c * sqrt(logn / ed.visits)
+        if ed.proof > 0:
+            return 1e9 - ed.proof        # the fastest proven win
+        return -1e9 - ed.proof           # a proven loss only when all else loses: the slowest
+
+    cdef inline int _path_room(self, int depth) except -1 nogil:
+        """Room in path and path_nodes for an edge at `depth`."""
+        if depth == self.path_cap:
+            self.path_nodes = <int*>realloc(self.path_nodes, (self.path_cap * 2 if self.path_cap else 1024) * sizeof(int))
+            if self.path_nodes == NULL:
+                with gil:
+                    raise MemoryError("ismcts path")
+            self.path = <int*>self._grow(self.path, &self.path_cap, depth + 1, sizeof(int))
+        return 0
+
+    cdef inline int _expand(self, GameState s, int node, int depth, int mover, action_t* legal, int k,
+                            action_t* untried, int n_untried, Views* views, bint by_view,
+                            const SearchConfig* cfg) except -1 nogil:
+        """Expansion: a new edge at `node`, path[depth], for one of untried[:n_untried] (a random
+        one; with expand_eval, the one the engine's evaluation likes best for its mover), played in
+        `s`. With a bias its prior is its evaluated rank among legal[:k]; with the solver its
+        availability starts at its node's visits, and an edge that ends the game is proven."""
+        cdef int i = rng_below(&self.rng, n_untried), e
+        if cfg.expand_eval and n_untried > 1:
+            i = self._best_evaluated(s, untried, n_untried, i)
+        e = self._add_edge(node, untried[i], mover, n_untried)
+        if cfg.bias > 0 and not by_view:
+            self.priors[e] = <float>self._evaluated_rank(s, legal, k, untried[i])
+        if cfg.solver:
+            # perfect information: every action is available on every visit of the node, so its
+            # availability is the node's visit count (plain UCT)
+            self.edges[e].avail = 1 + (<int>self.root_visits if depth == 0
+                                       else self.edges[self.path[depth - 1]].visits)
+        else:
+            self.edges[e].avail = 1
+        self.path[depth] = e
+        s.c_apply(self._member(untried[i], views) if by_view else untried[i])
+        if cfg.solver and s.c_is_terminal():
+            self._terminal_proof(s, e, self.n_players)
+        return 0
+
+    cdef inline int _play_out(self, GameState s, int depth, bint proven, const SearchConfig* cfg) except -1 nogil:
+        """The iteration's rewards, into `reward`: a proven leaf's from its proof; otherwise from a
+        rollout in `s` to the horizon (none when the descent reached it: a descent that ended the
+        root's round does not roll into the next) by the engine's c_rollout, or by `_rollout_ply`
+        with a decisive, MAST or policy rollout, or cut off after cfg.cutoff plies
+        (`_cut_rollout`) and then scored by the engine's evaluation."""
+        cdef Edge* ed
+        cdef double u
+        cdef int i
+        cdef bint evaluated = False
+        if proven:
+            ed = &self.edges[self.path[depth - 1]]
+            u = 0.5 if ed.proof == PROOF_DRAW else (1.0 if ed.proof > 0 else 0.0)
+            for i in range(self.n_players):
+                self.reward[i] = u if i == ed.player else 1.0 - u
+            return 0
+        if self._within(s, cfg):
+            if cfg.cutoff > 0:
+                evaluated = self._cut_rollout(s, cfg)
+            elif cfg.decisive > 0 or cfg.mast > 0.0 or cfg.policy > 0.0:
+                # a full rollout by these policies instead of the engine's random one
+                self._policy_rollout(s, cfg)
+            else:
+                s.c_rollout(&self.rng, cfg.horizon)
+        if evaluated:
+            self._evaluated_rewards(s, self.n_players, cfg.margin, cfg.span, self.reward)
+        else:
+            self._rewards(s, self.n_players, s.c_is_terminal(), self.base, cfg.margin, cfg.span, self.reward)
+        return 0
+
+    cdef int _policy_rollout(self, GameState s, const SearchConfig* cfg) except -1 nogil:
+        """A rollout to the horizon, every ply by `_rollout_ply`."""
+        cdef action_t legal[MAX_ACTIONS]
+        cdef int k
+        while self._within(s, cfg):
+            k = s.c_legal_actions(legal)
+            s.c_apply(self._rollout_ply(s, legal, k, cfg))
+        return 0
+
+    cdef bint _cut_rollout(self, GameState s, const SearchConfig* cfg) except -1 nogil:
+        """A rollout of at most cfg.cutoff plies within the horizon: each ply with chance epsilon
+        by `_rollout_ply`, else the action the engine's evaluation rates best for its mover.
+        Whether the cutoff stopped it (the evaluation then scores it)."""
+        cdef action_t legal[MAX_ACTIONS]
+        cdef int plies = 0, k
+        while self._within(s, cfg):
+            if plies == cfg.cutoff:
+                return True
+            k = s.c_legal_actions(legal)
+            if cfg.epsilon < 1.0 and k > 1 and rng_uniform(&self.rng) >= cfg.epsilon:
+                s.c_apply(legal[self._best_evaluated(s, legal, k, rng_below(&self.rng, k))])
+            else:
+                s.c_apply(self._rollout_ply(s, legal, k, cfg))
+            plies += 1
+        return False
+
+    cdef inline void _back_up(self, int depth, const SearchConfig* cfg) noexcept nogil:
+        """Backpropagation: a visit and its mover's reward for every edge on the path, the root's
+        visit, the root action's visit in the halving round, and the MAST statistics."""
+        cdef int i
+        cdef Edge* ed
+        self.root_visits += 1
+        if cfg.halving and depth > 0:
+            self.halving_round[self.edges[self.path[0]].action] += 1
+        if cfg.mast > 0.0:
+            self._mast_update(depth, self.reward)
+        for i in range(depth):
+            ed = &self.edges[self.path[i]]
+            ed.visits += 1
+            ed.reward += self.reward[ed.player]
+
+    cdef inline int _carry_proofs(self, int depth) noexcept nogil:
+        """Solver: carries proofs up the path from its last edge, an edge being proven once the
+        node it leads to is (`_node_proof`), as far as they go; returns the root's proof (0 while
+        it is unknown)."""
+        cdef int i = depth - 1, proof
+        while i >= 0 and self.edges[self.path[i]].proof != 0:
+            proof = self._node_proof(self.path_nodes[i])
+            if proof == 0:
+                break
+            if i == 0:
+                self.root_proof = proof
+                break
+            self._prove_edge(self.path[i - 1], proof, self.edges[self.path[i]].player)
+            i -= 1
+        return self.root_proof
 
     cdef void _halving_start(self, GameState root, long iterations) noexcept nogil:
         """Sequential halving at the root (Karnin, Koren and Somekh 2013; at an MCTS root, Pepels
@@ -904,85 +1096,20 @@ cdef class Search:
                     return legal[i]
         return self.edges[loss].action
 
-    def search(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
-               str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
-               str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
-               double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0):
-        """Runs one search from `state` for its player to move and returns the chosen action: for
-        `iterations`, or when seconds > 0 for `seconds` (and at most MAX_ITERATIONS iterations).
-        `solver`: prove wins and losses; None (the default) turns it on where it is sound, in
-        two-player games of perfect information (the registry's flag) such as Insert. `span`: the
-        scale of the margin reward, by default `score_span(state, horizon)`. `pom`: merge the other
-        players' edges by how the player to move sees their actions (not with the solver, where
-        every action is seen). `epsilon`: in a cut-off rollout, the chance of a uniformly random ply;
-        the others take the action the engine's evaluation rates best for its mover. `decisive`: the
-        rollout policy of the plies that would be uniformly random (`_decisive_ply`): 0 uniformly
-        random (the engine's c_rollout), 1 an immediate win when there is one, 2 also never a move
-        that leaves the next player an immediate win while another move does not. `mast`: the
-        chance that such a ply plays instead the action with the best mean reward so far for its
-        mover (MAST); 0, the default, never. `policy`: the chance that such a ply (not taken by MAST)
-        plays the engine's playout policy's move (`c_policy_action`); 0, the default, never.
-        `opponents`: `search` (the other players' moves are chosen by UCB on their rewards, as the
-        searcher's) or `policy` (they are the engine's playout policy's moves in each determinized
-        world: what each would do with the hand it holds there; not with the solver). `infer`:
-        worlds drawn at most per iteration, each kept with the chance the engine's
-        `c_plausibility` gives it (how likely the others' moves so far are with what they hold
-        there; Wizard: their bids against their hands), the last kept; 1, the default, keeps the
-        first: uniform worlds. `root`: how the root's visits are shared, `ucb` like every other
-        node's, or `halving` (sequential halving, for the best final choice rather than the best
-        sum of rewards; not under a time budget, which leaves the rounds unknown, nor with the
-        solver, which stops once the root is proven). `bias`: progressive bias (Chaslot et al.
-        2008), the weight of an edge's evaluated rank among its siblings in its UCB value, fading
-        as 1 / (visits + 1); 0, the default, none. Another player's edges merged by `pom` have none."""
-        cdef int h = HORIZON_ROUND if horizon == "round" else HORIZON_GAME
+    def search(self, GameState state, *args, **kwargs):
+        """Runs one search from `state` for its player to move and returns the chosen action. The
+        arguments after `state` are SearchSettings's (iterations, seconds, c, horizon, margin, ...),
+        which says what each does."""
+        return self.search_with(state, SearchSettings(state, *args, **kwargs))
+
+    def search_with(self, GameState state, SearchSettings settings):
+        """`search` with settings made for `state` (`SearchSettings(state, ...)`)."""
         cdef int a
-        cdef bint solve
-        if state.c_is_terminal():
-            raise ValueError("cannot search from a terminal state")
-        if not (isfinite(seconds) and isfinite(c) and c >= 0 and 0 <= margin <= 1):
-            raise ValueError("ismcts needs finite seconds, a finite c >= 0 and a margin in [0, 1]")
-        if not 0 <= epsilon <= 1:
-            raise ValueError("ismcts needs an epsilon in [0, 1]")
-        if not 0 <= decisive <= 2:
-            raise ValueError("ismcts needs decisive 0, 1 or 2")
-        if not 1 <= infer <= 1000:
-            raise ValueError("ismcts needs infer in [1, 1000]")
-        if opponents not in ("search", "policy"):
-            raise ValueError(f"ismcts opponents must be search or policy, not {opponents!r}")
-        if root not in ("ucb", "halving"):
-            raise ValueError(f"ismcts root must be ucb or halving, not {root!r}")
-        if not (0 <= mast <= 1 and 0 <= policy <= 1):
-            raise ValueError("ismcts needs mast and policy chances in [0, 1]")
-        if not (isfinite(bias) and 0 <= bias <= 100):
-            raise ValueError("ismcts needs a bias in [0, 100]")
-        if seconds > 0:
-            iterations = MAX_ITERATIONS
-        if iterations < 1:
-            raise ValueError("ismcts needs iterations >= 1 or seconds > 0")
-        if horizon not in ("round", "game"):
-            raise ValueError(f"ismcts horizon must be round or game, not {horizon!r}")
-        if state.num_players > MAX_PLAYERS:
-            raise ValueError(f"ismcts supports at most {MAX_PLAYERS} players")
-        if state.num_distinct_actions > MAX_ACTIONS:
-            raise ValueError(f"ismcts supports at most {MAX_ACTIONS} distinct actions")
-        sound = solver_is_sound(state)
-        if solver and not sound:
-            raise ValueError("the ismcts solver needs a two-player game of perfect information")
-        solve = sound if solver is None else bool(solver)
-        cdef double sp = score_span(state, horizon) if span is None else span
-        if expand not in ("random", "eval"):
-            raise ValueError(f"ismcts expand must be random or eval, not {expand!r}")
-        cdef bint ev = expand == "eval"
-        if not (isfinite(sp) and sp >= 0):
-            raise ValueError("ismcts needs a finite span >= 0")
         if self.scratch is None or type(self.scratch) is not type(state) or self.scratch.params != state.params:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
         with nogil:
-            self.run(state, scratch, iterations, seconds, c, h, margin, solve, sp, cutoff, ev,
-                     pom and not solve, epsilon, decisive, mast, policy,
-                     opponents == "policy" and not solve, infer,
-                     root == "halving" and not solve and seconds <= 0, bias)
+            self.run(state, scratch, &settings.cfg)
             a = self.best_action(state)
         return a
 
@@ -1321,32 +1448,33 @@ class ISMCTSAgent(Agent):
         p = self.params
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
-            a = self._search.search(state, p["iterations"], *self._settings(state, solver))
+            a = self._search.search_with(state, self._settings(state, solver, p["iterations"]))
             self._stats = self._search.stats()
             return a
         return self._parallel(state, [buf[i] for i in range(s.c_legal_actions(buf))], solver)
 
-    def _settings(self, state, solver):
-        """The arguments of `Search.search` after the iterations, the per-game tables resolved."""
+    def _settings(self, state, solver, iterations):
+        """The SearchSettings of a search from `state`, the per-game tables resolved."""
         p = self.params
-        return (p["time"], p["c"], p["horizon"], p["margin"], solver, p["span"] or None,
-                rollout_cutoff(state, p["cutoff"]), expansion(state, p["expand"]),
-                partial_moves(state, p["pom"]), rollout_epsilon(state, p["epsilon"]),
-                rollout_decisive(state, p["decisive"]), p["mast"], p["policy"], p["opponents"], p["infer"],
-                p["root"], p["bias"])
+        return SearchSettings(
+            state, iterations, seconds=p["time"], c=p["c"], horizon=p["horizon"], margin=p["margin"],
+            solver=solver, span=p["span"] or None, cutoff=rollout_cutoff(state, p["cutoff"]),
+            expand=expansion(state, p["expand"]), pom=partial_moves(state, p["pom"]),
+            epsilon=rollout_epsilon(state, p["epsilon"]), decisive=rollout_decisive(state, p["decisive"]),
+            mast=p["mast"], policy=p["policy"], opponents=p["opponents"], infer=p["infer"], root=p["root"],
+            bias=p["bias"])
 
     def _parallel(self, state, legal, solver):
         import threading
         p = self.params
         n = len(self._searches)
         shares = [p["iterations"] // n + (t < p["iterations"] % n) for t in range(n)]
-        settings = self._settings(state, solver)
         errors = []
 
         def work(search, iterations):
             try:
                 if iterations > 0 or p["time"] > 0:
-                    search.search(state, max(iterations, 1), *settings)
+                    search.search_with(state, self._settings(state, solver, max(iterations, 1)))
             except BaseException as e:     # re-raised below, in the caller's thread
                 errors.append(e)
 
