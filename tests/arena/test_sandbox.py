@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from arena import agent_list, runner, schedule
 from arena.cli import main
 from arena.match import Fault, MatchResult
-from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
+from arena.sandbox import POOL, AgentFault, RemoteAgent, make_policy, stage
 from arena.store import Store, StoreError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -112,7 +112,7 @@ def test_the_detectors_do_detect_when_nothing_confines_the_bot(tmp_path, listene
         result = runner.play_match(match)
         assert [f.kind for f in result.faults] == ["exception"], (name, result.faults)
         assert "ATTACK SUCCEEDED" in result.faults[0].message, (name, result.faults)
-    runner.POOL.close()
+    POOL.close()
 
 
 def test_an_honest_bot_plays_the_same_matches_with_and_without_the_sandbox(tmp_path):
@@ -135,7 +135,7 @@ def test_an_honest_bot_plays_the_same_matches_with_and_without_the_sandbox(tmp_p
 
 def test_a_bot_loads_the_code_staged_when_the_run_started(tmp_path, monkeypatch):
     import engines
-    from arena import sandbox
+    from arena.sandbox import staging
     bot = tmp_path / "mybot.py"
     shutil.copy(BOTS, bot)
     spec = stage(agent_list.parse_agent(f"{bot}:GoodBot"))
@@ -148,8 +148,8 @@ def test_a_bot_loads_the_code_staged_when_the_run_started(tmp_path, monkeypatch)
     finally:
         agent.kill()
     # The copy gone and the original changed: the run cannot go on with other code.
-    shutil.rmtree(sandbox.code_dir(spec.code))
-    monkeypatch.setattr(sandbox, "_verified", set())
+    shutil.rmtree(staging.code_dir(spec.code))
+    monkeypatch.setattr(staging, "_verified", set())
     with pytest.raises(ValueError, match="its code changed since the run started"):
         stage(spec)
 
