@@ -24,7 +24,6 @@ import signal
 import socket
 import sys
 import time
-import traceback
 
 from arena.sandbox.wire import WireError, read_frame, send_json
 
@@ -61,7 +60,10 @@ def load_class(kind, target):
         module = importlib.import_module(where)
     obj = module
     for part in name.split("."):
-        obj = getattr(obj, part)
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:   # named as the user wrote it, not by its internal module name
+            raise AttributeError(f"{os.path.basename(where) if kind == 'file' else where} has no {name}") from None
     if not callable(getattr(obj, "act", None)):
         raise TypeError(f"{name} has no act(state) method")
     return obj
@@ -70,7 +72,8 @@ def load_class(kind, target):
 def describe(exc):
     """An exception as one line: "Type: message", at most 300 characters."""
     if isinstance(exc, SyntaxError):
-        return "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1][:300]
+        where = f"{os.path.basename(exc.filename or '?')}, line {exc.lineno}: " if exc.lineno else ""
+        return f"{type(exc).__name__}: {where}{exc.msg}"[:300]
     return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
 
 
