@@ -1,4 +1,4 @@
-"""The single-agent Gymnasium wrapper (engines/gymnasium.py): Gymnasium's env checker on every game,
+"""The single-agent Gymnasium wrapper (arena/interop/gymnasium.py): Gymnasium's env checker on every game,
 seeded determinism, opponents that really act on their own determinized views, the illegal-action
 rule and one-line errors for bad opponents."""
 import os
@@ -13,7 +13,7 @@ gymnasium = pytest.importorskip("gymnasium", reason="gymnasium is not installed 
 from gymnasium.utils.env_checker import check_env
 
 import engines
-from engines.gymnasium import TabletopEnv, env_id, random_episodes
+from arena.interop.gymnasium import TabletopEnv, env_id, random_episodes
 from engines.openspiel import OBS_FEATURES
 
 SPY = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "interop_bots.py") + ":SpyBot"

@@ -1,7 +1,7 @@
 """Every registered game as a single-agent Gymnasium environment: the learner holds one seat, arena
 agents hold the others.
 
-    from engines.gymnasium import TabletopEnv
+    from arena.interop.gymnasium import TabletopEnv
     env = TabletopEnv("wizard", opponents="greedy", players=4, hands="3", render_mode="ansi")
     obs, info = env.reset(seed=1)
     done = False
@@ -10,7 +10,7 @@ agents hold the others.
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
 
-    import gymnasium, engines.gymnasium     # registers "tabletop/<game_id>-v0" for every game
+    import gymnasium, arena.interop.gymnasium     # registers "tabletop/<game_id>-v0" for every game
     env = gymnasium.make("tabletop/insert-v0", opponents="ismcts[iterations=200]")
 
 Opponents: the agent grammar of `arena run --agents` (arena.agent_list): one item for every other
@@ -48,10 +48,11 @@ end before the learner's first move is skipped (a new deal is drawn from the sam
 
 `render()` (render_mode="ansi") returns the engine's terminal drawing of the true state.
 
-Layering: engines import nothing of the project; this module is the one exception, and it imports
-`agents` and `arena.agent_list` only when an environment is made (to build its opponents).
+Layering: the environment is the engines' game under the arena's rules, with arena agents in the
+other seats, so it lives in the arena (arena.interop), above the engines and the agents; the
+engines' own faces (engines.openspiel, engines.pettingzoo) import nothing of the project.
 
-Throughput: `python -m engines.gymnasium [--episodes 100] [--opponents greedy] [game ...]` plays
+Throughput: `python -m arena.interop.gymnasium [--episodes 100] [--opponents greedy] [game ...]` plays
 a uniformly random learner (actions sampled from the mask) and prints a JSON row per game: steps/s
 of wall time (learner steps, the opponents' moves and the encoding included), and steps per second
 of the process's CPU time (`steps_per_cpu_s`), which a busy machine disturbs less.
@@ -228,7 +229,7 @@ def env_id(game_id: str) -> str:
 def _register_all() -> None:
     for game_id in engines.game_ids():
         if env_id(game_id) not in gymnasium.registry:
-            gymnasium.register(env_id(game_id), entry_point="engines.gymnasium:TabletopEnv",
+            gymnasium.register(env_id(game_id), entry_point="arena.interop.gymnasium:TabletopEnv",
                                kwargs={"game_id": game_id}, disable_env_checker=True)
 
 
