@@ -88,9 +88,19 @@ def _print_table(title, columns, rows, **options):
 @json_option
 @user_errors
 def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbox, as_json):
-    """Check a submitted agent (FILE.py:Class, module:Class) before a tournament."""
+    """Check a submitted agent (FILE.py:Class, module:Class) before a tournament.
+
+    The agent plays --games matches against random agents, each replayed with the same seeds, in
+    its sandbox. Each check is ok, FAILED (with the first problem: the match, the move and the
+    fault, one of exception, illegal, timeout or crash), or "not run": the checks stop at the first
+    failure, and a check that nothing tested (the moves of a bot that did not load; determinism
+    before a match was played and replayed to its end) is never reported as passed. --json lists
+    the checks that ran under "checks" and the others under "not_run". Exit code 1 unless every
+    check ran and passed.
+    """
     from arena import schedule as sched
     from arena.agent_list import param_options, parse_agent
+    from arena.checks import CHECKS, not_run
     from arena.checks import check_agent as run_checks
     from arena.sandbox import make_policy
     from arena.text import game_title
@@ -102,14 +112,20 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
                          policy=make_policy(sandbox))
-    ok = all(r["ok"] for r in results)
+    missing = not_run(results)
+    ok = all(r["ok"] for r in results) and not missing
     if as_json:
-        echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results})
+        echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results,
+                   "not_run": missing})
     else:
+        why = "the checks stopped at the first failure" if not all(r["ok"] for r in results) \
+            else "the agent had no move"
+        rows = [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
+                for r in results] + [(name, "[yellow]not run[/]", why) for name in missing]
+        order = {name: i for i, name in enumerate(CHECKS.values())}
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
-                     ("check", "result", "detail"),
-                     [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
-                      for r in results], title_justify="left")
+                     ("check", "result", "detail"), sorted(rows, key=lambda row: order[row[0]]),
+                     title_justify="left")
     if not ok:
         sys.exit(1)
 
