@@ -1,6 +1,4 @@
 """Sitting at the table with the bots (`arena play`) and stepping through stored matches (`arena replay`)."""
-import random
-
 import click
 
 import engines
@@ -42,9 +40,9 @@ def seat_names(players, human_seat, labels):
 def play(game_id, params, bot_specs, human_seat, seed, policy=None):
     """A game with a person at `human_seat` and the bots (AgentSpecs) in the other seats, in order;
     returns the final state. Bots get only determinized copies of the state, as in a tournament."""
-    from arena.runner import make_player
+    from arena import referee
     from arena.sandbox import AgentFault
-    from arena.seeds import derive_seed
+    from arena.seeds import derive_seed, view_base
 
     state = engines.make(game_id, seed=seed, **params)
     n = state.num_players
@@ -54,22 +52,22 @@ def play(game_id, params, bot_specs, human_seat, seed, policy=None):
     names = seat_names(n, human_seat, [b.label for b in bot_specs])
     log = MoveLog(n, names)
     human.log = log.lines[human_seat]
-    rng = random.Random(seed)
+    views = view_base(seed, "play")
     bots = iter(bot_specs)
     agents = []
+
+    def apply(action):
+        log.record(state, action)
+        state.apply_action(action)
+
     try:
         for p in range(n):   # started inside the try: a bot that fails to start is a fault like any other
-            agents.append(human if p == human_seat else make_player(next(bots), 0.0, policy))
+            agents.append(human if p == human_seat else referee.make_player(next(bots), 0.0, policy))
         for p, agent in enumerate(agents):
             agent.reset(game_id, state.params, p, derive_seed(seed, "play", p))
         while not state.is_terminal():
             p = state.current_player()
-            view = state.determinize(p, seed=rng.getrandbits(63))
-            action = agents[p].act(view)
-            if action not in state.legal_actions():
-                raise click.ClickException(f"{names[p]} chose an illegal action {action!r}")
-            log.record(state, action)
-            state.apply_action(action)
+            referee.play_move(state, agents[p], views, len(state.history()), trusted=p == human_seat, apply=apply)
     except AgentFault as fault:
         raise click.ClickException(f"a bot failed ({fault.kind}): {fault}") from None
     finally:

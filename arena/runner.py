@@ -1,10 +1,11 @@
 """Plays one match: `play_match(MatchSpec) -> MatchResult`, the function every backend runs.
 
-Rules the runner enforces (quoted in the README):
+Every move is asked for and applied by the referee (arena.referee), as everywhere else:
 
 * Each agent sees only its seat's view: before every move the acting agent receives
   `state.determinize(seat, seed)`, a copy with everything that seat cannot see resampled, never the
-  true state (in perfect-information games the copy differs only in its future chance).
+  true state (in perfect-information games the copy differs only in its future chance); the seeds
+  of a match's views derive from its deal's seed and its match id.
 * Built-in agents are trusted and run inside the worker, untimed by the arena. Submitted agents
   (files, modules, entry points) run in a sandboxed process of their own with the per-move time
   limit enforced (see arena.sandbox).
@@ -39,15 +40,15 @@ Faulty agents are ordered by when they faulted, not tied, so that a second fault
 first a share of a place either. A faulty match keeps no per-game metrics (a stand-in played part
 of it); the leaderboard's duplicate scores and `arena analyze` leave faulty matches out.
 """
-import operator
 import time
 
 import agents as agent_registry
 import engines
+from arena import referee
 from arena.match import Fault, MatchResult
-from arena.sandbox import describe
-from arena.sandbox import POOL, AgentFault
-from arena.seeds import derive_seed, step
+from arena.referee import make_player
+from arena.sandbox import AgentFault, describe
+from arena.seeds import derive_seed, view_base
 from arena.text import jsonable
 
 
@@ -55,48 +56,11 @@ def agent_seed(spec, seat):
     return derive_seed(spec.seed, spec.match_id, "agent", seat)
 
 
-class LocalAgent:
-    """A trusted built-in agent, run in this process; its exceptions become faults."""
-
-    def __init__(self, spec):
-        self.agent = agent_registry.make(spec.source, **dict(spec.params))
-
-    def reset(self, game_id, game_params, seat, seed):
-        try:
-            self.agent.reset(game_id, game_params, seat, seed)
-        except Exception as e:
-            raise AgentFault("exception", describe(e)) from None
-
-    def act(self, state):
-        try:
-            return self.agent.act(state)
-        except Exception as e:
-            raise AgentFault("exception", describe(e)) from None
-
-    def close(self):
-        pass
-
-
-def make_player(spec, time_limit, policy=None):
-    return POOL.get(spec, time_limit, policy) if spec.submitted else LocalAgent(spec)
-
-
 def stand_in(spec, seat):
     """The built-in random agent that plays a faulty seat to the end, seeded from the match."""
     agent = agent_registry.make("random")
     agent.reset(spec.game_id, spec.params_dict(), seat, derive_seed(spec.seed, spec.match_id, "stand-in", seat))
     return agent
-
-
-def checked(action, legal):
-    """The agent's action as a plain int; AgentFault("illegal") when it is not one of `legal`."""
-    try:   # a built-in agent may answer with a numpy integer
-        action = operator.index(action) if not isinstance(action, bool) else action
-    except TypeError:
-        pass
-    if isinstance(action, bool) or action not in legal:
-        raise AgentFault("illegal", f"returned {action!r}, not a legal action")
-    return action
 
 
 def placements_after_faults(places, faulted):
@@ -139,20 +103,18 @@ def play_match(spec):
                 players[seat].reset(spec.game_id, dict(params), seat, agent_seed(spec, seat))
             except AgentFault as f:
                 fault(seat, f, -1)
-        view_base = derive_seed(spec.seed, spec.match_id, "view")
+        views = view_base(spec.seed, spec.match_id)
         move = 0
         while not state.is_terminal():
             seat = state.current_player()
-            view = state.determinize(seat, step(view_base, move))
-            if seat in faulted:   # the stand-in: built in and trusted (an error here is the arena's)
-                action = players[seat].act(view)
-            else:
-                try:
-                    action = checked(players[seat].act(view), state.legal_actions())
-                except AgentFault as f:
-                    fault(seat, f, move)
-                    continue   # the stand-in plays this move
-            state.apply_action(action)
+            # a stand-in is built in and trusted: an error of its own is the arena's, not a fault
+            try:
+                referee.play_move(state, players[seat], views, move, trusted=seat in faulted)
+            except AgentFault as f:
+                if seat in faulted:
+                    raise
+                fault(seat, f, move)
+                continue   # the stand-in plays this move, from the same view
             move += 1
     finally:
         for s, p in enumerate(players):

@@ -39,6 +39,18 @@ def parse_deal_key(text):
 
 def step(base, k):
     """The k-th seed of a sequence started at `base` (one hash per sequence, then a Weyl step per
-    item: the engines' splitmix seeding mixes it well); used for the views of one match."""
+    item: the engines' splitmix seeding mixes it well)."""
     return (base + k * WEYL) & 0x7FFFFFFFFFFFFFFF
+
+
+def view_base(deal_seed, *match):
+    """The base of one match's view seeds, from its deal's seed and whatever tells its matches
+    apart (a tournament: the match id): one hash per match."""
+    return derive_seed(deal_seed, *match, "view")
+
+
+def view_seed(base, move):
+    """The seed of the view given to the mover of move `move` (0, 1, ...) of the match whose
+    `view_base` is `base` (arena.referee.view_for): the one derivation of a view's seed."""
+    return step(base, move)
 

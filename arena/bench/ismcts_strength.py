@@ -35,6 +35,7 @@ import time
 
 import engines
 from engines.registry import resolve
+from arena import referee
 from arena.agent_list import parse_params
 from agents.ismcts import ISMCTSAgent
 
@@ -158,6 +159,16 @@ def _openspiel_wrappers(pyspiel, margin=0.5):
     return Game, State
 
 
+class _Stepper:
+    """An OpenSpiel bot as an agent: `act(view)` is its `step` on the view behind the wrappers."""
+
+    def __init__(self, bot, wrap):
+        self.bot, self.wrap = bot, wrap
+
+    def act(self, view):
+        return self.bot.step(self.wrap(view))
+
+
 def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ours="", log=None, params=None,
                      agent="ismcts"):
     """Duplicate head-to-head, `deals` deals each played in two seatings (two players: A B then
@@ -209,14 +220,14 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
                                                      allow_inconsistent_action_sets=True)
             while not state.is_terminal():
                 p = state.current_player()
+                # The views' seeds of the recorded measurements: this match's generator, which
+                # OpenSpiel's resampling shares (so their figures reproduce).
                 view = state.determinize(p, seed=rng.getrandbits(64))
-                if len(view.legal_actions()) == 1:
-                    a = view.legal_actions()[0]
-                elif seating[p] == "A":
-                    a = bots[p].act(view)
-                else:
-                    a = bots[p].step(State(game, view, rng))
-                state.apply_action(int(a))
+                if len(view.legal_actions()) == 1:   # a forced move: nobody is asked
+                    state.apply_action(view.legal_actions()[0])
+                    continue
+                player = bots[p] if seating[p] == "A" else _Stepper(bots[p], lambda v: State(game, v, rng))
+                state.apply_action(referee.decide(player, view, state.legal_actions(), trusted=True))
             r, places = state.returns(), state.placements()
             mine = [i for i in range(players) if seating[i] == "A"]
             theirs = [i for i in range(players) if seating[i] == "B"]

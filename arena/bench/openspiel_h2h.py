@@ -1,5 +1,5 @@
 """Head-to-head of two agents on duplicate deals with each side's time per move: our `ismcts` against
-OpenSpiel's ISMCTS (`openspiel_ismcts`) at equal iterations, for issue 21.
+OpenSpiel's ISMCTS (`openspiel_ismcts`) at equal iterations.
 
     python -m arena.bench.openspiel_h2h --game insert --deals 30 -j 2 \\
         --a "ismcts[iterations=1000]" --b "openspiel_ismcts[iterations=1000,c=1.4,rollout=engine]"
@@ -7,8 +7,9 @@ OpenSpiel's ISMCTS (`openspiel_ismcts`) at equal iterations, for issue 21.
 
 How a deal is played: with two seats, twice with the same seed, A in seat 0 then B in seat 0 (seats
 swapped). With four seats, twice with the same seed: A B A B, then B A B A, so each side holds every
-seat once and the cards are the same (duplicate deals). Each move is played as `arena run` plays it:
-the agent to move gets `state.determinize(seat, seed)` of the true state, never the state itself.
+seat once and the cards are the same (duplicate deals). Each move is played as `arena run` plays it, by
+the referee (arena.referee): the agent to move gets `state.determinize(seat, seed)` of the true
+state, never the state itself, and an illegal action is an AgentFault.
 
 Figures (one JSON object printed at the end, a line per finished deal on stderr while it runs):
 - `share_a`: A's score share, from the placements as on the leaderboard (each of A's seats against
@@ -16,7 +17,8 @@ Figures (one JSON object printed at the end, a line per finished deal on stderr 
   with the leaderboard's 95% interval over deals (arena.analysis.interval).
 - `points_a`, `points_b`: mean return per seat; `diff_a`: A's mean return minus B's per deal, with a
   t interval.
-- `seconds_per_move_a`, `_b`: each side's wall time in `act`, over its decisions with at least two
+- `seconds_per_move_a`, `_b`: each side's wall time a move (its view, `act`, the check and the
+  apply; the search is nearly all of it), over its decisions with at least two
   legal actions (a forced move costs no search); `decisions_a`, `_b` count them.
 The machine's other load counts in the times, not in the results: budgets are in iterations.
 """
@@ -30,7 +32,8 @@ import agents
 import engines
 from arena.agent_list import parse_agent
 from arena.analysis import interval, pair_score, t_interval
-from arena.seeds import derive_seed, step
+from arena import referee
+from arena.seeds import derive_seed, view_base
 
 
 def _make(item):
@@ -58,21 +61,16 @@ def play(task):
         agent.reset(game_id, dict(params), seat, derive_seed(seed, "agent", seat))
         players.append(agent)
     clock = {"A": [0.0, 0], "B": [0.0, 0]}
-    view_base = derive_seed(seed, "view")
+    views = view_base(seed)
     move = 0
     while not state.is_terminal():
         seat = state.current_player()
-        view = state.determinize(seat, step(view_base, move))
-        legal = state.legal_actions()
+        legal = len(state.legal_actions())
         started = time.perf_counter()
-        action = players[seat].act(view)
-        took = time.perf_counter() - started
-        if action not in legal:
-            raise RuntimeError(f"{seating[seat]} returned {action!r}, not a legal action")
-        if len(legal) > 1:
-            clock[seating[seat]][0] += took
+        referee.play_move(state, players[seat], views, move, trusted=True)   # our own bots, in this process
+        if legal > 1:
+            clock[seating[seat]][0] += time.perf_counter() - started
             clock[seating[seat]][1] += 1
-        state.apply_action(action)
         move += 1
     return deal, seating, [float(x) for x in state.returns()], [int(p) for p in state.placements()], clock
 

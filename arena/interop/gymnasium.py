@@ -20,8 +20,9 @@ agents, `FILE.py:Class`, `package.module:Class` and installed entry points are a
 submitted kinds are loaded into this process (not sandboxed, not timed: they are the RL user's own
 code). A bad item, the wrong number of items, or an agent that cannot play the game is a one-line
 ValueError. Opponents play as in a tournament: each is `reset` at every episode with a seed drawn
-from the episode's generator, and at each of its turns it gets `state.determinize(seat, seed)`,
-never the true state.
+from the episode's generator, and each of its moves is asked for and checked by the arena's
+referee (arena.referee): it gets `state.determinize(seat, seed)`, never the true state, the
+seeds of an episode's views following from one drawn at its start.
 
 The learner's seat: `seat` (default 0), or `seat=None` for a seat drawn from the reset seed each
 episode (`info["seat"]` says which). Opponents move until it is the learner's turn before `reset`
@@ -41,8 +42,8 @@ games) an action outside the mask ends the episode at once (terminated) with rew
 (engines.openspiel.bounds), so an illegal move always pays worse than any legal play; the state is left
 as it was and `info["illegal_action"]` is set. With `illegal="error"` it raises ValueError.
 
-Seeding: `reset(seed=s)` seeds `np_random`, from which the deal, the learner's seat (seat=None), each
-opponent's seed and each view's seed are drawn, so an episode is a function of the seed and the
+Seeding: `reset(seed=s)` seeds `np_random`, from which the learner's seat (seat=None), the deal, the
+base of its views' seeds and each opponent's seed are drawn, so an episode is a function of the seed and the
 learner's actions. `reset()` without a seed continues the generator. A deal in which the game would
 end before the learner's first move is skipped (a new deal is drawn from the same generator).
 
@@ -67,6 +68,7 @@ import numpy as np
 from gymnasium import spaces
 
 import engines
+from arena import referee
 from engines import registry
 from engines.openspiel import OBS_FEATURES, bounds, observation_features
 
@@ -140,6 +142,7 @@ class TabletopEnv(gymnasium.Env):
                                     else illegal_reward)
         self._opponent_agents = _parse_opponents(opponents, game_id, n, seat)
         self.opponents: dict = {}
+        self._view_base = 0
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (OBS_FEATURES,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
@@ -165,16 +168,14 @@ class TabletopEnv(gymnasium.Env):
         return {"seat": self.seat, "opponent_moves": moves, "observation": self.state.observation(self.seat)}
 
     def _play_opponents(self) -> int:
-        """The other seats move until the learner is to move or the game is over; returns how many moves."""
+        """The other seats move until the learner is to move or the game is over; returns how many
+        moves. Each move is the referee's (arena.referee), the opponent trusted: the RL user's own
+        code, whose exceptions go through unchanged (an illegal action is an AgentFault)."""
         moves = 0
         s = self.state
         while not s.is_terminal() and s.current_player() != self.seat:
-            p = s.current_player()
-            legal = s.legal_actions()
-            action = self.opponents[p].act(s.determinize(p, self._seed()))
-            if action not in legal:
-                raise RuntimeError(f"opponent in seat {p} returned {action!r}, not a legal action")
-            s.apply_action(int(action))
+            referee.play_move(s, self.opponents[s.current_player()], self._view_base, len(s.history()),
+                              trusted=True)
             moves += 1
         return moves
 
@@ -184,6 +185,7 @@ class TabletopEnv(gymnasium.Env):
         for _ in range(MAX_SKIPPED_DEALS):
             self.seat = int(self.np_random.integers(0, n)) if self.fixed_seat is None else self.fixed_seat
             self.state = self._new_state(self._seed())
+            self._view_base = self._seed()
             others = [p for p in range(n) if p != self.seat]
             self.opponents = dict(zip(others, self._opponent_agents))
             for p, agent in self.opponents.items():

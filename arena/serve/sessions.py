@@ -1,8 +1,9 @@
 """Games a person plays in the browser against bots: one `PlaySession` per game, kept in server
 memory under a random id (`Sessions`, which stops the bots of a session it drops).
 
-As in a tournament, a bot gets only `state.determinize(seat, seed)`, never the real state, and
-the person only what `views.position_view` shows their seat. The deal's seed is not shown before
+As in a tournament, the referee (arena.referee) asks the bots for their moves: a bot gets only
+`state.determinize(seat, seed)`, never the real state, and the person only what
+`views.position_view` shows their seat. The deal's seed is not shown before
 the end: it would give away every hand.
 
 Whoever reaches the server names the bots, so a request may name only the built-in agents, the
@@ -34,11 +35,11 @@ from arena.agent_list import (
     split_list,
 )
 from arena.match import AgentSpec, MatchResult, MatchSpec
+from arena import referee
 from arena.play import seat_names
-from arena.runner import make_player
 from arena.sandbox import DEFAULT_POLICY, AgentFault, check_available
 from arena.schedule import check_can_play, code_digest
-from arena.seeds import derive_seed
+from arena.seeds import derive_seed, view_base
 from arena.serve.views import legal_moves, move_label, position_view
 from arena.store import Store
 from arena.text import first_line
@@ -175,7 +176,7 @@ class PlaySession:
         self.saved = None         # the run id once saved
         self.failure = None       # why the game cannot go on (a bot failed, or was stopped)
         self.started = time.time()
-        self.rng = random.Random(seed)
+        self.view_base = view_base(seed, "play")
         self.lock = threading.Lock()       # held briefly, whenever the state is read or changed
         self.thinking = threading.Lock()   # one bot move at a time; the page may read meanwhile
         self.used = time.monotonic()
@@ -189,7 +190,7 @@ class PlaySession:
             for p, spec in enumerate(self.seats):
                 if p == self.seat:
                     continue
-                bot = make_player(spec, DEFAULT_TIME_LIMIT, self.policy)
+                bot = referee.make_player(spec, DEFAULT_TIME_LIMIT, self.policy)
                 with self.lock:
                     kept = not self.stopped
                     if kept:
@@ -256,21 +257,22 @@ class PlaySession:
                     raise SessionError(self.failure)
                 if state.is_terminal() or seat == self.seat or not self.bots:
                     raise SessionError("no bot is to move")
-                view, bot = state.determinize(seat, seed=self.rng.getrandbits(63)), self.bots[seat]
-            try:
-                action = bot.act(view)
-                if isinstance(action, bool) or action not in state.legal_actions():
-                    raise AgentFault("illegal", f"returned {action!r}, not a legal action")
+                bot = self.bots[seat]
+
+            def apply(action):
+                with self.lock:
+                    if self.failure:
+                        raise SessionError(self.failure)
+                    self._apply(action)
+
+            try:   # only this thread changes the state while a bot is to move: it is read unlocked
+                referee.play_move(state, bot, self.view_base, len(state.history()), apply=apply)
             except AgentFault as fault:
                 with self.lock:   # a bot stopped meanwhile (the game was dropped) keeps that reason
                     self.failure = self.failure or \
                         f"{self.names[seat]} failed ({fault.kind}): {fault.message}; the game cannot go on"
                 self.close()
                 raise SessionError(self.failure) from None
-            with self.lock:
-                if self.failure:
-                    raise SessionError(self.failure)
-                self._apply(int(action))
         if state.is_terminal():
             self.close()
 

@@ -1,0 +1,107 @@
+"""The referee: the one place where an agent is asked for a move and the move is applied, whoever
+plays (a tournament's matches, `arena play`, `arena serve`'s games, `arena check-agent`, the
+experiments and the Gymnasium environment).
+
+One move is `play_move(state, player, view_base, move)`:
+
+1. The view. The mover gets `view_for(state, seat, view_base, move)`: `state.determinize(seat,
+   seed)`, a copy with everything its seat cannot see resampled, never the true state (in
+   perfect-information games the copy differs only in its future chance). The seed is
+   `arena.seeds.view_seed(view_base, move)`, `view_base` the match's own
+   (`arena.seeds.view_base`), `move` the number of moves played before this one.
+2. The deadline. The player is what `make_player` makes of an AgentSpec: a submitted agent (a
+   file, a module, an entry point) is a RemoteAgent in a sandboxed process of its own, which
+   enforces the per-move time limit (AgentFault "timeout") and reports a dead process or a
+   malformed reply (AgentFault "crash", "illegal"); a built-in agent is a LocalAgent, trusted, in
+   this process, untimed.
+3. The check. `checked_action(action, legal)`: the action as a plain int, one of `legal`; a
+   bool is refused (True is not action 1), a numpy integer is taken as its int; anything else is
+   AgentFault "illegal".
+4. The fault. Whatever the agent raises becomes AgentFault "exception", unless the player is
+   trusted (`trusted=True`: the stand-in a tournament puts in a faulty seat, the person at the
+   terminal, the experiments' and the Gymnasium environment's agents, all in this process), whose
+   exceptions are the caller's (a bug, a person's abort) and go through unchanged. A trusted
+   player's illegal action is an AgentFault "illegal" all the same.
+5. The apply. The checked action is applied to the true state (or handed to `apply`, for a
+   caller that records the move as its seats saw it first, or applies it under a lock) and
+   returned.
+
+What a fault then means is the caller's: a tournament plays the match out with a stand-in
+(arena.tournament.runner), a game in the browser ends, check-agent reports the check it failed.
+`decide` is steps 2 to 4 alone, for a caller that makes its view itself or applies the move
+later.
+"""
+import operator
+
+import agents as agent_registry
+from arena.sandbox import POOL, AgentFault, describe
+from arena.seeds import view_seed
+
+
+class LocalAgent:
+    """A trusted built-in agent, run in this process, untimed; an exception while it resets is an
+    AgentFault "exception" (while it moves, `decide` makes it one)."""
+
+    def __init__(self, spec):
+        self.agent = agent_registry.make(spec.source, **dict(spec.params))
+
+    def reset(self, game_id, game_params, seat, seed):
+        try:
+            self.agent.reset(game_id, game_params, seat, seed)
+        except Exception as e:
+            raise AgentFault("exception", describe(e)) from None
+
+    def act(self, state):
+        return self.agent.act(state)
+
+    def close(self):
+        pass
+
+
+def make_player(spec, time_limit, policy=None):
+    """The player of an AgentSpec: a submitted agent in its sandbox (from the pool of boxes), timed
+    at `time_limit` seconds a move (0: none) under `policy`; a built-in agent in this process."""
+    return POOL.get(spec, time_limit, policy) if spec.submitted else LocalAgent(spec)
+
+
+def view_for(state, seat, view_base, move):
+    """What the agent at `seat` is given for move number `move` of the match whose view seeds start
+    at `view_base`: a determinized copy of `state`, never `state` itself."""
+    return state.determinize(seat, view_seed(view_base, move))
+
+
+def checked_action(action, legal):
+    """The agent's answer as a plain int, one of `legal`; AgentFault("illegal") otherwise. A bool
+    is no action; a numpy integer (a built-in agent may answer with one) is taken as its int."""
+    if not isinstance(action, bool):
+        try:
+            action = operator.index(action)
+        except TypeError:
+            pass
+    if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+        raise AgentFault("illegal", f"returned {action!r}, not a legal action")
+    return action
+
+
+def decide(player, view, legal, trusted=False):
+    """`player`'s checked action for `view` (its seat to move; `legal`, the true state's legal
+    actions); AgentFault when it faults. A trusted player's exceptions go through unchanged."""
+    if trusted:
+        return checked_action(player.act(view), legal)
+    try:
+        action = player.act(view)
+    except AgentFault:
+        raise
+    except Exception as e:
+        raise AgentFault("exception", describe(e)) from None
+    return checked_action(action, legal)
+
+
+def play_move(state, player, view_base, move, trusted=False, apply=None):
+    """One move of `state`'s mover, played by `player` (see the module docstring): its checked
+    action, applied to `state` (or passed to `apply`, which then applies it) and returned.
+    AgentFault when the player faults; `state` is then unchanged."""
+    view = view_for(state, state.current_player(), view_base, move)
+    action = decide(player, view, state.legal_actions(), trusted)
+    (state.apply_action if apply is None else apply)(action)
+    return action

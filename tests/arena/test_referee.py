@@ -1,0 +1,216 @@
+"""arena.referee: every way a move can go wrong becomes the same AgentFault, and every place that
+asks an agent for a move (a tournament with its stand-ins, `arena play`, `arena serve`'s games,
+check-agent, the experiments, the Gymnasium environment) asks through it."""
+import os
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import engines
+from arena import agent_list, referee, schedule
+from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
+from arena.seeds import view_base, view_seed
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
+BOTS = os.path.join(FIXTURES, "bots.py")
+HOSTILE = os.path.join(FIXTURES, "hostile_bots.py")
+
+
+class Answer:
+    """An in-process agent that answers `value` (a callable of the view: its answer)."""
+
+    def __init__(self, value):
+        self.value, self.seen = value, []
+
+    def act(self, view):
+        self.seen.append(view)
+        return self.value(view)
+
+
+def _fault(player, trusted=False, state=None):
+    state = state or engines.make("insert", seed=3)
+    before = state.snapshot()
+    with pytest.raises(AgentFault) as err:
+        referee.play_move(state, player, 7, 0, trusted=trusted)
+    assert state.snapshot() == before, "a fault leaves the state as it was"
+    return err.value
+
+
+def test_the_mover_gets_its_view_seeded_from_the_match_and_the_move_is_applied():
+    state = engines.make("wizard", seed=4, players=3, hands=(3,))
+    base = view_base(99, 5)
+    player = Answer(lambda view: view.legal_actions()[0])
+    for move in range(4):
+        seat = state.current_player()
+        expected = state.determinize(seat, view_seed(base, move)).snapshot()
+        legal = state.legal_actions()
+        action = referee.play_move(state, player, base, move)
+        assert player.seen[-1] is not state and player.seen[-1].snapshot() == expected
+        assert action == legal[0] and state.history()[-1] == action
+    assert view_seed(base, 1) != view_seed(base, 2) and view_base(99, 5) != view_base(99, 6)
+
+
+def test_a_numpy_integer_is_taken_as_a_plain_int():
+    state = engines.make("insert", seed=3)
+    legal = state.legal_actions()
+    action = referee.play_move(state, Answer(lambda view: np.int64(legal[-1])), 7, 0)
+    assert action == legal[-1] and type(action) is int and state.history() == [legal[-1]]
+    assert type(referee.checked_action(np.int16(legal[0]), legal)) is int
+
+
+@pytest.mark.parametrize("answer", [True, False, 1.0, "1", None, -1, 10 ** 6, [0]])
+def test_a_bool_or_anything_but_a_legal_int_is_illegal(answer):
+    state = engines.make("insert", seed=3)
+    assert 0 in state.legal_actions() and 1 in state.legal_actions()   # True and False would be legal as ints
+    f = _fault(Answer(lambda view: answer))
+    assert f.kind == "illegal" and f"returned {answer!r}, not a legal action" in f.message
+    # a trusted player (a stand-in, the person at the terminal) is checked all the same
+    assert _fault(Answer(lambda view: answer), trusted=True).kind == "illegal"
+
+
+def test_an_exception_is_a_fault_unless_the_player_is_trusted():
+    def boom(view):
+        raise RuntimeError("bot bug")
+
+    f = _fault(Answer(boom))
+    assert f.kind == "exception" and "RuntimeError: bot bug" in f.message
+    with pytest.raises(RuntimeError, match="bot bug"):   # a trusted player's error is the caller's
+        referee.play_move(engines.make("insert", seed=3), Answer(boom), 7, 0, trusted=True)
+    # a built-in agent made by make_player is trusted code but its errors are faults too
+    local = referee.make_player(agent_list.parse_agent("random"), 0.0)
+    assert isinstance(local, referee.LocalAgent)
+    local.agent.act = boom
+    assert _fault(local).kind == "exception"
+
+
+def _remote(name, time_limit, path=BOTS):
+    spec = stage(agent_list.parse_agent(f"{path}:{name}", run_code=True))
+    agent = RemoteAgent(spec, time_limit, make_policy("none"))
+    agent.reset("insert", dict(engines.make("insert").params), 0, 1)
+    return agent
+
+
+@pytest.mark.parametrize("name,kind,words", [
+    ("HangingBot", "timeout", "no answer within 0.5 s"),
+    ("RaisingBot", "exception", "bot bug on move 3"),
+    ("IllegalBot", "illegal", "not a legal action"),
+    ("CrashingBot", "crash", ""),
+])
+def test_a_submitted_bot_faults_through_the_referee(name, kind, words):
+    """The deadline is the RemoteAgent's (a submitted bot's own process); the referee passes its
+    faults on as they are, and the state is never touched."""
+    agent = _remote(name, 0.5)
+    state = engines.make("insert", seed=3)
+    try:
+        with pytest.raises(AgentFault) as err:
+            for move in range(200):
+                before = state.snapshot()
+                referee.play_move(state, agent, 7, move)
+        assert state.snapshot() == before
+        assert err.value.kind == kind and words in err.value.message, err.value
+    finally:
+        agent.kill()
+
+
+def test_a_slow_move_is_a_timeout_and_a_prompt_one_is_not():
+    agent = _remote("SlowBot", 1.0)
+    state = engines.make("insert", seed=3)
+    try:
+        referee.play_move(state, agent, 7, 0)   # SlowBot's first move is prompt
+        with pytest.raises(AgentFault) as err:
+            referee.play_move(state, agent, 7, 1)
+        assert err.value.kind == "timeout" and len(state.history()) == 1
+    finally:
+        agent.kill()
+
+
+@pytest.mark.parametrize("name", ["StringAction", "FloatAction", "PickleReply"])
+def test_a_malformed_reply_from_a_sandboxed_bot_is_illegal(name):
+    agent = _remote(name, 5.0, HOSTILE)
+    try:
+        f = _fault(agent)
+        assert f.kind == "illegal" and ("not a legal action" in f.message or "malformed" in f.message)
+    finally:
+        agent.kill()
+
+
+# ---- every caller asks through the referee ----
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many actions arena.referee.checked_action has checked since the fixture started."""
+    calls = []
+    real = referee.checked_action
+
+    def counting(action, legal):
+        calls.append(action)
+        return real(action, legal)
+
+    monkeypatch.setattr(referee, "checked_action", counting)
+    return calls
+
+
+def test_a_tournament_match_and_its_stand_in_go_through_the_referee(counted, monkeypatch):
+    import agents.simple
+    from arena.runner import play_match
+    params = dict(engines.registry.resolve("insert"))
+    specs = [agent_list.parse_agent("random"), agent_list.parse_agent("greedy")]
+    match = schedule.game_schedule("t", "insert", params, specs, 1, 3, 5.0, deal_key="")[0]
+    result = play_match(match)
+    assert not result.faults and len(counted) == len(result.actions) > 0
+    # greedy raises after its first move: a fault, and its stand-in's moves are the referee's too
+    real, calls = agents.simple.GreedyAgent.act, []
+
+    def once(self, view):
+        calls.append(view)
+        if len(calls) > 1:
+            raise RuntimeError("after the first move")
+        return real(self, view)
+
+    monkeypatch.setattr(agents.simple.GreedyAgent, "act", once)
+    counted.clear()
+    result = play_match(match)
+    assert [(f.kind, f.label) for f in result.faults] == [("exception", "greedy")]
+    assert len(counted) == len(result.actions) > 3
+
+
+def test_arena_play_goes_through_the_referee(counted):
+    from arena.cli import main
+    result = CliRunner().invoke(main, ["play", "insert", "--vs", "random", "--seed", "5", "--seat", "0"],
+                                input="1\n" * 200)
+    assert result.exit_code == 0, result.output
+    stored = engines.make("insert", seed=5)
+    assert "final scores:" in result.output and len(counted) > 2   # the person's moves and the bot's
+    assert counted[0] == stored.legal_actions()[0]   # the person's first answer, "1", is the first move
+
+
+def test_a_game_in_the_browser_goes_through_the_referee(counted):
+    from arena.serve.sessions import PlaySession
+    session = PlaySession("insert", {}, "random", seat=0, seed=5).start()
+    session.human_move(session.state.legal_actions()[0])
+    assert counted == []   # the person's move comes from the page, checked there
+    session.bot_move()
+    assert len(counted) == 1 and len(session.state.history()) == 2
+    session.close()
+
+
+def test_the_gymnasium_opponents_go_through_the_referee(counted):
+    from arena.interop.gymnasium import TabletopEnv
+    env = TabletopEnv("insert", opponents="random", seat=1)
+    _, info = env.reset(seed=3)
+    assert info["opponent_moves"] == len(counted) == 1
+
+
+def test_the_head_to_head_experiment_goes_through_the_referee(counted):
+    from arena.bench.openspiel_h2h import play
+    params = dict(engines.registry.resolve("insert"))
+    _, _, returns, _, clock = play(("insert", params, "random", "greedy", 0, 11, "AB"))
+    assert len(counted) > 2 and clock["A"][1] + clock["B"][1] <= len(counted)
+
+
+def test_the_openspiel_strength_experiment_goes_through_the_referee(counted):
+    pytest.importorskip("pyspiel")
+    from arena.bench.ismcts_strength import versus_openspiel
+    out = versus_openspiel("insert", deals=1, iterations=5)
+    assert out["matches"] == 2 and len(counted) > 4
