@@ -104,7 +104,7 @@ class Box:
             raise AgentFault("crash", self.death())
         try:
             value = json.loads(answer)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise AgentFault("crash", "its sandbox broke the protocol") from None
         return value if isinstance(value, dict) else {"error": "a malformed answer"}
 
