@@ -71,7 +71,7 @@ trump, tricks, bids), so this module depends on no engine internals.
 from libc.stdint cimport uint64_t, uint32_t, int16_t, int8_t, uint8_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
-from engines.wizard_rules cimport may_play
+from engines.wizard_rules cimport may_play, hand_promise
 
 cdef extern from *:
     """
@@ -275,23 +275,9 @@ cdef class Solver:
         self.aborted = False
 
     cdef int _estimate(self, SPos* s) noexcept nogil:
-        """Past the horizon (not exact): p's score if it takes its tricks so far plus a rough count
-        of what its hand promises (Wizards, trumps by rank, high cards of other suits)."""
-        cdef uint64_t h = s.hand[self.p] & SUITED
-        cdef double est = s.tricks[self.p] + 0.9 * ws_popcount(s.hand[self.p] & WIZ)
-        cdef int c, su, rank
-        while h:
-            c = ws_ctz(h)
-            h &= h - 1
-            su = c // 13
-            rank = c % 13
-            if su == s.trump:
-                est += 0.2 + 0.65 * rank / 12.0
-            elif rank == 12:
-                est += 0.6
-            elif rank == 11:
-                est += 0.3
-        return score_of(<int>(est + 0.5), self.bid)
+        """Past the horizon (not exact): p's score if it takes its tricks so far plus what its hand
+        promises (wizard_rules' hand_promise: Wizards, trumps by rank, high cards of other suits)."""
+        return score_of(<int>(hand_promise(s.hand[self.p], s.trump, s.tricks[self.p]) + 0.5), self.bid)
 
     cdef void _key(self, SPos* s, uint64_t rem, int budget, uint64_t* k1, uint64_t* k2) noexcept nogil:
         """Two independent hashes of the position at a trick boundary up to relative ranks: each
@@ -647,22 +633,9 @@ cdef bint _played_in_trick(SPos* s, int q) noexcept nogil:
 
 
 cdef int hand_estimate(SPos* s, int q) noexcept nogil:
-    """A rough count of the tricks q's hand will take (its bid when unknown): Wizards, trumps by
-    rank, aces and kings of the other suits."""
-    cdef uint64_t h = s.hand[q] & SUITED
-    cdef double est = 0.9 * ws_popcount(s.hand[q] & WIZ)
-    cdef int c, rank
-    while h:
-        c = ws_ctz(h)
-        h &= h - 1
-        rank = c % 13
-        if c // 13 == s.trump:
-            est += 0.2 + 0.65 * rank / 12.0
-        elif rank == 12:
-            est += 0.6
-        elif rank == 11:
-            est += 0.3
-    return <int>(est + 0.5)
+    """A rough count of the tricks q's hand will take (its bid when unknown): what it promises,
+    rounded (wizard_rules' hand_promise: Wizards, trumps by rank, high cards of other suits)."""
+    return <int>(hand_promise(s.hand[q], s.trump, 0.0) + 0.5)
 
 
 cdef inline int top_strength(SPos* s, uint64_t h, int led) noexcept nogil:

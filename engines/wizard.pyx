@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
 from libc.string cimport memset
 from libc.math cimport exp
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND
-from engines.wizard_rules cimport may_play
+from engines.wizard_rules cimport may_play, hand_promise, suited_promise
 
 cdef extern from *:
     """
@@ -418,48 +418,34 @@ cdef inline void _apply(WizPos* s, int a, Rng* chance) noexcept nogil:
 
 
 cdef double _expected_tricks(WizPos* s, int p) noexcept nogil:
-    """Tricks won so far plus a rough count of what the hand still promises."""
-    cdef double est = s.tricks[p] + 0.9 * wz_popcount(s.hand[p] & WIZ)
+    """Tricks won so far plus a rough count of what the hand still promises (wizard_rules'
+    hand_promise, with a bonus for leading the trick in progress after its Wizards)."""
+    cdef double est = hand_promise(s.hand[p] & WIZ, s.trump, s.tricks[p])    # its Wizards
     if s.trick_len and s.win_player == p:
         est += 0.9 if s.win_str >= 64 else 0.6    # leading the trick in progress
-    est = _suited_promise(s, s.hand[p] & SUITED, est)
+    est = suited_promise(s.hand[p], s.trump, est)
     return est if est < s.cards else s.cards
 
 
 cdef double _bid_time_estimate(WizPos* s, int p) noexcept nogil:
     """_expected_tricks of p's hand as it was dealt: its cards plus those it played this round."""
-    cdef uint64_t suited = s.hand[p] & SUITED
-    cdef int wizards = wz_popcount(s.hand[p] & WIZ), i
+    cdef uint64_t dealt = s.hand[p]
+    cdef int i
     cdef double est
     for i in range(s.n_plays):
         if s.play_by[i] == p:
             if s.plays[i] < 52:
-                suited |= <uint64_t>1 << s.plays[i]
+                dealt |= <uint64_t>1 << s.plays[i]
             elif s.plays[i] == A_WIZ:
-                wizards += 1
-    est = _suited_promise(s, suited, 0.9 * wizards)
+                dealt |= _free_wizard_bit(dealt)
+    est = hand_promise(dealt, s.trump, 0.0)
     return est if est < s.cards else s.cards
 
 
-cdef double _suited_promise(WizPos* s, uint64_t suited, double est) noexcept nogil:
-    """est plus the tricks these suited cards promise (a Wizard promises 0.9): a trump by its rank,
-    the top three ranks of the other suits 0.6, 0.3 and 0.1."""
-    cdef uint64_t m = suited
-    cdef int c, suit, rank
-    while m:
-        c = wz_ctz(m)
-        m &= m - 1
-        suit = SUIT_OF[c]
-        rank = c - 13 * suit
-        if suit == s.trump:
-            est += 0.2 + 0.65 * rank / 12.0
-        elif rank == 12:
-            est += 0.6
-        elif rank == 11:
-            est += 0.3
-        elif rank == 10:
-            est += 0.1
-    return est
+cdef inline uint64_t _free_wizard_bit(uint64_t hand) noexcept nogil:
+    """A Wizard bit (52-55) that `hand` does not hold, standing for a Wizard it played."""
+    cdef uint64_t free = ~hand & WIZ
+    return free & (~free + 1)
 
 
 # ---- determinization helpers ----
