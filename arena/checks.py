@@ -3,9 +3,9 @@ import random
 import time
 
 import engines
+from arena import referee
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available, stage
-from arena.seeds import derive_seed
-from arena.text import printable
+from arena.seeds import derive_seed, view_base
 
 # key -> what it checks, in the order they are reported
 CHECKS = {"loads": "loads and resets", "runs": "plays without raising or crashing",
@@ -19,12 +19,27 @@ class _Failed(Exception):
     """A check failed: the checks stop there."""
 
 
+class _Checked:
+    """The agent under check as the referee's player: of its last answer, whether it came
+    (`answered`), how long it took (`seconds`) and whether it modified the view (`modified`)."""
+
+    def __init__(self, agent):
+        self.agent, self.answered, self.seconds, self.modified = agent, None, 0.0, False
+
+    def act(self, view):
+        started = time.perf_counter()
+        action, self.modified = self.agent.act(view, check=True)
+        self.seconds, self.answered = time.perf_counter() - started, True
+        return action
+
+
 def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, policy=None):
     """Checks an agent before a tournament; returns [{"check", "ok", "detail"}] for the checks that
     ran, in the order of CHECKS.
 
     The agent plays `games` matches against random agents, taking each seat in turn, in its own
-    sandboxed process; each match is then replayed with the same seeds. Checked: it loads, it returns
+    sandboxed process, each of its moves asked for by the referee (arena.referee) as in a
+    tournament; each match is then replayed with the same seeds. Checked: it loads, it returns
     legal actions, it leaves the state it is given unmodified, it keeps to the per-move time limit
     (and neither raises nor crashes), and it plays the same actions under the same seeds.
 
@@ -56,6 +71,7 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, po
             agent = RemoteAgent(spec, time_limit, policy, staged=not builtin)
         except AgentFault as f:
             fail("loads", f"match {g}: {f.kind}: {f.message}")
+        player = _Checked(agent)
         actions = []
         try:
             try:
@@ -63,29 +79,28 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, po
             except AgentFault as f:
                 fail("loads", f"match {g}: {f.kind}: {f.message}")
             loaded += 1
+            views = view_base(match_seed)
             while not state.is_terminal():
-                legal = state.legal_actions()
                 if state.current_player() != me:
-                    state.apply_action(others.choice(legal))
+                    state.apply_action(others.choice(state.legal_actions()))
                     continue
-                view = state.determinize(me, derive_seed(match_seed, len(state.history())))
                 where = f"match {g}, move {len(actions)}"
-                started = time.perf_counter()
+                player.answered = illegal = None
                 try:
-                    action, modified = agent.act(view, check=True)
+                    action = referee.play_move(state, player, views, len(state.history()))
                 except AgentFault as f:
-                    fail(MOVE_FAULTS.get(f.kind, "legal"), f"{where}: {f.kind}: {f.message}")
-                times.append(time.perf_counter() - started)
+                    if not player.answered:   # its own fault: a timeout, an exception, a crash, a bad reply
+                        fail(MOVE_FAULTS.get(f.kind, "legal"), f"{where}: {f.kind}: {f.message}")
+                    illegal = f"{where}: {f.kind}: {f.message}"   # an answer the referee refused
+                times.append(player.seconds)
                 moves += 1
-                if modified:
+                if player.modified:
                     problems["unmodified"].append(f"{where}: the state was modified")
-                if action not in legal:
-                    problems["legal"].append(f"{where}: illegal: returned {printable(action, 40)}, "
-                                             f"not a legal action")
-                if modified or action not in legal:
+                if illegal:
+                    problems["legal"].append(illegal)
+                if player.modified or illegal:
                     raise _Failed
                 actions.append(action)
-                state.apply_action(action)
         finally:
             agent.kill()
         return actions

@@ -214,3 +214,19 @@ def test_the_openspiel_strength_experiment_goes_through_the_referee(counted):
     from arena.bench.ismcts_strength import versus_openspiel
     out = versus_openspiel("insert", deals=1, iterations=5)
     assert out["matches"] == 2 and len(counted) > 4
+
+
+def test_check_agent_goes_through_the_referee(counted):
+    from arena.checks import check_agent
+    spec = agent_list.parse_agent(f"{BOTS}:GoodBot", run_code=True)
+    params = dict(engines.registry.resolve("insert"))
+    results = check_agent(spec, "insert", params, games=1, time_limit=5.0, policy=make_policy("none"))
+    assert all(r["ok"] for r in results) and len(results) == 6
+    moves = int(next(r["detail"] for r in results if r["check"] == "returns legal actions").split()[0])
+    assert len(counted) == moves > 0
+    # an illegal answer is the referee's refusal, reported as check-agent's "legal" check
+    bad = check_agent(agent_list.parse_agent(f"{BOTS}:IllegalBot", run_code=True), "insert", params, games=1,
+                      time_limit=5.0, policy=make_policy("none"))
+    failed = [r for r in bad if not r["ok"]]
+    assert [r["check"] for r in failed] == ["returns legal actions"]
+    assert "illegal: returned" in failed[0]["detail"] and "not a legal action" in failed[0]["detail"]
