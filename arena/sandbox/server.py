@@ -25,6 +25,7 @@ import socket
 import sys
 import time
 
+from arena.sandbox.exec_bot import ExecFault
 from arena.sandbox.wire import WireError, read_frame, send_json
 
 RLIMITS = {"memory": (resource.RLIMIT_AS, 1 << 20), "cpu": (resource.RLIMIT_CPU, 1),
@@ -47,6 +48,9 @@ def load_class(kind, target):
     """The agent class named by a submitted agent's target (file path or module, then ':Class')."""
     import importlib
     import importlib.util
+    if kind == "exec":   # a program in any language, spoken to by the protocol's adapter
+        from arena.sandbox.exec_bot import adapter
+        return adapter(target)
     where, _, name = target.rpartition(":")
     if kind == "file":
         module_name = "arena_submitted_" + os.path.splitext(os.path.basename(where))[0]
@@ -100,20 +104,30 @@ def serve(requests, replies, code_dir):
         except WireError:
             return
         try:
-            if message[0] == "load":
-                _, kind, target, params = message
+            if message[0] == "load":   # an exec agent may also be told the match's limits
+                _, kind, target, params, *options = message
                 agent = load_class(kind, target)(**params)
+                if kind == "exec" and options:
+                    agent.configure(options[0])
                 reply = {"ok": True}
             elif message[0] == "reset":
                 if hasattr(agent, "reset"):
                     agent.reset(*message[1:])
                 reply = {"ok": True}
-            else:
-                _, state, check = message
+            elif message[0] == "end":   # the match's returns, for an agent that wants them
+                if hasattr(agent, "end"):
+                    agent.end(message[1])
+                reply = {"ok": True}
+            else:   # act; the public actions since the last one may follow, for an exec agent
+                _, state, check, *public = message
+                if public and hasattr(agent, "observe"):
+                    agent.observe(public[0])
                 before = (state.snapshot(), state.history()) if check else None
                 reply = _action_reply(agent.act(state))
                 if check:
                     reply["modified"] = (state.snapshot(), state.history()) != before
+        except ExecFault as f:   # an exec bot broke the protocol: its fault, not the adapter's error
+            reply = f.reply
         except Exception as e:
             reply = {"error": describe(e)}
         send_json(replies, reply)
