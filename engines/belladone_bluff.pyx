@@ -35,6 +35,7 @@ knows which of them went where. Cards absent from hands, rows and deck are disca
 from libc.stdint cimport uint64_t, uint8_t, uint16_t, int8_t, int16_t
 from libc.string cimport memset
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS
+from engines.registry import engine_params
 
 cdef enum:
     NCARDS = 80
@@ -506,19 +507,18 @@ cdef class BelladoneBluffState(GameState):
         self._pos_size = sizeof(BBPos)
 
     def __init__(self, dict params, seed=0):
-        n = int(params.get("players", 2))
-        if not 2 <= n <= 4:
-            raise ValueError(f"belladone_bluff is played by 2 to 4 players, not {n}")
+        params = engine_params("belladone_bluff", params, 4)     # defaults and player counts
+        n = params["players"]
         self.game_id = "belladone_bluff"
-        self.params = dict(params)
+        self.params = params
         self.num_players = n
         self.num_distinct_actions = NACTIONS
         memset(&self.s, 0, sizeof(BBPos))
         self.s.n = n
-        self.s.teams = 1 if (n == 4 and params.get("teams", True)) else 0
-        self.s.easy = 1 if params.get("easy", False) else 0
-        self.s.jar_any = 1 if (params.get("jar_team_any", False) or not self.s.teams) else 0
-        self.s.top_public = 1 if params.get("deck_top_colour_public", True) else 0
+        self.s.teams = 1 if (n == 4 and params["teams"]) else 0
+        self.s.easy = 1 if params["easy"] else 0
+        self.s.jar_any = 1 if (params["jar_team_any"] or not self.s.teams) else 0
+        self.s.top_public = 1 if params["deck_top_colour_public"] else 0
         self.c_reset(<uint64_t>seed)
 
     cdef int c_reset(self, uint64_t seed) except -1 nogil:

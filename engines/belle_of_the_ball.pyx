@@ -43,6 +43,7 @@ import os
 from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from libc.string cimport memset, memcpy
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, rng_shuffle
+from engines.registry import engine_params
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
@@ -705,17 +706,16 @@ cdef class BelleState(GameState):
         self._pos_size = sizeof(BellePos)
 
     def __init__(self, dict params, seed=0):
+        params = engine_params("belle_of_the_ball", params, MAXP)     # defaults, player counts and choices
+        n = params["players"]
         self.game_id = "belle_of_the_ball"
-        self.params = dict(params)
-        n = int(params.get("players", 3))
-        if not 2 <= n <= MAXP:
-            raise ValueError(f"belle_of_the_ball is played by 2 to 5 players, not {n}")
+        self.params = params
         self.num_players = n
         self.num_distinct_actions = N_ACTIONS
         memset(&self.s, 0, sizeof(BellePos))
         self.s.nplayers = n
-        self.s.pairs = params.get("match_count", "instances") == "pairs"
-        self.s.final_turn = bool(params.get("score_on_final_turn", False))
+        self.s.pairs = params["match_count"] == "pairs"
+        self.s.final_turn = params["score_on_final_turn"]
         rng_seed(&self.chance, <uint64_t>seed)
         _deal(&self.s, &self.chance)
 

@@ -8,6 +8,7 @@ import os
 from libc.stdint cimport uint64_t, int8_t
 from libc.string cimport memset
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below
+from engines.registry import engine_params
 
 DEF N = 36          # squares
 DEF RINGS = 30      # 15 per player: the game ends after 30 plies
@@ -234,12 +235,13 @@ cdef class InsertState(GameState):
 
     def __init__(self, dict params, seed=0):
         cdef int i
+        params = engine_params("insert", params, 2)     # defaults, player count and choices
         self.game_id = "insert"
-        self.params = dict(params)
-        self.num_players = 2
+        self.params = params
+        self.num_players = params["players"]
         self.num_distinct_actions = N
         rng_seed(&self.chance, <uint64_t>seed)
-        tiles = params.get("tiles", "")
+        tiles = params["tiles"]
         if len(tiles) == N:
             layout = tiles
         elif sorted(tiles) == ["A", "B", "C", "D"]:
@@ -249,7 +251,7 @@ cdef class InsertState(GameState):
             for i in range(3, 0, -1):
                 j = rng_below(&self.chance, i + 1)
                 order[i], order[j] = order[j], order[i]
-            turns = [rng_below(&self.chance, 4) if params.get("tile_rotation") == "random" else 0
+            turns = [rng_below(&self.chance, 4) if params["tile_rotation"] == "random" else 0
                      for _ in range(4)]
             layout = layout_from_tiles(order, turns)
         else:
@@ -260,8 +262,8 @@ cdef class InsertState(GameState):
         for i in range(N):
             self.s.orient[i] = ORIENT_CHARS.index(layout[i])
             self.s.layout_key = self.s.layout_key * 1099511628211ULL + <uint64_t>(self.s.orient[i] + 1)
-        self.s.axes = 2 if params.get("insert_axes") == "orthogonal" else 4
-        self.s.tiebreak_next = params.get("tiebreak") == "next_largest"
+        self.s.axes = 2 if params["insert_axes"] == "orthogonal" else 4
+        self.s.tiebreak_next = params["tiebreak"] == "next_largest"
         self._start(rng_below(&self.chance, 2))
 
     cdef void _start(self, int first_player) noexcept nogil:

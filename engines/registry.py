@@ -129,6 +129,23 @@ def _params(game_id, players, params):
     return full
 
 
+def engine_params(game_id: str, params: dict, capacity: int) -> dict[str, Any]:
+    """The parameters an engine sets a state up with: `params` (complete, as `resolve` gives them, or
+    not) with this registry's defaults filled in and its player counts and choices checked. Every
+    engine's constructor reads its parameters through this, so that their defaults and bounds are
+    declared here only; what the engine checks itself (ranges that depend on other parameters)
+    stays with it. `capacity` is the most players the engine's arrays hold.
+
+    :raises BadParameter: as `resolve`, for what the registry declares, or more players than the
+        engine holds.
+    """
+    rest = {name: value for name, value in params.items() if name != "players"}
+    full = _params(game_id, params.get("players"), rest)
+    if full["players"] > capacity:
+        raise BadParameter(f"{game_id}: the engine holds at most {capacity} players, not {full['players']}")
+    return full
+
+
 def _new_state(game_id, full, seed):
     """The engine's state for complete parameters; what the engine refuses (a value out of its
     range, parameters that conflict) is a BadParameter naming the game."""

@@ -31,6 +31,7 @@ from libc.stdint cimport uint64_t, uint16_t, int8_t, int16_t, int32_t
 from libc.string cimport memset
 from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_next, rng_below,
                            HORIZON_ROUND)
+from engines.registry import engine_params
 
 DEF NT = 7              # card types
 DEF MAXP = 4
@@ -462,22 +463,19 @@ cdef class RoyalBallState(GameState):
         self._pos_size = sizeof(RBPos)
 
     def __init__(self, dict params, seed=0):
-        n = params.get("players", 4)
-        if not 2 <= n <= 4:
-            raise ValueError(f"royal_ball is played by 2 to 4 players, not {n}")
+        params = engine_params("royal_ball", params, MAXP)     # defaults, player counts and choices
+        n = params["players"]
         self.game_id = "royal_ball"
-        self.params = dict(params)
+        self.params = params
         self.num_players = n
         self.num_distinct_actions = NA
         memset(&self.s, 0, sizeof(RBPos))
         self.s.nplayers = n
-        removed = params.get("removed_animal", "random")
-        if removed not in ("random", "dog", "horse"):
-            raise ValueError("removed_animal must be random, dog or horse")
+        removed = params["removed_animal"]
         self.s.removed_mode = -1 if removed == "random" else (DOG if removed == "dog" else HORSE)
-        self.s.single_round = params.get("match", "three_favours") == "single_round"
-        self.s.tie_none = params.get("tie_favour", "each") == "none"
-        self.s.chicken_cap = params.get("chicken", "packs") == "capped"
+        self.s.single_round = params["match"] == "single_round"
+        self.s.tie_none = params["tie_favour"] == "none"
+        self.s.chicken_cap = params["chicken"] == "capped"
         rng_seed(&self.chance, <uint64_t>seed)
         _new_match(&self.s, &self.chance)
 

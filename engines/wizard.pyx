@@ -21,6 +21,7 @@ from libc.string cimport memset
 from libc.math cimport exp
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND
 from engines.wizard_rules cimport may_play, hand_promise, suited_promise
+from engines.registry import engine_params
 
 cdef extern from *:
     """
@@ -664,9 +665,9 @@ def parse_card(str text):
 
 
 def schedule(int players, dict params):
-    """The hand size of each round for these parameters (RULES.md 1.2 and 1.7)."""
-    hands = tuple(params.get("hands", ()) or ())
-    five, amigo = bool(params.get("five_rounds")), bool(params.get("amigo_tournament"))
+    """The hand size of each round for these (complete) parameters (RULES.md 1.2 and 1.7)."""
+    hands = params["hands"]
+    five, amigo = params["five_rounds"], params["amigo_tournament"]
     if (len(hands) > 0) + five + amigo > 1:
         raise ValueError("hands, five_rounds and amigo_tournament each set the rounds: choose one")
     full = NCARDS // players
@@ -692,12 +693,11 @@ cdef class WizardState(GameState):
 
     def __init__(self, dict params, seed=0):
         cdef int i
-        n = int(params.get("players", 4))
-        if not 3 <= n <= 6:
-            raise ValueError(f"Wizard is played by 3 to 6 players, not {n}")
+        params = engine_params("wizard", params, MAXP)     # defaults and player counts
+        n = params["players"]
         sched = schedule(n, params)
         self.game_id = "wizard"
-        self.params = dict(params)
+        self.params = params
         self.num_players = n
         self.num_distinct_actions = NACT
         rng_seed(&self.chance, <uint64_t>seed)
@@ -706,9 +706,9 @@ cdef class WizardState(GameState):
         self.s.nrounds = len(sched)
         for i, h in enumerate(sched):
             self.s.sched[i] = h
-        self.s.plus_minus_one = bool(params.get("plus_minus_one"))
-        self.s.hide = (HIDE_UNTIL_END if params.get("secret_bids")
-                       else HIDE_UNTIL_PLAY if params.get("hidden_bids") else HIDE_NONE)
+        self.s.plus_minus_one = params["plus_minus_one"]
+        self.s.hide = (HIDE_UNTIL_END if params["secret_bids"]
+                       else HIDE_UNTIL_PLAY if params["hidden_bids"] else HIDE_NONE)
         _new_game(&self.s, &self.chance)
 
     cdef int c_reset(self, uint64_t seed) except -1 nogil:
