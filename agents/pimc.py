@@ -1,5 +1,5 @@
 """`pimc`: perfect information Monte Carlo for Wizard: sampled worlds, each played out or solved
-double-dummy (agents/wizard_solver.pyx).
+double-dummy (agents/wizard_solver.pyx). Measurements: docs/agents.md, "PIMC".
 
 For each decision the agent samples worlds consistent with what it knows (`state.determinize(seat,
 seed)`: the void-respecting resampler of the engine) and scores every legal action in each:
@@ -7,119 +7,31 @@ seed)`: the void-respecting resampler of the engine) and scores every legal acti
 - bidding (`bidding`="playout", the default): every legal bid b is scored by the round score p
   makes with bid b when every player plays the round out under the solver's bid-chasing rule
   (`Deal.playout`, see `policy_card` in agents/wizard_solver.pyx: short of its bid a player plays
-  its cheapest sure winner, at its bid its highest loser; p itself, by default, judging "sure" by
-  the cards it cannot see: `blind` below), the bids not made yet being the hands' estimates;
-  `bid_samples` worlds (400). "solver" scores bid b by the solver's paranoid value (the
-  score the hand can guarantee when all the others spoil it) within `nodes`;
+  its cheapest sure winner, at its bid its highest loser), the bids not made yet being the hands'
+  estimates (the solver's `hand_estimate`); over `bid_samples` worlds (400). "solver" scores bid b
+  by the solver's paranoid value (the score the hand can guarantee when all the others spoil it)
+  within `nodes`, over `samples` worlds;
 - card play: above `solve_cards` cards in hand (0, the default: always) the same playouts after
   each card, over `bid_samples` worlds; at or below it each card's solved paranoid score over
   `samples` worlds, the playout's score breaking ties (against the coalition many cards lose alike);
 - the dealer's trump choice after a Wizard is turned up: the suit of which it holds the most
   strength (cards, then rank), a rule of thumb.
 
-Why playouts: the paranoid value is the score against three players who all spoil p's bid, and they
-nearly always can (at 8 cards most first-lead values are -10 to -40 whatever the bid), so it
-separates bids poorly; the real table chases its own bids. Measured by hand (`pimc[samples=8,
-nodes=20000]` against three `greedy`, the engine's deals 1000.., pimc's seat rotating, 2026-11-30,
-bid accuracy over every round):
-
-| pimc | deals x hands | bid accuracy |
-|---|---|---|
-| playouts to bid and play (the earlier rule: cheapest winner only when last) | 80 x 2, 4, ..., 14 | 0.738 |
-| same, the solver for the last 6 cards (solve_cards=6) | 80 x 2, 4, ..., 14 | 0.696 |
-| playouts, the earlier rule / the rule that sees every hand (the default) | 60 x 2, 4, ..., 14 | 0.731 / 0.731 |
-| the default, p choosing its next 2 / 3 cards by search over playouts | 60 x 2, 4, ..., 14 | 0.726 / 0.714 |
-| bids by playouts / by the solver, both playing with the solver | 30 x 1, 3, ..., 15 | 0.592 / 0.588 |
-
-So the solver's paranoid play is worse than the playouts' even where it is exact, and searching p's
-own next cards over playouts buys nothing (it plans with sight of every hand).
-
-Sight in the playouts (`blind`): a playout sees every hand, so in it p takes a trick with the
-cheapest card that nobody holding cards *in that world* can beat, which at the table it cannot know:
-its bids and its choice of card counted on sight it will not have. With `blind`="self" (the
-default) p judges its sure winners in the playouts by the cards it cannot see (any unseen Wizard,
-higher card of the led suit or trump may come: `beatable_unseen` in agents/wizard_solver.pyx), and
-as few cards are sure to it, when it leads short of its bid without one it leads its strongest card
-rather than its lowest (rows "lead rule"); "all" makes every player do so; "none" is the earlier
-rule. Measured on the same deals (`arena run --game wizard --players 4 --param
-hands=2,4,6,8,10,12,14 --agents "pimc[samples=8,nodes=20000,OPTIONS] as NAME, greedy" --games 100
--j 1 --seed SEED --deal-key 0000000000000000000000000000a023`, 200 matches: pimc in two seats
-against two `greedy`, each deal in both seatings; 2026-11-30): pimc's bid accuracy, its mean score
-minus greedy's (score gap), and both against blind=none on the same 100 deals, paired by deal, with
-95% intervals:
-
-| SEED | OPTIONS | bid accuracy | score gap | against blind=none: accuracy / score gap |
-|---|---|---|---|---|
-| 1000 | blind=none | 0.685 | 79.8 | |
-| 1000 | blind=self | 0.699 | 87.4 | +0.014 [-0.001, +0.029] / +7.7 [-2.0, +17.3] |
-| 1000 | blind=all | 0.697 | 86.6 | +0.013 [-0.003, +0.028] / +6.8 [-3.6, +17.2] |
-| 1000 | blind=none, worlds weighted by 0.5 per trick that another's bid is off its hand's estimate (removed) | 0.694 | 81.9 | +0.010 [-0.007, +0.027] / +2.1 [-8.1, +12.4] |
-| 1000 | blind=self, bid_samples=2000 (card play kept at 400 worlds by a since-removed play_samples) | 0.693 | 83.6 | +0.009 [-0.010, +0.027] / +3.9 [-5.9, +13.7] |
-| 1000 | blind=self, leaders keeping their Jesters in the playouts (a policy_card rule, removed) | 0.691 | 84.8 | +0.006 [-0.009, +0.022] / +5.0 [-4.1, +14.1] |
-| 1000 | blind=self with the lead rule (the default) | 0.714 | 95.7 | +0.029 [+0.010, +0.048] / +15.9 [+4.6, +27.2] |
-| 1000 | the default for card play, bids by playouts with blind=none (a since-removed bid_blind) | 0.675 | 72.8 | against the default: -0.039 [-0.055, -0.022] / -22.9 [-33.1, -12.7] |
-| 1000 | the default for card play, bids by playouts with blind=all (the same bid_blind) | 0.698 | 88.9 | against the default: -0.015 [-0.032, +0.002] / -6.8 [-16.4, +2.8] |
-| 1000 | the other players' bids not made yet at 0.8 / 1.25 / 1.5 times their hands' estimates (unrounded; a since-removed `others`) | 0.700 / 0.719 / 0.711 | 83.7 / 99.5 / 97.9 | against the default: -0.014 [-0.027, -0.000] / +0.006 [-0.005, +0.017] / -0.002 [-0.014, +0.010] in accuracy |
-| 2000 | blind=none | 0.683 | 84.0 | |
-| 2000 | blind=self | 0.696 | 86.1 | +0.013 [-0.004, +0.031] / +2.1 [-9.2, +13.4] |
-| 2000 | blind=all | 0.679 | 74.0 | -0.004 [-0.020, +0.013] / -10.0 [-20.1, +0.1] |
-| 2000 | blind=self with the lead rule (the default) | 0.717 | 97.6 | +0.034 [+0.017, +0.052] / +13.6 [+3.4, +23.7] |
-
-The other blind rows were played before the lead rule (their blind seats lead low when short of a
-bid). Over both sets of deals (200, paired) blind=self alone gains +0.014 [+0.002, +0.025] in bid
-accuracy and +4.9 [-2.5, +12.3] in score gap; with the lead rule (the default) +0.032 [+0.019,
-+0.045] (0.684 to 0.715) and +14.7 [+7.2, +22.3]; the lead rule over blind=self alone: +0.015
-[-0.003, +0.033] and +8.2 [-2.1, +18.6] at seed 1000, +0.021 [+0.002, +0.040] and +11.5 [+0.8,
-+22.1] at seed 2000. blind=all, close to blind=self on the first deals, is worse than it on the
-second (-0.017 [-0.033, -0.000] and -12.1 [-21.0, -3.3]): modelling the opponents as blind as well
-does not pay.
-
-By hand size (`arena analyze --run RUN --store STORE`), seed 1000, blind=none / blind=self with the
-lead rule: 2 cards 0.75 / 0.75, 4: 0.73 / 0.76, 6: 0.65 / 0.69, 8: 0.63 / 0.68, 10: 0.64 / 0.70,
-12: 0.69 / 0.69, 14: 0.71 / 0.72. Its misses are more often over the bid than under it (0.165 and
-0.121 of the rounds; blind=none 0.153 and 0.162; 0.159 and 0.116 in the full game below): the
-blind self-model takes fewer tricks than pimc does at the table. Bidding by a self-model that sees
-every hand (the first bid_blind row) bids higher but loses more than it gains, and one where every
-player is blind (the second) is no better, so the bias is not sight alone. The bias is largest when
-pimc bids first (over 0.213 and under 0.098 of its rounds at the first bid, 0.131 and 0.147 at the
-last, where every other bid is known; full game below), which points at the estimates that stand
-in for the bids not made yet; but they are low if anything (1.60 tricks a hand on average, where
-the other agents bid 1.67-2.04 and took 2.01-2.14), and scaling them (the `others` row) moved
-nothing beyond the noise. It is left to correct. More worlds for the bids, the bids as evidence
-about the hands, and keeping Jesters measured no better. The target of 0.80 is not reached.
-
-In a full game (`arena run --game wizard --players 4 --agents "pimc[time=0.1,samples=10000,
-bid_samples=100000], ismcts[iterations=1000000,time=0.1], minimax[determinizations=100000,time=0.1],
-greedy" --games 30 --seed 23 -j 2`, 120 matches, 2026-12-01, blind=self with the lead rule): bid
-accuracy pimc 0.726 [0.704-0.747], ismcts 0.65, minimax 0.48, greedy 0.46; ratings pimc 30.81,
-ismcts 28.45 (sigma 0.77 and 0.74: mu - 3 sigma of pimc, 28.52, is below ismcts's mu + 3 sigma, so
-not separated; pimc scores 0.56 [0.46-0.65] against ismcts), minimax 20.64, greedy 20.08. By hand
-size (`arena analyze --run RUN --store STORE`) pimc is at or above ismcts at every size but 9 and
-12 (0.63 against 0.68 and 0.64), from 0.87 at 1 card to 0.63-0.77 from 5 cards up. With
-blind=none the same line-up gave pimc 0.682 [0.661-0.702] against ismcts 0.662, and ismcts rated
-above it (29.85 against 29.30). The same command with `--games 70` (new deals, 280 matches): bid
-accuracy pimc 0.712 [0.699-0.726], ismcts 0.663 [0.648-0.678], minimax 0.484, greedy 0.477;
-ratings pimc 30.80, ismcts 30.02 (sigma 0.72 and 0.71), and pimc scores 0.51 [0.45-0.57] against
-ismcts: the better bidder, not yet the stronger player.
-
-Neither is better within one round. pimc's bids with ismcts's card play (a since-removed
-`play=ismcts`, ismcts at pimc's `time`) against pimc and against ismcts, one 8-card round, 4
-players, two seats each, `--games 100 -j 1 --seed 7`, 0.05 s a move (pimc with `samples=10000,
-bid_samples=100000`), 2026-12-01: 0.49 [0.45-0.52] against pimc, 0.48 [0.45-0.52] against
-`ismcts[time=0.05,iterations=10000000]`. Against OpenSpiel's ISMCTS at 1,000 iterations in one
-5-card round (`python -m arena.bench.ismcts_strength --openspiel 120 wizard --param players=4
---param hands=5 --agent pimc --first-deal D`, D = 300, 500, 700) pimc at its defaults scores 0.475
-[0.456, 0.494] over 360 deals, -0.013 [-0.039, +0.012] against ismcts's default on the same deals.
+`blind`: who in the playouts judges sure winners by the cards it cannot see (any unseen Wizard,
+higher card of the led suit or trump may come: `beatable_unseen` in agents/wizard_solver.pyx) rather
+than by every hand of the world, and so, short of its bid without a sure winner, leads its strongest
+card: "self" (the default: p's bids and cards do not count on sight it will not have at the table),
+"all" or "none".
 
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
 
 Budgets: each solve may search `nodes` card plays (all the bids of one world share one budget);
 within it the solver deepens trick by trick (iterative deepening on its `horizon`, positions past
-it scored by a count of the hand's likely winners) and the deepest completed depth counts. `time`
-(seconds per decision, 0 for none) stops sampling once spent (at least one world is always
-scored). With `time` = 0 the agent is deterministic for its `seed` and the match seed. Ties between
-equally scored actions go to a seeded draw.
+it scored by the hand's estimate) and the deepest completed depth counts. `time` (seconds per
+decision, 0 for none) stops sampling once spent (at least one world is always scored). With `time`
+= 0 the agent is deterministic for its `seed` and the match seed. Ties between equally scored
+actions go to a seeded draw.
 
 It plays only Wizard (`cannot_play` says so for every other game): no other engine has a solver.
 """
