@@ -1,6 +1,6 @@
-"""A person at the table: shows what the seat may see and asks for an action on the terminal."""
-import click
-
+"""A person at the table: shows what the seat may see and asks for an action, through the input
+and output the face gives it (`arena play` gives the terminal's through click; by default Python's
+own input() and print(), as when a person sits in a tournament's seat)."""
 from agents.base import Agent
 
 
@@ -40,18 +40,21 @@ class HumanAgent(Agent):
 
     name = "human"
 
-    def __init__(self, **params):
+    def __init__(self, ask=None, tell=None, **params):
+        """`ask(prompt)`: the person's answer, a line of text; `tell(text)`: shows them a line."""
         super().__init__(**params)
+        self.ask = ask or (lambda prompt: input(f"{prompt}: "))
+        self.tell = tell or print
         self.log = []            # filled by `arena play` with the moves this seat may know about
 
     def act(self, state):
-        click.echo("")
-        click.echo(describe_view(state, self.seat, self.log))
+        self.tell("")
+        self.tell(describe_view(state, self.seat, self.log))
         legal = state.legal_actions()
-        click.echo("your moves: " + "  ".join(f"{i}) {state.action_to_string(a)}" for i, a in enumerate(legal, 1)))
+        self.tell("your moves: " + "  ".join(f"{i}) {state.action_to_string(a)}" for i, a in enumerate(legal, 1)))
         while True:
-            text = click.prompt(f"seat {self.seat}, your move", default="", show_default=False)
+            text = self.ask(f"seat {self.seat}, your move")
             action = parse_choice(state, text)
             if action is not None:
                 return action
-            click.echo(f"'{text}' is not one of your moves: type its number (1-{len(legal)}) or its name.")
+            self.tell(f"'{text}' is not one of your moves: type its number (1-{len(legal)}) or its name.")

@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS tallies (
     game_id     TEXT NOT NULL,
     game_params TEXT NOT NULL,     -- as in matches
     upto        INTEGER NOT NULL,  -- every match of the run with a smaller id is folded in
-    state       TEXT NOT NULL,     -- JSON: an arena.analysis.GroupTally (a checkpoint, see arena.tallies)
+    state       TEXT NOT NULL,     -- JSON: an arena.results.analysis.GroupTally (a checkpoint, see arena.results.tallies)
     PRIMARY KEY (run_id, game_id, game_params)
 );
 CREATE INDEX IF NOT EXISTS matches_with_faults ON matches(run_id, match_id) WHERE faults != '[]';
@@ -282,7 +282,7 @@ class Store:
                 for r in self.db.execute(sql + " ORDER BY match_id LIMIT ?", args + [limit])
                 for f in json.loads(r[2])]
 
-    # ---- checkpoints of the folds (arena.tallies) ----
+    # ---- checkpoints of the folds (arena.results.tallies) ----
     def tallies(self, run_id: str) -> tuple[int, list[tuple[str, str, str]]]:
         """(upto, [(game_id, game_params, state)]): the run's checkpoint; (0, []) when there is none
         (or the store predates checkpoints)."""

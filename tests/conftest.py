@@ -11,7 +11,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # of fresh keys unset it); staged bot code goes to a private cache, not the user's.
 os.environ["ARENA_DEAL_KEY"] = "00112233445566778899aabbccddeeff"
 # Every leaderboard, report and graph of a stored run also replays every match and fails when the
-# store's checkpointed tallies (arena.tallies) differ from that replay in any bit.
+# store's checkpointed tallies (arena.results.tallies) differ from that replay in any bit.
 os.environ["ARENA_CHECK_TALLIES"] = "1"
 # Without bubblewrap (a machine where nobody installed it), the tournaments of the tests run their
 # submitted bots unconfined; the tests of the sandbox itself are skipped there, never weakened.

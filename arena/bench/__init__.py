@@ -28,12 +28,12 @@ sent each time), each beside the same without the sandbox (`--sandbox none`, a p
 """
 import os
 import random
-import statistics
 import tempfile
 import time
 
 import engines
 import engines.core as core
+from arena.bench.measure import calibrated_rates, row, timed, versus
 
 # The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
 BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}
@@ -46,44 +46,6 @@ def bench_state(game_id):
         return engines.make(game_id, seed=1, **params)
     except ValueError:
         return engines.make(game_id, seed=1)
-
-
-def _rates(fn, repeats, seconds):
-    """Calibrates n so one call of fn(n) takes about `seconds`, then returns `repeats` rates."""
-    n = 1
-    while True:
-        t = time.perf_counter()
-        fn(n)
-        dt = time.perf_counter() - t
-        if dt > seconds / 4 or n >= 1 << 30:
-            break
-        n *= 4
-    return timed(fn, max(1, int(n * seconds / max(dt, 1e-9))), repeats)
-
-
-def timed(fn, n, repeats):
-    """`repeats` rates of fn(n): n per second of wall time."""
-    rates = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn(n)
-        rates.append(n / (time.perf_counter() - t))
-    return rates
-
-
-def row(case, unit, rates, digits=1, **extra):
-    """A benchmark row; rates rounded to `digits` decimals (None: whole numbers)."""
-    out = {"case": case, "unit": unit, "rates": [round(r, digits) for r in rates],
-           "median_per_s": round(statistics.median(rates), digits)}
-    out.update(extra)
-    return out
-
-
-def _versus(base, fast, digits=1):
-    """`fast` measured against `base`: its "baseline" case and its "speedup" (median over median)."""
-    fast["baseline"] = base["case"]
-    fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], digits)
-    return [base, fast]
 
 
 def engine_rows(game_id, repeats=5, seconds=0.2):
@@ -110,15 +72,15 @@ def engine_rows(game_id, repeats=5, seconds=0.2):
             s.undo_action()
 
     rows = []
-    rows += _versus(row(f"{game_id}/rollouts_python", "playouts/s", _rates(python_rollouts, repeats, seconds)),
+    rows += versus(row(f"{game_id}/rollouts_python", "playouts/s", calibrated_rates(python_rollouts, repeats, seconds)),
                     row(f"{game_id}/rollouts", "playouts/s",
-                        _rates(lambda n: core.run_rollouts(proto, n, 7), repeats, seconds)))
-    rows += _versus(row(f"{game_id}/clones_python", "clones/s", _rates(python_clones, repeats, seconds)),
+                        calibrated_rates(lambda n: core.run_rollouts(proto, n, 7), repeats, seconds)))
+    rows += versus(row(f"{game_id}/clones_python", "clones/s", calibrated_rates(python_clones, repeats, seconds)),
                     row(f"{game_id}/clones", "clones/s",
-                        _rates(lambda n: core.run_clones(proto, n), repeats, seconds)))
-    rows += _versus(row(f"{game_id}/apply_undo_python", "pairs/s", _rates(python_apply_undo, repeats, seconds)),
+                        calibrated_rates(lambda n: core.run_clones(proto, n), repeats, seconds)))
+    rows += versus(row(f"{game_id}/apply_undo_python", "pairs/s", calibrated_rates(python_apply_undo, repeats, seconds)),
                     row(f"{game_id}/apply_undo", "pairs/s",
-                        _rates(lambda n: core.run_apply_undo(proto, n, 7), repeats, seconds)))
+                        calibrated_rates(lambda n: core.run_apply_undo(proto, n, 7), repeats, seconds)))
     setup = BENCH_PARAMS.get(game_id)
     if setup:
         for r in rows:
@@ -140,10 +102,10 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     that starting the worker pool does not dominate quick games.
     """
     import agents as agent_registry
-    from arena import schedule as sched
+    from arena.tournament import schedule as sched
     from arena.agent_list import parse_agents
-    from arena.tournament import play_specs
-    from arena.runner import agent_seed
+    from arena.tournament.coordinator import play_specs
+    from arena.tournament.runner import agent_seed
     from arena.sandbox import DEFAULT_POLICY
     from arena.store import Store
 
@@ -191,7 +153,7 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     one = row(f"arena/{game_id}/workers_1", "games/s", games_per_s(lambda: through_arena(1)), **info)
     two = row(f"arena/{game_id}/workers_2", "games/s", games_per_s(lambda: through_arena(2)), **info)
     for r in (one, two):
-        _versus(base, r, digits=2)
+        versus(base, r, digits=2)
         r["overhead_pct"] = round(100 * (base["median_per_s"] / r["median_per_s"] - 1), 1)
     return [base, one, two]
 
@@ -237,7 +199,7 @@ def sandbox_rows(repeats=3, moves=300, matches=30):
                     agent.close()
             finally:
                 pool.close()
-        base, boxed = _versus(*pair, digits=2)
+        base, boxed = versus(*pair, digits=2)
         boxed["overhead_ms"] = round(1000 / boxed["median_per_s"] - 1000 / base["median_per_s"], 3)
         rows += [base, boxed]
     return rows

@@ -28,7 +28,7 @@ import time
 
 import engines
 from agents.ismcts import Search
-from arena.bench import _versus, row, timed
+from arena.bench.measure import row, timed, versus
 
 WIZARD_HAND = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
@@ -120,7 +120,7 @@ def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
         base = _openspiel_row(pyspiel, f"openspiel_ismcts/oh_hell_4p_10tricks/{point}",
                               oh_hell[point], repeats, baseline_iterations)
         yield base
-        yield _versus(base, _ismcts_row(row_case, state, repeats, seconds), digits=2)[1]
+        yield versus(base, _ismcts_row(row_case, state, repeats, seconds), digits=2)[1]
 
 
 if __name__ == "__main__":

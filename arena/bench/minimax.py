@@ -36,7 +36,7 @@ import time
 import agents
 import engines
 from agents.minimax import Searcher, run_determinizations
-from arena.bench import row
+from arena.bench.measure import row
 
 
 def _row(case, unit, rates, **extra):

@@ -33,7 +33,7 @@ import time
 
 import agents
 import engines
-from arena.bench import row
+from arena.bench.measure import row
 
 SIZES = (5, 8, 10, 15)
 HANDS = 3

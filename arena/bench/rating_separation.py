@@ -1,6 +1,6 @@
 """How large an edge the leaderboard's ratings can separate, as JSON rows.
 
-The leaderboard rates with TrueSkill (`arena.ratings.environment()`, the package's defaults and its
+The leaderboard rates with TrueSkill (`arena.results.ratings.environment()`, the package's defaults and its
 dynamic factor tau) and sorts by mu - 3 sigma. Two agents' ratings are "separated" when the lower
 one's mu + 3 sigma lies below the higher one's mu - 3 sigma. This bench plays TrueSkill's own model
 of a four-agent free-for-all line-up: each match, each agent's performance is its true skill plus
@@ -26,7 +26,7 @@ import statistics
 import sys
 from math import erf
 
-from arena.ratings import environment
+from arena.results.ratings import environment
 
 BASE, WEAK = 29.0, 20.0
 

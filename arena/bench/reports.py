@@ -3,7 +3,7 @@
 Each store is synthetic and deterministic: an Insert round robin of four agents of unequal strength
 (six pairs, both seatings of every deal), outcomes drawn from a seeded generator, one match in a
 thousand ended by a fault. It is written as a tournament's coordinator writes it: one match per
-transaction through `Store.record`, the checkpointed tallies (arena.tallies) advanced after each.
+transaction through `Store.record`, the checkpointed tallies (arena.results.tallies) advanced after each.
 
 Then each command runs as its own process, as a user runs it (`python -m arena leaderboard --store
 ...`), timed from start to exit, its peak resident memory read from `wait4`. Rows, per store size N:
@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from arena.bench import row
+from arena.bench.measure import row
 
 SIZES = (10_000, 100_000, 1_000_000)
 STRENGTHS = {"ismcts": 1.6, "minimax": 1.2, "greedy": 0.8, "random": 0.0}
@@ -33,12 +33,12 @@ def build_store(path, matches, seed=0):
     """Writes a synthetic finished run of about `matches` matches (whole deals) to a new store at
     `path`; returns its run id."""
     import engines
-    from arena import schedule as sched
+    from arena.tournament import schedule as sched
     from arena.agent_list import parse_agents
     from arena.match import Fault, MatchResult
     from arena.sandbox import DEFAULT_POLICY
     from arena.store import Store
-    from arena.tallies import Checkpoint
+    from arena.results.tallies import Checkpoint
 
     specs = parse_agents(",".join(STRENGTHS))
     params = engines.registry.resolve("insert")

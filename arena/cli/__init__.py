@@ -1,5 +1,6 @@
-"""The `arena` command line: click only. Each command reads its options, calls the packages that do
-the work (arena.tournament, arena.analysis, arena.report, arena.checks, arena.bench) and prints.
+"""The `arena` command line, the only importer of click. Each command reads its options, calls the
+packages that do the work (arena.tournament, arena.results, arena.reports, arena.compare,
+arena.gamestats, arena.bench, arena.serve) and prints; `play` is also the terminal player.
 
 The group turns every error into one line: a usage error or a user error (ValueError) exits 2, an
 interrupt 130, and an unexpected error prints one line too (ARENA_DEBUG=1 shows its traceback).

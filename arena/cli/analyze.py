@@ -1,10 +1,10 @@
 """`arena analyze`: what the games themselves are like (seat advantage, length, drama, skill), from
-seeded games it plays or from a stored run. The figures are computed in arena.analyze."""
+seeded games it plays or from a stored run. The figures are computed in arena.gamestats.analyze."""
 import click
 
 from arena.cli.common import (ArenaError, echo_json, jobs_option, json_option, literal, refuse_a_store,
                               rich_console, store_option, user_errors)
-from arena.tournament import DEFAULT_DEALS_ONE_GAME
+from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
 
 
 @click.command(short_help="What a game is like: seats, length, drama, skill.")
@@ -30,7 +30,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
     length and tempo, decisiveness and drama, and how much skill matters, each with a 95% interval
     and the number of games behind it."""
     import engines
-    from arena import analyze as an
+    from arena.gamestats import analyze as an
     from arena.store import Store
 
     if game_id is not None:
@@ -81,7 +81,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
 def _print(data):
     from rich import box
     from rich.table import Table
-    from arena.analyze import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
+    from arena.gamestats.analyze import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
 
     console = rich_console()
 

@@ -89,7 +89,7 @@ def refuse_a_store(out):
 
 def play_options(fn):
     """--jobs, --backend, --address and --time-limit: where and how fast matches are played."""
-    from arena.tournament import DEFAULT_TIME_LIMIT
+    from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
     for option in reversed([
             jobs_option,
             click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True),

@@ -5,7 +5,7 @@ import click
 
 from arena.cli.common import (deal_key_option, echo_json, json_option, literal, play_options, rich_console,
                               sandbox_option, store_option, user_errors)
-from arena.compare import DEFAULT_MAX_DEALS
+from arena.compare.compare import DEFAULT_MAX_DEALS
 
 
 def _range(r, digits=0, sign=1):
@@ -63,8 +63,8 @@ def _live(plan, outcome):
 @user_errors
 def compare(candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed, store_path, jobs,
             backend, address, time_limit, sandbox, deal_key, as_json):
-    from arena import compare as cmp
-    from arena import tournament
+    from arena.compare import compare as cmp
+    from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)

@@ -6,7 +6,7 @@ import click
 
 from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_console, sandbox_option,
                               user_errors)
-from arena.tournament import DEFAULT_TIME_LIMIT
+from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
 MAX_REPEATS = 100        # bench measurements per case
@@ -98,13 +98,13 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
     the checks that ran under "checks" and the others under "not_run". Exit code 1 unless every
     check ran and passed.
     """
-    from arena import schedule as sched
+    from arena.tournament import schedule as sched
     from arena.agent_list import param_options, parse_agent
-    from arena.checks import CHECKS, not_run
-    from arena.checks import check_agent as run_checks
+    from arena.tournament.checks import CHECKS, not_run
+    from arena.tournament.checks import check_agent as run_checks
     from arena.sandbox import make_policy
     from arena.text import game_title
-    from arena.tournament import check_time_limit
+    from arena.tournament.coordinator import check_time_limit
     time_limit = check_time_limit(time_limit)
     spec = parse_agent(agent, run_code=sandbox == "none")
     (game, full), = sched.resolve_games(game_id, players, param_options(params))

@@ -1,7 +1,15 @@
-"""`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by move)."""
+"""`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by
+move): the terminal player, its input and output; the game itself is arena.table's."""
 import click
 
 from arena.cli.common import open_run, sandbox_option, store_option, user_errors
+
+REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
+
+
+def ask(text):
+    """The person's answer to a prompt, read from the terminal (an empty line is "")."""
+    return click.prompt(text, default="", show_default=False)
 
 
 @click.command()
@@ -18,10 +26,12 @@ def play(game_id, vs, seat, seed, params, sandbox):
     import random
 
     import engines
+    from agents.human import HumanAgent, describe_view
     from arena.agent_list import param_options, parse_agent, split_list
-    from arena.play import play as play_game
-    from arena.sandbox import make_policy, validate_all
-    from arena.schedule import check_can_play
+    from arena.sandbox import AgentFault, make_policy, validate_all
+    from arena.table import final_scores
+    from arena.table import play as play_game
+    from arena.tournament.schedule import check_can_play
 
     policy = make_policy(sandbox)
     bots = [parse_agent(item, run_code=policy.mode == "none") for item in split_list(vs)]
@@ -36,7 +46,14 @@ def play(game_id, vs, seat, seed, params, sandbox):
         raise click.UsageError(f"--seat must be between 0 and {len(bots)}")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed
     click.echo(f"{game_id}, seed {seed}: you are seat {seat}")
-    play_game(game_id, dict(pairs, players=len(bots) + 1), bots, seat, seed, policy)
+    human = HumanAgent(ask=ask, tell=click.echo)
+    try:
+        state, names, log = play_game(game_id, dict(pairs, players=len(bots) + 1), bots, human, seat, seed, policy)
+    except AgentFault as fault:
+        raise click.ClickException(f"a bot failed ({fault.kind}): {fault}") from None
+    click.echo("")
+    click.echo(describe_view(state, seat, log))
+    click.echo(final_scores(state, names))
 
 
 @click.command()
@@ -47,8 +64,6 @@ def play(game_id, vs, seat, seed, params, sandbox):
 @user_errors
 def replay(args, seat, to_end, store_path):
     """Step through a stored match (RUN defaults to the latest run): forward, back, jump, end."""
-    from arena.play import replay as replay_match
-
     number = args[-1] if args else ""
     if len(args) not in (1, 2) or not (number.isascii() and number.isdigit()) or int(number) >= 2 ** 63:
         raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena leaderboard --json lists runs)")
@@ -58,3 +73,41 @@ def replay(args, seat, to_end, store_path):
         raise click.UsageError(f"--seat must be between 0 and {len(match['seats']) - 1}")
     replay_match(match, seat=seat, to_end=to_end)
     store.close()
+
+
+def replay_match(match, seat=None, to_end=False):
+    """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
+    from agents.human import describe_view
+    from arena.table import end_summary, full_log, stored_match
+
+    states, names, seen = stored_match(match, seat)
+    last = len(states) - 1
+    i = last if to_end else 0
+    while True:
+        state = states[i]
+        click.echo(f"\nmove {i} of {last}")
+        if seen is None:
+            click.echo(str(state))
+            if i:
+                click.echo("last moves: " + "; ".join(full_log(states, match["actions"], names, i)))
+        else:
+            click.echo(describe_view(state, seat, seen[:i]))
+        if i == last:
+            click.echo(end_summary(states[-1], match, names))
+            if to_end:
+                return states[-1]
+        command = click.prompt(REPLAY_HELP, default="n", show_default=False).strip().lower()
+        if command == "q":
+            return states[i]
+        if command in ("", "n"):
+            i = min(i + 1, last)
+        elif command == "b":
+            i = max(i - 1, 0)
+        elif command == "s":
+            i = 0
+        elif command == "e":
+            i = last
+        elif command.isdigit():
+            i = min(int(command), last)
+        else:
+            click.echo(f"unknown command {command!r}: {REPLAY_HELP}")

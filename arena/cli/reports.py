@@ -9,7 +9,8 @@ import click
 
 from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, refuse_a_store,
                               rich_console, store_option, user_errors)
-from arena.text import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, interval_text, jsonable
+from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND
+from arena.text import interval_text, jsonable
 
 _run = click.argument("run_id", metavar="[RUN]", required=False)
 
@@ -33,7 +34,7 @@ def _cell(iv):
 @user_errors
 def matchups(run_id, store_path, as_json):
     from rich.table import Table
-    from arena import analysis, tallies
+    from arena.results import analysis, tallies
     from arena.cli.run import print_legend, print_verdict
     from arena.text import game_title
     store, run_id = open_run(store_path, run_id)
@@ -74,7 +75,8 @@ def matchups(run_id, store_path, as_json):
 @json_option
 @user_errors
 def graph(run_id, out, store_path, as_json):
-    from arena import analysis, graphs, tallies
+    from arena.reports import graphs
+    from arena.results import analysis, tallies
     refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
     try:
@@ -103,7 +105,7 @@ def report(run_id, out, store_path, as_json):
     figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
     and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest
     run. While `arena serve` runs on the store, the listed matches link to their replays there."""
-    from arena import report as report_mod
+    from arena.reports import report as report_mod
     if out is not None:
         refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)

@@ -7,8 +7,8 @@ import click
 
 from arena.cli.common import (deal_key_option, echo_json, json_option, literal, open_run, play_options,
                               rich_console, sandbox_option, store_option, user_errors)
-from arena.text import leaderboard_help
-from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
+from arena.reports.tables import leaderboard_help
+from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
 
 
 
@@ -38,7 +38,7 @@ from arena.tournament import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
 @user_errors
 def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
         resume, params, sandbox, bot_limits, deal_key, as_json):
-    from arena import tournament
+    from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
@@ -142,10 +142,12 @@ def print_legend(console, items):
 
 def _print_leaderboards(store, run_id, as_json, game_id=None):
     """Each game's leaderboard, its verdict, and once under the last one the legend of its columns
-    (`arena.text` holds the columns, legend and verdict every view shares)."""
-    from arena import analysis, tallies
+    (arena.reports.tables holds the columns and legend every view shares, arena.results.verdict
+    the verdict)."""
+    from arena.results import analysis, tallies
     from arena.sandbox import unconfined_note
-    from arena.text import game_title, jsonable, leaderboard_columns, legend_items
+    from arena.reports.tables import leaderboard_columns, legend_items
+    from arena.text import game_title, jsonable
     from rich import box
     from rich.table import Table
 

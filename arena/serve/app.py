@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 import agents
 import engines
 from arena.agent_list import entry_points
-from arena.play import replay_states
+from arena.table import replay_states
 from arena.sandbox import make_policy
 from arena.serve import views
 from arena.serve.sessions import PlaySession, Sessions, UnknownSession

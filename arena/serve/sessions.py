@@ -36,14 +36,14 @@ from arena.agent_list import (
 )
 from arena.match import AgentSpec, MatchResult, MatchSpec
 from arena import referee
-from arena.play import seat_names
+from arena.table import seat_names
 from arena.sandbox import DEFAULT_POLICY, AgentFault, check_available
-from arena.schedule import check_can_play, code_digest
+from arena.tournament.schedule import check_can_play, code_digest
 from arena.seeds import derive_seed, view_base
 from arena.serve.views import legal_moves, move_label, position_view
 from arena.store import Store
 from arena.text import first_line
-from arena.tournament import DEFAULT_TIME_LIMIT
+from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 
 HUMAN = AgentSpec("you", "human", (), "builtin", "human")
 MAX_SESSIONS = 16   # games kept in memory; starting one more ends the least recently used

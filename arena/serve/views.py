@@ -4,9 +4,11 @@
 Every view of a position is built here, by `position_view`, from `state.observation(seat)`: a seat's
 view holds only what that seat may know.
 """
-from arena import graphs, report, tallies
-from arena.play import public_name
-from arena.text import jsonable, leaderboard_columns
+from arena.reports import graphs, report
+from arena.results import tallies
+from arena.table import public_name
+from arena.reports.tables import leaderboard_columns
+from arena.text import jsonable
 
 
 def position_view(state, viewer, names, last_move=None):

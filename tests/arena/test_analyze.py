@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 import engines
-from arena import analyze as an
+from arena.gamestats import analyze as an
 from arena.cli import main
 from arena.store import Store
 

@@ -7,7 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 import engines
-from arena import agent_list, analysis, ratings, runner, schedule
+from arena import agent_list
+from arena.results import analysis, ratings
+from arena.tournament import runner, schedule
 from arena.cli import main
 from arena.store import Store
 from arena_processes import count_matches, start, wait_for_matches
@@ -117,7 +119,7 @@ def test_misbehaving_agents_lose_and_the_tournament_goes_on(tmp_path):
         kinds.setdefault(f["label"], set()).add(f["kind"])
     assert kinds == {"RaisingBot": {"exception"}, "IllegalBot": {"illegal"}, "SlowBot": {"timeout"},
                      "HangingBot": {"timeout"}, "CrashingBot": {"crash"}}
-    # A faulty seat is played out by a stand-in (arena.runner): against the good agents each match
+    # A faulty seat is played out by a stand-in (arena.tournament.runner): against the good agents each match
     # has exactly one fault, the misbehaving agent's, placed last; two misbehaving agents both
     # fault, the first to fault placed last.
     assert len(out["faults"]) == 20 + 2 * 20

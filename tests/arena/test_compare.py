@@ -11,7 +11,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from arena import compare
+from arena.compare import compare
 from arena.cli import main
 from arena.store import Store
 
@@ -181,7 +181,7 @@ def test_more_players_pair_the_same_seat_deal_and_field(tmp_path):
 
 
 def test_an_interrupted_comparison_prints_the_command_that_resumes_it(tmp_path, monkeypatch):
-    from arena import tournament
+    from arena.tournament import coordinator as tournament
     monkeypatch.setattr(tournament, "play_specs", lambda *args, **kwargs: "interrupted")
     result = CliRunner().invoke(main, ["compare", "ismcts[iterations=300] as i300", "random", "--game", "insert",
                                        "--store", str(tmp_path / "i.sqlite")])

@@ -9,8 +9,9 @@ import os
 import pytest
 
 import engines
-from arena import agent_list, runner, schedule
-from arena.analysis import pair_score, t_interval
+from arena import agent_list
+from arena.tournament import runner, schedule
+from arena.results.analysis import pair_score, t_interval
 from arena.sandbox import make_policy, stage
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -14,9 +14,11 @@ import uuid
 import pytest
 from click.testing import CliRunner
 
-from arena import analysis
+from arena.results import analysis
 from arena.cli import main
-from arena.text import INTERVALS, LEGEND, MATCHUPS_LEGEND, interval_text, legend_items, verdict
+from arena.reports.tables import INTERVALS, LEGEND, MATCHUPS_LEGEND, legend_items
+from arena.results.verdict import verdict
+from arena.text import interval_text
 
 
 def invoke(*args):

@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 import engines
-from arena import agent_list, referee, schedule
+from arena import agent_list, referee
+from arena.tournament import schedule
 from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
 from arena.seeds import view_base, view_seed
 
@@ -153,7 +154,7 @@ def counted(monkeypatch):
 
 def test_a_tournament_match_and_its_stand_in_go_through_the_referee(counted, monkeypatch):
     import agents.simple
-    from arena.runner import play_match
+    from arena.tournament.runner import play_match
     params = dict(engines.registry.resolve("insert"))
     specs = [agent_list.parse_agent("random"), agent_list.parse_agent("greedy")]
     match = schedule.game_schedule("t", "insert", params, specs, 1, 3, 5.0, deal_key="")[0]
@@ -217,7 +218,7 @@ def test_the_openspiel_strength_experiment_goes_through_the_referee(counted):
 
 
 def test_check_agent_goes_through_the_referee(counted):
-    from arena.checks import check_agent
+    from arena.tournament.checks import check_agent
     spec = agent_list.parse_agent(f"{BOTS}:GoodBot", run_code=True)
     params = dict(engines.registry.resolve("insert"))
     results = check_agent(spec, "insert", params, games=1, time_limit=5.0, policy=make_policy("none"))

@@ -14,7 +14,8 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from arena import analysis, graphs, report
+from arena.reports import graphs, report
+from arena.results import analysis
 from arena.cli import main
 from arena.cli.reports import graph, matchups, report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec

@@ -12,7 +12,8 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from arena import agent_list, runner, schedule
+from arena import agent_list
+from arena.tournament import runner, schedule
 from arena.cli import main
 from arena.match import Fault, MatchResult
 from arena.sandbox import POOL, AgentFault, RemoteAgent, make_policy, stage

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 import engines
 from arena.cli import main
 from arena.match import AgentSpec, MatchResult, MatchSpec
-from arena.play import replay_states
+from arena.table import replay_states
 from arena.serve.app import create_app
 from arena.serve.sessions import MAX_IDLE, Sessions
 from arena.store import Store
@@ -55,7 +55,7 @@ def test_runs_list_shows_each_runs_status_and_progress(client, store, runs):
 
 
 def test_run_summary_has_the_leaderboard_matrix_and_graph_of_report_collect(client, store, runs):
-    from arena import report
+    from arena.reports import report
     data = client.get(f"/api/runs/{runs['insert']}").json()
     reader = Store(store, readonly=True)
     expected, _ = report.collect(reader, runs["insert"])

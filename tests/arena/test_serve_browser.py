@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from arena.cli import main
-from arena.play import replay_states
+from arena.table import replay_states
 from arena.serve.app import create_app
 from arena.store import Store
 from arena_processes import start, wait_for_matches

@@ -1,11 +1,11 @@
-"""arena.sprt: the GSPRT and the Elo estimates against references written from the published formulas
+"""arena.compare.sprt: the GSPRT and the Elo estimates against references written from the published formulas
 (fishtest's LLRcalc and stat_util, Van den Bergh's notes), and error rates by simulation."""
 import math
 
 import numpy as np
 import pytest
 
-from arena import sprt
+from arena.compare import sprt
 
 # ---- references, written from the formulas, not with the code under test ------------------------
 

@@ -1,4 +1,4 @@
-"""Ratings and totals as a checkpointed fold (arena.tallies, arena.analysis.GroupTally): a checkpoint
+"""Ratings and totals as a checkpointed fold (arena.results.tallies, arena.results.analysis.GroupTally): a checkpoint
 plus the newer matches gives the same figures, bit for bit, as folding every match."""
 import json
 import random
@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, strategies as st
 
-from arena import analysis, tallies
+from arena.results import analysis, tallies
 from arena.cli import main
 from arena.store import Store
 from arena_processes import start, wait_for_matches

@@ -1,7 +1,8 @@
 """A tournament from Python, without click: plan it, play it, read its standings."""
 import pytest
 
-from arena import analysis, tournament
+from arena.results import analysis
+from arena.tournament import coordinator as tournament
 from arena.store import Store
 
 

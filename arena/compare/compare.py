@@ -1,12 +1,12 @@
 """`arena compare`: is the candidate stronger than the baseline? A sequential test over duplicate deals.
 
-    from arena import compare
+    from arena.compare import compare
     from arena.store import Store
     store = Store("results/arena.sqlite")
     plan = compare.plan(store, "greedy", "random", game_id="insert", sprt="elo0=0,elo1=100")
     status, outcome = compare.play(store, plan, jobs=1)   # outcome.decision: "H1", "H0" or None
 
-How the deals are played (the statistics are in arena.sprt):
+How the deals are played (the statistics are in arena.compare.sprt):
 
 * **Two players.** Deal d is played twice with the same seed: candidate in seat 0 and baseline in
   seat 1, then swapped. The candidate's points over the pair (1 a win, 1/2 a draw, from the
@@ -15,11 +15,11 @@ How the deals are played (the statistics are in arena.sprt):
   (so every seat is taken equally often), then the baseline in that seat, with the same field in
   the other seats of both matches. The field is `--field` (one agent, or a list rotated through the
   other seats: the i-th other seat of deal d holds field[(d + i) mod len]), by default the baseline.
-  The observation is the candidate's score share at seat k minus the baseline's (see arena.sprt).
+  The observation is the candidate's score share at seat k minus the baseline's (see arena.compare.sprt).
   The duplicate point difference (the seat's return with the candidate minus with the baseline) is
   reported beside it, not tested.
 * **Stopping does not depend on timing.** Deals are played in batches through
-  `arena.tournament.play_specs`; after each batch the test is evaluated deal by deal, in deal order,
+  `arena.tournament.coordinator.play_specs`; after each batch the test is evaluated deal by deal, in deal order,
   on the deals whose both matches are stored, and stops at the first deal where the LLR leaves its
   bounds, or at --max-deals. So `--jobs`, the backend, the batch size and a kill -9 and resume never
   change the decision or the number of deals it used. Matches of later deals (the rest of the last
@@ -42,10 +42,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 import engines
-from arena import agent_list, seeds, sprt, tournament
-from arena import schedule as sched
-from arena.analysis import pair_score, t_interval
-from arena.backends import check_backend, default_jobs
+from arena import agent_list, seeds
+from arena.compare import sprt
+from arena.tournament import coordinator as tournament
+from arena.tournament import schedule as sched
+from arena.results.analysis import pair_score, t_interval
+from arena.tournament.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy
 from arena.sandbox import make_policy, stage, validate_all
 from arena.store import Store
@@ -100,7 +102,7 @@ class Outcome:
     deals: int                 # deals the test used
     llr: float
     counts: list               # per grid value, over the deals used
-    estimates: dict            # arena.sprt.estimates of the deals used
+    estimates: dict            # arena.compare.sprt.estimates of the deals used
     points: Optional[dict]     # mean point difference with its 95% interval (None without deals)
     curve: list = field(default_factory=list)   # [(deals, llr)] after every deal used
     played: int = 0            # complete deals stored

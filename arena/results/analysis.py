@@ -3,7 +3,7 @@
 Everything here works per group, a game with one set of parameters (players included): scores from
 different games or rule variants never mix. One fold computes it all, `GroupTally`, over the match
 dicts of a store in match-id order, keeping running totals (never a list of matches), so its state
-can be checkpointed in the store (arena.tallies) and a view folds only newer matches. The functions
+can be checkpointed in the store (arena.results.tallies) and a view folds only newer matches. The functions
 on lists of matches (`standings`, `head_to_head`, `summary`, ...) fold the list they are given.
 
 Statistics are over *deals*, not matches. The matches of one duplicate group share a deal id and a
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from arena import ratings
+from arena.results import ratings
 from arena.text import jsonable
 
 Z95 = 1.959963984540054
@@ -273,7 +273,7 @@ class GroupTally:
     as a checkpoint and a view folds only the newer matches: the same matches give the same bits
     however the fold was cut.
 
-    The matches of one deal are contiguous in match-id order (arena.schedule plays deal after deal),
+    The matches of one deal are contiguous in match-id order (arena.tournament.schedule plays deal after deal),
     so a deal's observations (its mean score, placement, pair scores, duplicate groups) close when
     the next deal starts; the last deal closes when a view is made.
     """

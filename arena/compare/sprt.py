@@ -1,6 +1,6 @@
 """Sequential tests and Elo estimates for paired games: pure functions, no games, no store.
 
-The model (what `arena compare` tests, see arena.compare for how the games are laid out):
+The model (what `arena compare` tests, see arena.compare.compare for how the games are laid out):
 
 * An **observation** is one deal played as a pair of matches, scored as one number `y` on a fixed
   grid of values (`values`); results are the **counts** of each grid value.

@@ -1,8 +1,8 @@
 """A tournament from a description to stored results: plan it (new or resumed), then play it.
 
-    from arena import tournament
+    from arena.tournament import coordinator as tournament
     from arena.store import Store
-from arena.tallies import Checkpoint
+from arena.results.tallies import Checkpoint
     store = Store("results/arena.sqlite")
     plan = tournament.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)
     status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from arena import agent_list, seeds
-from arena import schedule as sched
-from arena.backends import check_backend, default_jobs, executor
+from arena.tournament import schedule as sched
+from arena.tournament.backends import check_backend, default_jobs, executor
 from arena.sandbox import describe
 from arena.match import MatchResult
-from arena.runner import play_matches
+from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
-from arena.tallies import Checkpoint
+from arena.results.tallies import Checkpoint
 
 DEFAULT_DEALS_ONE_GAME = 10   # deals per line-up with a game given
 DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without one (a quick first look)
@@ -229,7 +229,7 @@ def stop_requests(immediate):
 
 def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=None):
     """Plays the MatchSpecs `todo` (of one run) on the chosen backend, storing each result as it
-    arrives, advancing the run's checkpointed tallies (arena.tallies) and calling `on_match(result)`;
+    arrives, advancing the run's checkpointed tallies (arena.results.tallies) and calling `on_match(result)`;
     returns "finished", or "interrupted" by Ctrl-C, SIGTERM or SIGHUP (the matches in progress are
     abandoned at once; a resume replays them)."""
     if not todo:

@@ -17,11 +17,12 @@ import re
 import shlex
 import subprocess
 
-from arena import analysis, graphs, tallies
+from arena.reports import graphs
+from arena.results import analysis, tallies
 from arena.serve import address
 from arena.sandbox import LIMITS, unconfined_note
-from arena.text import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, interval_text,
-                        leaderboard_columns, legend_lines, option_value)
+from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines
+from arena.text import interval_text, option_value
 
 
 def _version(dist):

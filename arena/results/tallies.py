@@ -1,4 +1,4 @@
-"""A run's tallies (one arena.analysis.GroupTally per game and rule variant), checkpointed in the store.
+"""A run's tallies (one arena.results.analysis.GroupTally per game and rule variant), checkpointed in the store.
 
 Ratings and totals are a fold over the matches in match-id order. While a run is played, its
 coordinator keeps the fold of the run's contiguous prefix of stored matches (a result that arrives
@@ -12,8 +12,9 @@ import json
 import os
 import time
 
-from arena.analysis import TALLY_VERSION, GroupTally, group_key
-from arena.text import game_title, jsonable, verdict
+from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
+from arena.results.verdict import verdict
+from arena.text import game_title, jsonable
 
 SAVE_SECONDS = 2.0
 

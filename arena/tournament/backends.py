@@ -1,7 +1,7 @@
 """Where matches are played: in this process, on a local process pool, or on a Dask cluster.
 
-Every backend is a `concurrent.futures.Executor` running `arena.runner.play_matches` on small
-picklable MatchSpecs, so the coordinator's code (`arena.tournament.play_specs`) is the same for all
+Every backend is a `concurrent.futures.Executor` running `arena.tournament.runner.play_matches` on small
+picklable MatchSpecs, so the coordinator's code (`arena.tournament.coordinator.play_specs`) is the same for all
 three; Dask's comes from `Client(address).get_executor()`. A local pool's workers end with the
 coordinator however it ends, and are killed at once when the tournament is interrupted.
 """
@@ -84,7 +84,7 @@ def preload_modules():
     """Modules every worker needs, imported once in the fork server instead of once per worker."""
     import agents.registry
     import engines.registry
-    return (["arena.runner"] + sorted({spec.module for spec in engines.registry.GAMES.values()})
+    return (["arena.tournament.runner"] + sorted({spec.module for spec in engines.registry.GAMES.values()})
             + sorted({target.split(":")[0] for target in agents.registry.BUILTIN.values()}))
 
 

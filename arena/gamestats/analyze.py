@@ -1,14 +1,14 @@
 """What the games themselves are like (`arena analyze`): seat advantage, length and tempo, drama, and
 how much skill matters, from the stored matches of a run, each figure with a 95% interval.
 
-    from arena import analyze
+    from arena.gamestats import analyze
     from arena.store import Store
     store = Store("results/analyze.sqlite")
     runs = analyze.play_variants(store, "wizard", ["hands=2", "plus_minus_one=true,false"], "greedy,random",
                                  deals=20, jobs=1)
     result = analyze.analyze_runs(store, runs)          # plain JSON-able data
 
-The unit of observation is the deal, as in arena.analysis: a figure is measured on every match, the
+The unit of observation is the deal, as in arena.results.analysis: a figure is measured on every match, the
 matches of one deal (its seat rotations and line-ups) are averaged into one observation, and the
 interval is over deals; "games" counts the matches behind it. Matches ended by a fault are left out
 (their result is the fault's, not the game's) and counted. Per-ply figures (leads, rounds, legal
@@ -50,7 +50,7 @@ from typing import Optional, Sequence
 
 import engines
 from arena import agent_list, seeds
-from arena.analysis import interval, pair_score, t975, t_interval
+from arena.results.analysis import interval, pair_score, t975, t_interval
 from arena.text import game_title
 
 PHASES = ("opening", "middle", "end")
@@ -476,7 +476,7 @@ def public(group):
 def analyze_runs(store, run_ids, game_id=None):
     """The analysis of the stored runs: {"runs", "notes", "groups", "differences"} as plain data.
     Every game and parameter set of every run is one group; `game_id` keeps only that game."""
-    from arena.analysis import groups as split
+    from arena.results.analysis import groups as split
     out = []
     for run_id in run_ids:
         run = store.run(run_id)
@@ -552,7 +552,7 @@ def play_variants(store, game_id, params=(), agents="greedy,random", deals=10, s
     """Plays (or finds, when the same command ran before on this store) one run per variant; returns
     the run ids. ValueError for anything that cannot be played; an interrupted run raises
     KeyboardInterrupt."""
-    from arena import tournament
+    from arena.tournament import coordinator as tournament
     todo, agents = check(game_id, params, agents)
     key = seeded_deal_key(seed, agents)
     plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key)
@@ -638,7 +638,7 @@ def write_html(result, path):
     """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
     import html
     import os
-    from arena import graphs, report
+    from arena.reports import graphs, report
 
     def e(x):
         return html.escape(str(x))

@@ -16,8 +16,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from arena import analysis  # noqa: E402
-from arena.text import GRAPH_LEGEND, game_title, interval_text  # noqa: E402
+from arena.results import analysis  # noqa: E402
+from arena.reports.tables import GRAPH_LEGEND  # noqa: E402
+from arena.text import game_title, interval_text  # noqa: E402
 
 FORMATS = ("png", "svg", "html")
 CYCLE = "#d62728"

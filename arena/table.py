@@ -1,8 +1,10 @@
-"""Sitting at the table with the bots (`arena play`) and stepping through stored matches (`arena replay`)."""
-import click
-
+"""A person at the table with bots, whatever the face (the terminal's `arena play` and `arena
+replay`, the browser's games): the game itself (`play`, every move the referee's), the seats'
+names, what each seat saw of each move, and the states of a stored match. Nothing here reads or
+prints: the faces do (arena.cli.play, arena.serve)."""
 import engines
-from agents.human import HumanAgent, describe_view
+from arena import referee
+from arena.seeds import derive_seed, view_base
 
 
 def public_name(state, action, viewer):
@@ -37,18 +39,17 @@ def seat_names(players, human_seat, labels):
     return [f"seat {p} (you)" if p == human_seat else f"seat {p} ({next(bots)})" for p in range(players)]
 
 
-def play(game_id, params, bot_specs, human_seat, seed, policy=None):
-    """A game with a person at `human_seat` and the bots (AgentSpecs) in the other seats, in order;
-    returns the final state. Bots get only determinized copies of the state, as in a tournament."""
-    from arena import referee
-    from arena.sandbox import AgentFault
-    from arena.seeds import derive_seed, view_base
-
+def play(game_id, params, bot_specs, human, human_seat, seed, policy=None):
+    """A game with the person `human` (an agent: agents.human.HumanAgent with the face's input and
+    output) at `human_seat` and the bots (AgentSpecs) in the other seats, in order; returns (the
+    final state, the seats' names, the moves as the person saw them). Every move is the referee's:
+    the bots get only determinized copies of the state, as in a tournament, and a bot's fault is
+    an AgentFault (the game cannot go on); the person's own errors (an abort) go through unchanged.
+    ValueError for a seat the game does not have."""
     state = engines.make(game_id, seed=seed, **params)
     n = state.num_players
     if not 0 <= human_seat < n:
-        raise click.UsageError(f"--seat must be between 0 and {n - 1}")
-    human = HumanAgent()
+        raise ValueError(f"--seat must be between 0 and {n - 1}")
     names = seat_names(n, human_seat, [b.label for b in bot_specs])
     log = MoveLog(n, names)
     human.log = log.lines[human_seat]
@@ -68,16 +69,11 @@ def play(game_id, params, bot_specs, human_seat, seed, policy=None):
         while not state.is_terminal():
             p = state.current_player()
             referee.play_move(state, agents[p], views, len(state.history()), trusted=p == human_seat, apply=apply)
-    except AgentFault as fault:
-        raise click.ClickException(f"a bot failed ({fault.kind}): {fault}") from None
     finally:
         for agent in agents:
             if agent is not human:
                 agent.close()
-    click.echo("")
-    click.echo(describe_view(state, human_seat, human.log))
-    click.echo(final_scores(state, names))
-    return state
+    return state, names, log.lines[human_seat]
 
 
 def final_scores(state, names):
@@ -97,50 +93,21 @@ def replay_states(match):
     return states
 
 
-REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
-
-
-def replay(match, seat=None, to_end=False):
-    """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
+def stored_match(match, seat=None):
+    """A stored match to step through: (its states from the start, one per action; its seats'
+    names; with `seat`, that seat's record of the moves, else None)."""
     states = replay_states(match)
     names = [f"seat {p} ({s['label']})" for p, s in enumerate(match["seats"])]
+    if seat is None:
+        return states, names, None
     logs = MoveLog(len(names), names)
-    if seat is not None:
-        for before, action in zip(states, match["actions"]):
-            logs.record(before.clone(), action)
-    last = len(states) - 1
-    i = last if to_end else 0
-    while True:
-        state = states[i]
-        click.echo(f"\nmove {i} of {last}")
-        if seat is None:
-            click.echo(str(state))
-            if i:
-                click.echo("last moves: " + "; ".join(_full_log(states, match["actions"], names, i)))
-        else:
-            click.echo(describe_view(state, seat, logs.lines[seat][:i]))
-        if i == last:
-            click.echo(end_summary(states[-1], match, names))
-            if to_end:
-                return states[-1]
-        command = click.prompt(REPLAY_HELP, default="n", show_default=False).strip().lower()
-        if command == "q":
-            return states[i]
-        if command in ("", "n"):
-            i = min(i + 1, last)
-        elif command == "b":
-            i = max(i - 1, 0)
-        elif command == "s":
-            i = 0
-        elif command == "e":
-            i = last
-        elif command.isdigit():
-            i = min(int(command), last)
-        else:
-            click.echo(f"unknown command {command!r}: {REPLAY_HELP}")
+    for before, action in zip(states, match["actions"]):
+        logs.record(before.clone(), action)
+    return states, names, logs.lines[seat]
 
 
-def _full_log(states, actions, names, i):
+def full_log(states, actions, names, i):
+    """The last moves before move `i`, as a seat that sees everything saw them."""
     return [f"{names[states[k].current_player()]}: {states[k].action_to_string(actions[k])}"
             for k in range(max(0, i - 8), i)]
 

@@ -1,4 +1,4 @@
-"""TrueSkill ratings, folded over stored matches in match-id order (arena.analysis.GroupTally).
+"""TrueSkill ratings, folded over stored matches in match-id order (arena.results.analysis.GroupTally).
 
 How matches are rated (quoted in the README):
 
@@ -8,7 +8,7 @@ How matches are rated (quoted in the README):
 * Each match is a free-for-all between the agents at the table. An agent holding several seats
   (fewer agents than seats) is ranked by the mean of its seats' placements; agents with equal means
   tie. A win is first place alone, a draw is a shared first place, anything else a loss.
-* A faulty agent's seats are all placed last (see arena.runner), so a fault costs rating like a loss.
+* A faulty agent's seats are all placed last (see arena.tournament.runner), so a fault costs rating like a loss.
 * `conservative` is mu - 3 sigma; leaderboards are sorted by it.
 """
 from collections import OrderedDict, defaultdict

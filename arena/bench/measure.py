@@ -1,0 +1,42 @@
+"""How `arena bench` measures: rates of a function over repeats, and its JSON rows (shared by the
+engine, search, arena and reporting benchmarks)."""
+import statistics
+import time
+
+
+def calibrated_rates(fn, repeats, seconds):
+    """Calibrates n so one call of fn(n) takes about `seconds`, then returns `repeats` rates."""
+    n = 1
+    while True:
+        t = time.perf_counter()
+        fn(n)
+        dt = time.perf_counter() - t
+        if dt > seconds / 4 or n >= 1 << 30:
+            break
+        n *= 4
+    return timed(fn, max(1, int(n * seconds / max(dt, 1e-9))), repeats)
+
+
+def timed(fn, n, repeats):
+    """`repeats` rates of fn(n): n per second of wall time."""
+    rates = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn(n)
+        rates.append(n / (time.perf_counter() - t))
+    return rates
+
+
+def row(case, unit, rates, digits=1, **extra):
+    """A benchmark row; rates rounded to `digits` decimals (None: whole numbers)."""
+    out = {"case": case, "unit": unit, "rates": [round(r, digits) for r in rates],
+           "median_per_s": round(statistics.median(rates), digits)}
+    out.update(extra)
+    return out
+
+
+def versus(base, fast, digits=1):
+    """`fast` measured against `base`: its "baseline" case and its "speedup" (median over median)."""
+    fast["baseline"] = base["case"]
+    fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], digits)
+    return [base, fast]

@@ -1,0 +1,1 @@
+"""`arena analyze`: what the games themselves are like, from a run's stored matches (`analyze`)."""

@@ -1,0 +1,3 @@
+"""What people read of the results: `tables` (the leaderboard's columns and legend, shared by every
+view), `report` (the self-contained HTML page) and `graphs` (the matchup graph, heat maps and
+rating plots)."""

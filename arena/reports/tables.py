@@ -1,0 +1,91 @@
+"""The words every view of a tournament shares (the terminal's tables, matchups, the graph, the
+HTML report, `--help`): the leaderboard's columns and cells, and the legend of each column."""
+from arena.text import interval_text
+
+
+def metric_column(key):
+    """A per-seat game metric's column heading: "bid_accuracy" -> "bid acc. (95%)"."""
+    return key.replace("_", " ").replace("accuracy", "acc.") + " (95%)"
+
+
+INTERVALS = ("[a-b]", "the 95% interval over deals (each deal is played once in every seat rotation); it is wide "
+                     "until the deals agree: 3 deals won out of 3 give 1.00 [0.24-1.00]")
+LEGEND = {
+    "mu": ("mu, sigma", "TrueSkill rating (the skill estimate) and its uncertainty; every agent starts at 25 and 8.33"),
+    "mu-3σ": ("mu-3σ", "mu - 3 sigma, a rating the agent is very likely above; the table is sorted by it"),
+    "games": ("games", "matches played"),
+    "W/D/L": ("W/D/L", "matches won (first place alone), drawn (first place shared) and lost; an agent holding "
+                       "several seats is placed by their mean placement"),
+    "score share (95%)": ("score share", "its seats' score against the other agents' seats (1 for placing above "
+                                         "one, 1/2 for a tie), mean per deal: below 1.00 even with every match "
+                                         "won when one of its seats placed below an opponent's"),
+    "placement (95%)": ("placement", "the mean placement of its seats (1 is first), mean per deal"),
+    "faults": ("faults", "matches it lost to its own fault (an exception, an illegal action, a timeout, a crash)"),
+    "dup": ("dup", "duplicate score, its mean return minus its table's on the same deals over every seat "
+                   "rotation, in the game's points, so the luck of the deal cancels out (card games)"),
+}
+METRICS = {
+    "bid_accuracy": "the share of its Wizard rounds in which the bid was met exactly",
+}
+MATCHUPS_LEGEND = ("score of the row agent against the column agent (1 for placing above it, 1/2 for a tie), "
+                   "mean per deal [95% interval]; green: surely above 0.50, red: surely below")
+GRAPH_LEGEND = ("An arrow a -> b means a scores above 0.50 against b, labelled with that score and its 95% "
+                "interval. Solid: the whole interval is above 0.50 (a beats b); dashed and grey: not yet (a "
+                "leads, but the interval still includes 0.50, and more deals may settle it). Red: a cycle of "
+                "confident wins (a beats b beats c beats a), which no single rating can show.")
+
+
+def legend_items(headers):
+    """(term, meaning) for each column shown, in the table's order, then what the intervals mean."""
+    out = []
+    for h in headers:
+        if h in LEGEND:
+            out.append(LEGEND[h])
+        elif h.endswith(" (95%)"):
+            name = next((k for k in METRICS if metric_column(k) == h), None)
+            out.append((h[:-len(" (95%)")],
+                        METRICS.get(name, "a per-seat measure the game reports") + ", mean per match"))
+    return out + [INTERVALS]
+
+
+def legend_lines(headers):
+    """The legend as lines of text, "term: meaning"."""
+    return [f"{term}: {text}" for term, text in legend_items(headers)]
+
+
+def leaderboard_help():
+    """The legend as `--help` shows it (click keeps the lines of a paragraph that starts with \\b)."""
+    import textwrap
+    every = ["mu", "mu-3σ", "games", "W/D/L", "score share (95%)", "placement (95%)", "faults", "dup",
+             metric_column("bid_accuracy")]
+    lines = [textwrap.fill(line, 76, initial_indent="  ", subsequent_indent="      ")
+             for line in legend_lines(every)]
+    return "\b\nColumns:\n" + "\n".join(lines)
+
+
+def is_card_game(game_id):
+    import engines
+    try:
+        return engines.spec(game_id).card_game
+    except ValueError:
+        return False
+
+
+def leaderboard_columns(game_id, rows):
+    """(headers, cells): one game's leaderboard as every view shows it, from its Standing rows as
+    plain data (`jsonable`). faults shows when an agent has any, dup in card games that have it."""
+    metric_names = sorted({k for r in rows for k in r["metrics"]})
+    any_faults = any(r["faults"] for r in rows)
+    duplicate = is_card_game(game_id) and any(r["duplicate_score"] is not None for r in rows)
+    headers = (["#", "agent", "mu", "sigma", "mu-3σ", "games", "W/D/L", "score share (95%)", "placement (95%)"]
+               + ["faults"] * any_faults + ["dup"] * duplicate + [metric_column(k) for k in metric_names])
+    cells = []
+    for r in rows:
+        dup = r["duplicate_score"]
+        cells.append([str(r["rank"]), r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}",
+                      str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}",
+                      interval_text(r["score_share"]), interval_text(r["placement"])]
+                     + [str(r["faults"])] * any_faults
+                     + [f"{dup:+.2f}" if dup is not None else ""] * duplicate
+                     + [interval_text(r["metrics"].get(k)) for k in metric_names])
+    return headers, cells

@@ -1,0 +1,60 @@
+"""The verdict: one line on who is stronger in one game, from its standings and head-to-head
+scores, when the 95% intervals allow it, or how many more deals would likely settle it."""
+from arena.results.analysis import deals_to_settle
+from arena.text import interval_part, interval_text
+
+
+def _round_up(x):
+    """A count people read at a glance: 7, 30, 150, 1,200."""
+    step = 1 if x < 10 else 5 if x < 100 else 50 if x < 1000 else 500
+    return -(-x // step) * step
+
+
+def verdict(rows, h2h, cycles):
+    """One line on who is stronger in one game, from its Standing rows and head-to-head matrix (plain
+    data), when the 95% intervals allow it; otherwise how many more deals would likely settle it.
+    None for a game with fewer than two agents."""
+    labels = [r["label"] for r in rows]
+    if len(labels) < 2:
+        return None
+
+    def cell(a, b):
+        return h2h.get(a, {}).get(b)
+
+    def said(a, b):
+        iv = cell(a, b)
+        return f"{a} scores {interval_text(iv)} against {b} over {interval_part(iv, 'deals')} deals"
+
+    if cycles:
+        return ("no single strongest agent: " + "; ".join(" > ".join(c + c[:1]) for c in cycles)
+                + ", each beating the next with 95% confidence")
+    for a in labels:
+        others = [b for b in labels if b != a and cell(a, b) is not None]
+        if not others or not all(interval_part(cell(a, b), "low") > 0.5 for b in others):
+            continue
+        closest = min(others, key=lambda b: interval_part(cell(a, b), "low"))
+        if len(labels) == 2:
+            return f"{a} is stronger than {closest}: {said(a, closest)} (95% interval above 0.50)"
+        rest = [b for b in labels if b != a]
+        if all(cell(x, y) is not None and interval_part(cell(x, y), "low") > 0.5
+               for i, x in enumerate(rest) for y in rest[i + 1:]):
+            return (f"{' > '.join([a] + rest)}: each beats every agent after it with 95% confidence "
+                    f"(closest at the top: {said(a, closest)})")
+        return (f"{a} is the strongest: it beats every other agent with 95% confidence (closest: "
+                f"{said(a, closest)}); the order below it is not settled")
+    top = labels[0]
+    pending = []
+    for b in labels[1:]:
+        iv = cell(top, b)
+        if iv is not None and not interval_part(iv, "low") > 0.5:
+            pending.append((b, iv, deals_to_settle(*(float(interval_part(iv, k)) for k in ("mean", "low", "high", "deals")))))
+    if not pending:
+        return None
+    b, iv, total = max(pending, key=lambda p: float("inf") if p[2] is None else p[2])
+    a, o = (top, b) if interval_part(iv, "mean") >= 0.5 else (b, top)
+    text = f"not settled: {said(a, o)}"
+    n = int(interval_part(iv, "deals"))
+    if total is None:
+        return text + "; they look even, and more deals may never separate them"
+    games = _round_up(total)
+    return text + f"; about {games - n} more deals would likely settle it (--games {games})"
