@@ -16,6 +16,6 @@ def test_mypy_is_clean(tmp_path):
 
 def test_pyflakes_rules_are_clean():
     run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F",
-                          "arena", "agents", "engines", "tests"], cwd=ROOT, capture_output=True, text=True,
+                          "arena", "agents", "engines", "experiments", "tests"], cwd=ROOT, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

@@ -14,7 +14,7 @@ interval is over deals; "games" counts the matches behind it. Matches ended by a
 (their result is the fault's, not the game's) and counted. Per-ply figures (leads, rounds, legal
 moves) come from replaying the stored actions on `engines.make(game_id, seed=stored seed, **params)`.
 
-Decisions where the issue (#20) is silent, shown with every result (`NOTES`):
+Decisions the figures rest on, shown with every result (`NOTES`):
 - Seat roles: seat number, the seat that makes the game's first decision, and the last to move: the
   seat whose first decision comes last (the second player; in Wizard the dealer, who bids last).
   The contract has no dealer, so there is no dealer row of its own.

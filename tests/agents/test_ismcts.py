@@ -744,10 +744,10 @@ def test_expand_default_reads_the_game_s_entry():
 
 
 def test_paired_store_comparison(tmp_path):
-    """arena.bench.ismcts_strength.paired: per-deal differences of two stores on the same deals."""
+    """experiments.ismcts_strength.paired: per-deal differences of two stores on the same deals."""
     import json
     import sqlite3
-    from arena.bench.ismcts_strength import paired
+    from experiments.ismcts_strength import paired
 
     def store(name, results):
         path = tmp_path / name
@@ -785,7 +785,7 @@ def test_openspiel_log_summary_is_over_deals_and_pairs_runs_deal_by_deal(tmp_pat
     import json
     import subprocess
     import sys
-    from arena.bench.ismcts_strength import summary
+    from experiments.ismcts_strength import summary
     base = _match_rows({0: (1.0, 0.0), 1: (1.0, 1.0), 2: (0.5, 0.0)})
     out = summary(base + [{"deal": 3, "seating": "AB", "score": 1.0, "margin": 5, "returns": [0, 0]}])
     assert (out["matches"], out["deals"], out["share"]) == (7, 3, round((0.5 + 1.0 + 0.25) / 3, 3))
@@ -800,7 +800,7 @@ def test_openspiel_log_summary_is_over_deals_and_pairs_runs_deal_by_deal(tmp_pat
     for name, rows in (("base", base), ("other", other)):
         logs.append(tmp_path / f"{name}.log")
         logs[-1].write_text("".join(json.dumps(r) + "\n" for r in rows))
-    cli = [sys.executable, "-m", "arena.bench.ismcts_strength", "--logs"]
+    cli = [sys.executable, "-m", "experiments.ismcts_strength", "--logs"]
     done = subprocess.run(cli + [str(x) for x in logs], capture_output=True, text=True, cwd=ROOT)
     lines = [json.loads(x) for x in done.stdout.splitlines()]
     assert done.returncode == 0 and [x["log"] for x in lines] == [str(x) for x in logs]
@@ -812,12 +812,12 @@ def test_openspiel_log_summary_is_over_deals_and_pairs_runs_deal_by_deal(tmp_pat
 
 
 def test_versus_openspiel_seats_each_side_everywhere_on_the_same_cards():
-    """The OpenSpiel head-to-head of issue 22: two seatings a deal (A B A B, then B A B A with four
+    """The OpenSpiel head-to-head: two seatings a deal (A B A B, then B A B A with four
     players), each scored as A's seats against B's, and a result within [0, 1]."""
     import io
     import json
     pytest.importorskip("pyspiel")
-    from arena.bench.ismcts_strength import versus_openspiel
+    from experiments.ismcts_strength import versus_openspiel
     log = io.StringIO()
     out = versus_openspiel("wizard", deals=1, iterations=20, log=log, params={"players": 4, "hands": (1,)})
     lines = [json.loads(x) for x in log.getvalue().splitlines()]
@@ -836,7 +836,7 @@ def test_versus_openspiel_takes_another_agent_on_our_side():
     import subprocess
     import sys
     pytest.importorskip("pyspiel")
-    from arena.bench.ismcts_strength import versus_openspiel
+    from experiments.ismcts_strength import versus_openspiel
     log = io.StringIO()
     out = versus_openspiel("wizard", deals=1, iterations=20, ours="bid_samples=5", log=log, agent="pimc",
                            params={"players": 4, "hands": (1,)})
@@ -846,7 +846,7 @@ def test_versus_openspiel_takes_another_agent_on_our_side():
     rank = versus_openspiel("wizard", deals=1, iterations=20, ours="margin=0",
                             params={"players": 4, "hands": (1,)})
     assert rank["matches"] == 2 and 0 <= rank["share"] <= 1
-    cli = [sys.executable, "-m", "arena.bench.ismcts_strength", "--openspiel", "1", "wizard"]
+    cli = [sys.executable, "-m", "experiments.ismcts_strength", "--openspiel", "1", "wizard"]
     for extra, said in ((["--agent", "nobody"], "unknown agent 'nobody'"),
                         (["--agent", "pimc", "--ours", "c=2"], "c")):
         bad = subprocess.run(cli + extra, capture_output=True, text=True, cwd=ROOT)
@@ -858,7 +858,7 @@ def test_openspiel_s_bots_are_rewarded_with_our_margin():
     """Both sides of the head-to-head search for the same objective: OpenSpiel's bots read a final
     state's returns as ismcts's reward with the `margin` that `--ours` gives ismcts."""
     pyspiel = pytest.importorskip("pyspiel")
-    from arena.bench.ismcts_strength import _openspiel_wrappers, _reward
+    from experiments.ismcts_strength import _openspiel_wrappers, _reward
     state = engines.make("wizard", seed=4, players=4, hands=(2,))
     rng = random.Random(0)
     while not state.is_terminal():

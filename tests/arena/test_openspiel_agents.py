@@ -133,7 +133,7 @@ def test_a_factory_is_never_loaded_where_a_sandbox_is_on(tmp_path, command):
 
 def test_the_head_to_head_bench_plays_each_deal_in_both_seatings():
     pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install '.[test]')")
-    from arena.bench.openspiel_h2h import run, seatings
+    from experiments.openspiel_h2h import run, seatings
     assert seatings(2) == ["AB", "BA"] and seatings(4) == ["ABAB", "BABA"]
     with pytest.raises(ValueError, match="even number"):
         seatings(3)

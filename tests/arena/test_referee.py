@@ -204,7 +204,7 @@ def test_the_gymnasium_opponents_go_through_the_referee(counted):
 
 
 def test_the_head_to_head_experiment_goes_through_the_referee(counted):
-    from arena.bench.openspiel_h2h import play
+    from experiments.openspiel_h2h import play
     params = dict(engines.registry.resolve("insert"))
     _, _, returns, _, clock = play(("insert", params, "random", "greedy", 0, 11, "AB"))
     assert len(counted) > 2 and clock["A"][1] + clock["B"][1] <= len(counted)
@@ -212,7 +212,7 @@ def test_the_head_to_head_experiment_goes_through_the_referee(counted):
 
 def test_the_openspiel_strength_experiment_goes_through_the_referee(counted):
     pytest.importorskip("pyspiel")
-    from arena.bench.ismcts_strength import versus_openspiel
+    from experiments.ismcts_strength import versus_openspiel
     out = versus_openspiel("insert", deals=1, iterations=5)
     assert out["matches"] == 2 and len(counted) > 4
 

@@ -20,9 +20,9 @@ Two settings measured against one baseline on the same deals (`arena compare A X
 `arena compare B X --deal-key K`, each in its own store) are compared deal by deal with
 `--paired A.sqlite B.sqlite`, which is tighter than comparing their two intervals.
 
-Run alone: `python -m arena.bench.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
+Run alone: `python -m experiments.ismcts_strength [--seconds 0.5] [--threads 1,2] [game ...]`.
 Against OpenSpiel's bots at equal iterations (`versus_openspiel`): `python -m
-arena.bench.ismcts_strength --openspiel DEALS GAME [--param players=4 --param hands=5]
+experiments.ismcts_strength --openspiel DEALS GAME [--param players=4 --param hands=5]
 [--first-deal K] [--ours "pom=1"] [--agent pimc] [--log FILE]`; the figures of such logs again,
 each after the first also paired deal by deal with it: `--logs BASE.log OTHER.log ...`.
 """

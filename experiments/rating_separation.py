@@ -16,7 +16,7 @@ in a match: Phi(gap / (sqrt(2) beta))), "separated" (the share of `runs` seeded 
 With tau > 0, sigma settles near 0.7-0.8 however many matches are played. Separation then needs a
 true gap of about 4 points, which means placing above the other agent in about 3 matches of 4.
 
-Run alone: `python -m arena.bench.rating_separation [--matches 120,280] [--gaps 0.5,1,2,3,4,5]
+Run alone: `python -m experiments.rating_separation [--matches 120,280] [--gaps 0.5,1,2,3,4,5]
 [--runs 40] [--seed 0]`.
 """
 import argparse

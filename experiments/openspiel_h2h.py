@@ -1,9 +1,9 @@
 """Head-to-head of two agents on duplicate deals with each side's time per move: our `ismcts` against
 OpenSpiel's ISMCTS (`openspiel_ismcts`) at equal iterations.
 
-    python -m arena.bench.openspiel_h2h --game insert --deals 30 -j 2 \\
+    python -m experiments.openspiel_h2h --game insert --deals 30 -j 2 \\
         --a "ismcts[iterations=1000]" --b "openspiel_ismcts[iterations=1000,c=1.4,rollout=engine]"
-    python -m arena.bench.openspiel_h2h --game wizard --players 4 --deals 4 -j 2 ...
+    python -m experiments.openspiel_h2h --game wizard --players 4 --deals 4 -j 2 ...
 
 How a deal is played: with two seats, twice with the same seed, A in seat 0 then B in seat 0 (seats
 swapped). With four seats, twice with the same seed: A B A B, then B A B A, so each side holds every

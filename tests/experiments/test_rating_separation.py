@@ -1,10 +1,10 @@
-"""arena.bench.rating_separation: how large an edge the leaderboard's TrueSkill ratings separate."""
+"""experiments.rating_separation: how large an edge the leaderboard's TrueSkill ratings separate."""
 import json
 import os
 import subprocess
 import sys
 
-from arena.bench.rating_separation import separation_rows
+from experiments.rating_separation import separation_rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -21,7 +21,7 @@ def test_only_a_dominant_edge_separates_the_ratings():
 
 
 def test_the_cli_prints_json_rows_and_rejects_bad_input_in_one_line():
-    cli = [sys.executable, "-m", "arena.bench.rating_separation"]
+    cli = [sys.executable, "-m", "experiments.rating_separation"]
     done = subprocess.run(cli + ["--matches", "20", "--gaps", "1", "--runs", "2"], capture_output=True,
                           text=True, cwd=ROOT)
     assert done.returncode == 0
