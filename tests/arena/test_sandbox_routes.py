@@ -6,25 +6,17 @@ import os
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
-from click.testing import CliRunner
 
-import engines
-from arena import agent_list
-from arena.cli import main
-from arena.sandbox import AgentFault, RemoteAgent, confine, make_policy
-from arena_processes import start, wait_for_matches
+import unprivileged
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ROUTES = os.path.join(ROOT, "tests", "fixtures", "route_bots.py")
-BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
+arena_user = unprivileged.arena_user   # each test runs with the arena as root and as an unprivileged user
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def stored_matches(store):
@@ -40,23 +32,45 @@ def host_listing():
     return {folder: set(os.listdir(folder)) for folder in ("/tmp", "/dev/shm") if os.path.isdir(folder)}
 
 
-ROUTE_AGENTS = (f"random, {BOTS}:GoodBot as honest, {ROUTES}:CorePattern, {ROUTES}:DevShmFlood[megabytes=64], "
-                f"{ROUTES}:Remember, {ROUTES}:Channels")
+ROUTES_REL = "tests/fixtures/route_bots.py"   # the commands start in the checkout, as either user
+ROUTE_AGENTS = (f"random, tests/fixtures/bots.py:GoodBot as honest, {ROUTES_REL}:CorePattern, "
+                f"{ROUTES_REL}:DevShmFlood[megabytes=64], {ROUTES_REL}:Remember, {ROUTES_REL}:Channels")
 
 
-def test_every_route_fails_in_a_tournament_killed_half_way_and_resumed(tmp_path):
+def _query(arena_user, store, sql):
+    """One value from the store, read as the arena's user (a root reader would leave root's files
+    beside an unprivileged arena's store); 0 while there is none."""
+    code = ("import json, sqlite3, sys\ntry:\n    db = sqlite3.connect(f'file:{sys.argv[1]}?mode=ro', uri=True)\n"
+            "    print(json.dumps(db.execute(sys.argv[2]).fetchone()[0]))\nexcept sqlite3.Error:\n    print(0)\n")
+    done = arena_user.run([sys.executable, "-c", code, store, sql], timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _start(arena_user, *args):
+    """`python -m arena ARGS` as `arena_user`, running, in its own session."""
+    argv = [sys.executable, "-m", "arena", *map(str, args)]
+    if arena_user.name == "unprivileged":
+        return unprivileged.start_unprivileged(argv, arena_user.writable)
+    return subprocess.Popen(argv, env=unprivileged.environment(arena_user.writable), cwd=unprivileged.PROJECT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def test_every_route_fails_in_a_tournament_killed_half_way_and_resumed(arena_user):
     before = host_listing()
-    store = tmp_path / "s.sqlite"
-    args = ["--game", "belladone_bluff", "--agents", ROUTE_AGENTS, "--games", 2, "--jobs", 2,
-            "--time-limit", 5, "--bot-limit", "disk=16", "--store", store, "--json"]
-    proc = start(args, tmp_path)
-    wait_for_matches(store, 3, proc)
+    store = arena_user.path("s.sqlite")
+    proc = _start(arena_user, "run", "--game", "belladone_bluff", "--agents", ROUTE_AGENTS, "--games", 2,
+                  "--jobs", 2, "--time-limit", 5, "--bot-limit", "disk=16", "--store", store, "--json")
+    deadline = time.time() + 300
+    while _query(arena_user, store, "SELECT COUNT(*) FROM matches") < 3:
+        assert proc.poll() is None and time.time() < deadline, proc.communicate()
+        time.sleep(0.5)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    run_id = sqlite3.connect(str(store)).execute("SELECT run_id FROM runs").fetchone()[0]
-    result = invoke("run", "--resume", run_id, "--store", store, "--json")
-    assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
+    run_id = _query(arena_user, store, "SELECT run_id FROM runs")
+    done = arena_user.arena("run", "--resume", run_id, "--store", store, "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
     assert out["status"] == "finished" and out["matches"] == out["total"]
     assert [f for f in out["faults"] if "ATTACK SUCCEEDED" in f["message"]] == []
     assert out["faults"] == [], out["faults"]   # every route failed quietly: nothing to book
@@ -66,50 +80,58 @@ def test_every_route_fails_in_a_tournament_killed_half_way_and_resumed(tmp_path)
         assert not {n for n in names - before[folder] if "flood" in n or "remember" in n}, folder
 
 
-def _probe():
-    spec = agent_list.parse_agent(f"{ROUTES}:Probe")
-    agent = RemoteAgent(spec, 10.0, make_policy())
-    state = engines.make("insert", seed=1)
-    agent.reset("insert", state.params, 0, 1)
-    processes = {}
-    for pid in confine.descendants(agent.box.proc.pid):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmdline = f.read()
-            with open(f"/proc/{pid}/status") as f:
-                uid = int(next(line for line in f if line.startswith("Uid:")).split()[1])
-        except (OSError, StopIteration):
-            continue
-        processes[pid] = (cmdline, uid)
-    with pytest.raises(AgentFault) as fault:
-        agent.act(state.clone())
-    agent.kill()
-    return processes, json.loads(fault.value.message.split("PROBE ", 1)[1])
+PROBE = f"""
+import json
+import engines
+from arena import agent_list
+from arena.sandbox import AgentFault, RemoteAgent, confine, make_policy
+agent = RemoteAgent(agent_list.parse_agent("{ROUTES_REL}:Probe"), 10.0, make_policy())
+state = engines.make("insert", seed=1)
+agent.reset("insert", state.params, 0, 1)
+processes = []
+for pid in confine.descendants(agent.box.proc.pid):
+    try:
+        cmdline = open(f"/proc/{{pid}}/cmdline", "rb").read().decode(errors="replace")
+        uid = int(next(line for line in open(f"/proc/{{pid}}/status") if line.startswith("Uid:")).split()[1])
+    except (OSError, StopIteration):
+        continue
+    processes.append((cmdline, uid))
+try:
+    agent.act(state.clone())
+    seen = None
+except AgentFault as f:
+    seen = json.loads(f.message.split("PROBE ", 1)[1])
+agent.kill()
+print(json.dumps({{"processes": processes, "seen": seen}}))
+"""
 
 
-def test_a_bot_runs_as_a_non_root_host_uid_with_seccomp_and_a_read_only_proc_sys():
-    processes, seen = _probe()
-    bot = [uid for cmdline, uid in processes.values()
-           if b"arena.sandbox.server" in cmdline and not cmdline.startswith(b"bwrap")]
+def test_a_bot_runs_as_a_non_root_host_uid_with_seccomp_and_a_read_only_proc_sys(arena_user):
+    done = arena_user.run([sys.executable, "-c", PROBE], timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    processes, seen = out["processes"], out["seen"]
+    bot = [uid for cmdline, uid in processes
+           if "arena.sandbox.server" in cmdline and not cmdline.startswith("bwrap")]
     assert len(bot) == 2, processes   # the fork server and the match's process
     assert all(uid != 0 for uid in bot), processes
     # Whatever runs as root is bubblewrap's own setup (the outer view a root arena needs), never Python.
-    assert all(cmdline.startswith((b"bwrap", b"setpriv")) for cmdline, uid in processes.values() if uid == 0)
+    assert all(cmdline.startswith(("bwrap", "setpriv")) for cmdline, uid in processes if uid == 0), processes
     assert seen["seccomp"] == "2" and seen["no_new_privs"] == "1" and seen["cap_eff"] == "0" * 16
     assert seen["proc_sys_ro"] and not seen["proc_sys_writable"]
 
 
-def test_a_cpu_hog_cannot_make_an_honest_timed_bot_time_out(tmp_path):
+def test_a_cpu_hog_cannot_make_an_honest_timed_bot_time_out(arena_user):
     """The hog leaves 16 busy processes between its moves; frozen while the honest bot moves, they
     cost it nothing: the same moves, no timeout, as against the same bot without the hog."""
     runs = []
     for hogs in (16, 0):
-        store = tmp_path / f"{hogs}.sqlite"
-        result = invoke("run", "--game", "insert", "--agents",
-                        f"{ROUTES}:Steady[work=700000] as steady, {ROUTES}:Hog[processes={hogs}] as other",
-                        "--games", 1, "--jobs", 1, "--time-limit", 0.5, "--store", store, "--json")
-        assert result.exit_code == 0, result.output
-        out = json.loads(result.output)
+        store = arena_user.path(f"{hogs}.sqlite")
+        done = arena_user.arena("run", "--game", "insert", "--agents",
+                                f"{ROUTES_REL}:Steady[work=700000] as steady, {ROUTES_REL}:Hog[processes={hogs}] as other",
+                                "--games", 1, "--jobs", 1, "--time-limit", 0.5, "--store", store, "--json")
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
         assert out["faults"] == [], (hogs, out["faults"])
         runs.append(stored_matches(store))
     assert runs[0] == runs[1] and len(runs[0]) == 2
