@@ -131,16 +131,18 @@ def _params(game_id, players, params):
 
 def engine_params(game_id: str, params: dict, capacity: int) -> dict[str, Any]:
     """The parameters an engine sets a state up with: `params` (complete, as `resolve` gives them, or
-    not) with this registry's defaults filled in and its player counts and choices checked. Every
-    engine's constructor reads its parameters through this, so that their defaults and bounds are
-    declared here only; what the engine checks itself (ranges that depend on other parameters)
-    stays with it. `capacity` is the most players the engine's arrays hold.
+    not) with this registry's defaults filled in and its player counts and choices checked; names
+    the game does not declare stay as they are (`make` and `resolve` refuse them). Every engine's
+    constructor reads its parameters through this, so that their defaults and bounds are declared
+    here only; what the engine checks itself (ranges that depend on other parameters) stays with it.
+    `capacity` is the most players the engine's arrays hold.
 
     :raises BadParameter: as `resolve`, for what the registry declares, or more players than the
         engine holds.
     """
-    rest = {name: value for name, value in params.items() if name != "players"}
-    full = _params(game_id, params.get("players"), rest)
+    declared = {name: value for name, value in params.items() if name in spec(game_id).params}
+    full = dict(params)
+    full.update(_params(game_id, params.get("players"), declared))
     if full["players"] > capacity:
         raise BadParameter(f"{game_id}: the engine holds at most {capacity} players, not {full['players']}")
     return full
