@@ -35,9 +35,10 @@ Running one CLI command both ways::
 `arena_user` is parametrized: "root" runs `python -m arena ARGS` as a subprocess of this (root)
 process; "unprivileged" runs it through `run_unprivileged`. `arena_user.name` says which, and
 `arena_user.run(argv)` runs any other command the same way. Both start in the checkout (relative
-paths such as tests/fixtures/bots.py work), both return a `subprocess.CompletedProcess` with text
-output. "root" is skipped when the tests do not run as root, "unprivileged" as root when bubblewrap
-is missing. For a command that must be watched while it runs, `start_unprivileged` gives the Popen.
+paths such as tests/fixtures/bots.py work) and return a `subprocess.CompletedProcess` with text
+output. To watch a command while it runs, `arena_user.start(argv)` (or `start_unprivileged`) gives
+its Popen, in its own session, and `finish(proc, argv, timeout)` collects it. "root" is skipped
+when the tests do not run as root, "unprivileged" as root when bubblewrap is missing.
 """
 import os
 import shutil
@@ -144,12 +145,16 @@ class ArenaUser:
         """A path in the writable folder."""
         return os.path.join(self.writable, *parts)
 
-    def run(self, argv, env=None, timeout=300):
+    def start(self, argv, env=None):
+        """`argv` started as this user, in its own session, with text pipes for stdout and stderr."""
         if self.name == "unprivileged":
-            return run_unprivileged(argv, self.writable, env=env, timeout=timeout)
-        proc = subprocess.Popen(argv, env=environment(self.writable, env), cwd=PROJECT, stdin=subprocess.DEVNULL,
+            return start_unprivileged(argv, self.writable, env=env)
+        return subprocess.Popen(argv, env=environment(self.writable, env), cwd=PROJECT, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        return finish(proc, argv, timeout)
+
+    def run(self, argv, env=None, timeout=300):
+        """`argv` run as this user: its CompletedProcess (see `finish`)."""
+        return finish(self.start(argv, env), argv, timeout)
 
     def arena(self, *args, env=None, timeout=300):
         """`python -m arena ARGS`."""
