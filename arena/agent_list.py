@@ -1,5 +1,6 @@
 """The `--agents` mini-language: `name`, `name[k=v,...]`, `FILE.py:Class`, `package.module:Class`, an
-installed entry point, each optionally followed by `as LABEL`, as AgentSpecs."""
+installed entry point, `exec:PATH` (a program in any language), each optionally followed by `as LABEL`, as
+AgentSpecs."""
 import importlib.metadata
 import importlib.util
 import os
@@ -125,6 +126,12 @@ def parse_agent(item, run_code=False):
     if not item.strip().isprintable():
         raise ScheduleError(f"agent {item.strip()!r}: names, parameters and labels must be printable text")
     params = parse_params(m["params"] or "", f"agent {source!r}")
+    if source.startswith("exec:"):   # a program in any language (docs/protocol.md)
+        from arena.sandbox.exec_host import parse_exec
+        try:
+            return parse_exec(source, m["label"], params)
+        except ValueError as e:
+            raise ScheduleError(str(e)) from None
     kind, target = _classify(source)
     if kind == "builtin":
         param = code_param(source, dict(params))

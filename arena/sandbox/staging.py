@@ -1,6 +1,6 @@
 """Submitted code is copied at the start of a run into a private, read-only, content-addressed
 place, so that later edits of the original never change the bot a run plays. An exec agent's
-folder is copied with its files' executable bits, after its build (arena.sandbox.exec_bot)."""
+folder is copied with its files' executable bits, after its build (arena.sandbox.exec_host)."""
 import hashlib
 import importlib.util
 import os
@@ -78,10 +78,10 @@ def stage(spec):
 
 
 def _exec_files(spec):
-    """An exec agent's files: its folder, after its build (arena.sandbox.exec_bot.staged_files)."""
-    from arena.sandbox.exec_bot import staged_files
+    """An exec agent's files: its folder, after its build (arena.sandbox.exec_host.staged_files)."""
+    from arena.sandbox.exec_host import staged_files
     try:
-        return staged_files(spec, lambda files: _store(files, spec.label), _read_staged)
+        return staged_files(spec, lambda files: _store(files, spec.label), _read_staged, code_dir, _cache_root())
     except ValueError as e:
         message = str(e)
         raise ValueError(message if message.startswith("agent ") else f"agent {spec.label}: {message}") from None
@@ -143,7 +143,7 @@ def _intact(digest):
 def _load_target(spec, root):
     """What the bot server loads, relative to where the staged code is seen from inside."""
     if spec.kind == "exec":
-        from arena.sandbox.exec_bot import load_target
+        from arena.sandbox.exec_host import load_target
         return load_target(spec, code_dir(spec.code), root)
     where, _, cls = spec.target.rpartition(":")
     if spec.kind == "file":
