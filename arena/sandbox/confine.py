@@ -212,8 +212,8 @@ BOT_UIDS = BotUids()
 
 class Cgroup:
     """One box's cgroup where this process may create it (root): processes, memory and one CPU for
-    all of the box's processes together, and the freezer. cgroup v2 where it is mounted alone,
-    else cgroup v1's controllers. `available` is False elsewhere."""
+    all of the box's processes together, and the list of them that the freezer stops. cgroup v2
+    where it is mounted alone, else cgroup v1's controllers. `available` is False elsewhere."""
 
     V1 = "/sys/fs/cgroup"
     V2 = "/sys/fs/cgroup"
@@ -228,8 +228,7 @@ class Cgroup:
             plan = [("", {"pids.max": processes, "memory.max": memory, "cpu.max": f"{self.PERIOD} {self.PERIOD}"})]
         else:
             plan = [("pids", {"pids.max": processes}), ("memory", {"memory.limit_in_bytes": memory}),
-                    ("cpu", {"cpu.cfs_period_us": self.PERIOD, "cpu.cfs_quota_us": self.PERIOD}),
-                    ("freezer", {})]
+                    ("cpu", {"cpu.cfs_period_us": self.PERIOD, "cpu.cfs_quota_us": self.PERIOD})]
         try:
             if self.v2:
                 _write(os.path.join(self.V2, "cgroup.subtree_control"), "+pids +memory +cpu")
@@ -258,14 +257,12 @@ class Cgroup:
         procs = " ".join(os.path.join(p, "cgroup.procs") for p in self.paths)
         return ["sh", "-c", 'for p in $0; do echo $$ > "$p" || exit 1; done; exec "$@"', procs] + argv
 
-    def _freezer(self):
+    def freezer(self, pid):
+        """What freezes the box: cgroup v2's own freezer; on cgroup v1, whose frozen tasks would
+        not die with their arena, SIGSTOP to the processes the cgroup lists."""
         if self.v2:
-            return os.path.join(self.paths[0], "cgroup.freeze"), "1", "0"
-        return os.path.join(next(p for p in self.paths if "/freezer/" in p), "freezer.state"), "FROZEN", "THAWED"
-
-    def freeze(self, frozen):
-        knob, on, off = self._freezer()
-        _write(knob, on if frozen else off)
+            return _CgroupFreezer(os.path.join(self.paths[0], "cgroup.freeze"))
+        return Signals(pid, os.path.join(self.paths[0], "cgroup.procs"))
 
     def remove(self):
         for path in reversed(self.paths):
@@ -280,9 +277,11 @@ class Cgroup:
 
     @classmethod
     def sweep(cls):
-        """Removes the cgroups left by arena processes that are gone (a worker killed with -9)."""
+        """Ends the boxes, and removes the cgroups, left by arena processes that are gone (a worker
+        killed with -9 or ended with os._exit): a task frozen by cgroup v1 keeps its pending
+        SIGKILL until it is thawed, so each is thawed and killed first."""
         folders = [os.path.join(cls.V2, "tabletop-arena")] + [
-            os.path.join(cls.V1, c, "tabletop-arena") for c in ("pids", "memory", "cpu", "freezer")]
+            os.path.join(cls.V1, c, "tabletop-arena") for c in ("freezer", "pids", "memory", "cpu")]
         for folder in folders:
             try:
                 names = os.listdir(folder)
@@ -291,13 +290,37 @@ class Cgroup:
             for name in names:
                 try:
                     os.kill(int(name.split("-")[0]), 0)
+                    continue   # its arena process is alive
                 except ProcessLookupError:
-                    try:
-                        os.rmdir(os.path.join(folder, name))
-                    except OSError:
-                        pass
-                except (ValueError, OSError):
                     pass
+                except (ValueError, OSError):
+                    continue
+                path = os.path.join(folder, name)
+                _end_tasks(path)
+                for _ in range(50):
+                    try:
+                        os.rmdir(path)
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        threading.Event().wait(0.02)
+
+
+def _end_tasks(path):
+    """Thaws every task of the cgroup at `path` (v1 or v2) and kills it."""
+    for knob, value in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+        try:
+            _write(os.path.join(path, knob), value)
+        except OSError:
+            pass
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as f:
+            pids = [int(line) for line in f if line.strip()]
+    except OSError:
+        pids = []
+    for pid in pids:
+        _signal(pid, signal.SIGKILL)
 
 
 def _write(path, text):
@@ -325,12 +348,29 @@ def descendants(pid):
     return out
 
 
-class Signals:
-    """The freezer without cgroups: SIGSTOP to every process of the box until no new one appears,
-    and SIGCONT to the same ones."""
+class _CgroupFreezer:
+    def __init__(self, knob):
+        self.knob = knob
 
-    def __init__(self, pid):
-        self.pid, self.stopped = pid, []
+    def freeze(self, frozen):
+        _write(self.knob, "1" if frozen else "0")
+
+
+class Signals:
+    """A freezer by signals: SIGSTOP to every process of the box (those its cgroup lists, or else
+    those below `pid`) until no new one appears, and SIGCONT to the same ones."""
+
+    def __init__(self, pid, procs=None):
+        self.pid, self.procs, self.stopped = pid, procs, []
+
+    def _members(self):
+        if self.procs is None:
+            return descendants(self.pid)
+        try:
+            with open(self.procs) as f:
+                return [int(line) for line in f if line.strip()]
+        except OSError:
+            return descendants(self.pid)
 
     def freeze(self, frozen):
         if not frozen:
@@ -340,7 +380,7 @@ class Signals:
             return
         seen: set = set()
         while True:
-            new = [p for p in descendants(self.pid) if p not in seen]
+            new = [p for p in self._members() if p not in seen]
             if not new:
                 break
             for pid in new:

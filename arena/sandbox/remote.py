@@ -9,6 +9,7 @@ bot's processes are frozen, and while it moves they share one CPU.
 """
 import atexit
 import json
+import multiprocessing.util
 import os
 import pickle
 import shutil
@@ -50,6 +51,7 @@ class Box:
         Box._count += 1
         if Box._count == 1:
             confine.Cgroup.sweep()
+        _close_at_exit()
         self.slot = None
         self.cgroup = confine.Cgroup(f"{os.getpid()}-{Box._count}", limits) if boxed else None
         pass_fds, pinned = [theirs.fileno()], None
@@ -76,7 +78,7 @@ class Box:
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        self.freezer = (self.cgroup if self.cgroup and self.cgroup.available
+        self.freezer = (self.cgroup.freezer(self.proc.pid) if self.cgroup and self.cgroup.available
                         else confine.Signals(self.proc.pid) if boxed else None)
         self.frozen = False
         try:
@@ -126,6 +128,13 @@ class Box:
             os.close(rep_r)
             raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")
         return nonblocking(req_w), rep_r
+
+    def end_match(self):
+        """Kills what the match left and leaves the box thawed and idle: an idle box has nothing to
+        freeze, and a box frozen by cgroup v1 would not die with its arena."""
+        reply = self._control(b"clean", CONTROL_LIMIT)
+        if not reply.get("clean"):
+            raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")
 
     def match_ended(self):
         """Why the match's process stopped answering, from the fork server."""
@@ -271,6 +280,11 @@ class RemoteAgent:
             return
         self._close_pipes()
         if self.pool is not None and not self.broken and self.box.alive():
+            try:
+                self.box.end_match()
+            except AgentFault:
+                self.box.kill()
+                return
             self.pool.put(self.box)
         else:
             self.box.kill()
@@ -316,6 +330,15 @@ class BotPool:
 
 POOL = BotPool()
 atexit.register(POOL.close)
+_finalized_in: set = set()
+
+
+def _close_at_exit():
+    """A worker of a process pool ends with os._exit, past atexit: multiprocessing's own exit hook,
+    registered in each process that starts a box, closes its pool there."""
+    if os.getpid() not in _finalized_in:
+        _finalized_in.add(os.getpid())
+        multiprocessing.util.Finalize(POOL, POOL.close, exitpriority=100)
 
 
 def check_available(policy):

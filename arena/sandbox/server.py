@@ -221,6 +221,15 @@ def fork_server(settings):
         if message == b"status":   # the match's process closed its pipes: how did it end?
             control.send(json.dumps({"status": _status(child)}).encode())
             continue
+        if message == b"clean":   # the match is over: nothing of it may run while the box waits
+            try:
+                clean(boxed, child)
+            except OSError as e:
+                control.send(json.dumps({"error": f"cannot clean up the match: {describe(e)}"}).encode())
+                return
+            child = 0
+            control.send(b'{"clean": true}')
+            continue
         if message != b"match" or len(fds) != 2:
             return
         try:

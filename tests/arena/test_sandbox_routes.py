@@ -135,3 +135,51 @@ def test_a_cpu_hog_cannot_make_an_honest_timed_bot_time_out(arena_user):
         assert out["faults"] == [], (hogs, out["faults"])
         runs.append(stored_matches(store))
     assert runs[0] == runs[1] and len(runs[0]) == 2
+
+
+def _box_processes(marker):
+    """Host processes whose command line names `marker` (a staged bot's digest)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _gone(marker, within=15.0):
+    deadline = time.time() + within
+    while _box_processes(marker) and time.time() < deadline:
+        time.sleep(0.1)
+    return _box_processes(marker)
+
+
+@pytest.mark.parametrize("how", ["finished", "kill -9"])
+def test_no_box_outlives_its_arena(tmp_path, how):
+    """Boxes of every worker end with the arena, whether it finishes (its workers end past atexit)
+    or is killed with -9 in the middle of matches (a frozen box must still die)."""
+    from arena import agent_list
+    from arena.sandbox import stage
+    bot = tmp_path / f"bot_{how.replace(' ', '')}.py"
+    bot.write_text(open(os.path.join(unprivileged.PROJECT, "tests", "fixtures", "bots.py")).read() + f"# {tmp_path}\n")
+    digest = stage(agent_list.parse_agent(f"{bot}:GoodBot")).code
+    store = tmp_path / "s.sqlite"
+    # Two boxes a match: while one moves (slowly), the other is frozen.
+    args = ["run", "--game", "insert", "--agents", f"{bot}:GoodBot as quick, {bot}:GoodBot[delay=0.2] as slow",
+            "--games", 4, "--jobs", 2, "--store", store]
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *map(str, args)], cwd=str(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    if how == "finished":
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    else:
+        deadline = time.time() + 120
+        while not _box_processes(digest) and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)   # boxes between moves, frozen
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    assert _gone(digest) == []
