@@ -191,14 +191,14 @@ def test_a_game_left_alone_is_ended_by_the_server_itself_and_its_bots_killed(tmp
 
 
 def test_a_game_dropped_while_its_bots_start_starts_no_more_and_kills_those_started(tmp_path, monkeypatch):
-    from arena.serve import sessions as serve_sessions
+    from arena import referee
     from arena.serve.sessions import PlaySession, SessionError, Sessions
     offered, _ = find_bots([BOTS])
     from arena.sandbox import make_policy
     session = PlaySession("wizard", {"hands": "2"}, "bots.py:GoodBot, bots.py:GoodBot", 0, 1, make_policy("none"),
                           offered)
     sessions, made = Sessions(), []
-    real = serve_sessions.make_player
+    real = referee.make_player
 
     def make_player(*args):
         made.append(real(*args))
@@ -206,7 +206,7 @@ def test_a_game_dropped_while_its_bots_start_starts_no_more_and_kills_those_star
             sessions.end(session_id)
         return made[-1]
 
-    monkeypatch.setattr(serve_sessions, "make_player", make_player)
+    monkeypatch.setattr(referee, "make_player", make_player)
     before = children()
     session_id = sessions.add(session)
     with pytest.raises(SessionError, match="the game was ended before its bots started"):
