@@ -15,6 +15,7 @@ import sys
 
 import jsonschema
 import pytest
+import unprivileged
 from click.testing import CliRunner
 
 import engines
@@ -67,6 +68,24 @@ def test_each_starter_kit_plays_a_short_run_under_the_sandbox(tmp_path, language
     with open(os.path.join(starter, "bot.toml"), "rb") as f:
         name = exec_host.read_manifest(f.read(), language)["name"]
     assert {row["label"] for row in out["leaderboards"][0]["rows"]} == {"random", name}
+
+
+arena_user = unprivileged.arena_user   # the fixture: a test that takes it runs as root and unprivileged
+
+
+@sandboxed
+def test_exec_bots_play_and_fault_alike_as_root_and_unprivileged(arena_user):
+    """The built starter and a hostile exec bot, with the arena as root (an outer box, a uid of the
+    box's own) and as an unprivileged user (the inner box alone), the build's box too."""
+    if missing_toolchain("cpp"):
+        pytest.skip(f"the cpp starter's toolchain is missing: {missing_toolchain('cpp')}")
+    agents = f"random, exec:starters/cpp, exec:{HOSTILE}[attack=garbage] as garbage"
+    done = arena_user.arena("run", "--game", "insert", "--agents", agents, "--games", 1, "--time-limit", 2,
+                            "--json", "--store", arena_user.path("s.sqlite"), env={"ARENA_SANDBOX": "bwrap"})
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["status"] == "finished" and out["matches"] == out["total"] == 6
+    assert {(f["label"], f["kind"]) for f in out["faults"]} == {("garbage", "illegal")}
 
 
 @pytest.mark.parametrize("language", ["python", "cpp", "rust", "java", "javascript"])
