@@ -21,6 +21,7 @@ import threading
 import time
 
 from arena.sandbox import confine
+from arena.sandbox.exec_host import public_action
 from arena.sandbox.policy import DEFAULT_POLICY, AgentFault
 from arena.sandbox.staging import _load_target, code_dir, stage
 from arena.sandbox.wire import WireError, nonblocking, read_json, write_frame
@@ -208,6 +209,7 @@ class RemoteAgent:
         self.spec, self.policy, self.pool = spec, policy, pool
         self.time_limit = time_limit or None
         self.broken = False
+        self.seat, self.public = None, []   # an exec agent's seat, and the public actions since its last move
         self.box = pool.take(spec, policy, staged) if pool is not None else Box(spec, policy, staged)
         try:
             self._out, self._in = self.box.start_match()
@@ -216,7 +218,7 @@ class RemoteAgent:
             raise
         try:
             target = _load_target(spec, self.box.inner_code)
-            self._call(("load", spec.kind, target, dict(spec.params)), LOAD_LIMIT)
+            self._call(("load", spec.kind, target, dict(spec.params), {"time_limit": self.time_limit}), LOAD_LIMIT)
         except AgentFault:
             self.kill()
             raise
@@ -250,14 +252,23 @@ class RemoteAgent:
         if "error" in reply:
             self.broken = True
             raise AgentFault("exception", printable(reply["error"]))
+        fault = reply.get("fault")   # an exec bot's protocol fault, as the adapter in its box saw it
+        if isinstance(fault, dict) and fault.get("kind") in ("illegal", "timeout") and isinstance(fault.get("message"), str):
+            self.broken = True
+            raise AgentFault(fault["kind"], fault["message"])
         return reply
 
     def reset(self, game_id, game_params, seat, seed):
+        self.seat, self.public = seat, []
         self._call(("reset", game_id, game_params, seat, seed), max(self.time_limit or 0.0, 10.0))
 
     def act(self, state, check=False):
         """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
-        reply = self._call(("act", state, check), self.time_limit)
+        if self.spec.kind == "exec":   # with the public actions since its last move
+            message, self.public = ("act", state, check, self.public), []
+        else:
+            message = ("act", state, check)
+        reply = self._call(message, self.time_limit)
         action, modified = reply.get("action"), reply.get("modified", False)
         if type(action) is not int or (check and type(modified) is not bool):
             self.broken = True
@@ -265,6 +276,20 @@ class RemoteAgent:
             raise AgentFault("illegal", f"returned {printable(returned)}, not a legal action"
                              if isinstance(returned, str) else "sent a malformed reply")
         return (action, modified) if check else action
+
+    def saw(self, state, mover, action):
+        """`action` of seat `mover`, about to be applied to the true `state`: kept, as this seat
+        sees it, for an exec agent's next request (nothing crosses to the box until then)."""
+        if self.spec.kind == "exec" and self.seat is not None:
+            self.public.append(public_action(state, self.seat, mover, action))
+
+    def end(self, returns):
+        """The match is over: an exec agent is told its returns (its process then ends)."""
+        if self.spec.kind == "exec" and not self.broken and self._out >= 0:
+            try:
+                self._call(("end", [float(r) for r in returns]), 5.0)
+            except AgentFault:
+                pass
 
     def _close_pipes(self):
         for fd in (self._out, self._in):

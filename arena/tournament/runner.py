@@ -63,6 +63,17 @@ def stand_in(spec, seat):
     return agent
 
 
+def seen_by(state, players, mover):
+    """Applies an action of `mover` to the true `state`, after every player that keeps the public
+    actions (an exec agent) has seen it as its seat sees it."""
+    def apply(action):
+        for p in players:
+            if p is not None and hasattr(p, "saw"):
+                p.saw(state, mover, action)
+        state.apply_action(action)
+    return apply
+
+
 def placements_after_faults(places, faulted):
     """Each seat's place: the seats without a fault ranked among themselves by the engine's
     placements `places`, then the faulty seats (`faulted`: seat -> the move of its agent's fault),
@@ -109,13 +120,17 @@ def play_match(spec):
             seat = state.current_player()
             # a stand-in is built in and trusted: an error of its own is the arena's, not a fault
             try:
-                referee.play_move(state, players[seat], views, move, trusted=seat in faulted)
+                referee.play_move(state, players[seat], views, move, trusted=seat in faulted,
+                                  apply=seen_by(state, players, seat))
             except AgentFault as f:
                 if seat in faulted:
                     raise
                 fault(seat, f, move)
                 continue   # the stand-in plays this move, from the same view
             move += 1
+        for s, p in enumerate(players):
+            if p is not None and s not in faulted and hasattr(p, "end"):
+                p.end(state.returns())   # an exec agent is told the returns
     finally:
         for s, p in enumerate(players):
             if p is not None and s not in faulted:
