@@ -7,6 +7,8 @@ seccomp filter, resource limits, and a fresh process for every match (docs/sandb
 - remote: the arena's side (Box, RemoteAgent, BotPool)
 - server: the sandbox's side (the fork server and the match process)
 - wire: the frames between them, with deadlines both ways
+- exec_host, exec_bot: bots in any language (`exec:PATH`), the host's side and the adapter in the
+  box that speaks the Tabletop Bot Protocol to them (docs/protocol.md)
 """
 from arena.sandbox.policy import DEFAULT_POLICY, LIMITS, SANDBOXES, AgentFault, make_policy, unconfined_note
 from arena.sandbox.remote import POOL, BotPool, RemoteAgent, check_available, validate, validate_all
