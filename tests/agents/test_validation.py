@@ -1,5 +1,5 @@
 """Parameters are validated up front: an agent or game either refuses them with one clean line
-(a ValueError) or plays. Never a crash, a hang or a failure at the first match (issue 15)."""
+(a ValueError) or plays. Never a crash, a hang or a failure at the first match."""
 import math
 import subprocess
 import sys

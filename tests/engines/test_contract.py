@@ -448,7 +448,7 @@ def test_every_public_parameter_is_classified(game_id):
 
 @pytest.mark.parametrize("game_id,players,variant", CONFIGS)
 def test_every_method_taking_a_seat_refuses_one_that_does_not_exist(game_id, players, variant):
-    """A ValueError naming the seat, never a read past the per-player arrays (issue 15)."""
+    """A ValueError naming the seat, never a read past the per-player arrays."""
     state = engines.make(game_id, players=players, seed=2, **variant)
     state.rollout(seed=2, horizon="round")      # mid-game, where hands and voids are not empty
     before = state.snapshot()
