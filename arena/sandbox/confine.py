@@ -266,14 +266,7 @@ class Cgroup:
 
     def remove(self):
         for path in reversed(self.paths):
-            for _ in range(50):
-                try:
-                    os.rmdir(path)
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    threading.Event().wait(0.02)
+            _remove_cgroup(path)
 
     @classmethod
     def sweep(cls):
@@ -297,14 +290,19 @@ class Cgroup:
                     continue
                 path = os.path.join(folder, name)
                 _end_tasks(path)
-                for _ in range(50):
-                    try:
-                        os.rmdir(path)
-                        break
-                    except FileNotFoundError:
-                        break
-                    except OSError:
-                        threading.Event().wait(0.02)
+                _remove_cgroup(path)
+
+
+def _remove_cgroup(path):
+    """Removes an emptied cgroup, waiting up to a second for its last tasks to be gone."""
+    for _ in range(50):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            threading.Event().wait(0.02)
 
 
 def _end_tasks(path):
