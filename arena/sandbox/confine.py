@@ -162,9 +162,11 @@ def command(program, code, limits, seccomp_fd, data_fds, bot_uid):
              "--hostname", "arena-bot", "--clearenv"]
     for name, value in environment().items():
         inner += ["--setenv", name, value]
+    # /tmp first: a runtime or checkout under /tmp (a CI clone) is bound onto it, not hidden by it.
+    inner += ["--size", disk, "--tmpfs", "/tmp"]
     inner += _system_binds() + _binds(runtime_paths(), code, parents=False)
-    inner += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-              "--size", disk, "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    inner += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--size", disk,
+              "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--chdir", "/tmp"]
     for name, fd in data_fds.items():
         inner += ["--ro-bind-data", str(fd), f"/proc/{name}"]
     inner += ["--remount-ro", "/", "--seccomp", str(seccomp_fd), "--"] + program

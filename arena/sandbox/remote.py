@@ -45,8 +45,8 @@ class Box:
         code = code_dir(spec.code) if staged else None
         self.inner_code = confine.BOT_ROOT if boxed and code else code
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.control = ours
-        settings = json.dumps({"limits": limits, "code_dir": self.inner_code, "control": theirs.fileno(),
+        self.control, their_fd = ours, theirs.detach()   # the fd is the child's: closed below, once
+        settings = json.dumps({"limits": limits, "code_dir": self.inner_code, "control": their_fd,
                                "boxed": boxed})
         server = [sys.executable, "-I", "-m", "arena.sandbox.server", settings]
         Box._count += 1
@@ -55,7 +55,7 @@ class Box:
         _close_at_exit()
         self.slot = None
         self.cgroup = confine.Cgroup(f"{os.getpid()}-{Box._count}", limits) if boxed else None
-        pass_fds, pinned = [theirs.fileno()], None
+        pass_fds = [their_fd]
         if boxed:
             root = os.geteuid() == 0
             if root:
@@ -66,16 +66,15 @@ class Box:
                                                     bot_uid if root else None))
             pass_fds += [seccomp] + list(data.values())
             env = confine.environment()
-            if not self.cgroup.available:
-                pinned = confine.one_cpu()
+            if not self.cgroup.available and shutil.which("taskset"):
+                argv = ["taskset", "-c", str(confine.one_cpu())] + argv   # one CPU, without a cgroup
         else:
             pdeath = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
             argv, env = pdeath + server, dict(confine.environment(), PATH=os.environ.get("PATH", ""))
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env=env, pass_fds=pass_fds, start_new_session=True,
-                preexec_fn=(lambda: os.sched_setaffinity(0, {pinned})) if pinned is not None else None)
+                env=env, pass_fds=pass_fds, start_new_session=True)
         finally:
             for fd in pass_fds:
                 os.close(fd)
@@ -131,8 +130,8 @@ class Box:
         return nonblocking(req_w), rep_r
 
     def end_match(self):
-        """Kills what the match left and leaves the box thawed and idle: an idle box has nothing to
-        freeze, and a box frozen by cgroup v1 would not die with its arena."""
+        """Kills what the match left and leaves the box thawed and idle, with nothing in it but its
+        fork server waiting: nothing of a match runs between matches."""
         reply = self._control(b"clean", CONTROL_LIMIT)
         if not reply.get("clean"):
             raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")

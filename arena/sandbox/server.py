@@ -149,28 +149,41 @@ def _kill_the_rest():
             return
 
 
-def _empty(folder):
-    """Removes everything in `folder`, whatever permissions the bot gave it."""
-    for top, dirs, _ in os.walk(folder):
-        for d in dirs:
-            path = os.path.join(top, d)
-            if not os.path.islink(path):
-                os.chmod(path, 0o700)
+def mount_points():
+    """The mount points of this box (the runtime may be bound under /tmp, as in a CI clone)."""
+    with open("/proc/self/mountinfo") as f:
+        return {line.split()[4] for line in f}
+
+
+def _empty(folder, keep):
+    """Removes everything in `folder` but the mount points in `keep` and the folders leading to
+    them, whatever permissions the bot gave it."""
     for entry in os.listdir(folder):
         path = os.path.join(folder, entry)
+        if path in keep:
+            continue
+        if any(k.startswith(path + "/") for k in keep):
+            _empty(path, keep)
+            continue
         if os.path.isdir(path) and not os.path.islink(path):
+            for top, dirs, _ in os.walk(path):
+                for d in dirs:
+                    if not os.path.islink(os.path.join(top, d)):
+                        os.chmod(os.path.join(top, d), 0o700)
+            os.chmod(path, 0o700)
             shutil.rmtree(path)
         else:
             os.unlink(path)
 
 
-def clean(boxed, previous):
-    """Nothing of the previous match survives: in the sandbox, no process and no file."""
+def clean(boxed, previous, keep=frozenset()):
+    """Nothing of the previous match survives: in the sandbox, no process and no file (but the
+    mount points `keep`)."""
     if boxed:
         _kill_the_rest()
         for folder in WRITABLE:
             if os.path.isdir(folder):
-                _empty(folder)
+                _empty(folder, keep)
     elif previous:   # a plain process (--sandbox none): only its own process group
         try:
             os.killpg(previous, signal.SIGKILL)
@@ -211,6 +224,7 @@ def fork_server(settings):
     except Exception as e:
         control.send(json.dumps({"error": describe(e)}).encode())
         return
+    keep = mount_points() if boxed else frozenset()   # before any bot runs: it cannot add any
     control.send(b'{"ready": true}')
     child = 0
     while True:
@@ -223,7 +237,7 @@ def fork_server(settings):
             continue
         if message == b"clean":   # the match is over: nothing of it may run while the box waits
             try:
-                clean(boxed, child)
+                clean(boxed, child, keep)
             except OSError as e:
                 control.send(json.dumps({"error": f"cannot clean up the match: {describe(e)}"}).encode())
                 return
@@ -233,7 +247,7 @@ def fork_server(settings):
         if message != b"match" or len(fds) != 2:
             return
         try:
-            clean(boxed, child)
+            clean(boxed, child, keep)
         except OSError as e:
             control.send(json.dumps({"error": f"cannot clean up the previous match: {describe(e)}"}).encode())
             return
