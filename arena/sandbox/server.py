@@ -200,7 +200,10 @@ def _status(child, wait=2.0):
     been killed for not ending within `wait` seconds of closing its pipes."""
     deadline = time.monotonic() + wait
     while child:
-        pid, status = os.waitpid(child, os.WNOHANG)
+        try:
+            pid, status = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:   # reaped already, by the wipe of a previous request
+            return "running"
         if pid:
             return os.waitstatus_to_exitcode(status)
         if time.monotonic() > deadline:
