@@ -63,13 +63,16 @@ def stand_in(spec, seat):
     return agent
 
 
-def seen_by(state, players, mover):
-    """Applies an action of `mover` to the true `state`, after every player that keeps the public
-    actions (an exec agent) has seen it as its seat sees it."""
+def seen_by(state, watchers, mover):
+    """Applies an action of `mover` to the true `state`, after every player in `watchers` (those
+    that keep the public actions: submitted agents) has seen it as its seat sees it; None, the
+    referee's plain apply, when there are none."""
+    if not watchers:
+        return None
+
     def apply(action):
-        for p in players:
-            if p is not None and hasattr(p, "saw"):
-                p.saw(state, mover, action)
+        for p in watchers:
+            p.saw(state, mover, action)
         state.apply_action(action)
     return apply
 
@@ -115,13 +118,14 @@ def play_match(spec):
             except AgentFault as f:
                 fault(seat, f, -1)
         views = view_base(spec.seed, spec.match_id)
+        watchers = [p for p in players if hasattr(p, "saw")]   # stand-ins, built in, keep nothing
         move = 0
         while not state.is_terminal():
             seat = state.current_player()
             # a stand-in is built in and trusted: an error of its own is the arena's, not a fault
             try:
                 referee.play_move(state, players[seat], views, move, trusted=seat in faulted,
-                                  apply=seen_by(state, players, seat))
+                                  apply=seen_by(state, watchers, seat))
             except AgentFault as f:
                 if seat in faulted:
                     raise
