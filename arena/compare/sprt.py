@@ -24,7 +24,7 @@ The model (what `arena compare` tests, see arena.compare.compare for how the gam
   cells count 1e-3 (fishtest's regularization), so the LLR is finite from the first deal. The test
   stops at LLR <= log(beta / (1 - alpha)) (H0) or LLR >= log((1 - beta) / alpha) (H1), Wald's
   bounds, without fishtest's overshoot correction (so the error rates are at most about alpha and
-  beta; tests/arena/test_sprt.py measures them by simulation).
+  beta; tests/arena/compare/test_sprt.py measures them by simulation).
   Why the same test for more players: the paired difference takes finitely many values, so the
   multinomial GSPRT applies to it as it is, with no normal approximation and no assumption on the
   shape of the distribution; it needs only independent deals with the same distribution.

@@ -31,7 +31,7 @@ opponents and a random player. On average that is what the faulter could give it
 playing on with random moves (the same play from another random stream), and any bot may play
 badly under any rule. It is not what the faulter would give by playing on with its own moves: a
 strong faulter replaced by random plays differently from then on, which could help or hurt its
-accomplice, so the kingmaking test (tests/arena/test_fault_rule.py) measures it. Over 100 paired
+accomplice, so the kingmaking test (tests/arena/tournament/test_fault_rule.py) measures it. Over 100 paired
 Belladone Bluff deals, a greedy faulter that faults once the deck is empty and its accomplice is
 behind raised the accomplice's score against the honest opponent by +0.152 [+0.125, +0.178]
 under the old rule, and by +0.002 [-0.021, +0.024] now. What a fault still gives every other seat

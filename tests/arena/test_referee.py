@@ -13,7 +13,7 @@ from arena.tournament import schedule
 from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
 from arena.seeds import view_base, view_seed
 
-FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
+from paths import FIXTURES
 BOTS = os.path.join(FIXTURES, "bots.py")
 HOSTILE = os.path.join(FIXTURES, "hostile_bots.py")
 

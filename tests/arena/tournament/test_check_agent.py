@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from paths import FIXTURES
 
-FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
 PROTOCOL = os.path.join(FIXTURES, "protocol_bots.py")
 BOTS = os.path.join(FIXTURES, "bots.py")
 CHECKS_FAILED = 1   # check-agent's verdict on an agent that fails (a user error is 2)

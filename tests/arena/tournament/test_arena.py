@@ -13,9 +13,8 @@ from arena.tournament import runner, schedule
 from arena.cli import main
 from arena.store import Store
 from arena_processes import count_matches, start, wait_for_matches
+from paths import FIXTURES
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 BOTS = os.path.join(FIXTURES, "bots.py")
 PACKAGE_DIR = os.path.join(FIXTURES, "entrypoint_pkg")
 

@@ -15,8 +15,9 @@ from gymnasium.utils.env_checker import check_env
 import engines
 from arena.interop.gymnasium import TabletopEnv, env_id, random_episodes
 from engines.openspiel import OBS_FEATURES
+from paths import FIXTURES
 
-SPY = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures", "interop_bots.py") + ":SpyBot"
+SPY = os.path.join(FIXTURES, "interop_bots.py") + ":SpyBot"
 CASES = [(g, {}) for g in engines.game_ids()] + [
     ("wizard", {"players": 3, "hands": "2,3", "secret_bids": True}),
     ("royal_ball", {"players": 2, "match": "single_round"}),

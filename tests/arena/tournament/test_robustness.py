@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.store import Store
 from arena_processes import start, wait_for_matches
+from paths import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
 SLOW_RUN = ["--game", "insert", "--agents", f"greedy, {BOTS}:GoodBot[delay=0.02] as good", "--games", 20,
             "--jobs", 2]

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from arena.cli import main
+from paths import ROOT
 
 SEED = int(os.environ.get("ARENA_FUZZ_SEED", "15"))   # another seed explores other cases
 IN_PROCESS_CASES = 520
@@ -32,7 +33,7 @@ SUBPROCESS_CASES = 40
 COMMAND_TIMEOUT = 30     # seconds for one in-process command line
 SUBPROCESS_TIMEOUT = 60  # seconds for one real `arena` process
 EXIT_CODES = {0, 2, 130}
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = ROOT
 
 
 def _registry(what):

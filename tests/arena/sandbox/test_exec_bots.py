@@ -22,11 +22,11 @@ import engines
 from arena.cli import main
 from arena.sandbox import exec_bot, exec_host, stage
 from arena.sandbox.staging import code_dir
+from paths import ROOT, FIXTURES
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIXTURES = os.path.join(ROOT, "tests", "fixtures", "exec")
-HOSTILE = os.path.join(FIXTURES, "hostile.py")
-RECORDER = os.path.join(FIXTURES, "recorder.py")
+EXEC_FIXTURES = os.path.join(FIXTURES, "exec")
+HOSTILE = os.path.join(EXEC_FIXTURES, "hostile.py")
+RECORDER = os.path.join(EXEC_FIXTURES, "recorder.py")
 SCHEMAS = os.path.join(ROOT, "docs", "protocol")
 
 sandboxed = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
@@ -340,7 +340,7 @@ def test_a_build_runs_in_a_box_of_its_own(tmp_path):
     listener.listen(4)
     listener.settimeout(0.1)
     folder = tmp_path / "build_escape"
-    shutil.copytree(os.path.join(FIXTURES, "build_escape"), folder)
+    shutil.copytree(os.path.join(EXEC_FIXTURES, "build_escape"), folder)
     (folder / "port.txt").write_text(str(listener.getsockname()[1]))
     marker = "/tmp/exec-build-escaped"
     if os.path.exists(marker):
@@ -359,5 +359,5 @@ def test_a_build_runs_in_a_box_of_its_own(tmp_path):
 @sandboxed
 def test_a_build_that_leaves_a_link_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a plain file") as e:
-        stage(parse(f"exec:{os.path.join(FIXTURES, 'build_link')}"))
+        stage(parse(f"exec:{os.path.join(EXEC_FIXTURES, 'build_link')}"))
     assert "\n" not in str(e.value)

@@ -20,8 +20,9 @@ from test_serve import play_to_the_end
 from arena.cli import main
 from arena.serve.app import create_app
 from arena.serve.sessions import MAX_IDLE, MAX_LIVE_BOTS, find_bots
+from paths import FIXTURES
 
-BOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "bots.py")
+BOTS = os.path.join(FIXTURES, "bots.py")
 AGENT_FILE = "from agents import Agent\n\nopen({marker!r}, 'w').close()   # ran\n\n\nclass Evil(Agent):\n    pass\n"
 
 

@@ -49,9 +49,10 @@ import sys
 import pytest
 
 from arena.sandbox import confine
+from paths import ROOT
 
 UID = 0x5F000000   # below confine.BOT_UID_BASE and the uids of its boxes; in no /etc/passwd
-PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROJECT = ROOT
 NEEDS_BWRAP = "bubblewrap is not installed: the tests cannot run a command as an unprivileged user"
 
 

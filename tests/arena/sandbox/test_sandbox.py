@@ -18,8 +18,8 @@ from arena.cli import main
 from arena.match import Fault, MatchResult
 from arena.sandbox import POOL, AgentFault, RemoteAgent, make_policy, stage
 from arena.store import Store, StoreError
+from paths import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_bots.py")
 BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
 SECRET = "arena-test-secret-4f2a"

@@ -10,6 +10,7 @@ import agents
 import engines
 from agents.openspiel_bots import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from arena.cli import main
+from paths import FIXTURES
 
 
 def test_without_openspiel_they_refuse_every_game(monkeypatch):
@@ -45,7 +46,6 @@ def test_an_arena_run_with_an_openspiel_bot_finishes(tmp_path, game, agent_list,
     assert agent_list.split(",")[0] in result.output
 
 
-FIXTURES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "fixtures")
 FACTORY = os.path.join(FIXTURES, "interop_bots.py") + ":make_extreme_bot"
 
 

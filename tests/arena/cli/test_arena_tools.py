@@ -7,8 +7,9 @@ from click.testing import CliRunner
 
 from arena import bench
 from arena.cli import main
+from paths import FIXTURES
 
-BOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "bots.py")
+BOTS = os.path.join(FIXTURES, "bots.py")
 
 
 def invoke(*args):

@@ -8,8 +8,9 @@ from click.testing import CliRunner
 import engines
 from arena.cli import main
 from arena.store import Store
+from paths import FIXTURES
 
-BOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "bots.py")
+BOTS = os.path.join(FIXTURES, "bots.py")
 
 
 def scripted(bad_first=True, moves=3000):

@@ -13,8 +13,8 @@ from arena import agent_list
 from arena.tournament import runner, schedule
 from arena.results.analysis import pair_score, t_interval
 from arena.sandbox import make_policy, stage
+from paths import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
 KINGMAKER = os.path.join(ROOT, "tests", "fixtures", "kingmaker_bots.py")
 GAME = "belladone_bluff"

@@ -1,5 +1,5 @@
 """The arena run by a user that is not root, as CI (which runs the tests as root) would never see
-it otherwise: the sandbox's unprivileged bubblewrap path (see tests/arena/unprivileged.py)."""
+it otherwise: the sandbox's unprivileged bubblewrap path (see tests/support/unprivileged.py)."""
 import json
 import os
 import sqlite3

@@ -16,7 +16,7 @@ test does not depend on where the arena's modules live).
 When a change is MEANT to change what is played (new rules, a stronger agent), regenerate the
 fixtures on the new code and review the diff (one line per match):
 
-    ARENA_REGENERATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/arena/test_golden_runs.py
+    ARENA_REGENERATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/arena/tournament/test_golden_runs.py
 
 With ARENA_REGENERATE_GOLDEN=1 each test plays its tournament, rewrites its fixture and is skipped
 (so a regeneration run is never mistaken for a passing one).
@@ -27,8 +27,9 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
+from paths import FIXTURES
 
-GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "golden")
+GOLDEN = os.path.join(FIXTURES, "golden")
 REGENERATE = os.environ.get("ARENA_REGENERATE_GOLDEN") == "1"
 
 DEAL_KEY = "676f6c64656e2d72756e732d32303236"   # 32 hex digits, given explicitly (never the store's own)
