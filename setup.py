@@ -3,6 +3,7 @@
 TABLETOP_DEBUG=1 turns bounds checks, wraparound and memoryview initialisation checks back on (the test suite's
 build); the default build is the fast one. TABLETOP_ONLY=wizard,core builds only the extensions whose
 module name contains one of the given words (handy while working on one engine).
+TABLETOP_BUILD_JOBS=N caps the parallel jobs (Cython and the C compiler); the default is every core.
 """
 import glob
 import os
@@ -21,6 +22,7 @@ directives = {
     "cdivision": not DEBUG,
 }
 compile_args = ["-O1", "-g"] if DEBUG else ["-O3"]
+JOBS = int(os.environ.get("TABLETOP_BUILD_JOBS", "0")) or os.cpu_count() or 1
 
 
 def extensions():
@@ -35,6 +37,8 @@ setup(
     ext_modules=cythonize(
         list(extensions()),
         compiler_directives=directives,
-        nthreads=int(os.environ.get("TABLETOP_BUILD_JOBS", "0")),
+        nthreads=JOBS,
     ),
+    # One C compiler per core (the engines are compiled independently of each other).
+    options={"build_ext": {"parallel": JOBS}},
 )
