@@ -11,6 +11,7 @@ seed and replay one deal with the agents rotated through the seats, so their ave
 observation with the luck of the deal cancelled out (and the seat advantage with it); so the
 intervals below count deals, and narrow as fast as the deals agree.
 """
+import functools
 import itertools
 import json
 import math
@@ -34,6 +35,15 @@ def t975(df):
         return _T975[df - 1]
     z = Z95
     return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+
+
+@functools.lru_cache(maxsize=4096)
+def t_quantile(confidence, df):
+    """The two-sided Student t quantile for `confidence` (t975 for 95%, the table every view uses)."""
+    if confidence == 0.95:
+        return t975(df)
+    from scipy.stats import t
+    return float(t.ppf(1 - (1 - confidence) / 2, df))
 
 
 @dataclass(frozen=True)
@@ -80,8 +90,9 @@ class Moments:
         return [self.n, self.mean, self.m2]
 
 
-def moments_interval(mo, games=None, lo=0.0, hi=1.0):
-    """95% interval for the mean of independent observations bounded by [lo, hi]; None if empty.
+def moments_interval(mo, games=None, lo=0.0, hi=1.0, confidence=0.95):
+    """95% (or `confidence`) interval for the mean of independent observations bounded by [lo, hi];
+    None if empty.
 
     A Student t interval over the observations plus two pseudo-observations at lo and hi (what the
     "plus four" interval does for proportions): a few wins in a row, or deals with no spread, then
@@ -95,7 +106,7 @@ def moments_interval(mo, games=None, lo=0.0, hi=1.0):
     k = n + 2
     centre = (n * m + 1) / k
     ss = mo.m2 / span ** 2 + n * (m - centre) ** 2 + centre ** 2 + (1 - centre) ** 2
-    half = t975(k - 1) * math.sqrt(ss / (k - 1) / k)
+    half = t_quantile(confidence, k - 1) * math.sqrt(ss / (k - 1) / k)
     low, high = min(m, max(0.0, centre - half)), max(m, min(1.0, centre + half))
     return Interval(lo + m * span, lo + low * span, lo + high * span, n, n if games is None else games)
 
@@ -432,10 +443,11 @@ class GroupTally:
                 {k: _free_interval(Moments(*v)) for k, v in sorted(s["metrics"].get(a, {}).items())}))
         return rows
 
-    def head_to_head(self):
+    def head_to_head(self, confidence=0.95):
         """{a: {b: Interval of a's score against b}}: 1 per match where a placed above b, 1/2 per tie."""
         games = self.s["h2h_games"]
-        return {a: {b: moments_interval(Moments(*mo), games[a][b]) for b, mo in sorted(row.items())}
+        return {a: {b: moments_interval(Moments(*mo), games[a][b], confidence=confidence)
+                    for b, mo in sorted(row.items())}
                 for a, row in sorted(self.s["h2h"].items())}
 
     def rating_history(self):

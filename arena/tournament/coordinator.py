@@ -7,12 +7,18 @@ from arena.results.tallies import Checkpoint
     plan = tournament.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)
     status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
 
+Without `deals`, the run plays each game until its verdict is settled (arena.results.settle): deal
+by deal up to the next look, then it looks, up to the cap `max_deals`. The run's schedule and
+identity are those of its cap, so how far it got never changes which run it is; a kill -9 and
+the same command again finish the deals of the pending look and take the same looks.
+
 Everything is checked before the run is created (games, parameters, agents, limits, the sandbox),
 so a tournament that cannot be played never leaves a run behind. The CLI (`arena run`) is a thin
 layer over these two calls.
 """
 import concurrent.futures as cf
 import contextlib
+import itertools
 import math
 import signal
 from dataclasses import dataclass
@@ -27,9 +33,8 @@ from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
 from arena.results.tallies import Checkpoint
+from arena.results.settle import DEFAULT_MAX_DEALS, StoppingRule, look
 
-DEFAULT_DEALS_ONE_GAME = 10   # deals per line-up with a game given
-DEFAULT_DEALS_EVERY_GAME = 3  # deals per line-up and game without one (a quick first look)
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 MAX_TIME_LIMIT = 3600.0
 TASK_SECONDS = 0.05           # the work sent to a worker at once, when matches are quick
@@ -54,6 +59,16 @@ class Plan:
     def sit_outs(self):
         return sit_outs(self.config)
 
+    @property
+    def rule(self) -> Optional[StoppingRule]:
+        """The stopping rule of a run played until settled; None for a run of fixed size (--games)."""
+        return StoppingRule.of(self.config.get("stop"))
+
+    def games(self):
+        """[(game_id, game params, its MatchSpecs)] in schedule order."""
+        return [(key[0], dict(key[1]), list(specs))
+                for key, specs in itertools.groupby(self.schedule, lambda s: (s.game_id, s.game_params))]
+
 
 def check_time_limit(value):
     if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT):
@@ -62,12 +77,13 @@ def check_time_limit(value):
 
 
 def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = None, agents: Optional[str] = None,
-         deals: Optional[int] = None, seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT,
+         deals: Optional[int] = None, max_deals: Optional[int] = None, seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT,
          params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
          address: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
-    a new one (the same description again on the same store is the same run). Raises ValueError (one
+    a new one (the same description again on the same store is the same run): `deals` per line-up,
+    or without it each game until its verdict is settled, at most `max_deals` deals. Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well.
 
     `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them.
@@ -102,9 +118,13 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
             raise agent_list.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
         agent_specs = [stage(a) for a in agent_list.parse_agents(agents or agent_list.DEFAULT_AGENTS,
                                                                  run_code=policy.mode == "none")]
+        rule = None
         if deals is None:
-            deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
-        config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)
+            rule = StoppingRule(DEFAULT_MAX_DEALS if max_deals is None else max_deals)
+            deals = rule.max_deals
+        elif max_deals is not None:
+            raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
+        config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, rule)
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = sched.run_id_for(config)
@@ -125,8 +145,25 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         old = sched.schedule_from_config(extends["run_id"], extends["config"], extends["deal_key"])
         taken = store.copy_matches(extends["run_id"], run_id, shared_matches(old, schedule))
     done = store.finished_ids(run_id)
-    return Plan(run_id, config, key, schedule, [s for s in schedule if s.match_id not in done], len(done), human,
-                extends, taken)
+    out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken)
+    out.todo = next_batch(store, out, done) if out.rule else [s for s in schedule if s.match_id not in done]
+    return out
+
+
+def looks(store, plan, done=None):
+    """[(game_id, game params, settle.Look)] of a run played until settled: where each game stands."""
+    done = store.finished_ids(plan.run_id) if done is None else done
+    return [(g, p, look(store, plan.run_id, specs, done, plan.rule)) for g, p, specs in plan.games()]
+
+
+def next_batch(store, plan, done=None):
+    """The missing matches of every unsettled game's deals up to its next look."""
+    done = store.finished_ids(plan.run_id) if done is None else done
+    out = []
+    for (_, _, specs), (_, _, now) in zip(plan.games(), looks(store, plan, done)):
+        if now.next_look is not None:
+            out += [s for s in specs if s.deal < now.next_look and s.match_id not in done]
+    return out
 
 
 def smaller_run(store, config, wanted_key=None):
@@ -135,7 +172,10 @@ def smaller_run(store, config, wanted_key=None):
     one is given; or None. Its deals are the new run's first ones, so its matches need not be
     played again (`--games 70` after `--games 30` plays 40 more deals)."""
     def rest(c):
-        return {k: v for k, v in c.items() if k != "deals"}
+        out = {k: v for k, v in c.items() if k != "deals"}
+        if "stop" in out:   # a run until settled extends one with a lower cap
+            out["stop"] = {k: v for k, v in out["stop"].items() if k != "max_deals"}
+        return out
     best = None
     for run in store.runs():
         c = run["config"]
@@ -166,17 +206,26 @@ def deal_key_for(store, run_id, wanted=None):
 
 
 def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] = None,
-         address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None) -> str:
+         address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None,
+         on_look: Optional[Callable[[list, list], None]] = None) -> str:
     """Plays the plan's missing matches, storing each as it arrives and calling `on_match(result)`;
     returns the run's status, "finished" or "interrupted" (Ctrl-C, SIGTERM). An error (an engine
-    bug: MatchFailed, an unreachable cluster) marks the run interrupted and is raised."""
+    bug: MatchFailed, an unreachable cluster) marks the run interrupted and is raised.
+
+    A run played until settled plays batch after batch (`next_batch`) until no game has one left,
+    calling `on_look(looks, batch)` before each batch and at the end (with an empty batch)."""
     check_backend(backend, address)
     if plan.human:
         jobs = 1   # a person answers on this terminal: one match at a time, in this process
     status = "finished"
     with running(store, plan.run_id) as ended:
-        if plan.todo:
+        while plan.todo and status == "finished":
+            if plan.rule and on_look:
+                on_look(looks(store, plan), plan.todo)
             status = play_specs(store, plan.todo, backend, jobs, address, on_match)
+            plan.todo = next_batch(store, plan) if plan.rule else []
+        if plan.rule and on_look and status == "finished":
+            on_look(looks(store, plan), [])
         ended(status)
     return status
 

@@ -78,10 +78,12 @@ def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_l
     return out
 
 
-def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox):
+def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox, rule=None):
     """Everything that determines the results (and nothing else: not --jobs, not the backend, not
     the deal key, which the store keeps), as plain JSON data, equal to what the store gives back (so
-    the run id does not change on resume). Submitted agents carry the digest of their staged code."""
+    the run id does not change on resume). Submitted agents carry the digest of their staged code.
+    A run played until settled has its stopping rule (arena.results.settle), with `deals` its cap:
+    never the deals played so far."""
     return json.loads(json.dumps({
         "games": [{"game_id": g, "params": p} for g, p in games],
         "agents": [a.as_dict() for a in agent_specs],
@@ -94,6 +96,7 @@ def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox):
         "time_limit": time_limit,
         # Changed rules or agents make a new run: the same command never resumes with stale code.
         "code": code_digest(),
+        **({"stop": rule.as_dict()} if rule else {}),
     }))
 
 
