@@ -128,7 +128,7 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     def through_arena(jobs):
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(os.path.join(tmp, "bench.sqlite"))
-            store.create_run("bench", config, len(matches))
+            store.create_run("bench", config.to_json(), len(matches))
             play_specs(store, matches, "local", jobs)
             store.close()
 

@@ -58,10 +58,6 @@ class StoppingRule:
     def as_dict(self) -> dict:
         return asdict(self)
 
-    @classmethod
-    def of(cls, data: Optional[dict]) -> "Optional[StoppingRule]":
-        return cls(**data) if data else None
-
 
 def pair_state(iv, level: float) -> Optional[str]:
     """">" (the first agent is stronger), "<" (weaker), "=" (level) or None (open) from an
