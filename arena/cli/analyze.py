@@ -4,7 +4,7 @@ import click
 
 from arena.cli.common import (ArenaError, echo_json, jobs_option, json_option, literal, refuse_a_store,
                               rich_console, store_option, user_errors)
-from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
+from arena.gamestats.analyze import DEFAULT_DEALS
 
 
 @click.command(short_help="What a game is like: seats, length, drama, skill.")
@@ -15,7 +15,7 @@ from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
               help="Agents, strong first (one agent plays itself).  [default: greedy,random]")
 @click.option("--games", "deals", type=click.IntRange(min=1), default=None,
               help=f"Deals per line-up and variant, each played in every seat rotation [default: "
-                   f"{DEFAULT_DEALS_ONE_GAME}].")
+                   f"{DEFAULT_DEALS}].")
 @click.option("--seed", type=int, default=None, help="Seed of the deals [default: 0].")
 @jobs_option
 @click.option("--run", "run_ids", multiple=True, metavar="RUN",
@@ -58,7 +58,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
                                   f"stored, store {store_path}"))
         try:
             run_ids = an.play_variants(store, game_id, params, agents_text or "greedy,random",
-                                       deals or DEFAULT_DEALS_ONE_GAME, 0 if seed is None else seed, jobs,
+                                       deals or DEFAULT_DEALS, 0 if seed is None else seed, jobs,
                                        on_plan=on_plan)
         except KeyboardInterrupt:
             raise click.Abort() from None

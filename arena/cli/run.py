@@ -8,13 +8,14 @@ import click
 from arena.cli.common import (deal_key_option, echo_json, json_option, literal, open_run, play_options,
                               rich_console, sandbox_option, store_option, user_errors)
 from arena.reports.tables import leaderboard_help
-from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
-
+from arena.results.settle import DEFAULT_MAX_DEALS
 
 
 @click.command(short_help="Play a rated tournament; print a leaderboard per game.",
                help="Play a rated tournament and print its leaderboard per game, with a verdict per game "
-                    "(who is stronger, or how many more deals would likely tell) and a legend.\n\n"
+                    "and a legend. Without --games each game is played until its verdict is settled (every "
+                    "two neighbours in its order told apart or shown level, at most 5% of such verdicts "
+                    "wrong), or up to --max-deals; with --games N, N deals per line-up.\n\n"
                     + leaderboard_help())
 @click.option("--game", "game_id", default=None, help="Game id (default: every registered game).")
 @click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
@@ -22,8 +23,10 @@ from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS
               help='Agents, e.g. "ismcts, greedy, ismcts[iterations=5000] as ismcts5k, ./bot.py:MyBot".'
                    "  [default: greedy,random]")
 @click.option("--games", "deals", type=click.IntRange(min=1), default=None,
-              help=f"Deals per line-up, each played in every seat rotation "
-                   f"[default: {DEFAULT_DEALS_ONE_GAME} with --game, {DEFAULT_DEALS_EVERY_GAME} without].")
+              help="Deals per line-up, each played in every seat rotation [default: until settled].")
+@click.option("--max-deals", type=click.IntRange(min=1), default=None,
+              help=f"Without --games: the most deals per line-up before a game stops unsettled "
+                   f"[default: {DEFAULT_MAX_DEALS}].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
 @store_option
 @play_options
@@ -36,14 +39,14 @@ from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS
 @deal_key_option
 @json_option
 @user_errors
-def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
+def run(game_id, players, agents_text, deals, max_deals, seed, store_path, jobs, backend, address, time_limit,
         resume, params, sandbox, bot_limits, deal_key, as_json):
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
-    plan = tournament.plan(store, game_id, players, agents_text, deals, seed, time_limit, params, sandbox,
-                           bot_limits, deal_key, resume, backend, address)
+    plan = tournament.plan(store, game_id, players, agents_text, deals, max_deals, seed, time_limit, params,
+                           sandbox, bot_limits, deal_key, resume, backend, address)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -51,12 +54,16 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
         deals = plan.extends.config.deals if plan.extends and plan.taken else 0
         taken = (f" ({plan.taken} taken from run {plan.extends.run_id}, this run's first "
                  + ("deal)" if deals == 1 else f"{deals} deals)")) if plan.taken else ""
-        err.print(f"run [bold]{plan.run_id}[/]: {len(plan.schedule)} matches, {plan.stored} already stored{taken}, "
+        size = f"{len(plan.schedule)} matches" if plan.rule is None else \
+            f"each game until its verdict is settled, at most {len(plan.schedule):,} matches ({stop_text(plan.rule)})"
+        err.print(f"run [bold]{plan.run_id}[/]: {size}, {plan.stored} already stored{taken}, "
                   f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if plan.todo else ""),
                   highlight=False, markup=True)
     try:
-        with progress_bar(len(plan.schedule), plan.stored, quiet=as_json or plan.human) as advance:
-            status = tournament.play(store, plan, backend, jobs, address, on_match=advance)
+        total = len(plan.schedule) if plan.rule is None else plan.stored + len(plan.todo)
+        with progress_bar(total, plan.stored, quiet=as_json or plan.human) as meter:
+            status = tournament.play(store, plan, backend, jobs, address, on_match=meter.advance,
+                                     on_look=None if as_json else look_lines(plan, meter))
     except tournament.MatchFailed as e:
         raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})")
     if status == "interrupted":
@@ -71,36 +78,95 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     store.close()
 
 
+def stop_text(rule):
+    """The stopping rule as the run announces it."""
+    looks = rule.looks()
+    return (f"--max-deals {rule.max_deals} deals per line-up; looks after "
+            + ", ".join(str(n) for n in looks[:-1]) + (" and " if len(looks) > 1 else "") + f"{looks[-1]} deals; "
+            f"a settled verdict is wrong at most {rule.alpha:.0%} of the time")
+
+
+def look_lines(plan, meter):
+    """The `on_look` of a run played until settled: a line per game whenever it takes a look (or
+    when the run starts), and the progress total grown by each new batch."""
+    from arena.text import game_title
+    shown = {}
+
+    def on_look(looks, batch):
+        if shown:
+            meter.grow(len(batch))
+        for game_id, params, now in looks:
+            line = (f"{game_title(game_id, params, only_changed=True)}: "
+                    + ("settled" if now.settled else "not settled" if now.looked else "first look")
+                    + (f" at the look after {now.looked} deals" if now.looked else "")
+                    + (f"; playing to {now.next_look} deals" if now.next_look else
+                       "" if now.settled else f"; the cap of {plan.rule.max_deals} deals is reached"))
+            key = game_id, str(sorted(params.items()))
+            if shown.get(key) != line:
+                shown[key] = line
+                meter.say(line)
+    return on_look
+
+
 PROGRESS_EVERY = 10.0   # seconds between plain progress lines when stderr is not a terminal
+
+
+class _PlainMeter:
+    """Progress as a plain line every PROGRESS_EVERY seconds: matches done, rate, time left."""
+
+    def __init__(self, total, done):
+        import time
+        self.clock = time.monotonic
+        self.start = self.shown = self.clock()
+        self.total, self.done, self.first = total, done, done
+
+    def advance(self, result):
+        self.done += 1
+        now = self.clock()
+        if now - self.shown >= PROGRESS_EVERY or self.done == self.total:
+            self.shown = now
+            click.echo(plain_progress(self.done - self.first, self.total - self.first, now - self.start,
+                                      self.done, self.total), err=True)
+
+    def grow(self, more):
+        self.total += more
+
+    def say(self, line):
+        click.echo(line, err=True)
+
+
+class _BarMeter:
+    """Progress as a live rich bar, with lines printed above it."""
+
+    def __init__(self, progress, task):
+        self.progress, self.task = progress, task
+
+    def advance(self, result):
+        self.progress.advance(self.task)
+
+    def grow(self, more):
+        self.progress.update(self.task, total=self.progress.tasks[0].total + more)
+
+    def say(self, line):
+        self.progress.console.print(literal(line), highlight=False)
 
 
 @contextlib.contextmanager
 def progress_bar(total, done, quiet):
     """A live bar on stderr on a terminal; elsewhere (CI, nohup, a pipe) a plain line every
-    PROGRESS_EVERY seconds: matches done, rate, time left. Nothing when quiet. Yields the function
-    that advances it."""
-    import time
+    PROGRESS_EVERY seconds: matches done, rate, time left. Nothing when quiet. Yields the meter:
+    `advance(result)` after each match, `grow(n)` for n more matches to play, `say(line)`."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
     console = rich_console(stderr=True)
     if not quiet and not console.is_terminal:
-        start, state = time.monotonic(), {"done": done, "shown": time.monotonic()}
-
-        def advance(result):
-            state["done"] += 1
-            now = time.monotonic()
-            if now - state["shown"] >= PROGRESS_EVERY or state["done"] == total:
-                state["shown"] = now
-                click.echo(plain_progress(state["done"] - done, total - done, now - start, state["done"], total),
-                           err=True)
-        yield advance
+        yield _PlainMeter(total, done)
         return
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console,
                         disable=quiet, transient=False)
     with progress:
-        task = progress.add_task("matches", total=total, completed=done)
-        yield lambda result: progress.advance(task)
+        yield _BarMeter(progress, progress.add_task("matches", total=total, completed=done))
 
 
 def plain_progress(played, to_play, seconds, done, total):

@@ -547,7 +547,10 @@ def check(game_id, params=(), agents="greedy,random"):
     return todo, agents
 
 
-def play_variants(store, game_id, params=(), agents="greedy,random", deals=10, seed=0, jobs=None,
+DEFAULT_DEALS = 10   # deals per line-up and variant
+
+
+def play_variants(store, game_id, params=(), agents="greedy,random", deals=DEFAULT_DEALS, seed=0, jobs=None,
                   on_plan=None, on_match=None):
     """Plays (or finds, when the same command ran before on this store) one run per variant; returns
     the run ids. ValueError for anything that cannot be played; an interrupted run raises

@@ -8,12 +8,14 @@ leaderboard costs the same for a thousand matches as for a million, and gives th
 for bit, as folding every match. A checkpoint that cannot be read (another version, a damaged row) is
 ignored: the view then folds every match, slower, to the same figures.
 """
+import itertools
 import json
 import os
 import time
 
 from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
-from arena.results.verdict import verdict
+from arena.results.settle import look
+from arena.results.verdict import settle_verdict, verdict
 from arena.text import game_title, jsonable
 
 SAVE_SECONDS = 2.0
@@ -80,6 +82,7 @@ def sections(store, run_id, game_id=None, first_matches=0):
     rating history, faults, deals) with its first `first_matches` matches; each summary is the
     `GroupTally.summary` it was made from."""
     out, summaries = [], []
+    looks = settle_looks(store, run_id)
     for tally in read(store, run_id, game_id):
         summ = tally.summary()
         summaries.append(summ)
@@ -93,7 +96,9 @@ def sections(store, run_id, game_id=None, first_matches=0):
             "seed_range": summ["seeds"],
             "leaderboard": rows,
             "cycles": summ["cycles"],
-            "verdict": verdict(rows, h2h, summ["cycles"]),
+            "verdict": verdict(rows, h2h, summ["cycles"]) if tally.key not in looks else
+            settle_verdict(looks[tally.key], looks["rule"], len(rows)),
+            "settled": looks[tally.key].settled if tally.key in looks else None,
             "head_to_head": h2h,
             "rating_history": summ["rating_history"],
             "fault_summary": summ["faults"],
@@ -104,6 +109,25 @@ def sections(store, run_id, game_id=None, first_matches=0):
                                                            summ["first_match"], first_matches)],
         })
     return out, summaries
+
+
+def settle_looks(store, run_id):
+    """{group key: settle.Look, "rule": StoppingRule} of a run played until settled; {} otherwise."""
+    from arena.tournament import schedule as sched
+    from arena.tournament.config import TournamentConfig
+    try:
+        config = TournamentConfig.from_json(store.run(run_id)["config"])
+    except ValueError:
+        return {}
+    if config.stop is None:
+        return {}
+    done = store.finished_ids(run_id)
+    out = {"rule": config.stop}
+    for (game_id, params), specs in itertools.groupby(
+            sched.schedule_from_config(run_id, config, store.deal_key(run_id) or ""),
+            lambda s: (s.game_id, s.game_params)):
+        out[game_id, json.dumps(dict(params), sort_keys=True)] = look(store, run_id, list(specs), done, config.stop)
+    return out
 
 
 class Checkpoint(RunTallies):

@@ -1,6 +1,7 @@
 """The verdict: one line on who is stronger in one game, from its standings and head-to-head
 scores, when the 95% intervals allow it, or how many more deals would likely settle it."""
-from arena.results.analysis import deals_to_settle
+from arena.results.analysis import Interval, deals_to_settle
+from arena.results.settle import pair_state
 from arena.text import interval_part, interval_text
 
 
@@ -58,3 +59,37 @@ def verdict(rows, h2h, cycles):
         return text + "; they look even, and more deals may never separate them"
     games = _round_up(total)
     return text + f"; about {games - n} more deals would likely settle it (--games {games})"
+
+
+def settle_verdict(now, rule, agents):
+    """One line on a game of a run played until settled (arena.results.settle): what its last look
+    says, at the rule's corrected confidence, and why it stopped or where it stands."""
+    if not now.looked:
+        return (f"no look yet: {now.deals} of the {rule.looks()[0]} deals before the first look are complete "
+                f"(the same command plays on)")
+    conf = rule.confidence(agents)
+    pairs = len(now.pairs) + 1 if agents > 2 else 1
+    why = (f"{conf:.1%} intervals, corrected for {len(rule.looks())} looks"
+           + (f" and {agents * (agents - 1) // 2} pairs" if pairs > 1 else "")
+           + f": a settled verdict is wrong at most {rule.alpha:.0%} of the time")
+
+    def said(a, b, iv):
+        return f"{a} scores {interval_text(iv)} against {b} over {interval_part(iv, 'deals')} deals"
+
+    def claim(a, b, iv):
+        state = pair_state(iv, rule.level)
+        if state == "<":
+            a, b, iv = b, a, None if iv is None else Interval(1 - iv.mean, 1 - iv.high, 1 - iv.low, iv.n, iv.games)
+        if state == "=":
+            return f"{a} and {b} are level (within {0.5 - rule.level:.2f}-{0.5 + rule.level:.2f}): {said(a, b, iv)}"
+        if state is None:
+            return f"{a} against {b} is open: {said(a, b, iv)}" if iv is not None else f"{a} never met {b}"
+        return f"{a} is stronger than {b}: {said(a, b, iv)}"
+
+    text = "; ".join(claim(*p) for p in now.pairs)
+    if now.settled:
+        return f"settled after {now.looked} deals: {text} ({why})"
+    if now.next_look is None:
+        return (f"not settled at the cap of {rule.max_deals} deals: {text} ({why}); "
+                f"a higher --max-deals plays on from here")
+    return f"not settled yet at the look after {now.looked} deals (next at {now.next_look}; the same command plays on): {text}"
