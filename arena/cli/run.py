@@ -221,7 +221,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
     sections = tallies.sections(store, run_id, game_id)[0]
     boards = [{"game_id": s["game_id"], "params": s["game_params"], "rows": s["leaderboard"], "cycles": s["cycles"],
-               "verdict": s["verdict"]} for s in sections]
+               "verdict": s["verdict"], "settled": s["settled"]} for s in sections]
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:

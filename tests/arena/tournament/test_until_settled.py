@@ -1,0 +1,68 @@
+"""`arena run` without --games plays each game until its verdict is settled, with --games N a fixed
+number of deals; a run until settled killed half-way and run again ends as if never stopped."""
+import json
+import os
+import signal
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.store import Store
+from arena_processes import start, wait_for_matches
+from paths import ROOT
+
+BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
+KEY = "5e" * 16
+
+
+def invoke(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_without_games_a_run_stops_at_the_look_that_settles_it_and_games_n_plays_n_deals(tmp_path):
+    args = ["run", "--game", "insert", "--agents", "greedy, random", "-j", 1, "--deal-key", KEY, "--json"]
+    settled = json.loads(invoke(*args, "--store", tmp_path / "a.sqlite"))
+    [board] = settled["leaderboards"]
+    assert board["settled"] is True and board["verdict"].startswith("settled after ")
+    deals = int(board["verdict"].split()[2])
+    assert deals in (8, 12, 18) and settled["matches"] == 2 * deals   # two seatings a deal, nothing past the look
+    assert settled["total"] == 2 * 100                                  # the default cap, 100 deals
+    fixed = json.loads(invoke(*args, "--games", 3, "--store", tmp_path / "b.sqlite"))
+    assert fixed["matches"] == fixed["total"] == 6
+    assert fixed["leaderboards"][0]["settled"] is None and "settled after" not in fixed["leaderboards"][0]["verdict"]
+
+
+def test_a_run_that_reaches_its_cap_says_so(tmp_path):
+    out = json.loads(invoke("run", "--game", "insert", "--agents", "random as a, random as b", "-j", 1,
+                            "--max-deals", 9, "--store", tmp_path / "s.sqlite", "--json"))
+    [board] = out["leaderboards"]
+    assert out["matches"] == out["total"] == 18 and board["settled"] is False
+    assert board["verdict"].startswith("not settled at the cap of 9 deals: ")
+
+
+def test_max_deals_with_games_is_refused(tmp_path):
+    result = CliRunner().invoke(main, ["run", "--game", "insert", "--games", 2, "--max-deals", 5,
+                                       "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 2 and "--max-deals" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_a_run_until_settled_killed_half_way_resumes_to_the_same_verdict_without_duplicates(tmp_path):
+    args = ["--game", "insert", "--agents", f"greedy, {BOTS}:GoodBot[delay=0.01] as good", "--sandbox", "none",
+            "-j", 1, "--deal-key", KEY]
+    store = tmp_path / "killed.sqlite"
+    proc = start(args + ["--store", store], tmp_path)
+    wait_for_matches(store, 20, proc)    # past the first look (8 deals, 16 matches), inside the next batch
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    resumed = json.loads(invoke("run", *args, "--store", store, "--json"))
+    whole = json.loads(invoke("run", *args, "--store", tmp_path / "whole.sqlite", "--json"))
+    assert resumed["run_id"] == whole["run_id"]
+    assert resumed["leaderboards"][0]["verdict"] == whole["leaderboards"][0]["verdict"]
+    assert resumed["leaderboards"][0]["settled"] is True
+    played = [[(m["match_id"], m["deal"], m["placements"]) for m in Store(str(s), readonly=True).matches(resumed["run_id"])]
+              for s in (store, tmp_path / "whole.sqlite")]
+    assert played[0] == played[1] and len({m[0] for m in played[0]}) == len(played[0]) == resumed["matches"]
