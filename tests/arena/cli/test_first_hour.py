@@ -19,6 +19,7 @@ from arena.cli import main
 from arena.reports.tables import INTERVALS, LEGEND, MATCHUPS_LEGEND, legend_items
 from arena.results.verdict import verdict
 from arena.text import interval_text
+from paths import ROOT
 
 
 def invoke(*args):
@@ -188,6 +189,22 @@ def test_a_tournament_in_a_pipe_reports_progress(tmp_path):
     assert run.returncode == 0, run.stderr
     last = run.stderr.strip().splitlines()[-1]
     assert re.fullmatch(r"matches 4/4 \(100%\), [0-9.]+/s after \d+s, done", last), run.stderr
+
+
+@pytest.mark.slow
+def test_the_quick_start_ends_with_a_settled_verdict_on_the_games(tmp_path):
+    """The README's first command, on every game, with ISMCTS on 50 iterations a move instead of its
+    default 10,000 and a cap of 30 deals (the same agents and rule, a test's budget; fixed deals)."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        [agents] = re.findall(r"&& arena run --agents (\S+)\n", f.read())
+    assert agents == "ismcts,greedy"
+    out = json.loads(invoke("run", "--agents", agents.replace("ismcts", "ismcts[iterations=50]"), "--max-deals", 30,
+                            "--deal-key", "9a" * 16, "--store", tmp_path / "s.sqlite", "--json"))
+    boards = out["leaderboards"]
+    assert len(boards) == 5
+    assert sum(b["settled"] for b in boards) >= 4, [b["verdict"] for b in boards]
+    for b in boards:
+        assert b["verdict"].startswith("settled after " if b["settled"] else "not settled at the cap of 30 deals")
 
 
 # ---- the screen, as a person sees it -------------------------------------------------------------
