@@ -95,13 +95,13 @@ def look_lines(plan, meter):
     def on_look(looks, batch):
         if shown:
             meter.grow(len(batch))
-        for game_id, params, now in looks:
-            line = (f"{game_title(game_id, params, only_changed=True)}: "
+        for now in looks:
+            line = (f"{game_title(now.game_id, now.params, only_changed=True)}: "
                     + ("settled" if now.settled else "not settled" if now.looked else "first look")
                     + (f" at the look after {now.looked} deals" if now.looked else "")
                     + (f"; playing to {now.next_look} deals" if now.next_look else
                        "" if now.settled else f"; the cap of {plan.rule.max_deals} deals is reached"))
-            key = game_id, str(sorted(params.items()))
+            key = now.game_id, str(sorted(now.params.items()))
             if shown.get(key) != line:
                 shown[key] = line
                 meter.say(line)

@@ -19,6 +19,7 @@ The rule (quoted in docs/reading-results.md):
   which look a run stops, never what a look sees, so it cannot raise the error rate either.
   tests/arena/results/test_settle.py measures the rate by simulation.
 """
+import itertools
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Optional
@@ -91,6 +92,8 @@ def judge(tally: GroupTally, rule: StoppingRule) -> list:
 @dataclass
 class Look:
     """Where one game of a run stands under its stopping rule."""
+    game_id: str
+    params: dict
     deals: int                  # complete deals stored (every rotation of every line-up)
     looked: int = 0             # deals at the last look taken (0 before the first)
     settled: bool = False
@@ -109,11 +112,11 @@ def look(store, run_id: str, specs: list, done: set, rule: StoppingRule) -> Look
     deals = 0
     while complete.get(deals):
         deals += 1
-    out = Look(deals, next_look=rule.next_look(deals))
+    first = specs[0]
+    out = Look(first.game_id, dict(first.game_params), deals, next_look=rule.next_look(deals))
     looks = [n for n in rule.looks() if n <= deals]
     if not looks:
         return out
-    first = specs[0]
     tally = GroupTally(first.game_id, dict(first.game_params))
     matches = store.results(run_id, first.match_id, first_of_deal.get(looks[-1], specs[-1].match_id + 1))
     pending = next(matches, None)
@@ -126,3 +129,10 @@ def look(store, run_id: str, specs: list, done: set, rule: StoppingRule) -> Look
             out.settled, out.next_look = True, None
             break
     return out
+
+
+def looks(store, run_id: str, schedule: list, rule: StoppingRule, done: Optional[set] = None) -> list:
+    """[(the game's MatchSpecs, its Look)] for each game of a run's schedule, in schedule order."""
+    done = store.finished_ids(run_id) if done is None else done
+    games = [list(specs) for _, specs in itertools.groupby(schedule, lambda s: (s.game_id, s.game_params))]
+    return [(specs, look(store, run_id, specs, done, rule)) for specs in games]

@@ -8,13 +8,12 @@ leaderboard costs the same for a thousand matches as for a million, and gives th
 for bit, as folding every match. A checkpoint that cannot be read (another version, a damaged row) is
 ignored: the view then folds every match, slower, to the same figures.
 """
-import itertools
 import json
 import os
 import time
 
 from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
-from arena.results.settle import look
+from arena.results.settle import looks
 from arena.results.verdict import settle_verdict, verdict
 from arena.text import game_title, jsonable
 
@@ -121,13 +120,10 @@ def settle_looks(store, run_id):
         return {}
     if config.stop is None:
         return {}
-    done = store.finished_ids(run_id)
-    out = {"rule": config.stop}
-    for (game_id, params), specs in itertools.groupby(
-            sched.schedule_from_config(run_id, config, store.deal_key(run_id) or ""),
-            lambda s: (s.game_id, s.game_params)):
-        out[game_id, json.dumps(dict(params), sort_keys=True)] = look(store, run_id, list(specs), done, config.stop)
-    return out
+    schedule = sched.schedule_from_config(run_id, config, store.deal_key(run_id) or "")
+    out = {group_key({"game_id": now.game_id, "game_params": now.params}): now
+           for _, now in looks(store, run_id, schedule, config.stop)}
+    return {**out, "rule": config.stop}
 
 
 class Checkpoint(RunTallies):

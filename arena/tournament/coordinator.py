@@ -18,7 +18,6 @@ layer over these two calls.
 """
 import concurrent.futures as cf
 import contextlib
-import itertools
 import math
 import signal
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
 from arena.results.tallies import Checkpoint
-from arena.results.settle import DEFAULT_MAX_DEALS, StoppingRule, look
+from arena.results.settle import DEFAULT_MAX_DEALS, StoppingRule, looks
 
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 MAX_TIME_LIMIT = 3600.0
@@ -64,11 +63,6 @@ class Plan:
     def rule(self) -> Optional[StoppingRule]:
         """The stopping rule of a run played until settled; None for a run of fixed size (--games)."""
         return self.config.stop
-
-    def games(self):
-        """[(game_id, game params, its MatchSpecs)] in schedule order."""
-        return [(key[0], dict(key[1]), list(specs))
-                for key, specs in itertools.groupby(self.schedule, lambda s: (s.game_id, s.game_params))]
 
 
 @dataclass(frozen=True)
@@ -159,20 +153,11 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
     return out
 
 
-def looks(store, plan, done=None):
-    """[(game_id, game params, settle.Look)] of a run played until settled: where each game stands."""
-    done = store.finished_ids(plan.run_id) if done is None else done
-    return [(g, p, look(store, plan.run_id, specs, done, plan.rule)) for g, p, specs in plan.games()]
-
-
 def next_batch(store, plan, done=None):
-    """The missing matches of every unsettled game's deals up to its next look."""
+    """The missing matches of every unsettled game's deals up to its next look (arena.results.settle)."""
     done = store.finished_ids(plan.run_id) if done is None else done
-    out = []
-    for (_, _, specs), (_, _, now) in zip(plan.games(), looks(store, plan, done)):
-        if now.next_look is not None:
-            out += [s for s in specs if s.deal < now.next_look and s.match_id not in done]
-    return out
+    return [s for specs, now in looks(store, plan.run_id, plan.schedule, plan.rule, done) if now.next_look
+            for s in specs if s.deal < now.next_look and s.match_id not in done]
 
 
 def smaller_run(store: Store, config: TournamentConfig, wanted_key: Optional[str] = None) -> Optional[StoredRun]:
@@ -221,19 +206,22 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
     bug: MatchFailed, an unreachable cluster) marks the run interrupted and is raised.
 
     A run played until settled plays batch after batch (`next_batch`) until no game has one left,
-    calling `on_look(looks, batch)` before each batch and at the end (with an empty batch)."""
+    calling `on_look([settle.Look per game], batch)` before each batch and at the end (with an
+    empty batch)."""
     check_backend(backend, address)
     if plan.human:
         jobs = 1   # a person answers on this terminal: one match at a time, in this process
     status = "finished"
     with running(store, plan.run_id) as ended:
-        while plan.todo and status == "finished":
+        def look(batch):
             if plan.rule and on_look:
-                on_look(looks(store, plan), plan.todo)
+                on_look([now for _, now in looks(store, plan.run_id, plan.schedule, plan.rule)], batch)
+        while plan.todo and status == "finished":
+            look(plan.todo)
             status = play_specs(store, plan.todo, backend, jobs, address, on_match)
             plan.todo = next_batch(store, plan) if plan.rule else []
-        if plan.rule and on_look and status == "finished":
-            on_look(looks(store, plan), [])
+        if status == "finished":
+            look([])
         ended(status)
     return status
 
