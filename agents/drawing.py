@@ -122,12 +122,15 @@ def draw_wizard(state, viewer, names):
     for p in range(v.players):
         own = v.private(p)
         bid = own["bids"][p] if own else o["bids"][p]
-        hand = " ".join(own["hand"]) or "-" if own else f"{plural(o['hand_sizes'][p], 'card')}, face down"
+        hand = " ".join(own["hand"]) or "-" if own else (f"{plural(o['hand_sizes'][p], 'card')}, face down" if o["hand_sizes"][p] else "-")
         dealer = " D" if p == o["dealer"] else "  "
         lines.append(v.seat_head(p, f"{dealer} bid {'-' if bid is None else bid}  tricks {o['tricks'][p]}  "
                                     f"score {o['scores'][p]:>4}  hand: {hand}"))
     trick = ", ".join(f"{names[p]} {card}" for p, card in o["trick"])
     lines.append("on the table: " + (trick or ("no card yet" if o["phase"] == "play" else "-")))
+    done = len(o["plays"]) - len(o["trick"])   # the round's plays so far, the trick on the table last
+    if done >= v.players:
+        lines.append("last trick: " + ", ".join(f"{names[p]} {card}" for p, card in o["plays"][done - v.players:done]))
     lines += ["key: 12h = 12 of humans; suits d dwarves, e elves, g giants, h humans; W Wizard "
               "(the first one takes the trick), J Jester (never takes it unless all are Jesters); "
               "D dealer; bid ? hidden, - not yet; > to move"]

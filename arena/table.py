@@ -91,7 +91,8 @@ def winner(state, names):
     first = [p for p, place in enumerate(state.placements()) if place == 1]
     if len(first) == 1:
         return f"{names[first[0]]} wins"
-    return "a draw: " + " and ".join(names[p] for p in first) + " share first place"
+    tied = [names[p] for p in first]
+    return f"a draw: {', '.join(tied[:-1])} and {tied[-1]} share first place"
 
 
 def final_scores(state, names):

@@ -30,7 +30,7 @@ def play(game_id, vs, seat, seed, params, sandbox):
     import random
 
     import engines
-    from agents.drawing import side
+    from agents.drawing import fit, side
     from agents.human import HumanAgent, QuitGame, describe_view
     from arena.agent_list import param_options, parse_agent, split_list
     from arena.sandbox import AgentFault, make_policy, validate_all
@@ -67,7 +67,7 @@ def play(game_id, vs, seat, seed, params, sandbox):
         return
     click.echo("")
     click.echo(describe_view(state, None, log, names))   # the game is over: every hand face up
-    click.echo(final_scores(state, names))
+    click.echo(fit(final_scores(state, names).splitlines()))
 
 
 @click.command()
@@ -91,6 +91,7 @@ def replay(args, seat, to_end, store_path):
 
 def replay_match(match, seat=None, to_end=False):
     """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
+    from agents.drawing import fit
     from agents.human import describe_view
     from arena.table import end_summary, full_log, stored_match
 
@@ -103,7 +104,7 @@ def replay_match(match, seat=None, to_end=False):
         log = full_log(states, match["actions"], names, i) if seen is None else seen[:i]
         click.echo(describe_view(state, seat, log, names))
         if i == last:
-            click.echo(end_summary(states[-1], match, names))
+            click.echo(fit(end_summary(states[-1], match, names).splitlines()))
             if to_end:
                 return states[-1]
         command = click.prompt(REPLAY_HELP, default="n", show_default=False).strip().lower()
