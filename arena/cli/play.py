@@ -6,8 +6,8 @@ from arena.cli.common import open_run, sandbox_option, store_option, user_errors
 
 REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
 SEAT_HELP = ("Your seat, 0 to the number of bots. Who moves first is drawn from the deal (--seed) in every "
-             "game, so it may be any seat (in Wizard the seat after the dealer, in Royal Ball the seat after "
-             "the marker); the first line says who.")
+             "game, so it may be any seat (in Wizard the seat after the dealer, or the dealer when a Wizard "
+             "turned up has them pick trump; in Royal Ball the seat after the marker); the first line says who.")
 
 
 def ask(text):

@@ -151,16 +151,31 @@ def test_every_game_is_drawn_within_80_columns_with_a_key(game_id):
 def test_the_seat_help_says_who_moves_first_truly():
     help_text = " ".join(CliRunner().invoke(main, ["play", "--help"]).output.split())
     assert "0 moves first" not in help_text
-    assert "Who moves first is drawn from the deal (--seed) in every game" in help_text
-    first = {}
-    for seed in range(6):
-        result = CliRunner().invoke(main, ["play", "insert", "--vs", "greedy", "--seed", str(seed)], input="q\n")
-        said = re.search(r"; seat (\d) \((you|greedy)\) moves first", result.output.splitlines()[0])
-        first[seed] = int(said.group(1))
-        assert first[seed] == engines.make("insert", seed=seed).current_player()
-        if first[seed] == 1:
-            assert "last moves: seat 1 (greedy):" in result.output   # greedy's move came before the person's
-    assert set(first.values()) == {0, 1}
+    assert ("Who moves first is drawn from the deal (--seed) in every game, so it may be any seat (in Wizard "
+            "the seat after the dealer, or the dealer when a Wizard turned up has them pick trump; in Royal Ball "
+            "the seat after the marker)") in help_text
+    for seed in range(40):
+        wizard, royal = engines.make("wizard", seed=seed), engines.make("royal_ball", seed=seed)
+        o = wizard.observation(0)
+        assert wizard.current_player() == (o["dealer"] if o["phase"] == "trump" else (o["dealer"] + 1) % 4)
+        assert royal.current_player() == (royal.observation(0)["active"] + 1) % 4
+
+
+@pytest.mark.parametrize("game_id", engines.game_ids())
+def test_the_first_line_says_who_moves_first(game_id):
+    first = set()
+    players = engines.spec(game_id).default_players
+    for seed in range(4):
+        result = CliRunner().invoke(main, ["play", game_id, "--vs", ",".join(["random"] * (players - 1)),
+                                           "--seed", str(seed)], input="q\n")
+        assert result.exit_code == 0, result.output
+        said = re.search(r"; seat (\d) \((you|random)\) moves first$", result.output.splitlines()[0])
+        mover = int(said.group(1))
+        assert mover == engines.make(game_id, seed=seed).current_player()
+        if mover != 0:   # the bots' moves came before the person's first prompt
+            assert f"last moves: seat {mover} (random):" in result.output
+        first.add(mover)
+    assert first != {0}
 
 
 def test_insert_says_which_colour_is_whose():
