@@ -23,6 +23,18 @@ def fit(lines):
     return "\n".join(out)
 
 
+def fit_items(head, items, sep="  "):
+    """`head` then the items, packed into lines of WIDTH columns without splitting an item."""
+    lines, line = [], head
+    for item in items:
+        gap = "" if line in (head, INDENT) else sep
+        if line not in (head, INDENT) and len(line) + len(gap) + len(item) > WIDTH:
+            lines.append(line)
+            line, gap = INDENT, ""
+        line += gap + item
+    return fit(lines + [line])
+
+
 def default_names(players, viewer=None):
     return [f"seat {p} (you)" if p == viewer else f"seat {p}" for p in range(players)]
 

@@ -2,7 +2,7 @@
 and output the face gives it (`arena play` gives the terminal's through click; by default Python's
 own input() and print(), as when a person sits in a tournament's seat)."""
 from agents.base import Agent
-from agents.drawing import default_names, draw, fit
+from agents.drawing import default_names, draw, fit_items
 
 QUIT_WORDS = ("q", "quit")
 
@@ -29,7 +29,10 @@ def describe_view(state, seat, log=(), names=None):
     """The text a player at `seat` (None: a spectator who sees everything) sees: the table drawn
     with its key, and the last moves."""
     text = draw(state, seat, names)
-    return text + "\n" + fit(["last moves: " + "; ".join(log[-8:])]) if log else text
+    if not log:
+        return text
+    last = list(log[-8:])
+    return text + "\n" + fit_items("last moves: ", [move + ";" for move in last[:-1]] + last[-1:], " ")
 
 
 class HumanAgent(Agent):
@@ -50,8 +53,8 @@ class HumanAgent(Agent):
         self.tell("")
         self.tell(describe_view(state, self.seat, self.log, names))
         legal = state.legal_actions()
-        self.tell(fit(["your moves: " + "  ".join(f"{i}) {state.action_to_string(a)}"
-                                                 for i, a in enumerate(legal, 1)) + "  (q quits)"]))
+        moves = [f"{i}) {state.action_to_string(a)}" for i, a in enumerate(legal, 1)]
+        self.tell(fit_items("your moves: ", moves + ["(q quits)"]))
         while True:
             text = self.ask(f"{names[self.seat]}, your move")
             action = parse_choice(state, text)
