@@ -15,24 +15,37 @@ INDENT = "    "
 
 
 def fit(lines):
-    """The lines, each wrapped to WIDTH columns (a continued line is indented)."""
+    """The lines (each may hold several), each wrapped to WIDTH columns (a continued line is
+    indented)."""
     out = []
-    for line in lines:
-        out += textwrap.wrap(line, WIDTH, subsequent_indent=INDENT, break_on_hyphens=False,
+    for line in (part for text in lines for part in text.split("\n")):
+        out += textwrap.wrap(line, WIDTH, subsequent_indent=margin(line) + INDENT, break_on_hyphens=False,
                              drop_whitespace=True) or [""]
     return "\n".join(out)
 
 
+def margin(line):
+    """The spaces a line starts with; its continued lines are indented further."""
+    return line[:len(line) - len(line.lstrip(" "))]
+
+
 def fit_items(head, items, sep="  "):
     """`head` then the items, packed into lines of WIDTH columns without splitting an item."""
+    indent = margin(head) + INDENT
     lines, line = [], head
     for item in items:
-        gap = "" if line in (head, INDENT) else sep
-        if line not in (head, INDENT) and len(line) + len(gap) + len(item) > WIDTH:
+        gap = "" if line in (head, indent) else sep
+        if line not in (head, indent) and len(line) + len(gap) + len(item) > WIDTH:
             lines.append(line)
-            line, gap = INDENT, ""
+            line, gap = indent, ""
         line += gap + item
     return fit(lines + [line])
+
+
+def listed(head, items):
+    """`head` then the items separated by "; ", packed as fit_items packs them."""
+    items = list(items)
+    return fit_items(head, [item + ";" for item in items[:-1]] + items[-1:], " ")
 
 
 def default_names(players, viewer=None):
@@ -311,9 +324,10 @@ def draw_belle_of_the_ball(state, viewer, names):
                                      ("Belles", o["belle_line"], o["deck_sizes"][1], str)):
         cards = [f"{k + 1}{' (deck top)' if k == 5 else ''} {show(card)}"
                  + (f" [{plural(regrets, 'Regret')}]" if regrets else "") for k, (card, regrets) in enumerate(line)]
-        lines.append(f"{title}: {'; '.join(cards) or 'none'} | {below} below")
+        lines.append(listed(f"{title}: ", (cards or ["none"]) + [f"| {below} below"]))
+    gone = f" ({', '.join(o['discarded_belles'])})" if o["discarded_belles"] else ""
     lines.append(f"discarded: {plural(len(o['discarded_guests']), 'guest')}, "
-                 f"{plural(len(o['discarded_belles']), 'Belle')}")
+                 f"{plural(len(o['discarded_belles']), 'Belle')}{gone}")
     for p in range(v.players):
         # At the end the returns hold the half points (the observation's scores are rounded down).
         score = v.returns[p] if v.terminal else o["scores"][p]
@@ -321,7 +335,7 @@ def draw_belle_of_the_ball(state, viewer, names):
                                     f"Belles in hand: {', '.join(o['hands'][p]) or 'none'}"))
         for g, cards in enumerate(o["parties"][p]):
             size = "full" if o["full"][p][g] else f"{len(cards)}/4"
-            lines.append(f"{INDENT}group {g + 1} ({size}): {'; '.join(_group(cards, guests)) or '-'}")
+            lines.append(listed(f"{INDENT}group {g + 1} ({size}): ", _group(cards, guests) or ["-"]))
     shown = ([c for c, _ in o["belle_line"]] + [c for hand in o["hands"] for c in hand] + [o["pending_belle"]]
              + [c for party in o["parties"] for cards in party for c in cards if c in belles])
     lines.append("key: (Chat/Tea/Moon) a guest's interests, * one another guest of its group shares; "

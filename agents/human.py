@@ -2,7 +2,7 @@
 and output the face gives it (`arena play` gives the terminal's through click; by default Python's
 own input() and print(), as when a person sits in a tournament's seat)."""
 from agents.base import Agent
-from agents.drawing import default_names, draw, fit_items
+from agents.drawing import default_names, draw, fit_items, listed
 
 QUIT_WORDS = ("q", "quit")
 
@@ -29,10 +29,7 @@ def describe_view(state, seat, log=(), names=None):
     """The text a player at `seat` (None: a spectator who sees everything) sees: the table drawn
     with its key, and the last moves."""
     text = draw(state, seat, names)
-    if not log:
-        return text
-    last = list(log[-8:])
-    return text + "\n" + fit_items("last moves: ", [move + ";" for move in last[:-1]] + last[-1:], " ")
+    return text + "\n" + listed("last moves: ", log[-8:]) if log else text
 
 
 class HumanAgent(Agent):
