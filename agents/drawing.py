@@ -122,7 +122,7 @@ def draw_insert(state, viewer, names):
     lines.append(f"rings: R {rings.count('R')}, W {rings.count('W')}")
     lines += [f"key: R red ring = {names[0]}; W white ring = {names[1]}; . empty square",
               "     - | / \\ each square's line: the next ring goes on the line through the last ring [ ] "
-              "(anywhere when that line is full); < > a square the mover may take; > to move"]
+              "(anywhere when that line is full); < > a square the mover may take"]
     return lines
 
 
