@@ -187,3 +187,20 @@ def test_insert_says_which_colour_is_whose():
     assert not re.search(r"^[RW] wins", result.output, re.MULTILINE)
     assert re.search(r"^(seat [01] \((you|greedy)\) wins|a draw: .* share first place)$", result.output,
                      re.MULTILINE)
+
+
+@pytest.mark.parametrize("seat", [None, 1])
+def test_a_wizard_replay_is_drawn_not_dumped(seat, capsys):
+    from arena.cli.play import replay_match
+    state = played("wizard", None, players=3, hands=(2,))
+    match = {"game_id": "wizard", "game_params": dict(state.params), "seed": 3, "actions": state.history(),
+             "seats": [{"label": label} for label in ("random", "greedy", "ismcts")], "faults": [],
+             "placements": state.placements(), "returns": state.returns()}
+    replay_match(match, seat=seat, to_end=True)
+    shown = capsys.readouterr().out
+    assert "plays:" not in shown and "trick:" not in shown.replace("last trick:", "")
+    last = state.observation(0)["plays"][-3:]
+    trick = ", ".join(f"seat {p} ({match['seats'][p]['label']}) {card}" for p, card in last)
+    assert f"last trick: {trick}" in shown.replace("\n    ", " ")
+    assert "bid " in shown and "key: 12h = 12 of humans" in shown
+    assert max(len(line) for line in shown.splitlines()) <= 80
