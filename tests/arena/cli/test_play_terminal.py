@@ -17,7 +17,7 @@ from agents.human import describe_view
 from arena.cli import main
 from paths import ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 PROMPT = "your move:"
 
 
@@ -76,6 +76,7 @@ def terminal(tmp_path):
         t.close()
 
 
+@needs_tmux
 def test_a_whole_game_in_a_terminal_ends_naming_the_winner(terminal):
     """The shortest game: Wizard of one round of one card, three players; the person always takes
     the first move listed. The end screen (the 24 visible rows) names the winner by seat and agent."""
@@ -90,6 +91,7 @@ def test_a_whole_game_in_a_terminal_ends_naming_the_winner(terminal):
     assert opening == "wizard, seed 2: you are seat 0; seat 2 (greedy) moves first"
 
 
+@needs_tmux
 def test_q_quits_a_game_cleanly_in_one_line(terminal, tmp_path):
     t = terminal("play", "insert", "--vs", "greedy", "--seed", "0")
     t.play(None, until=PROMPT)
