@@ -22,18 +22,18 @@ PROMPT = "your move:"
 
 
 class Terminal:
-    """A command in a detached 80x24 tmux session of its own server; the pane stays open after the
-    command, with its exit code printed as "EXIT=<code>"."""
+    """A command in a detached 80x24 tmux session on a server of its own (at `socket`); the pane
+    stays open after the command, with its exit code printed as "EXIT=<code>"."""
 
-    def __init__(self, args, cwd):
-        self.socket = f"arena-play-test-{os.getpid()}-{id(self)}"
+    def __init__(self, args, cwd, socket):
+        self.socket = str(socket)
         command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "arena", *args])
         script = f"cd {shlex.quote(str(cwd))} && {command}; echo EXIT=$?; sleep 600"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
         self.tmux("new-session", "-d", "-x", "80", "-y", "24", "sh", "-c", script, env=env)
 
     def tmux(self, *args, env=None):
-        return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True, text=True,
+        return subprocess.run(["tmux", "-S", self.socket, *args], check=True, capture_output=True, text=True,
                               env=env).stdout
 
     def screen(self, history=False):
@@ -60,15 +60,17 @@ class Terminal:
         raise AssertionError(f"{until!r} never came; the screen:\n{self.screen()}")
 
     def close(self):
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
 
 
 @pytest.fixture
-def terminal(tmp_path):
+def terminal(tmp_path, tmp_path_factory):
+    """Opens Terminals in tmp_path, each on a tmux server of its own (its socket elsewhere)."""
     opened = []
+    sockets = tmp_path_factory.mktemp("tmux")
 
     def open_terminal(*args):
-        opened.append(Terminal(args, tmp_path))
+        opened.append(Terminal(args, tmp_path, sockets / f"s{len(opened)}"))
         return opened[-1]
 
     yield open_terminal
