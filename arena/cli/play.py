@@ -1,5 +1,6 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by
-move): the terminal player, its input and output; the game itself is arena.table's."""
+move): the terminal player, its input and output; the game itself is arena.table's, the drawing of a
+position agents.drawing's."""
 import click
 
 from arena.cli.common import open_run, sandbox_option, store_option, user_errors
