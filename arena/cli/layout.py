@@ -47,43 +47,63 @@ def _table(columns, headers, widths, title, options, fixed):
     return table
 
 
+def _needs(console, columns, rows):
+    """needs(i, short): the columns column i needs, with its short heading or not: its widest cell or
+    heading, or for wrapping text at most WRAP_MIN."""
+    from arena.cli.common import literal
+
+    def widest(cells):
+        return max((_measure(console, c).maximum for c in cells), default=0)
+    cells = [widest(row[i] for row in rows) for i in range(len(columns))]
+    heading = [widest([literal(c.header)]) for c in columns]
+    short_heading = [widest([literal(c.short or c.header)]) for c in columns]
+
+    def needs(i, short):
+        whole = max(cells[i], short_heading[i] if short else heading[i])
+        return min(whole, WRAP_MIN) if columns[i].wrap else whole
+    return needs
+
+
+def _headers(columns, short):
+    return [c.short if short and c.short else c.header for c in columns]
+
+
+def _fits(console, columns, widths, short, options):
+    table = _table(columns, _headers(columns, short), widths, None, options, True)
+    return console.measure(table, options=console.options.update_width(10 ** 6)).maximum <= console.width
+
+
+def fits(console, columns, rows, **options):
+    """Whether the whole table, with its full headings, fits the console's width."""
+    needs = _needs(console, columns, rows)
+    return _fits(console, columns, [needs(i, False) for i in range(len(columns))], False, options)
+
+
 def print_table(console, columns, rows, title=None, **options):
     """Print the rows (cells: text, rich markup or Text) under the columns, fitted to the console's
     width, and under the table a dim line naming the short headings used and the columns left out.
     Returns the headers (full) of the columns shown."""
     from arena.cli.common import literal
-    # Each column's width whole, with its heading and with its short heading, and the least it
-    # needs: its whole width, or for wrapping text at most WRAP_MIN.
-    heading = [_measure(console, literal(c.header)).maximum for c in columns]
-    short_heading = [_measure(console, literal(c.short or c.header)).maximum for c in columns]
-    cells = [max((_measure(console, row[i]).maximum for row in rows), default=0) for i in range(len(columns))]
+    needs = _needs(console, columns, rows)
 
-    def needs(i, short):
-        whole = max(cells[i], short_heading[i] if short else heading[i])
-        return min(whole, WRAP_MIN) if columns[i].wrap else whole
-
-    def headers(shown, short):
-        return [columns[i].short if short and columns[i].short else columns[i].header for i in shown]
-
-    def fits(shown, short):
-        table = _table([columns[i] for i in shown], headers(shown, short), [needs(i, short) for i in shown],
-                       title, options, True)
-        return console.measure(table, options=console.options.update_width(10 ** 6)).maximum <= console.width
+    def fit(shown, short):
+        return _fits(console, [columns[i] for i in shown], [needs(i, short) for i in shown], short, options)
 
     shown, short = list(range(len(columns))), False
-    if not fits(shown, short):
+    if not fit(shown, short):
+        # Short headings, then the most important columns that fit.
         short = any(c.short for c in columns)
         shown = [i for i, c in enumerate(columns) if c.importance is None]
         for i in sorted((i for i, c in enumerate(columns) if c.importance is not None),
                         key=lambda i: -columns[i].importance):
-            if fits(sorted(shown + [i]), short):
+            if fit(sorted(shown + [i]), short):
                 shown = sorted(shown + [i])
     used = [columns[i] for i in shown]
-    table = _table(used, headers(shown, short), [needs(i, short) for i in shown], title, options, False)
+    table = _table(used, _headers(used, short), [needs(i, short) for i in shown], title, options, False)
     for row in rows:
         table.add_row(*[row[i] for i in shown])
     console.print(table)
-    notes = [f"short headings: {', '.join(f'{c.short} = {c.header}' for c in used if short and c.short)}"] \
+    notes = [f"short headings: {', '.join(f'{c.short} = {c.header}' for c in used if c.short)}"] \
         if short and any(c.short for c in used) else []
     left_out = [c.header for i, c in enumerate(columns) if i not in shown]
     if left_out:
