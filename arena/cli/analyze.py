@@ -80,7 +80,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
 
 def _print(data):
     from rich import box
-    from arena.cli.layout import Column, print_table
+    from arena.cli.layout import LABEL, Column, print_table
     from arena.gamestats.analyze import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
 
     console = rich_console()
@@ -88,7 +88,7 @@ def _print(data):
     def show(title, columns, rows):
         """A table of figures: its first column names them; the further right a column, the sooner a
         narrow terminal leaves it out, the games behind a figure first."""
-        columns = [Column(c, justify="left" if i == 0 else "right", wrap=i == 0,
+        columns = [Column(c, justify="left" if i == 0 else "right", wrap=LABEL if i == 0 else 0,
                           importance=None if i == 0 else -len(columns) if c == "games" else -i)
                    for i, c in enumerate(columns)]
         # cells are plain text: "[one deal: no interval]" is not markup

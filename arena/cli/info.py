@@ -6,7 +6,7 @@ import click
 
 from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_console, sandbox_option,
                               user_errors)
-from arena.cli.layout import Column
+from arena.cli.layout import TEXT, Column
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
@@ -37,8 +37,8 @@ def games(as_json):
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
         cells.append((r["game_id"], players, literal(params or "-"), literal(r["description"])))
-    _print_table("games", [Column("game"), Column("players"), Column("parameters (defaults)", wrap=True, importance=1),
-                           Column("description", wrap=True, importance=0)], cells)
+    _print_table("games", [Column("game"), Column("players"), Column("parameters (defaults)", wrap=TEXT, importance=1),
+                           Column("description", wrap=TEXT, importance=0)], cells)
 
 
 @click.command("agents")
@@ -60,8 +60,8 @@ def agents(as_json):
         echo_json(rows)
         return
     _print_table("agents", [Column("agent"), Column("kind", importance=2),
-                            Column("parameters (defaults)", wrap=True, importance=1),
-                            Column("description", wrap=True, importance=0)],
+                            Column("parameters (defaults)", wrap=TEXT, importance=1),
+                            Column("description", wrap=TEXT, importance=0)],
                  [(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
                    literal(r["description"])) for r in rows])
 
@@ -123,7 +123,7 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
                 for r in results] + [(name, "[yellow]not run[/]", why) for name in missing]
         order = {name: i for i, name in enumerate(CHECKS.values())}
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
-                     [Column("check", wrap=True), Column("result"), Column("detail", wrap=True)], sorted(rows, key=lambda row: order[row[0]]),
+                     [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)], sorted(rows, key=lambda row: order[row[0]]),
                      title_justify="left")
     if not ok:
         sys.exit(1)
@@ -196,5 +196,5 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with
         return
     cells = [[literal(r["case"]), literal(r["unit"]), f"{r['median_per_s']:,.0f}",
               f"x{r['speedup']}" if r.get("speedup") else ""] for r in rows()]
-    _print_table("arena bench", [Column("case", wrap=True), Column("unit", wrap=True, importance=0),
+    _print_table("arena bench", [Column("case", wrap=TEXT), Column("unit", wrap=TEXT, importance=0),
                                  Column("median/s", justify="right"), Column("vs baseline", justify="right")], cells)

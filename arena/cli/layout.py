@@ -7,20 +7,21 @@ may wrap (descriptions, details, labels) wraps, and a word too long for its colu
 the next line, never cut."""
 from dataclasses import dataclass
 
-WRAP_MIN = 20   # columns a column of wrapping text is given at least (or its own width, if less)
+TEXT = 20    # the least width a column of wrapping text (descriptions, details) is given
+LABEL = 30   # the least width a column of agent labels is given: shorter labels never wrap
 
 
 @dataclass(frozen=True)
 class Column:
     """One column of a terminal table.
 
-    wrap: its text may wrap onto more lines; any other column (numbers, intervals, codes) is shown
-    whole or not at all. short: its heading when the table does not fit. importance: None for a
+    wrap: 0 for a column shown whole or not at all (numbers, intervals, codes); otherwise its text
+    may wrap onto more lines, down to this width (or its own width, if less). short: its heading when the table does not fit. importance: None for a
     column always shown; otherwise, when the table does not fit, the most important columns that
     fit are shown and the others left out."""
     header: str
     justify: str = "left"
-    wrap: bool = False
+    wrap: int = 0
     short: "str | None" = None
     importance: "int | None" = None
 
@@ -49,7 +50,7 @@ def _table(columns, headers, widths, title, options, fixed):
 
 def _needs(console, columns, rows):
     """needs(i, short): the columns column i needs, with its short heading or not: its widest cell or
-    heading, or for wrapping text at most WRAP_MIN."""
+    heading, or for wrapping text at most its `wrap` width."""
     from arena.cli.common import literal
 
     def widest(cells):
@@ -60,7 +61,7 @@ def _needs(console, columns, rows):
 
     def needs(i, short):
         whole = max(cells[i], short_heading[i] if short else heading[i])
-        return min(whole, WRAP_MIN) if columns[i].wrap else whole
+        return min(whole, columns[i].wrap) if columns[i].wrap else whole
     return needs
 
 

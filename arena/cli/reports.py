@@ -33,7 +33,7 @@ def _cell(iv):
 @json_option
 @user_errors
 def matchups(run_id, store_path, as_json):
-    from arena.cli.layout import Column, print_table
+    from arena.cli.layout import LABEL, Column, print_table
     from arena.results import analysis, tallies
     from arena.cli.run import print_legend, print_verdict
     from arena.text import game_title
@@ -50,7 +50,7 @@ def matchups(run_id, store_path, as_json):
     for grp in out:
         # A narrow terminal leaves out the columns of the agents lowest in the leaderboard first.
         order = grp["order"]
-        columns = [Column("agent \\ opponent", wrap=True)] + [
+        columns = [Column("agent \\ opponent", wrap=LABEL)] + [
             Column(b, justify="right", importance=-k) for k, b in enumerate(order)]
         rows = [[literal(a)] + ["" if a == b else _cell(grp["head_to_head"].get(a, {})[b])
                                 if b in grp["head_to_head"].get(a, {}) else "-" for b in order] for a in order]

@@ -146,7 +146,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     the verdict)."""
     from arena.results import analysis, tallies
     from arena.sandbox import unconfined_note
-    from arena.cli.layout import Column, print_table
+    from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
     from arena.text import game_title, jsonable
     from rich import box
@@ -170,7 +170,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     shown = []
     for group in boards:
         headers, cells = leaderboard_columns(group["game_id"], group["rows"])
-        columns = [Column(h, justify="left" if h == "agent" else "right", wrap=h == "agent",
+        columns = [Column(h, justify="left" if h == "agent" else "right", wrap=LABEL if h == "agent" else 0,
                           short=short_heading(h), importance=importance(h)) for h in headers]
         title = literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}")
         printed = print_table(console, columns, [[literal(c) for c in row] for row in cells], title=title,
@@ -190,8 +190,8 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         console.print(literal(note), style="bold red")
     if fault_summary:
         # One line per agent and kind of fault, with the first occurrence as an example.
-        columns = [Column("game"), Column("agent", wrap=True), Column("kind"), Column("matches", justify="right"),
-                   Column("first (match: message)", wrap=True)]
+        columns = [Column("game"), Column("agent", wrap=LABEL), Column("kind"), Column("matches", justify="right"),
+                   Column("first (match: message)", wrap=TEXT)]
         rows = [[f["first"]["game_id"], literal(f["label"]), f["kind"], str(f["count"]),
                  literal(f"{f['first']['match_id']}: {f['first']['message']}")] for f in fault_summary]
         print_table(console, columns, rows, title="faults (the faulty agent lost each of these matches)",
