@@ -16,9 +16,9 @@ class Column:
     """One column of a terminal table.
 
     wrap: 0 for a column shown whole or not at all (numbers, intervals, codes); otherwise its text
-    may wrap onto more lines, down to this width (or its own width, if less). short: its heading when the table does not fit. importance: None for a
-    column always shown; otherwise, when the table does not fit, the most important columns that
-    fit are shown and the others left out."""
+    may wrap onto more lines, down to this width (or its own width, if less). short: its heading
+    when the table does not fit. importance: None for a column always shown; otherwise, when the
+    table does not fit, the most important columns that fit are shown and the others left out."""
     header: str
     justify: str = "left"
     wrap: int = 0

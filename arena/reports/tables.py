@@ -88,7 +88,8 @@ def leaderboard_columns(game_id, rows):
     cells = []
     for r in rows:
         dup = r["duplicate_score"]
-        cells.append([f"{r['rank']}=" if shared[r["rank"]] > 1 else str(r["rank"]), r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}",
+        rank = f"{r['rank']}=" if shared[r["rank"]] > 1 else str(r["rank"])   # 2=: level with another agent
+        cells.append([rank, r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}",
                       str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}",
                       interval_text(r["score_share"]), interval_text(r["placement"])]
                      + [str(r["faults"])] * any_faults
