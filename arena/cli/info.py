@@ -37,7 +37,8 @@ def games(as_json):
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
         cells.append((r["game_id"], players, literal(params or "-"), literal(r["description"])))
-    _print_table("games", [Column("game"), Column("players"), Column("parameters (defaults)", wrap=TEXT, importance=1),
+    _print_table("games", [Column("game"), Column("players"),
+                           Column("parameters (defaults)", wrap=TEXT, importance=1),
                            Column("description", wrap=TEXT, importance=0)], cells)
 
 
@@ -123,8 +124,8 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
                 for r in results] + [(name, "[yellow]not run[/]", why) for name in missing]
         order = {name: i for i, name in enumerate(CHECKS.values())}
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
-                     [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)], sorted(rows, key=lambda row: order[row[0]]),
-                     title_justify="left")
+                     [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)],
+                     sorted(rows, key=lambda row: order[row[0]]), title_justify="left")
     if not ok:
         sys.exit(1)
 

@@ -52,8 +52,12 @@ def matchups(run_id, store_path, as_json):
         order = grp["order"]
         columns = [Column("agent \\ opponent", wrap=LABEL)] + [
             Column(b, justify="right", importance=-k) for k, b in enumerate(order)]
-        rows = [[literal(a)] + ["" if a == b else _cell(grp["head_to_head"].get(a, {})[b])
-                                if b in grp["head_to_head"].get(a, {}) else "-" for b in order] for a in order]
+        rows = []
+        for a in order:
+            row = grp["head_to_head"].get(a, {})
+            name = literal(a)
+            name.stylize("bold")
+            rows.append([name] + ["" if a == b else _cell(row[b]) if b in row else "-" for b in order])
         title = game_title(grp["game_id"], grp["game_params"], only_changed=True)
         print_table(console, columns, rows, title=literal(f"{title} - run {run_id}"), title_justify="left")
         for c in grp["cycles"]:

@@ -209,8 +209,8 @@ class Standing:
     """One agent's row of one game's leaderboard: every view (terminal, --json, report) shows these.
 
     rank is 1 + the number of agents surely above it (`separated_ranks`): agents that no result
-    separates share a rank, and the rows are sorted by rank, then by mu - 3 sigma. mu, sigma and conservative (mu - 3 sigma) are its TrueSkill rating after the matches in match-id
-    order; wins, draws and losses count its matches (a win is first place alone, a draw a shared first
+    separates share a rank, and the rows are sorted by rank, then by mu - 3 sigma. mu, sigma and
+    conservative (mu - 3 sigma) are its TrueSkill rating after the matches in match-id order; wins, draws and losses count its matches (a win is first place alone, a draw a shared first
     place); score_share is its head-to-head score against every other agent's seats (1 win, 1/2 tie),
     placement its mean placement, both with 95% intervals over deals; faults counts the matches it
     lost to its own fault; duplicate_score is how much more it scored than its table on the same

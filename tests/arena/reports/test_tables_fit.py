@@ -138,6 +138,21 @@ def test_a_wider_terminal_shows_more(run_on_80_columns):
     assert {"sigma", "dup"} <= set(wide["wizard"]) - set(narrow["wizard"])
 
 
+@pytest.mark.slow
+def test_the_other_tables_fit_80_columns_too(run_on_80_columns):
+    """arena games, agents, matchups and analyze on 80 columns: no figure, name or word cut into "…"."""
+    store, _ = run_on_80_columns
+    run_id = json.loads(invoke("leaderboard", "--store", store, "--json"))["run_id"]
+    text = screen(" && ".join([arena("games"), arena("agents"), arena("matchups", "--store", store),
+                               arena("analyze", "--run", run_id, "--store", store)]), 80, 24)
+    assert "…" not in text
+    words = text.split()
+    assert all(g["game_id"] in words for g in json.loads(invoke("games", "--json")))
+    assert all(a["name"] in words for a in json.loads(invoke("agents", "--json")))
+    for group in json.loads(invoke("matchups", "--store", store, "--json"))["groups"]:
+        assert f"{group['game_id']} - run {run_id}" in text
+
+
 # ---- any table, any width ------------------------------------------------------------------------
 
 def printed(width, columns, rows):
