@@ -6,6 +6,7 @@ import click
 
 from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_console, sandbox_option,
                               user_errors)
+from arena.cli.layout import TEXT, Column
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
@@ -36,7 +37,9 @@ def games(as_json):
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
         cells.append((r["game_id"], players, literal(params or "-"), literal(r["description"])))
-    _print_table("games", ("game", "players", "parameters (defaults)", "description"), cells)
+    _print_table("games", [Column("game"), Column("players"),
+                           Column("parameters (defaults)", wrap=TEXT, importance=1),
+                           Column("description", wrap=TEXT, importance=0)], cells)
 
 
 @click.command("agents")
@@ -57,19 +60,16 @@ def agents(as_json):
     if as_json:
         echo_json(rows)
         return
-    _print_table("agents", ("agent", "kind", "parameters (defaults)", "description"),
+    _print_table("agents", [Column("agent"), Column("kind", importance=2),
+                            Column("parameters (defaults)", wrap=TEXT, importance=1),
+                            Column("description", wrap=TEXT, importance=0)],
                  [(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
                    literal(r["description"])) for r in rows])
 
 
 def _print_table(title, columns, rows, **options):
-    from rich.table import Table
-    table = Table(title=title, **options)
-    for c in columns:
-        table.add_column(c)
-    for r in rows:
-        table.add_row(*r)
-    rich_console().print(table)
+    from arena.cli.layout import print_table
+    print_table(rich_console(), columns, rows, title=title, **options)
 
 
 # ---------------------------------------------------------------- check-agent
@@ -124,8 +124,8 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
                 for r in results] + [(name, "[yellow]not run[/]", why) for name in missing]
         order = {name: i for i, name in enumerate(CHECKS.values())}
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
-                     ("check", "result", "detail"), sorted(rows, key=lambda row: order[row[0]]),
-                     title_justify="left")
+                     [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)],
+                     sorted(rows, key=lambda row: order[row[0]]), title_justify="left")
     if not ok:
         sys.exit(1)
 
@@ -203,14 +203,9 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with
         for r in rows():
             click.echo(json.dumps(r))
         return
-    from rich.table import Table
-    table = Table(title="arena bench")
-    for c, j in (("case", "left"), ("unit", "left"), ("count" if with_instructions else "median/s", "right"),
-                 ("vs baseline", "right")):
-        table.add_column(c, justify=j)
-    console = rich_console()
-    for r in rows():
-        ratio = r.get("speedup") or r.get("ratio")
-        figure = r["instructions"] if with_instructions else r["median_per_s"]
-        table.add_row(r["case"], r["unit"], f"{figure:,.0f}", f"x{ratio}" if ratio else "")
-    console.print(table)
+    figure = "instructions" if with_instructions else "median_per_s"
+    cells = [[literal(r["case"]), literal(r["unit"]), f"{r[figure]:,.0f}",
+              f"x{r.get('speedup') or r.get('ratio')}" if r.get("speedup") or r.get("ratio") else ""] for r in rows()]
+    _print_table("arena bench", [Column("case", wrap=TEXT), Column("unit", wrap=TEXT, importance=0),
+                                 Column("count" if with_instructions else "median/s", justify="right"),
+                                 Column("vs baseline", justify="right")], cells)

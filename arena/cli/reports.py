@@ -33,7 +33,7 @@ def _cell(iv):
 @json_option
 @user_errors
 def matchups(run_id, store_path, as_json):
-    from rich.table import Table
+    from arena.cli.layout import LABEL, Column, print_table
     from arena.results import analysis, tallies
     from arena.cli.run import print_legend, print_verdict
     from arena.text import game_title
@@ -48,15 +48,18 @@ def matchups(run_id, store_path, as_json):
     if not out:
         console.print(f"run {run_id} has no finished matches yet")
     for grp in out:
-        table = Table(title=literal(f"{game_title(grp['game_id'], grp['game_params'], only_changed=True)} - run {run_id}"),
-                      title_justify="left")
-        table.add_column("agent \\ opponent", style="bold")
-        for b in grp["order"]:
-            table.add_column(literal(b), justify="right")
-        for a in grp["order"]:
+        # A narrow terminal leaves out the columns of the agents lowest in the leaderboard first.
+        order = grp["order"]
+        columns = [Column("agent \\ opponent", wrap=LABEL)] + [
+            Column(b, justify="right", importance=-k) for k, b in enumerate(order)]
+        rows = []
+        for a in order:
             row = grp["head_to_head"].get(a, {})
-            table.add_row(literal(a), *["" if a == b else _cell(row[b]) if b in row else "-" for b in grp["order"]])
-        console.print(table)
+            name = literal(a)
+            name.stylize("bold")
+            rows.append([name] + ["" if a == b else _cell(row[b]) if b in row else "-" for b in order])
+        title = game_title(grp["game_id"], grp["game_params"], only_changed=True)
+        print_table(console, columns, rows, title=literal(f"{title} - run {run_id}"), title_justify="left")
         for c in grp["cycles"]:
             line = literal("cycle: " + analysis.format_cycle(c))
             line.stylize("red", 0, len("cycle:"))
