@@ -65,9 +65,10 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
          deals: Optional[int] = None, seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT,
          params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None) -> Plan:
+         address: Optional[str] = None, kind: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
-    a new one (the same description again on the same store is the same run). Raises ValueError (one
+    a new one (the same description again on the same store is the same run), started by `kind`
+    (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps. Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well.
 
     `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them.
@@ -105,6 +106,8 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         if deals is None:
             deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
         config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)
+        if kind is not None:
+            config["kind"] = kind
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = sched.run_id_for(config)
