@@ -294,6 +294,10 @@ class Store:
             f"SELECT {RESULT_COLUMNS}, json_array_length(actions) AS moves FROM matches WHERE run_id = ? "
             f"ORDER BY match_id LIMIT ? OFFSET ?", (run_id, limit, offset))]
 
+    def played(self) -> dict[str, int]:
+        """{run id: its stored matches} for every run with one."""
+        return dict(self.db.execute("SELECT run_id, count(*) FROM matches GROUP BY run_id").fetchall())
+
     def count(self, run_id: str) -> int:
         return self.db.execute("SELECT count(*) FROM matches WHERE run_id = ?", (run_id,)).fetchone()[0]
 

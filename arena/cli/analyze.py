@@ -2,7 +2,7 @@
 seeded games it plays or from a stored run. The figures are computed in arena.gamestats.analyze."""
 import click
 
-from arena.cli.common import (ArenaError, echo_json, jobs_option, json_option, literal, out_option,
+from arena.cli.common import (WholeNumber, ArenaError, echo_json, jobs_option, json_option, literal, out_option,
                               rich_console, store_option, user_errors, writing)
 from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
 
@@ -13,7 +13,7 @@ from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
               help="Game parameter; NAME=a,b (or NAME repeated) plays and compares one variant per value.")
 @click.option("--agents", "agents_text", default=None,
               help="Agents, strong first (one agent plays itself).  [default: greedy,random]")
-@click.option("--games", "deals", type=click.IntRange(min=1), default=None,
+@click.option("--games", "deals", type=WholeNumber(min=1), default=None,
               help=f"Deals per line-up and variant, each played in every seat rotation [default: "
                    f"{DEFAULT_DEALS_ONE_GAME}].")
 @click.option("--seed", type=int, default=None, help="Seed of the deals [default: 0].")

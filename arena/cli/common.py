@@ -90,10 +90,15 @@ def store_option(fn):
                         type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
 
 
+class WholeNumber(click.IntRange):
+    """click's IntRange, with its error in plain words: "'abc' is not a valid whole number"."""
+    name = "whole number"
+
+
 MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
 
 
-jobs_option = click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+jobs_option = click.option("--jobs", "-j", type=WholeNumber(min=1, max=MAX_JOBS), default=None,
                            help="Local worker processes [default: every core].")
 deal_key_option = click.option(
     "--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",

@@ -26,7 +26,7 @@ def _cell(iv):
 
 @click.command(short_help="Each agent's score against each other agent.",
                help="Show each agent's score against each other agent with 95% intervals, over deals (each "
-                    "played in every seat rotation), and a verdict per game. RUN defaults to the latest run."
+                    "played in every seat rotation), and a verdict per game. RUN defaults to the latest tournament."
                     "\n\nA cell: the " + MATCHUPS_LEGEND + ".")
 @_run
 @store_option
@@ -67,7 +67,8 @@ def matchups(run_id, store_path, as_json):
 
 
 @click.command(short_help="Draw who beats whom (PNG, SVG or HTML).",
-               help="Draw who beats whom, one panel per game. RUN defaults to the latest run.\n\n" + GRAPH_LEGEND)
+               help="Draw who beats whom, one panel per game. RUN defaults to the latest "
+                    "tournament.\n\n" + GRAPH_LEGEND)
 @_run
 @out_option("Where to draw the graph: FILE.png, FILE.svg or FILE.html (in a folder that exists).",
             required=True)
@@ -100,7 +101,7 @@ def report(run_id, out, store_path, as_json):
     """Write one self-contained HTML page for a tournament: per game the leaderboard (the columns,
     figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
     and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest
-    run. While `arena serve` runs on the store, the listed matches link to their replays there."""
+    tournament. While `arena serve` runs on the store, the listed matches link to their replays there."""
     from arena.reports import report as report_mod
     store, run_id = open_run(store_path, run_id)
     out = out or report_mod.default_path(store.path, run_id)
