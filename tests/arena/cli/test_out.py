@@ -1,0 +1,74 @@
+"""--out on every command that takes it: a folder that does not exist is a one-line error (exit 2),
+never created, and nothing is written outside the folder named."""
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+# The arguments, besides --out and --store, of each command that takes --out.
+ARGS = {
+    "graph": [],
+    "report": [],
+    "analyze": ["insert", "--games", 1, "-j", 1],
+}
+
+
+def files(folder):
+    """Every file and folder under `folder`."""
+    return sorted(os.path.relpath(os.path.join(d, name), folder)
+                  for d, subs, names in os.walk(folder) for name in subs + names)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("out") / "s.sqlite"
+    result = invoke("run", "--game", "insert", "--agents", "greedy,random", "--games", 1, "-j", 1, "--store", path)
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
+def test_these_are_all_the_commands_that_take_out():
+    takes = {name for name, command in main.commands.items() if any("--out" in p.opts for p in command.params)}
+    assert takes == set(ARGS)
+
+
+@pytest.mark.parametrize("command", sorted(ARGS))
+@pytest.mark.parametrize("missing", [os.path.join("no", "such", "x.html"), os.path.join("no", "x.svg")])
+def test_out_into_a_missing_folder_is_one_line_and_creates_nothing(command, missing, store, tmp_path):
+    # analyze plays its games into a store of its own: nothing is played (the store not created either).
+    store_path = str(tmp_path / "new.sqlite") if command == "analyze" else store
+    before = files(os.path.dirname(store))
+    result = invoke(command, *ARGS[command], "--store", store_path, "--out", tmp_path / missing)
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and "no folder" in result.output, result.output
+    assert str(tmp_path / "no") in result.output
+    assert os.listdir(tmp_path) == [] and files(os.path.dirname(store)) == before
+
+
+@pytest.mark.parametrize("command", ["graph", "report"])
+def test_a_store_is_never_overwritten(command, store, tmp_path):
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(open(store, "rb").read())
+    result = invoke(command, "--store", store, "--out", copy)
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "SQLite database" in result.output
+    assert copy.read_bytes() == open(store, "rb").read()
+
+
+def test_the_report_goes_beside_the_store_by_default_and_writes_one_file(store, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    def beside():   # but SQLite's own -wal and -shm files
+        return {name for name in os.listdir(os.path.dirname(store)) if not name.startswith("s.sqlite")}
+    before = beside()
+    data = json.loads(invoke("report", "--store", store, "--json").output)
+    assert data["out"] == os.path.join(os.path.dirname(store), f"report-{data['run_id']}.html")
+    assert beside() - before == {os.path.basename(data["out"])}
+    assert os.listdir(tmp_path) == []   # no results/ folder made where the command ran
+    os.remove(data["out"])
