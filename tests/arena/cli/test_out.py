@@ -35,15 +35,15 @@ def store(tmp_path_factory):
     return str(path)
 
 
-def test_these_are_all_the_commands_that_take_out():
-    takes = {name for name, command in main.commands.items() if any("--out" in p.opts for p in command.params)}
-    assert takes == set(ARGS)
+# Found, not listed: a new command with --out is checked too (and fails here until ARGS has it).
+TAKE_OUT = sorted(name for name, command in main.commands.items() if any("--out" in p.opts for p in command.params))
 
 
-@pytest.mark.parametrize("command", sorted(ARGS))
+@pytest.mark.parametrize("command", TAKE_OUT)
 @pytest.mark.parametrize("missing", [os.path.join("no", "such", "x.html"), os.path.join("no", "x.svg")])
 def test_out_into_a_missing_folder_is_one_line_and_creates_nothing(command, missing, store, tmp_path):
     # analyze plays its games into a store of its own: nothing is played (the store not created either).
+    assert command in ARGS, f"give the arguments of `arena {command}` in ARGS"
     store_path = str(tmp_path / "new.sqlite") if command == "analyze" else store
     before = files(os.path.dirname(store))
     result = invoke(command, *ARGS[command], "--store", store_path, "--out", tmp_path / missing)
@@ -51,15 +51,6 @@ def test_out_into_a_missing_folder_is_one_line_and_creates_nothing(command, miss
     assert result.output.count("\n") == 1 and "no folder" in result.output, result.output
     assert str(tmp_path / "no") in result.output
     assert os.listdir(tmp_path) == [] and files(os.path.dirname(store)) == before
-
-
-@pytest.mark.parametrize("command", ["graph", "report"])
-def test_a_store_is_never_overwritten(command, store, tmp_path):
-    copy = tmp_path / "copy.sqlite"
-    copy.write_bytes(open(store, "rb").read())
-    result = invoke(command, "--store", store, "--out", copy)
-    assert result.exit_code == 2 and result.output.count("\n") == 1 and "SQLite database" in result.output
-    assert copy.read_bytes() == open(store, "rb").read()
 
 
 def test_the_report_goes_beside_the_store_by_default_and_writes_one_file(store, tmp_path, monkeypatch):
