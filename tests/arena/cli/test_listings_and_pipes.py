@@ -15,18 +15,10 @@ def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    path = tmp_path_factory.mktemp("pipes") / "s.sqlite"
-    result = invoke("run", "--game", "insert", "--agents", "greedy,random", "--games", 1, "-j", 1, "--store", path)
-    assert result.exit_code == 0, result.output
-    return str(path)
-
-
 # rich's tables (leaderboard) and click's lines (games --json, matches) alike
 @pytest.mark.parametrize("command", [["games", "--json"], ["leaderboard"], ["matches"]])
-def test_a_reader_that_stops_early_ends_the_command_quietly(command, store):
-    args = command + (["--store", store] if command[0] != "games" else [])
+def test_a_reader_that_stops_early_ends_the_command_quietly(command, insert_store):
+    args = command + (["--store", insert_store] if command[0] != "games" else [])
     proc = subprocess.Popen([sys.executable, "-m", "arena", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()   # as `| head -0` does, before the command writes its first line
     err = proc.stderr.read()

@@ -27,39 +27,31 @@ def files(folder):
                   for d, subs, names in os.walk(folder) for name in subs + names)
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    path = tmp_path_factory.mktemp("out") / "s.sqlite"
-    result = invoke("run", "--game", "insert", "--agents", "greedy,random", "--games", 1, "-j", 1, "--store", path)
-    assert result.exit_code == 0, result.output
-    return str(path)
-
-
 # Found, not listed: a new command with --out is checked too (and fails here until ARGS has it).
 TAKE_OUT = sorted(name for name, command in main.commands.items() if any("--out" in p.opts for p in command.params))
 
 
 @pytest.mark.parametrize("command", TAKE_OUT)
 @pytest.mark.parametrize("missing", [os.path.join("no", "such", "x.html"), os.path.join("no", "x.svg")])
-def test_out_into_a_missing_folder_is_one_line_and_creates_nothing(command, missing, store, tmp_path):
+def test_out_into_a_missing_folder_is_one_line_and_creates_nothing(command, missing, insert_store, tmp_path):
     # analyze plays its games into a store of its own: nothing is played (the store not created either).
     assert command in ARGS, f"give the arguments of `arena {command}` in ARGS"
-    store_path = str(tmp_path / "new.sqlite") if command == "analyze" else store
-    before = files(os.path.dirname(store))
+    store_path = str(tmp_path / "new.sqlite") if command == "analyze" else insert_store
+    before = files(os.path.dirname(insert_store))
     result = invoke(command, *ARGS[command], "--store", store_path, "--out", tmp_path / missing)
     assert result.exit_code == 2, result.output
     assert result.output.count("\n") == 1 and "no folder" in result.output, result.output
     assert str(tmp_path / "no") in result.output
-    assert os.listdir(tmp_path) == [] and files(os.path.dirname(store)) == before
+    assert os.listdir(tmp_path) == [] and files(os.path.dirname(insert_store)) == before
 
 
-def test_the_report_goes_beside_the_store_by_default_and_writes_one_file(store, tmp_path, monkeypatch):
+def test_the_report_goes_beside_the_store_by_default_and_writes_one_file(insert_store, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     def beside():   # but SQLite's own -wal and -shm files
-        return {name for name in os.listdir(os.path.dirname(store)) if not name.startswith("s.sqlite")}
+        return {name for name in os.listdir(os.path.dirname(insert_store)) if not name.startswith("s.sqlite")}
     before = beside()
-    data = json.loads(invoke("report", "--store", store, "--json").output)
-    assert data["out"] == os.path.join(os.path.dirname(store), f"report-{data['run_id']}.html")
+    data = json.loads(invoke("report", "--store", insert_store, "--json").output)
+    assert data["out"] == os.path.join(os.path.dirname(insert_store), f"report-{data['run_id']}.html")
     assert beside() - before == {os.path.basename(data["out"])}
     assert os.listdir(tmp_path) == []   # no results/ folder made where the command ran
     os.remove(data["out"])
