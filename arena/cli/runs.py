@@ -51,7 +51,7 @@ def runs(store_path, as_json):
 def match_row(match, title):
     """A stored match as `arena matches` lists it: its line-up, result and faults."""
     labels = [s["label"] for s in match["seats"]]
-    winners = [labels[i] for i, p in enumerate(match["placements"]) if p == 1]
+    winners = [seat for seat, place in enumerate(match["placements"]) if place == 1]   # seats: a label may hold two
     return {"match_id": match["match_id"], "game": title, "game_id": match["game_id"],
             "game_params": match["game_params"], "deal": match["deal"], "seed": match["seed"],
             "seats": labels, "returns": match["returns"], "placements": match["placements"], "winners": winners,
@@ -61,12 +61,13 @@ def match_row(match, title):
 
 def _cells(row):
     """The text columns of a match_row: match, game, line-up, result, faults."""
+    winners = " and ".join(f"{seat}: {row['seats'][seat]}" for seat in row["winners"])
     if len(row["winners"]) == len(row["seats"]):
         result = "draw"
     elif len(row["winners"]) == 1:
-        result = f"{row['winners'][0]} won"
+        result = f"{winners} won"
     else:
-        result = f"{' and '.join(row['winners'])} tied first"
+        result = f"{winners} tied first"
     result += " (returns " + " / ".join(f"{x:g}" for x in row["returns"]) + ")"
     faults = "; ".join(f"seat {f['seat']} {f['label']}: {f['kind']}" for f in row["faults"]) or "-"
     return tuple(printable(c, keep="") for c in (
@@ -81,8 +82,8 @@ def _cells(row):
 @user_errors
 def matches(run_id, store_path, as_json):
     """List the stored matches of a run in match order: the match number (`arena replay [RUN]
-    MATCH` steps through it), the game, the line-up (seat: agent), the result (who won, each seat's
-    return) and the faults. RUN defaults to the latest tournament (`arena runs` lists the runs)."""
+    MATCH` steps through it), the game, the line-up (seat: agent), the result (the winning seat,
+    each seat's return) and the faults; --json gives the winners as seat numbers. RUN defaults to the latest tournament (`arena runs` lists the runs)."""
     from arena.text import game_title
     store, run_id = open_run(store_path, run_id)
     titles = {}

@@ -66,7 +66,7 @@ def test_matches_lists_numbers_line_ups_results_and_faults(store):
     for row, m in zip(data["matches"], stored):
         assert row["seats"] == [s["label"] for s in m["seats"]]
         assert row["returns"] == m["returns"] and row["placements"] == m["placements"]
-        assert row["winners"] == [s["label"] for s, p in zip(m["seats"], m["placements"]) if p == 1]
+        assert row["winners"] == [seat for seat, place in enumerate(m["placements"]) if place == 1]
         assert row["game_id"] == "insert" and row["faults"] == []
     lines = ok("matches", "--store", store).splitlines()
     assert lines[0] == f"run {data['run_id']}: 4 of 4 matches"
@@ -75,7 +75,8 @@ def test_matches_lists_numbers_line_ups_results_and_faults(store):
         words = " ".join(line.split())
         lineup = ", ".join(f"{i}: {label}" for i, label in enumerate(row["seats"]))
         assert words.startswith(f"{row['match_id']} insert {lineup} ") and words.endswith(" -"), line
-        assert (f"{row['winners'][0]} won" if len(row["winners"]) == 1 else "draw") in line
+        assert (f"{row['winners'][0]}: {row['seats'][row['winners'][0]]} won" if len(row["winners"]) == 1
+                else "draw") in line
 
 
 def test_a_compare_run_is_listed_by_its_id(store):
@@ -95,7 +96,7 @@ def test_matches_names_the_faults(tmp_path):
     for row in data["matches"]:
         crash = row["seats"].index("crash")
         assert [(f["seat"], f["label"], f["kind"]) for f in row["faults"]] == [(crash, "crash", "exception")]
-        assert row["winners"] == ["random"]
+        assert row["winners"] == [1 - crash]
     lines = ok("matches", "--store", store).splitlines()[2:]
     assert all(line.endswith(f"seat {row['seats'].index('crash')} crash: exception")
                for line, row in zip(lines, data["matches"]))
