@@ -3,7 +3,6 @@ import contextlib
 import functools
 import json
 import os
-
 import sys
 
 import click
@@ -48,7 +47,8 @@ def rich_console(stderr=False):
     if not console.is_terminal:
         # Piped or captured output has no width to respect: do not squeeze the tables into 80 columns.
         console = Console(stderr=stderr, highlight=False, width=150)
-    console.on_broken_pipe = _raise_broken_pipe   # rich would exit 1; the command group exits 0 quietly
+    if not stderr:
+        console.on_broken_pipe = _raise_broken_pipe   # rich would exit 1; the command group exits 0 quietly
     return console
 
 

@@ -31,7 +31,8 @@ def games(as_json):
         return
     cells = []
     for r in rows:
-        params = ", ".join(f"{k}={format_value(v) or '(none)'}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
+        params = ", ".join(f"{k}={format_value(v) or '(none)'}"
+                           + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
                            for k, v in r["params"].items())
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
