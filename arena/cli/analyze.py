@@ -2,8 +2,8 @@
 seeded games it plays or from a stored run. The figures are computed in arena.gamestats.analyze."""
 import click
 
-from arena.cli.common import (ArenaError, echo_json, jobs_option, json_option, literal, refuse_a_store,
-                              rich_console, store_option, user_errors)
+from arena.cli.common import (WholeNumber, ArenaError, echo_json, jobs_option, json_option, literal, out_option,
+                              rich_console, store_option, user_errors, writing)
 from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
 
 
@@ -13,7 +13,7 @@ from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
               help="Game parameter; NAME=a,b (or NAME repeated) plays and compares one variant per value.")
 @click.option("--agents", "agents_text", default=None,
               help="Agents, strong first (one agent plays itself).  [default: greedy,random]")
-@click.option("--games", "deals", type=click.IntRange(min=1), default=None,
+@click.option("--games", "deals", type=WholeNumber(min=1), default=None,
               help=f"Deals per line-up and variant, each played in every seat rotation [default: "
                    f"{DEFAULT_DEALS_ONE_GAME}].")
 @click.option("--seed", type=int, default=None, help="Seed of the deals [default: 0].")
@@ -21,8 +21,7 @@ from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
 @click.option("--run", "run_ids", multiple=True, metavar="RUN",
               help="Analyze a stored run instead of playing (repeat to compare runs).")
 @store_option
-@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
-              help="Also write a self-contained HTML page with plots.")
+@out_option("Also write a self-contained HTML page with plots (in a folder that exists).")
 @json_option
 @user_errors
 def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path, out, as_json):
@@ -35,8 +34,6 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
 
     if game_id is not None:
         engines.spec(game_id)
-    if out is not None:
-        refuse_a_store(out)
     if run_ids:
         given = [name for name, v in (("--param", params), ("--agents", agents_text), ("--games", deals),
                                       ("--seed", seed), ("--jobs", jobs)) if v not in (None, ())]
@@ -64,10 +61,8 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
             raise click.Abort() from None
     result = an.analyze_runs(store, run_ids, game_id)
     if out is not None:
-        try:
+        with writing(out):
             an.write_html(result, out)
-        except OSError as e:
-            raise ArenaError(f"cannot write {out}: {e}") from None
     store.close()
     data = {k: v for k, v in result.items() if not k.startswith("_")}
     if as_json:

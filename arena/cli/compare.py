@@ -3,8 +3,8 @@ import sys
 
 import click
 
-from arena.cli.common import (deal_key_option, echo_json, json_option, literal, play_options, rich_console,
-                              sandbox_option, store_option, user_errors)
+from arena.cli.common import (WholeNumber, deal_key_option, echo_json, json_option, literal, play_options,
+                              rich_console, sandbox_option, store_option, user_errors)
 from arena.compare.compare import DEFAULT_MAX_DEALS
 
 
@@ -52,7 +52,7 @@ def _live(plan, outcome):
                    "[default: the baseline].")
 @click.option("--sprt", "sprt_text", default="elo0=0,elo1=10,alpha=0.05,beta=0.05", show_default=True,
               help="Hypotheses in logistic Elo and error rates; parts left out keep these defaults.")
-@click.option("--max-deals", type=click.IntRange(min=1), default=DEFAULT_MAX_DEALS, show_default=True,
+@click.option("--max-deals", type=WholeNumber(min=1), default=DEFAULT_MAX_DEALS, show_default=True,
               help="Stop undecided after this many deals (two matches each).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
 @store_option

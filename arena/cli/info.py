@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_console, sandbox_option,
+from arena.cli.common import (ArenaError, WholeNumber, echo_json, json_option, literal, rich_console, sandbox_option,
                               user_errors)
 from arena.cli.layout import TEXT, Column
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
@@ -32,7 +32,8 @@ def games(as_json):
         return
     cells = []
     for r in rows:
-        params = ", ".join(f"{k}={format_value(v)}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
+        params = ", ".join(f"{k}={format_value(v) or '(none)'}"
+                           + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
                            for k, v in r["params"].items())
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
@@ -46,7 +47,9 @@ def games(as_json):
 @json_option
 @user_errors
 def agents(as_json):
-    """List the built-in and installed agents with their parameters."""
+    """List the built-in and installed agents with their parameters. A built-in agent that needs a
+    library not installed here (the openspiel_* agents need OpenSpiel) is listed as unavailable,
+    with what installs it."""
     import agents as agent_registry
     from arena.agent_list import entry_points
     rows = []
@@ -54,17 +57,18 @@ def agents(as_json):
         cls = agent_registry.agent_class(name)
         doc = (cls.__doc__ or "").strip().splitlines()
         rows.append({"name": name, "kind": "builtin", "params": dict(cls.PARAMS),
-                     "description": doc[0] if doc else ""})
+                     "description": doc[0] if doc else "", "unavailable": cls.missing()})
     for name, target in sorted(entry_points().items()):
-        rows.append({"name": name, "kind": "entrypoint", "params": {}, "description": target})
+        rows.append({"name": name, "kind": "entrypoint", "params": {}, "description": target, "unavailable": None})
     if as_json:
         echo_json(rows)
         return
     _print_table("agents", [Column("agent"), Column("kind", importance=2),
                             Column("parameters (defaults)", wrap=TEXT, importance=1),
                             Column("description", wrap=TEXT, importance=0)],
-                 [(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
-                   literal(r["description"])) for r in rows])
+                 [(r["name"], r["kind"] + ("\n[yellow]unavailable[/]" if r["unavailable"] else ""),
+                   literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
+                   literal(r["unavailable"] or r["description"])) for r in rows])
 
 
 def _print_table(title, columns, rows, **options):
@@ -79,7 +83,7 @@ def _print_table(title, columns, rows, **options):
 @click.option("--game", "game_id", required=True, help="Game to check the agent on.")
 @click.option("--players", type=int, default=None, help="Players (default: the game's).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
-@click.option("--games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=2, show_default=True,
+@click.option("--games", type=WholeNumber(min=1, max=MAX_CHECK_GAMES), default=2, show_default=True,
               help="Matches against random agents (each replayed to check determinism).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
@@ -148,14 +152,14 @@ def _sizes(text):
 
 @click.command()
 @click.option("--game", "game_ids", multiple=True, help="Game id (repeatable; default: every game).")
-@click.option("--repeats", type=click.IntRange(min=1, max=MAX_REPEATS), default=5, show_default=True)
+@click.option("--repeats", type=WholeNumber(min=1, max=MAX_REPEATS), default=5, show_default=True)
 @click.option("--search/--no-search", default=True, show_default=True,
               help="Include the search agents' benchmarks.")
 @click.option("--arena", "with_arena", is_flag=True, help="Also measure the arena's games/s at 1 and 2 "
               "workers against a bare loop.")
 @click.option("--arena-agents", default="greedy, random", show_default=True,
               help="The agents of the --arena measurement.")
-@click.option("--arena-games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=None,
+@click.option("--arena-games", type=WholeNumber(min=1, max=MAX_CHECK_GAMES), default=None,
               help="Deals of the --arena measurement, each played in every seating "
                    "[default: about two seconds of bare play].")
 @click.option("--reports", "with_reports", is_flag=True,
@@ -170,7 +174,8 @@ def _sizes(text):
 @user_errors
 def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with_reports, reports_sizes,
           with_instructions, as_json):
-    """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
+    """Measure playouts, clones and apply+undo per second (and more), each beside its baseline: a
+    table, or with --json one JSON object per line (a row as soon as it is measured)."""
     import shutil
 
     import engines

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from arena.cli.common import (deal_key_option, echo_json, json_option, literal, open_run, play_options,
+from arena.cli.common import (WholeNumber, deal_key_option, echo_json, json_option, literal, open_run, play_options,
                               rich_console, sandbox_option, store_option, user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
@@ -21,7 +21,7 @@ from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS
 @click.option("--agents", "agents_text", default=None,
               help='Agents, e.g. "ismcts, greedy, ismcts[iterations=5000] as ismcts5k, ./bot.py:MyBot".'
                    "  [default: greedy,random]")
-@click.option("--games", "deals", type=click.IntRange(min=1), default=None,
+@click.option("--games", "deals", type=WholeNumber(min=1), default=None,
               help=f"Deals per line-up, each played in every seat rotation "
                    f"[default: {DEFAULT_DEALS_ONE_GAME} with --game, {DEFAULT_DEALS_EVERY_GAME} without].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
@@ -198,8 +198,8 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                     title_justify="left")
 
 
-@click.command(short_help="Print a run's leaderboards again (default: the latest).",
-               help="Print a run's leaderboards again from the store (RUN defaults to the latest run), each "
+@click.command(short_help="Print a tournament's leaderboards again (default: the latest).",
+               help="Print a run's leaderboards again from the store (RUN defaults to the latest tournament), each "
                     "with its verdict (who is stronger, or how many more deals would likely tell), and a "
                     "legend under them.\n\n" + leaderboard_help())
 @click.argument("run_id", required=False, metavar="[RUN]")

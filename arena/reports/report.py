@@ -305,16 +305,15 @@ ul.legend { color: #555; font-size: 0.85em; margin-top: 0.3em; }
 """
 
 
-def default_path(run_id):
-    return os.path.join("results", f"report-{run_id}.html")
+def default_path(store_path, run_id):
+    """report-RUN.html beside the store (results/ for the default store): a folder that exists."""
+    return os.path.join(os.path.dirname(store_path), f"report-{run_id}.html")
 
 
-def write(store, run_id=None, out=None):
-    """Writes the report; returns (path, data)."""
+def write(store, run_id, out):
+    """Writes the report, one self-contained file, to `out` (its folder is never created); returns
+    (path, data)."""
     data, summaries = collect(store, run_id)
-    out = out or default_path(data["run_id"])
-    folder = os.path.dirname(os.path.abspath(out))
-    os.makedirs(folder, exist_ok=True)
     page = render(data, summaries)
     with open(out, "w", encoding="utf-8") as f:
         f.write(page)

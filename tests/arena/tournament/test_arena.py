@@ -163,7 +163,7 @@ def test_agents_from_a_file_a_module_and_an_entry_point(tmp_path, monkeypatch):
     assert all(r["games"] == 6 and r["faults"] == 0 for r in rows), rows
     listed = json.loads(invoke("agents", "--json").output)
     assert {"name": "fixture_packaged", "kind": "entrypoint", "params": {},
-            "description": "arena_fixture_bots:PackagedBot"} in listed
+            "description": "arena_fixture_bots:PackagedBot", "unavailable": None} in listed
 
 
 def test_a_class_that_cannot_be_built_is_refused_before_the_tournament(tmp_path):
