@@ -534,7 +534,7 @@ def seeded_deal_key(seed, agents):
     same games anywhere), None (a new secret key) when a submitted agent plays."""
     if any(a.submitted for a in agent_list.parse_agents(agents)):
         return None
-    return seeds.public_deal_key(f"arena analyze {seed}")
+    return seeds.analyze_deal_key(seed)
 
 
 def check(game_id, params=(), agents="greedy,random"):
@@ -558,7 +558,8 @@ def play_variants(store, game_id, params=(), agents="greedy,random", deals=DEFAU
     from arena.tournament import coordinator as tournament
     todo, agents = check(game_id, params, agents)
     key = seeded_deal_key(seed, agents)
-    plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key)
+    plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key,
+                            kind="analyze")
              for v in todo]
     for p in plans:
         if on_plan:
@@ -640,7 +641,6 @@ def _branching_figure(group):
 def write_html(result, path):
     """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
     import html
-    import os
     from arena.reports import graphs, report
 
     def e(x):
@@ -719,7 +719,6 @@ def write_html(result, path):
             f"<style>{graphs.CSS}{report.CSS}</style></head><body>"
             f"<h1>Game analysis</h1><p class=\"meta\">Runs {e(', '.join(result['runs']))}</p>"
             + "".join(parts) + f"<section><h2>How the figures are made</h2><ul>{notes}</ul></section></body></html>")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
     return path

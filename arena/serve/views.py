@@ -6,6 +6,7 @@ view holds only what that seat may know.
 """
 from arena.reports import graphs, report
 from arena.results import tallies
+from arena.store import run_kind
 from arena.table import public_name
 from arena.reports.tables import leaderboard_columns
 from arena.text import jsonable
@@ -48,7 +49,7 @@ def legal_moves(state):
 def run_row(run):
     """A run as the runs list shows it (the config is left out: it can be long)."""
     return {"run_id": run["run_id"], "status": run["status"], "created": run["created"], "total": run["total"],
-            "kind": run["config"].get("kind", "compare" if "compare" in run["config"] else "tournament"),
+            "kind": run_kind(run),
             "games": [g["game_id"] for g in run["config"].get("games", [])]}
 
 

@@ -60,6 +60,7 @@ class TournamentConfig:
     # A digest of the engines' and built-in agents' code: changed rules make a new run ("" = not recorded).
     code: str = ""
     compare: Optional[CompareSettings] = None
+    kind: Optional[str] = None          # what started it besides `arena run` (e.g. "analyze"); None: a tournament
     # A run played until each game's verdict is settled (`arena run` without --games), `deals` its cap.
     stop: Optional[StoppingRule] = None
 
@@ -100,6 +101,8 @@ class TournamentConfig:
             out["deals"] = self.deals
         if self.compare is not None:
             out["compare"] = self.compare.to_json()
+        if self.kind is not None:
+            out["kind"] = self.kind
         if self.stop is not None:
             out["stop"] = self.stop.as_dict()
         return out
@@ -122,6 +125,7 @@ class TournamentConfig:
                        agent_defaults=data.get("agent_defaults", {}), code=data.get("code", ""),
                        compare=CompareSettings(compare["candidate"], compare["baseline"], tuple(compare["field"]),
                                                compare["sprt"], compare["max_deals"]) if compare else None,
+                       kind=data.get("kind"),
                        stop=StoppingRule(**data["stop"]) if data.get("stop") else None)
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"the stored run's configuration cannot be read ({type(e).__name__}: {e})") from None
