@@ -200,6 +200,11 @@ class Store:
         with self.db:
             self.db.execute("UPDATE runs SET status = ? WHERE run_id = ?", (status, run_id))
 
+    def set_total(self, run_id: str, total: int) -> None:
+        """The matches the run plays after all (a run until settled plays fewer than its cap's)."""
+        with self.db:
+            self.db.execute("UPDATE runs SET total = ? WHERE run_id = ?", (total, run_id))
+
     def run(self, run_id: Optional[str] = None, kind: Optional[str] = None) -> dict[str, Any]:
         """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None).
         StoreError if there is none."""

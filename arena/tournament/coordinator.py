@@ -223,6 +223,8 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
             plan.todo = next_batch(store, plan) if plan.rule else []
         if status == "finished":
             look([])
+            if plan.rule:   # every game settled or at its cap: these are all its matches
+                store.set_total(plan.run_id, len(store.finished_ids(plan.run_id)))
         ended(status)
     return status
 
