@@ -23,6 +23,7 @@ def invoke(*args):
     return result.output
 
 
+@pytest.mark.slow
 def test_without_games_a_run_stops_at_the_look_that_settles_it_and_games_n_plays_n_deals(tmp_path):
     args = ["run", "--game", "insert", "--agents", "greedy, random", "-j", 1, "--deal-key", KEY, "--json"]
     settled = json.loads(invoke(*args, "--store", tmp_path / "a.sqlite"))
