@@ -15,9 +15,9 @@ The rule (quoted in docs/reading-results.md):
   pair of agents in the game. A claim (one agent stronger, two level) is wrong only when one of these
   intervals misses its true score, and by the union bound that happens in at most a fraction alpha
   of runs, however many looks the run took and whichever pairs ended up neighbours (Bonferroni over
-  the looks and the pairs). Timing (the cap on time, --jobs, a kill and resume) only decides at
-  which look a run stops, never what a look sees, so it cannot raise the error rate either.
-  tests/arena/results/test_settle.py measures the rate by simulation.
+  the looks and the pairs). The t interval's coverage is approximate for few deals, so
+  tests/arena/results/test_settle.py measures the rate by simulation. Timing (--jobs, the backend, a
+  kill and resume) never changes what a look sees, nor so at which look a game stops.
 """
 import itertools
 import math
@@ -26,7 +26,7 @@ from typing import Optional
 
 from arena.results.analysis import GroupTally
 
-FIRST_LOOK = 8         # fewer deals cannot settle even a clean sweep at the corrected confidence
+FIRST_LOOK = 8         # fewer cannot settle even a clean sweep (two agents, the default cap)
 GROWTH = 1.5           # each look after about half as many deals again as the one before
 LEVEL = 0.05           # a score within 0.50 +- LEVEL (about 35 Elo) counts as level
 ALPHA = 0.05           # a settled verdict is wrong at most this often
