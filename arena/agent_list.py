@@ -22,7 +22,9 @@ _ITEM = re.compile(r"^(?P<source>[^\[\]\s]+)\s*(?:\[(?P<params>[^\[\]]*)\])?(?:\
 
 def split_list(text):
     """Splits on commas outside brackets: "a, b[x=1,y=2] as c" -> ["a", "b[x=1,y=2] as c"]."""
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1
@@ -47,7 +49,7 @@ def parse_params(text, where):
     A part without "=" continues the previous value, so list values need no quoting:
     "hands=10,9, plus_minus_one=true" -> (("hands", "10,9"), ("plus_minus_one", "true")).
     """
-    out = []
+    out: list[tuple[str, str]] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue

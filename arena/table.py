@@ -12,7 +12,7 @@ def public_name(state, action, viewer):
     viewer could not tell it apart from another legal action (a hidden bid, a face-down card)."""
     if viewer == state.current_player():
         return state.action_to_string(action)
-    seen = {}
+    seen: dict[int, list[int]] = {}
     for a in state.legal_actions():
         state.apply_action(a)
         seen.setdefault(state.information_state_key(viewer), []).append(a)
@@ -26,7 +26,7 @@ class MoveLog:
 
     def __init__(self, players, names):
         self.names = names
-        self.lines = {p: [] for p in range(players)}
+        self.lines: dict[int, list[str]] = {p: [] for p in range(players)}
 
     def record(self, state, action):
         mover = self.names[state.current_player()]

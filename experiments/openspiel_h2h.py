@@ -91,7 +91,7 @@ def run(game_id, a_item, b_item, deals, seed=0, jobs=1, players=None, **params):
              for d in range(deals) for s in seatings(n)]
     per_deal: dict = {}
     clock = {"A": [0.0, 0], "B": [0.0, 0]}
-    points = {"A": [], "B": []}
+    points: dict[str, list[float]] = {"A": [], "B": []}
     started = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         for deal, seating, returns, places, c in pool.imap_unordered(play, tasks):

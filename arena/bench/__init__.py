@@ -30,13 +30,14 @@ import os
 import random
 import tempfile
 import time
+from typing import Any
 
 import engines
 import engines.core as core
 from arena.bench.measure import calibrated_rates, row, timed, versus
 
 # The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
-BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}
+BENCH_PARAMS: dict[str, dict[str, Any]] = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}
 ARENA_DEALS = 50
 
 
@@ -199,7 +200,7 @@ def sandbox_rows(repeats=3, moves=300, matches=30):
                     agent.close()
             finally:
                 pool.close()
-        base, boxed = versus(*pair, digits=2)
+        base, boxed = versus(pair[0], pair[1], digits=2)
         boxed["overhead_ms"] = round(1000 / boxed["median_per_s"] - 1000 / base["median_per_s"], 3)
         rows += [base, boxed]
     return rows

@@ -25,12 +25,13 @@ import json
 import random
 import sys
 import time
+from typing import Any
 
 import engines
 from agents.ismcts import Search
 from arena.bench.measure import row, timed, versus
 
-WIZARD_HAND = {"players": 4, "hands": (10,)}
+WIZARD_HAND: dict[str, Any] = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
 BID = 2
 
@@ -110,7 +111,7 @@ def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
     except ImportError:
         pyspiel = None
     wizard = _wizard_points()
-    oh_hell = _oh_hell_points(pyspiel)[1] if pyspiel else None
+    oh_hell = _oh_hell_points(pyspiel)[1] if pyspiel else {}
     for point, state in wizard.items():
         row_case = f"ismcts/wizard_4p_hand10/{point}"
         if pyspiel is None:

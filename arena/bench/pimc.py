@@ -33,6 +33,7 @@ import time
 
 import agents
 import engines
+from engines.wizard import WizardState
 from arena.bench.measure import row
 
 SIZES = (5, 8, 10, 15)
@@ -44,6 +45,7 @@ PLAYOUTS = 2000
 
 def _deal_state(cards, seed):
     st = engines.make("wizard", players=4, hands=(cards,), seed=seed)
+    assert isinstance(st, WizardState)
     if st.phase() == "trump":
         st.apply_action(st.string_to_action("trump h"))
     return st

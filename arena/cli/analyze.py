@@ -149,8 +149,9 @@ def _print(data):
             console.print(t)
         for rows_of, title in ((bid_rows, "bid accuracy by hand size (share of rounds bid exactly)"),
                                (bid_value_rows, BID_VALUE_TITLE)):
-            if rows_of(g):
-                head, rows = rows_of(g)
+            table_rows = rows_of(g)
+            if table_rows:
+                head, rows = table_rows
                 t = table(title, *head)
                 for r in rows:
                     add_row(t, *r)

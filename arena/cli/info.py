@@ -1,6 +1,7 @@
 """`arena games`, `arena agents` (what is registered), `arena check-agent` and `arena bench`."""
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -19,7 +20,7 @@ def games(as_json):
     """List the registered games with their players and parameters."""
     import engines
     from arena.text import format_value
-    rows = []
+    rows: list[dict[str, Any]] = []
     for g in engines.game_ids():
         s = engines.spec(g)
         rows.append({"game_id": g, "min_players": s.min_players, "max_players": s.max_players,
@@ -195,8 +196,10 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with
         for r in rows():
             click.echo(json.dumps(r))
         return
+    from rich.console import JustifyMethod
     from rich.table import Table
     table = Table(title="arena bench")
+    j: JustifyMethod
     for c, j in (("case", "left"), ("unit", "left"), ("median/s", "right"), ("vs baseline", "right")):
         table.add_column(c, justify=j)
     console = rich_console()

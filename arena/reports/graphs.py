@@ -39,7 +39,7 @@ def matchup_graph(summary):
     g = nx.DiGraph(cycles=summary["cycles"])
     g.add_nodes_from(summary["order"], in_cycle=False)
     g.add_nodes_from(g0.nodes, in_cycle=False)
-    on_cycle = set()
+    on_cycle: set[tuple[str, str]] = set()
     for c in summary["cycles"]:
         on_cycle.update(zip(c, c[1:] + c[:1]))
         for a in c:

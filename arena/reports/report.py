@@ -16,6 +16,7 @@ import platform
 import re
 import shlex
 import subprocess
+from typing import Optional
 
 from arena.reports import graphs
 from arena.results import analysis, tallies
@@ -34,7 +35,7 @@ def _version(dist):
 
 def versions():
     """Versions of what produced and reports the run: python, libraries, the project and its commit."""
-    out = {"python": platform.python_version(), "platform": platform.platform()}
+    out: dict[str, Optional[str]] = {"python": platform.python_version(), "platform": platform.platform()}
     for dist in ("tabletop-arena", "numpy", "trueskill", "networkx", "matplotlib", "click", "Cython"):
         out[dist] = _version(dist)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

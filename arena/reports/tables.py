@@ -44,7 +44,7 @@ def legend_items(headers):
         elif h.endswith(" (95%)"):
             name = next((k for k in METRICS if metric_column(k) == h), None)
             out.append((h[:-len(" (95%)")],
-                        METRICS.get(name, "a per-seat measure the game reports") + ", mean per match"))
+                        METRICS.get(name or "", "a per-seat measure the game reports") + ", mean per match"))
     return out + [INTERVALS]
 
 

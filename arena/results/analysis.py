@@ -15,6 +15,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
@@ -177,7 +178,7 @@ def group_key(match):
 
 def groups(matches):
     """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
-    out = {}
+    out: dict[tuple[str, str], tuple[str, dict[str, Any], list[dict[str, Any]]]] = {}
     for m in matches:
         out.setdefault(group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
     return list(out.values())
@@ -319,7 +320,7 @@ class GroupTally:
             _bump(deal["place"], a, sum(places[i] for i in mine) / len(mine))
             for i in mine:
                 _bump(s["returns"], a, m["returns"][i])
-        met = {}
+        met: dict[str, set[str]] = {}
         for i, j in itertools.permutations(range(len(labels)), 2):
             a, b = labels[i], labels[j]
             if a != b:
@@ -495,7 +496,7 @@ def _one_group(matches):
 
 def agents(matches):
     """{label: {"label", "source", "params"}} for every agent seated in the matches."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for m in matches:
         for s in m["seats"]:
             out.setdefault(s["label"], s)

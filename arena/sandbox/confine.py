@@ -110,10 +110,10 @@ def runtime_paths():
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
     for package in (engines, agents, sys.modules["arena"]):
+        assert package.__file__ is not None   # regular packages, each with its __init__.py
         paths.add(os.path.dirname(os.path.abspath(package.__file__)))
-    paths = sorted(os.path.realpath(p) for p in paths) + sorted(paths)
-    kept = []
-    for p in paths:   # only the outermost of nested paths, each once
+    kept: list[str] = []
+    for p in sorted(os.path.realpath(p) for p in paths) + sorted(paths):   # only the outermost of nested ones, once
         if not any(p == k or p.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
             kept.append(p)
     return [p for p in kept if not p.startswith("/usr/") and p != "/usr"]
@@ -330,7 +330,7 @@ def _write(path, text):
 
 def descendants(pid):
     """The processes below `pid` (from /proc; this kernel may lack /proc/PID/task/TID/children)."""
-    children = {}
+    children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue

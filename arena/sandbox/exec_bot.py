@@ -155,6 +155,7 @@ class ExecBot:
                                             stdout=subprocess.PIPE, close_fds=True, bufsize=0)
         except OSError as e:
             raise RuntimeError(f"cannot run its command {command[0]}: {e.strerror}") from None
+        assert self.process.stdin is not None and self.process.stdout is not None   # both are pipes
         self.to_bot = self.process.stdin.fileno()
         os.set_blocking(self.to_bot, False)
         self.lines = Lines(self.process.stdout.fileno())

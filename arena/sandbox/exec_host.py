@@ -69,7 +69,7 @@ def read_manifest(data, default_name):
         import tomllib
     except ImportError:   # Python 3.10
         try:
-            import tomli as tomllib
+            import tomli as tomllib  # type: ignore[no-redef]  # the same module under its PyPI name
         except ImportError:
             raise ValueError("reading bot.toml needs Python 3.11 or later, or the tomli package") from None
     try:
@@ -131,9 +131,9 @@ def toolchain(language):
     JDK's conf/ into /etc, which the box does not have). Empty where nothing is needed."""
     import shutil
     programs, folders = {}, []
-    if language == "rust" and _host_program("rustc") is None and shutil.which("rustc"):
+    if language == "rust" and _host_program("rustc") is None and (rustc := shutil.which("rustc")):
         try:
-            sysroot = subprocess.run([shutil.which("rustc"), "--print", "sysroot"], cwd="/", capture_output=True,
+            sysroot = subprocess.run([rustc, "--print", "sysroot"], cwd="/", capture_output=True,
                                      text=True, timeout=60).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             sysroot = ""
@@ -209,7 +209,8 @@ def read_tree(origin):
     device or a pipe there is refused, never followed."""
     import stat
     base = os.path.dirname(origin.rstrip(os.sep))
-    out, total = [], 0
+    out: list[tuple[str, bytes, bool]] = []
+    total = 0
 
     def read(name, dir_fd, rel):
         nonlocal total
@@ -354,7 +355,7 @@ def _collect(proc, cap, deadline):
             late = f"took longer than {BUILD_LIMIT:g} s"
             break
         for key, _ in selector.select(left):
-            chunk = os.read(key.fileobj.fileno(), 1 << 16)
+            chunk = os.read(key.fd, 1 << 16)
             if not chunk:
                 selector.unregister(key.fileobj)
                 continue
@@ -379,7 +380,8 @@ def _untar(data, name):
     import io
     import posixpath
     import tarfile
-    files, seen = [], set()
+    files: list[tuple[str, bytes, bool]] = []
+    seen = set()
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
             for member in tar:
@@ -393,7 +395,9 @@ def _untar(data, name):
                 if rel in seen or len(files) >= MAX_FILES:
                     raise ValueError("its build's output has a file twice, or too many files")
                 seen.add(rel)
-                files.append((rel, tar.extractfile(member).read(), bool(member.mode & 0o100)))
+                content = tar.extractfile(member)
+                assert content is not None   # a plain file has content
+                files.append((rel, content.read(), bool(member.mode & 0o100)))
     except tarfile.TarError:
         raise ValueError("its build's output could not be read") from None
     return sorted(files)

@@ -68,7 +68,9 @@ def find_bots(paths):
     of the same file). The files are parsed, never run, in this process. ValueError (one line) for a
     PATH that is missing, neither a .py file nor a folder, or offers no bot, and for two bot files of
     one name."""
-    offered, skipped, where = {}, [], {}
+    offered: dict[str, str] = {}
+    where: dict[str, str] = {}
+    skipped: list[str] = []
     for path in paths:
         if os.path.isdir(path):
             files = [os.path.join(path, n) for n in sorted(os.listdir(path)) if n.endswith(".py")]
@@ -124,7 +126,7 @@ def web_agent(item, offered):
     m = _ITEM.match(item.strip())
     source = m["source"] if m else ""
     params = parse_params(m["params"] or "", f"agent {source!r}") if m else ()
-    if source in offered:
+    if m and source in offered:
         if not item.strip().isprintable():
             raise ScheduleError(f"agent {item.strip()!r}: parameters and labels must be printable text")
         return AgentSpec(m["label"] or source.rpartition(":")[2], source, params, "file", offered[source])

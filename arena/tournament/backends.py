@@ -12,12 +12,16 @@ import multiprocessing.forkserver
 import os
 import signal
 import urllib.parse
+from typing import Callable, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 class SerialExecutor(cf.Executor):
     """Runs each call at once, in this process (--jobs 1: no pickling, no pool)."""
 
-    def submit(self, fn, *args, **kwargs):
-        future = cf.Future()
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> "cf.Future[T]":
+        future: cf.Future[T] = cf.Future()
         try:
             future.set_result(fn(*args, **kwargs))
         except BaseException as e:

@@ -53,7 +53,7 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, po
         spec = type(spec)(spec.label, spec.source, spec.params, "module", agents.registry.BUILTIN[spec.source])
     check_available(policy or DEFAULT_POLICY)
     spec = spec if builtin else stage(spec)
-    problems = {k: [] for k in CHECKS}
+    problems: dict[str, list[str]] = {k: [] for k in CHECKS}
     times, moves, loaded, replayed = [], 0, 0, 0
 
     def fail(key, text):
@@ -72,7 +72,7 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, po
         except AgentFault as f:
             fail("loads", f"match {g}: {f.kind}: {f.message}")
         player = _Checked(agent)
-        actions = []
+        actions: list[int] = []
         try:
             try:
                 agent.reset(game_id, dict(game_params), me, derive_seed(match_seed, "agent"))

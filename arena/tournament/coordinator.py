@@ -258,7 +258,7 @@ def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=N
 def _play(pool, slots, store, specs, queue, on_match, stop_requested):
     """Submits `queue` in batches, at most 2 per slot in flight, and stores each result as it arrives."""
     window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
-    pending = {}         # future -> its batch of match ids
+    pending: dict[cf.Future, list[int]] = {}   # future -> its batch of match ids
     durations = []
     chunk, next_up = 1, 0
     while next_up < len(queue) or pending:

@@ -41,6 +41,7 @@ first a share of a place either. A faulty match keeps no per-game metrics (a sta
 of it); the leaderboard's duplicate scores and `arena analyze` leave faulty matches out.
 """
 import time
+from typing import Any
 
 import agents as agent_registry
 import engines
@@ -92,7 +93,7 @@ def play_match(spec):
     params = spec.params_dict()
     state = engines.make(spec.game_id, seed=spec.seed, **params)
     n = state.num_players
-    players = [None] * n
+    players: list[Any] = [None] * n   # per seat: its LocalAgent or RemoteAgent, or the stand-in after a fault
     faults = []
     faulted = {}   # seat -> the move at which the agent holding it faulted; a stand-in plays it
 

@@ -43,7 +43,8 @@ def lineups(agent_specs, seats):
         return [tuple(c) for c in itertools.combinations(agent_specs, seats)]
     # Fewer agents than seats: the agents fill the seats in turn, once starting from each agent, so
     # every agent holds the extra seats equally often (A B C A, B C A B, C A B C).
-    k, out = len(agent_specs), []
+    k = len(agent_specs)
+    out: list[tuple] = []
     for start in range(k):
         lineup = tuple(agent_specs[(start + i) % k] for i in range(seats))
         if not any(lineup in rotations(other) for other in out):
@@ -101,7 +102,9 @@ def code_digest():
     """A digest of the engines' and built-in agents' sources and rule data."""
     h = hashlib.sha256()
     for package in ("engines", "agents"):
-        root = os.path.dirname(importlib.util.find_spec(package).origin)
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.origin is not None   # engines and agents are regular packages
+        root = os.path.dirname(spec.origin)
         for pattern in ("*.pyx", "*.pxd", "*.py", os.path.join("data", "*.json")):
             for path in sorted(glob.glob(os.path.join(root, pattern))):
                 h.update(os.path.relpath(path, root).encode())
@@ -165,7 +168,7 @@ def schedule_from_config(run_id, config, deal_key=""):
     Agents that cannot play a game sit it out; a game left with fewer than two agents is not played."""
     specs = agents_from_config(config)
     sandbox = sandbox_from_config(config)
-    out = []
+    out: list[MatchSpec] = []
     for g in config["games"]:
         playing = [a for a in specs if sits_out(a, g["game_id"], g["params"]["players"]) is None]
         if len(playing) < 2:
