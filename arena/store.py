@@ -119,7 +119,7 @@ class Store:
             raise StoreError(f"{path} is not a tournament store")
         return db
 
-    def close(self):
+    def close(self) -> None:
         for fd in self._claims.values():
             os.close(fd)
         self._claims = {}

@@ -296,7 +296,7 @@ def per_deal(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] =
             for key, deals in acc.items()}
 
 
-def figure_interval(key: tuple, values: list[float], games: int) -> Interval:
+def figure_interval(key: tuple, values: list[float], games: int) -> Optional[Interval]:
     return interval(values, games) if _bounded(key) else t_interval(values, games)
 
 
@@ -318,7 +318,8 @@ def _iv(figs, key):
     if key not in figs:
         return None
     values, games = figs[key]
-    return figure_interval(key, values, games).as_dict()
+    iv = figure_interval(key, values, games)
+    return iv.as_dict() if iv else None
 
 
 def summarize(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] = None,

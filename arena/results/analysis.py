@@ -15,7 +15,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Iterator, Optional
 
 import networkx as nx
 
@@ -30,7 +30,7 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
 MAX_CYCLES = 50
 
 
-def t975(df):
+def t975(df: int) -> float:
     if df <= len(_T975):
         return _T975[df - 1]
     z = Z95
@@ -47,10 +47,10 @@ class Interval:
     games: int
 
     @property
-    def width(self):
+    def width(self) -> float:
         return self.high - self.low
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {"mean": self.mean, "low": self.low, "high": self.high, "deals": self.n,
                 "games": self.games}
 
@@ -65,23 +65,24 @@ class Moments:
         self.n, self.mean, self.m2 = n, mean, m2
 
     @classmethod
-    def of(cls, values):
+    def of(cls, values: Iterable[float]) -> "Moments":
         out = cls()
         for v in values:
             out.add(v)
         return out
 
-    def add(self, x):
+    def add(self, x: float) -> None:
         self.n += 1
         d = x - self.mean
         self.mean += d / self.n
         self.m2 += d * (x - self.mean)
 
-    def state(self):
+    def state(self) -> list[float]:
         return [self.n, self.mean, self.m2]
 
 
-def moments_interval(mo, games=None, lo=0.0, hi=1.0):
+def moments_interval(mo: Moments, games: Optional[int] = None, lo: float = 0.0, hi: float = 1.0
+                     ) -> Optional[Interval]:
     """95% interval for the mean of independent observations bounded by [lo, hi]; None if empty.
 
     A Student t interval over the observations plus two pseudo-observations at lo and hi (what the
@@ -101,7 +102,7 @@ def moments_interval(mo, games=None, lo=0.0, hi=1.0):
     return Interval(lo + m * span, lo + low * span, lo + high * span, n, n if games is None else games)
 
 
-def moments_t_interval(mo, games=None):
+def moments_t_interval(mo: Moments, games: Optional[int] = None) -> Optional[Interval]:
     """Mean with a Student t 95% interval, for values with no known bounds; None if empty. One value
     has no spread to measure: its interval's ends are None."""
     n = mo.n
@@ -114,12 +115,13 @@ def moments_t_interval(mo, games=None):
     return Interval(mo.mean, mo.mean - half, mo.mean + half, n, games)
 
 
-def interval(values, games=None, lo=0.0, hi=1.0):
+def interval(values: Iterable[float], games: Optional[int] = None, lo: float = 0.0, hi: float = 1.0
+             ) -> Optional[Interval]:
     """`moments_interval` of a list of values."""
     return moments_interval(Moments.of(values), games, lo, hi)
 
 
-def t_interval(values, games=None):
+def t_interval(values: Iterable[float], games: Optional[int] = None) -> Optional[Interval]:
     """`moments_t_interval` of a list of values."""
     return moments_t_interval(Moments.of(values), games)
 
@@ -127,10 +129,10 @@ def t_interval(values, games=None):
 def _free_interval(mo):
     """The t interval of per-game metrics on a leaderboard; one value reads as its own interval."""
     iv = moments_t_interval(mo)
-    return iv if iv.low is not None else Interval(iv.mean, iv.mean, iv.mean, iv.n, iv.games)
+    return iv if iv is None or iv.low is not None else Interval(iv.mean, iv.mean, iv.mean, iv.n, iv.games)
 
 
-def deals_to_settle(m, low, high, n):
+def deals_to_settle(m: float, low: float, high: float, n: int) -> Optional[int]:
     """How many deals in all would likely put the 95% interval (low, high) of a score with mean `m`
     over `n` deals (see `interval`) wholly on the side of 0.50 its mean is on, if further deals
     spread as these did; None if that is out of reach."""
@@ -171,12 +173,12 @@ def deals_to_settle(m, low, high, n):
 
 # ---- groups -------------------------------------------------------------------------------------
 
-def group_key(match):
+def group_key(match: dict[str, Any]) -> tuple[str, str]:
     """(game_id, canonical JSON of its parameters): one leaderboard per key."""
     return match["game_id"], json.dumps(match["game_params"], sort_keys=True)
 
 
-def groups(matches):
+def groups(matches: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
     """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
     out: dict[tuple[str, str], tuple[str, dict[str, Any], list[dict[str, Any]]]] = {}
     for m in matches:
@@ -184,7 +186,7 @@ def groups(matches):
     return list(out.values())
 
 
-def seat_metrics(match):
+def seat_metrics(match: dict[str, Any]) -> Iterator[tuple[int, str, float]]:
     """(seat, name, value) for every number a match's metrics give per seat."""
     seats = len(match["seats"])
     for name, values in (match.get("metrics") or {}).items():
@@ -194,7 +196,7 @@ def seat_metrics(match):
                     yield seat, name, v
 
 
-def pair_score(p_a, p_b):
+def pair_score(p_a: float, p_b: float) -> float:
     """A seat's score against another from their placements: 1 above it, 1/2 level, 0 below."""
     return 1.0 if p_a < p_b else 0.5 if p_a == p_b else 0.0
 
@@ -230,12 +232,12 @@ class Standing:
     losses: int
     faults: int
     score_share: "Interval | None"
-    placement: Interval
+    placement: "Interval | None"
     mean_return: float
     duplicate_score: "float | None"
     metrics: dict = field(default_factory=dict)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return jsonable(dict(self.__dict__))
 
 
@@ -279,20 +281,20 @@ class GroupTally:
     the next deal starts; the last deal closes when a view is made.
     """
 
-    def __init__(self, game_id, params, state=None):
+    def __init__(self, game_id: str, params: dict[str, Any], state: Optional[dict[str, Any]] = None) -> None:
         self.game_id, self.params = game_id, params
         self.s = state if state is not None else _new_state()
         self._env = ratings.environment()
 
-    def state(self):
+    def state(self) -> dict[str, Any]:
         return self.s
 
     @property
-    def key(self):
+    def key(self) -> tuple[str, str]:
         """The group's key, as `group_key` gives it for each of its matches."""
         return group_key({"game_id": self.game_id, "game_params": self.params})
 
-    def add(self, m):
+    def add(self, m: dict[str, Any]) -> None:
         """Folds in one match (a dict as `Store.matches` gives it; its actions are not needed)."""
         s = self.s
         labels, places = [seat["label"] for seat in m["seats"]], m["placements"]
@@ -407,7 +409,7 @@ class GroupTally:
             for label, (total, n) in lineup["sums"].items():
                 _bump(s["duplicate"], label, total / n - lineup["total"] / lineup["n"])
 
-    def closed(self):
+    def closed(self) -> "GroupTally":
         """A copy with the last deal closed, as views read it."""
         out = GroupTally(self.game_id, self.params, json.loads(json.dumps(self.s)))
         if out.s["open"] is not None:
@@ -415,7 +417,7 @@ class GroupTally:
         return out
 
     # ---- views (of a closed tally) ----
-    def standings(self):
+    def standings(self) -> list[Standing]:
         s = self.s
         current = {a: self._rating(a) for a in s["counts"]}
         order = sorted(current, key=lambda a: (-(current[a].mu - 3 * current[a].sigma), a))
@@ -433,13 +435,13 @@ class GroupTally:
                 {k: _free_interval(Moments(*v)) for k, v in sorted(s["metrics"].get(a, {}).items())}))
         return rows
 
-    def head_to_head(self):
+    def head_to_head(self) -> dict[str, dict[str, Optional[Interval]]]:
         """{a: {b: Interval of a's score against b}}: 1 per match where a placed above b, 1/2 per tie."""
         games = self.s["h2h_games"]
         return {a: {b: moments_interval(Moments(*mo), games[a][b]) for b, mo in sorted(row.items())}
                 for a, row in sorted(self.s["h2h"].items())}
 
-    def rating_history(self):
+    def rating_history(self) -> dict[str, list[tuple]]:
         """{label: [(games played, mu, sigma)]}, sampled, from the prior at 0 games to the rating
         in the standings."""
         out = {}
@@ -451,17 +453,17 @@ class GroupTally:
             out[label] = points
         return out
 
-    def duplicate_scores(self):
+    def duplicate_scores(self) -> dict[str, float]:
         return {label: total / n for label, (total, n) in self.s["duplicate"].items()}
 
-    def fault_summary(self):
+    def fault_summary(self) -> list[dict[str, Any]]:
         """[{"label", "kind", "count", "first"}]: how often each agent faulted in each way, with its
         first fault (a dict as `Store.faults` gives it), in order of first occurrence."""
         rows = [{"label": label, "kind": kind, "count": v["count"], "first": v["first"]}
                 for label, kinds in self.s["fault_kinds"].items() for kind, v in kinds.items()]
         return sorted(rows, key=lambda r: (r["first"]["match_id"], r["label"], r["kind"]))
 
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         """Everything the views show about the group: leaderboard (Standings), head to head,
         dominance graph, cycles, rating history, fault summary; `order` lists the agents best first;
         `matches`, `deals`, `seeds` ([lowest, highest]), `first_match` and `agents` say what they are
@@ -475,7 +477,7 @@ class GroupTally:
                 "first_match": t.s["first"], "agents": t.s["agents"], "faults": t.fault_summary()}
 
 
-def fold(matches):
+def fold(matches: Iterable[dict[str, Any]]) -> dict[tuple[str, str], GroupTally]:
     """{group_key: GroupTally} of a list of match dicts, folded in match-id order."""
     out = {}
     for m in sorted(matches, key=lambda m: m["match_id"]):
@@ -494,7 +496,7 @@ def _one_group(matches):
 
 # ---- of a list of matches (one group unless said) -----------------------------------------------
 
-def agents(matches):
+def agents(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """{label: {"label", "source", "params"}} for every agent seated in the matches."""
     out: dict[str, dict[str, Any]] = {}
     for m in matches:
@@ -503,25 +505,25 @@ def agents(matches):
     return dict(sorted(out.items()))
 
 
-def head_to_head(matches):
+def head_to_head(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Optional[Interval]]]:
     return _one_group(matches).head_to_head()
 
 
-def standings(matches):
+def standings(matches: Iterable[dict[str, Any]]) -> list[Standing]:
     """The Standings of one group (a game with one set of parameters), best first by mu - 3 sigma."""
     return _one_group(matches).standings()
 
 
-def leaderboard(matches):
+def leaderboard(matches: Iterable[dict[str, Any]]) -> list[Standing]:
     """The Standings of every group in the matches, group after group, each best first."""
     return [row for t in fold(matches).values() for row in t.closed().standings()]
 
 
-def rating_history(matches):
+def rating_history(matches: Iterable[dict[str, Any]]) -> dict[str, list[tuple]]:
     return _one_group(matches).rating_history()
 
 
-def duplicate_scores(matches):
+def duplicate_scores(matches: Iterable[dict[str, Any]]) -> dict[str, float]:
     """{label: duplicate score}: how much more an agent scores than its table on the same deals.
 
     Matches that share a deal (seed) and a line-up form a duplicate group, one match per seat
@@ -532,13 +534,13 @@ def duplicate_scores(matches):
     return _one_group(matches).duplicate_scores()
 
 
-def summary(matches):
+def summary(matches: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return _one_group(matches).summary()
 
 
 # ---- dominance and cycles -----------------------------------------------------------------------
 
-def dominance_graph(h2h):
+def dominance_graph(h2h: dict[str, dict[str, Any]]) -> nx.DiGraph:
     """nx.DiGraph with an edge a -> b wherever a scores above 1/2 against b.
 
     Edge attributes: win_rate, low, high, games and `confident` (the whole 95% interval lies above
@@ -555,7 +557,7 @@ def dominance_graph(h2h):
     return g
 
 
-def graph_cycles(g, limit=MAX_CYCLES):
+def graph_cycles(g: nx.DiGraph, limit: int = MAX_CYCLES) -> list[list[str]]:
     """Cycles of confident edges (a beats b beats c beats a), each starting at its smallest label."""
     strong = nx.DiGraph((a, b) for a, b, d in g.edges(data=True) if d["confident"])
     found = []
@@ -565,7 +567,7 @@ def graph_cycles(g, limit=MAX_CYCLES):
     return sorted(found, key=lambda c: (len(c), c))
 
 
-def cycles(matches, limit=MAX_CYCLES):
+def cycles(matches: Iterable[dict[str, Any]], limit: int = MAX_CYCLES) -> list[dict[str, Any]]:
     """Every cycle of confident wins in the matches, per game and parameter set.
 
     [{"game_id", "game_params", "cycle": [a, b, c]}] where a beats b, b beats c and c beats a, each
@@ -578,5 +580,5 @@ def cycles(matches, limit=MAX_CYCLES):
     return out
 
 
-def format_cycle(cycle):
+def format_cycle(cycle: list[str]) -> str:
     return " > ".join(cycle + cycle[:1])

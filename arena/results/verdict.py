@@ -47,7 +47,8 @@ def verdict(rows, h2h, cycles):
     for b in labels[1:]:
         iv = cell(top, b)
         if iv is not None and not interval_part(iv, "low") > 0.5:
-            pending.append((b, iv, deals_to_settle(*(float(interval_part(iv, k)) for k in ("mean", "low", "high", "deals")))))
+            m, low, high = (float(interval_part(iv, k)) for k in ("mean", "low", "high"))
+            pending.append((b, iv, deals_to_settle(m, low, high, int(interval_part(iv, "deals")))))
     if not pending:
         return None
     b, iv, total = max(pending, key=lambda p: float("inf") if p[2] is None else p[2])
