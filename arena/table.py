@@ -2,12 +2,17 @@
 replay`, the browser's games): the game itself (`play`, every move the referee's), the seats'
 names, what each seat saw of each move, and the states of a stored match. Nothing here reads or
 prints: the faces do (arena.cli.play, arena.serve)."""
+from typing import Any, Optional, Sequence
+
 import engines
+from agents.human import HumanAgent
 from arena import referee
+from arena.match import AgentSpec, SandboxPolicy
 from arena.seeds import derive_seed, view_base
+from engines.core import GameState
 
 
-def public_name(state, action, viewer):
+def public_name(state: GameState, action: int, viewer: int) -> str:
     """How `action`, about to be played in `state`, appears to `viewer`: its name, or "?" when the
     viewer could not tell it apart from another legal action (a hidden bid, a face-down card)."""
     if viewer == state.current_player():
@@ -24,22 +29,23 @@ def public_name(state, action, viewer):
 class MoveLog:
     """Each seat's record of the moves so far, as that seat saw them."""
 
-    def __init__(self, players, names):
+    def __init__(self, players: int, names: list[str]) -> None:
         self.names = names
         self.lines: dict[int, list[str]] = {p: [] for p in range(players)}
 
-    def record(self, state, action):
+    def record(self, state: GameState, action: int) -> None:
         mover = self.names[state.current_player()]
         for viewer, lines in self.lines.items():
             lines.append(f"{mover}: {public_name(state, action, viewer)}")
 
 
-def seat_names(players, human_seat, labels):
+def seat_names(players: int, human_seat: int, labels: Sequence[str]) -> list[str]:
     bots = iter(labels)
     return [f"seat {p} (you)" if p == human_seat else f"seat {p} ({next(bots)})" for p in range(players)]
 
 
-def play(game_id, params, bot_specs, human, human_seat, seed, policy=None):
+def play(game_id: str, params: dict[str, Any], bot_specs: Sequence[AgentSpec], human: HumanAgent, human_seat: int,
+         seed: int, policy: Optional[SandboxPolicy] = None) -> tuple[GameState, list[str], list[str]]:
     """A game with the person `human` (an agent: agents.human.HumanAgent with the face's input and
     output) at `human_seat` and the bots (AgentSpecs) in the other seats, in order; returns (the
     final state, the seats' names, the moves as the person saw them). Every move is the referee's:
@@ -71,18 +77,18 @@ def play(game_id, params, bot_specs, human, human_seat, seed, policy=None):
             referee.play_move(state, agents[p], views, len(state.history()), trusted=p == human_seat, apply=apply)
     finally:
         for agent in agents:
-            if agent is not human:
+            if not isinstance(agent, HumanAgent):   # the bots; the person has nothing to close
                 agent.close()
     return state, names, log.lines[human_seat]
 
 
-def final_scores(state, names):
+def final_scores(state: GameState, names: Sequence[str]) -> str:
     places = state.placements()
     rows = sorted(range(state.num_players), key=lambda p: places[p])
     return "final scores: " + ", ".join(f"{names[p]} {state.returns()[p]:g} (place {places[p]})" for p in rows)
 
 
-def replay_states(match):
+def replay_states(match: dict[str, Any]) -> list[GameState]:
     """The stored match's states from the start, one per action, rebuilt from its seed and actions."""
     params = dict(match["game_params"])
     state = engines.make(match["game_id"], seed=match["seed"], **params)
@@ -93,7 +99,8 @@ def replay_states(match):
     return states
 
 
-def stored_match(match, seat=None):
+def stored_match(match: dict[str, Any], seat: Optional[int] = None
+                 ) -> tuple[list[GameState], list[str], Optional[list[str]]]:
     """A stored match to step through: (its states from the start, one per action; its seats'
     names; with `seat`, that seat's record of the moves, else None)."""
     states = replay_states(match)
@@ -106,13 +113,13 @@ def stored_match(match, seat=None):
     return states, names, logs.lines[seat]
 
 
-def full_log(states, actions, names, i):
+def full_log(states: Sequence[GameState], actions: Sequence[int], names: Sequence[str], i: int) -> list[str]:
     """The last moves before move `i`, as a seat that sees everything saw them."""
     return [f"{names[states[k].current_player()]}: {states[k].action_to_string(actions[k])}"
             for k in range(max(0, i - 8), i)]
 
 
-def end_summary(state, match, names):
+def end_summary(state: GameState, match: dict[str, Any], names: Sequence[str]) -> str:
     lines = []
     if match["faults"]:
         lines += [f"ended by a fault: {names[f['seat']]} {f['kind']}: {f['message']}" for f in match["faults"]]

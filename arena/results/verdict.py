@@ -1,5 +1,7 @@
 """The verdict: one line on who is stronger in one game, from its standings and head-to-head
 scores, when the 95% intervals allow it, or how many more deals would likely settle it."""
+from typing import Any, Optional
+
 from arena.results.analysis import deals_to_settle
 from arena.text import interval_part, interval_text
 
@@ -10,7 +12,7 @@ def _round_up(x):
     return -(-x // step) * step
 
 
-def verdict(rows, h2h, cycles):
+def verdict(rows: list[dict[str, Any]], h2h: dict[str, dict[str, Any]], cycles: list[list[str]]) -> Optional[str]:
     """One line on who is stronger in one game, from its Standing rows and head-to-head matrix (plain
     data), when the 95% intervals allow it; otherwise how many more deals would likely settle it.
     None for a game with fewer than two agents."""
