@@ -1,10 +1,13 @@
 """A person at the table: shows what the seat may see and asks for an action, through the input
 and output the face gives it (`arena play` gives the terminal's through click; by default Python's
 own input() and print(), as when a person sits in a tournament's seat)."""
+from typing import Any, Callable, Optional, Sequence
+
 from agents.base import Agent
+from engines.core import GameState
 
 
-def parse_choice(state, text):
+def parse_choice(state: GameState, text: str) -> Optional[int]:
     """The legal action the user meant by a number from the list or an action name; None if none."""
     legal = state.legal_actions()
     text = text.strip()
@@ -17,7 +20,7 @@ def parse_choice(state, text):
     return action if action in legal else None
 
 
-def describe_view(state, seat, log=()):
+def describe_view(state: GameState, seat: int, log: Sequence[str] = ()) -> str:
     """The text a player at `seat` sees: the table as that seat sees it and the last moves."""
     from engines.registry import spec
     lines = []
@@ -40,14 +43,15 @@ class HumanAgent(Agent):
 
     name = "human"
 
-    def __init__(self, ask=None, tell=None, **params):
+    def __init__(self, ask: Optional[Callable[[str], str]] = None, tell: Optional[Callable[[str], Any]] = None,
+                 **params: Any) -> None:
         """`ask(prompt)`: the person's answer, a line of text; `tell(text)`: shows them a line."""
         super().__init__(**params)
         self.ask = ask or (lambda prompt: input(f"{prompt}: "))
         self.tell = tell or print
-        self.log = []            # filled by `arena play` with the moves this seat may know about
+        self.log: list[str] = []            # filled by `arena play` with the moves this seat may know about
 
-    def act(self, state):
+    def act(self, state: GameState) -> int:
         self.tell("")
         self.tell(describe_view(state, self.seat, self.log))
         legal = state.legal_actions()

@@ -25,11 +25,11 @@ import json
 import random
 import sys
 import time
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 import engines
 from agents.ismcts import Search
-from arena.bench.measure import row, timed, versus
+from arena.bench.measure import Row, row, timed, versus
 
 WIZARD_HAND: dict[str, Any] = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
@@ -97,7 +97,8 @@ def _openspiel_row(pyspiel, case, state, repeats, iterations):
                players=OH_HELL["players"])
 
 
-def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
+def cases(game_ids: Iterable[str], repeats: int = 5, seconds: float = 0.15,
+          baseline_iterations: int = 10000) -> Iterator[Row]:
     """Yields the benchmark rows described in the module docstring for the given game ids:
     `repeats` searches per case, ismcts searches sized to take about `seconds` each, OpenSpiel's
     of `baseline_iterations` simulations."""

@@ -47,7 +47,7 @@ def agents(as_json):
     """List the built-in and installed agents with their parameters."""
     import agents as agent_registry
     from arena.agent_list import entry_points
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in agent_registry.agent_names():
         cls = agent_registry.agent_class(name)
         doc = (cls.__doc__ or "").strip().splitlines()
