@@ -16,9 +16,13 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any, Callable, Optional, Sequence
 
+from arena.match import AgentSpec
 from arena.sandbox.exec_bot import printable_type
+from engines.core import GameState
 
+StagedFile = tuple[str, bytes, bool]   # (path relative to the bot's parent folder, content, executable)
 MANIFEST = "bot.toml"
 MANIFEST_KEYS = {"name", "command", "build", "language"}
 SEARCH_PATH = ("/usr/local/bin", "/usr/bin", "/bin")   # where a command's program is looked up
@@ -31,7 +35,7 @@ BUILD_LIMITS = {"memory": 2048, "cpu": int(BUILD_LIMIT), "processes": 64, "file_
                 "open_files": 256}
 
 
-def parse_exec(source, label, params):
+def parse_exec(source: str, label: Optional[str], params: tuple[tuple[str, str], ...]) -> AgentSpec:
     """`exec:PATH` (a folder with bot.toml, or an executable file) as an AgentSpec of kind exec;
     ValueError (one line) for a path the arena cannot run."""
     from arena.match import AgentSpec
@@ -63,7 +67,7 @@ def parse_exec(source, label, params):
     return AgentSpec(label or name, source, params, "exec", full)
 
 
-def read_manifest(data, default_name):
+def read_manifest(data: bytes, default_name: str) -> dict[str, Any]:
     """bot.toml's content as {"name", "command", "build", "language"}; ValueError on a bad one."""
     try:
         import tomllib
@@ -125,7 +129,7 @@ def _host_program(name):
     return None
 
 
-def toolchain(language):
+def toolchain(language: str) -> tuple[dict[str, str], list[str]]:
     """(program name -> host path, read-only folders) that a build in `language` needs beyond what
     the box shows: rustup's Rust (under ~/.rustup), and the JDK's configuration (Debian links the
     JDK's conf/ into /etc, which the box does not have). Empty where nothing is needed."""
@@ -153,7 +157,8 @@ def toolchain(language):
     return programs, folders
 
 
-def resolve_command(argv, folder, check=False, language="", build=False):
+def resolve_command(argv: list[str], folder: str, check: bool = False, language: str = "",
+                    build: bool = False) -> list[str]:
     """`argv` with its program as the box runs it: a name looked up on the host (SEARCH_PATH, or the
     toolchain of a build), a path with a slash taken in the bot's `folder` (a build runs in it:
     folder ""); ValueError naming what the box could not run. `check`: the program must be in
@@ -179,7 +184,7 @@ def resolve_command(argv, folder, check=False, language="", build=False):
     return [path] + argv[1:]
 
 
-def load_target(spec, staged, root):
+def load_target(spec: AgentSpec, staged: str, root: str) -> str:
     """The JSON the match process's ExecBot is made from: the bot's folder as the box shows it
     (under `root`) and its command, from the staged copy in the host folder `staged`."""
     name = os.path.basename(spec.target.rstrip(os.sep))
@@ -193,7 +198,7 @@ def load_target(spec, staged, root):
     return json.dumps({"folder": folder, "command": command})
 
 
-def public_action(state, observer, mover, action):
+def public_action(state: GameState, observer: int, mover: int, action: int) -> dict[str, Any]:
     """`action` of seat `mover`, taken in `state` (before it is applied), as seat `observer` sees it:
     the id of its class of actions the observer cannot tell apart (the action itself when the
     observer sees it whole) and that id's name. Only what `action_view` shows ever leaves here."""
@@ -203,13 +208,13 @@ def public_action(state, observer, mover, action):
 
 # ---------------------------------------------------------------- the bot's files, built in a box
 
-def read_tree(origin):
+def read_tree(origin: str) -> list[StagedFile]:
     """(path relative to the origin's folder, content, executable) of every file under `origin` (a
     folder, or one file), sorted, with no Python caches (as staging reads a staged copy); a link, a
     device or a pipe there is refused, never followed."""
     import stat
     base = os.path.dirname(origin.rstrip(os.sep))
-    out: list[tuple[str, bytes, bool]] = []
+    out: list[StagedFile] = []
     total = 0
 
     def read(name, dir_fd, rel):
@@ -251,7 +256,9 @@ def read_tree(origin):
     return sorted(out)
 
 
-def staged_files(spec, store, read_staged, where, cache):
+def staged_files(spec: AgentSpec, store: Callable[[list[StagedFile]], str],
+                 read_staged: Callable[[str], list[StagedFile]], where: Callable[[str], str],
+                 cache: str) -> list[StagedFile]:
     """The files to stage for an exec agent: its folder as it is, or, when its manifest has a build
     command, the folder after that build ran in a box of its own (cached by the source's digest).
     `store(files)` stages files and gives their digest, `where(digest)` is a staged copy's folder,
@@ -285,7 +292,7 @@ def staged_files(spec, store, read_staged, where, cache):
 _builds = [0]
 
 
-def build_in_box(source, name, build, language):
+def build_in_box(source: str, name: str, build: list[str], language: str) -> list[StagedFile]:
     """Runs `build` in the bot's folder in a box of its own and returns the folder's files after it:
     the staged source (the host folder `source`) copied to the box's /tmp, writable there, the
     network off, BUILD_LIMITS, at most BUILD_LIMIT seconds; the folder comes back as a tar stream
@@ -327,7 +334,7 @@ def build_in_box(source, name, build, language):
     return _untar(out, name)
 
 
-def with_binds(argv, folders):
+def with_binds(argv: list[str], folders: Sequence[str]) -> list[str]:
     """confine.command's `argv` with `folders` shown read-only at their own paths, in the inner box
     and (when the arena is root) in the outer one: the toolchain of a build."""
     if not folders:
@@ -380,7 +387,7 @@ def _untar(data, name):
     import io
     import posixpath
     import tarfile
-    files: list[tuple[str, bytes, bool]] = []
+    files: list[StagedFile] = []
     seen = set()
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
