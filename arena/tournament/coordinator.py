@@ -16,13 +16,13 @@ import contextlib
 import math
 import signal
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from arena import agent_list, seeds
 from arena.tournament import schedule as sched
 from arena.tournament.backends import check_backend, default_jobs, executor
 from arena.sandbox import describe
-from arena.match import MatchResult
+from arena.match import MatchResult, MatchSpec
 from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
@@ -51,11 +51,11 @@ class Plan:
     extends: Optional[dict] = None   # the stored run with fewer deals whose matches this one took
     taken: int = 0     # matches taken from it by this plan
 
-    def sit_outs(self):
+    def sit_outs(self) -> list[str]:
         return sit_outs(self.config)
 
 
-def check_time_limit(value):
+def check_time_limit(value: float) -> float:
     if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT):
         raise ValueError(f"--time-limit must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds, not {value}")
     return float(value)
@@ -146,7 +146,7 @@ def smaller_run(store, config, wanted_key=None):
     return best
 
 
-def shared_matches(old, new):
+def shared_matches(old: Iterable[MatchSpec], new: Iterable[MatchSpec]) -> dict[int, int]:
     """{match id in `old`: match id in `new`} for the matches two schedules share: the same game,
     deal, deal seed and seating."""
     def ident(spec):
@@ -155,7 +155,7 @@ def shared_matches(old, new):
     return {spec.match_id: ids[ident(spec)] for spec in old if ident(spec) in ids}
 
 
-def deal_key_for(store, run_id, wanted=None):
+def deal_key_for(store: Store, run_id: str, wanted: Optional[str] = None) -> str:
     """The run's deal key: the stored one, else `wanted` (--deal-key), else a new secret one.
     :raises ValueError: the store holds the run with another key than `wanted`."""
     stored = store.deal_key(run_id)
@@ -182,7 +182,7 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
 
 
 @contextlib.contextmanager
-def running(store, run_id):
+def running(store: Store, run_id: str) -> Iterator[Callable[[str], None]]:
     """The run is marked running while its matches are played; yields `ended(status)` to record how
     it ended. An error marks it interrupted; either way this process's claim on it is released."""
     store.set_status(run_id, "running")
@@ -207,7 +207,7 @@ def sit_outs(config):
 
 
 @contextlib.contextmanager
-def stop_requests(immediate):
+def stop_requests(immediate: bool) -> Iterator[Callable[[], bool]]:
     """Ctrl-C, SIGTERM and SIGHUP ask the tournament to stop, while this lasts; yields a function
     that says whether one came. The loop then stops at its next safe point (within a tenth of a
     second). With `immediate` (matches played in this process) or at a second signal,
@@ -227,7 +227,8 @@ def stop_requests(immediate):
             signal.signal(s, handler)
 
 
-def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=None):
+def play_specs(store: Store, todo: Sequence[MatchSpec], backend: str = "local", jobs: Optional[int] = None,
+               address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None) -> str:
     """Plays the MatchSpecs `todo` (of one run) on the chosen backend, storing each result as it
     arrives, advancing the run's checkpointed tallies (arena.results.tallies) and calling `on_match(result)`;
     returns "finished", or "interrupted" by Ctrl-C, SIGTERM or SIGHUP (the matches in progress are

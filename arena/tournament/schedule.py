@@ -26,18 +26,19 @@ import importlib.util
 import itertools
 import json
 import os
+from typing import Any, Iterable, Optional, Sequence, Union
 
 import agents as agent_registry
 import engines
 from arena.agent_list import ScheduleError
-from arena.match import AgentSpec, MatchSpec
+from arena.match import AgentSpec, MatchSpec, SandboxPolicy
 from arena.seeds import derive_seed
 from arena.text import jsonable
 
 
 # ---------------------------------------------------------------- line-ups and matches
 
-def lineups(agent_specs, seats):
+def lineups(agent_specs: Sequence[AgentSpec], seats: int) -> list[tuple[AgentSpec, ...]]:
     """Every group of agents that meets at one table, in a fixed order."""
     if len(agent_specs) >= seats:
         return [tuple(c) for c in itertools.combinations(agent_specs, seats)]
@@ -52,7 +53,7 @@ def lineups(agent_specs, seats):
     return out
 
 
-def rotations(lineup):
+def rotations(lineup: tuple[AgentSpec, ...]) -> list[tuple[AgentSpec, ...]]:
     """The distinct seatings of a line-up rotated through the seats (A B A B has only two)."""
     out = []
     for r in range(len(lineup)):
@@ -62,8 +63,9 @@ def rotations(lineup):
     return out
 
 
-def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id=0,
-                  deal_key="", sandbox=None):
+def game_schedule(run_id: str, game_id: str, game_params: dict[str, Any], agent_specs: Sequence[AgentSpec],
+                  deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
+                  sandbox: Optional[SandboxPolicy] = None) -> list[MatchSpec]:
     """The matches of one game: for each deal, each line-up in each rotation."""
     params = tuple(sorted(game_params.items()))
     seats = game_params["players"]
@@ -98,7 +100,7 @@ def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox):
     }))
 
 
-def code_digest():
+def code_digest() -> str:
     """A digest of the engines' and built-in agents' sources and rule data."""
     h = hashlib.sha256()
     for package in ("engines", "agents"):
@@ -131,14 +133,14 @@ def sandbox_from_config(config):
     return make_policy(sandbox.get("mode", "bwrap"), tuple(sandbox.get("limits", {}).items()))
 
 
-def sits_out(spec, game_id, players):
+def sits_out(spec: AgentSpec, game_id: str, players: int) -> Optional[str]:
     """Why a built-in agent cannot play this game (it is then left out of it), or None."""
     if spec.kind != "builtin":
         return None
     return agent_registry.agent_class(spec.source).cannot_play(game_id, players)
 
 
-def check_can_play(specs, game_id, players):
+def check_can_play(specs: Iterable[AgentSpec], game_id: str, players: int) -> None:
     """ScheduleError naming the first built-in agent that cannot play this game (where a person
     chose the agents, nobody may just sit out)."""
     for spec in specs:
@@ -178,7 +180,8 @@ def schedule_from_config(run_id, config, deal_key=""):
     return out
 
 
-def resolve_games(game_id, players, params):
+def resolve_games(game_id: Optional[str], players: Optional[int],
+                  params: Union[dict[str, Any], Iterable[tuple[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     """[(game_id, full params)] for --game/--players/--param; every registered game without --game."""
     if game_id is None:
         if players is not None or params:
