@@ -16,7 +16,7 @@ import platform
 import re
 import shlex
 import subprocess
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from arena.reports import graphs
 from arena.results import analysis, tallies
@@ -24,6 +24,9 @@ from arena.serve import address
 from arena.sandbox import LIMITS, unconfined_note
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines
 from arena.text import interval_text, option_value
+
+if TYPE_CHECKING:
+    from arena.store import Store
 
 
 def _version(dist):
@@ -33,7 +36,7 @@ def _version(dist):
         return None
 
 
-def versions():
+def versions() -> dict[str, Optional[str]]:
     """Versions of what produced and reports the run: python, libraries, the project and its commit."""
     out: dict[str, Optional[str]] = {"python": platform.python_version(), "platform": platform.platform()}
     for dist in ("tabletop-arena", "numpy", "trueskill", "networkx", "matplotlib", "click", "Cython"):
@@ -58,7 +61,8 @@ SHOWN_MATCHES = 200   # per game, in the page's list of matches (the store holds
 SHOWN_FAULTS = 500
 
 
-def run_data(store, run_id, sections, summaries):
+def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summaries: list[dict[str, Any]]
+             ) -> dict[str, Any]:
     """The run-level part of the report's data: status, counts, config, agents, the first faults."""
     run = store.run(run_id)
     agents = {}
@@ -79,7 +83,7 @@ def run_data(store, run_id, sections, summaries):
     }
 
 
-def collect(store, run_id=None):
+def collect(store: "Store", run_id: Optional[str] = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
     --json`), and the per-group `GroupTally.summary` values it was made from."""
     run_id = store.run(run_id)["run_id"]
@@ -114,7 +118,7 @@ def _figure(fig, caption):
     return f"<figure>{graphs.svg_text(fig)}<figcaption>{caption}</figcaption></figure>"
 
 
-def leaderboard_html(section):
+def leaderboard_html(section: dict[str, Any]) -> str:
     """The leaderboard as `arena leaderboard` prints it: the same columns, figures, verdict and legend."""
     head, cells = leaderboard_columns(section["game_id"], section["leaderboard"])
     body = [[f"<b>{_e(c)}</b>" if k == 1 else
@@ -130,13 +134,13 @@ def leaderboard_html(section):
             + f"<ul class=\"legend\">{legend}</ul>")
 
 
-def matchups_html(order, h2h):
+def matchups_html(order: Sequence[str], h2h: dict[str, dict[str, Any]]) -> str:
     rows = [[f"<b>{_e(a)}</b>"] + [_iv(h2h.get(a, {}).get(b)) if a != b else "" for b in order]
             for a in order]
     return _table(["agent \\ opponent"] + [_e(b) for b in order], rows, "matrix")
 
 
-def section_html(k, section, summ):
+def section_html(k: int, section: dict[str, Any], summ: dict[str, Any]) -> str:
     title, order = section["title"], summ["order"]
     short = section["game_id"]   # the section heading carries the parameters
     graph = graphs.matchup_graph(summ)
@@ -160,7 +164,7 @@ def section_html(k, section, summ):
     return "".join(parts)
 
 
-def faults_html(data):
+def faults_html(data: dict[str, Any]) -> str:
     total = data["fault_count"]
     if not total:
         return "<p>No faults.</p>"
@@ -176,7 +180,7 @@ def faults_html(data):
     return summary + f"<details><summary>{title} (of {total})</summary>{detail}{more}</details>"
 
 
-def reproduction_html(data):
+def reproduction_html(data: dict[str, Any]) -> str:
     agents = _table(["label", "source", "parameters"],
                     [[_e(a["label"]), f"<code>{_e(a['source'])}</code>",
                       _e(", ".join(f"{k}={v}" for k, v in a["params"].items()) or "defaults")]
@@ -203,7 +207,7 @@ def reproduction_html(data):
             + per_match + "</details>")
 
 
-def rerun_command(config, deal_key=""):
+def rerun_command(config: dict[str, Any], deal_key: str = "") -> Optional[str]:
     """The `arena run` command line that schedules this tournament again (the same config and deal
     key, so the same run id, seeds and matches), or None when the config does not say enough."""
     try:
@@ -262,7 +266,7 @@ document.addEventListener('DOMContentLoaded', function () {
 """
 
 
-def render(data, summaries):
+def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     """The HTML page for `collect`'s results."""
     created = datetime.datetime.fromtimestamp(data["created"], datetime.timezone.utc)
     nav = "".join(f"<li><a href=\"#game-{k}\">{_e(s['title'])}</a></li>" for k, s in enumerate(data["sections"]))
@@ -300,11 +304,11 @@ ul.legend { color: #555; font-size: 0.85em; margin-top: 0.3em; }
 """
 
 
-def default_path(run_id):
+def default_path(run_id: str) -> str:
     return os.path.join("results", f"report-{run_id}.html")
 
 
-def write(store, run_id=None, out=None):
+def write(store: "Store", run_id: Optional[str] = None, out: Optional[str] = None) -> tuple[str, dict[str, Any]]:
     """Writes the report; returns (path, data)."""
     data, summaries = collect(store, run_id)
     out = out or default_path(data["run_id"])

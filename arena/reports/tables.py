@@ -1,9 +1,11 @@
 """The words every view of a tournament shares (the terminal's tables, matchups, the graph, the
 HTML report, `--help`): the leaderboard's columns and cells, and the legend of each column."""
+from typing import Any, Iterable
+
 from arena.text import interval_text
 
 
-def metric_column(key):
+def metric_column(key: str) -> str:
     """A per-seat game metric's column heading: "bid_accuracy" -> "bid acc. (95%)"."""
     return key.replace("_", " ").replace("accuracy", "acc.") + " (95%)"
 
@@ -35,7 +37,7 @@ GRAPH_LEGEND = ("An arrow a -> b means a scores above 0.50 against b, labelled w
                 "confident wins (a beats b beats c beats a), which no single rating can show.")
 
 
-def legend_items(headers):
+def legend_items(headers: Iterable[str]) -> list[tuple[str, str]]:
     """(term, meaning) for each column shown, in the table's order, then what the intervals mean."""
     out = []
     for h in headers:
@@ -48,12 +50,12 @@ def legend_items(headers):
     return out + [INTERVALS]
 
 
-def legend_lines(headers):
+def legend_lines(headers: Iterable[str]) -> list[str]:
     """The legend as lines of text, "term: meaning"."""
     return [f"{term}: {text}" for term, text in legend_items(headers)]
 
 
-def leaderboard_help():
+def leaderboard_help() -> str:
     """The legend as `--help` shows it (click keeps the lines of a paragraph that starts with \\b)."""
     import textwrap
     every = ["mu", "mu-3σ", "games", "W/D/L", "score share (95%)", "placement (95%)", "faults", "dup",
@@ -63,7 +65,7 @@ def leaderboard_help():
     return "\b\nColumns:\n" + "\n".join(lines)
 
 
-def is_card_game(game_id):
+def is_card_game(game_id: str) -> bool:
     import engines
     try:
         return engines.spec(game_id).card_game
@@ -71,7 +73,7 @@ def is_card_game(game_id):
         return False
 
 
-def leaderboard_columns(game_id, rows):
+def leaderboard_columns(game_id: str, rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """(headers, cells): one game's leaderboard as every view shows it, from its Standing rows as
     plain data (`jsonable`). faults shows when an agent has any, dup in card games that have it."""
     metric_names = sorted({k for r in rows for k in r["metrics"]})
