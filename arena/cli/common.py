@@ -1,10 +1,20 @@
 """What every `arena` command shares: user errors as one line with exit code 2, and the common options."""
 import functools
 import json
+from typing import TYPE_CHECKING, Any, Callable, Optional, ParamSpec, TypeVar
 
 import click
 
 from arena.text import first_line, printable
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+    from arena.store import Store
+
+P = ParamSpec("P")
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ArenaError(click.ClickException):
@@ -12,13 +22,13 @@ class ArenaError(click.ClickException):
     exit_code = 2
 
 
-def user_errors(fn):
+def user_errors(fn: Callable[P, T]) -> Callable[P, T]:
     """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) and a damaged
     store into ArenaError."""
     import sqlite3
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return fn(*args, **kwargs)
         except ValueError as e:
@@ -29,14 +39,14 @@ def user_errors(fn):
     return wrapper
 
 
-def open_run(store_path, run_id=None):
+def open_run(store_path: str, run_id: Optional[str] = None) -> tuple["Store", str]:
     """(store, run id) of RUN in the store, or of its latest run when run_id is None; read-only."""
     from arena.store import Store
     store = Store(store_path, readonly=True)
     return store, store.run(run_id)["run_id"]
 
 
-def rich_console(stderr=False):
+def rich_console(stderr: bool = False) -> "Console":
     from rich.console import Console
     console = Console(stderr=stderr, highlight=False)
     if not console.is_terminal:
@@ -45,21 +55,21 @@ def rich_console(stderr=False):
     return console
 
 
-def literal(text):
+def literal(text: object) -> "Text":
     """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
     from rich.text import Text
     return Text(printable(text))
 
 
-def echo_json(value):
+def echo_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2))
 
 
-def json_option(fn):
+def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(fn)
 
 
-def store_option(fn):
+def store_option(fn: F) -> F:
     from arena.store import DEFAULT_STORE
     return click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
                         type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
@@ -76,7 +86,7 @@ deal_key_option = click.option(
          "also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
 
 
-def refuse_a_store(out):
+def refuse_a_store(out: str) -> None:
     """ArenaError when --out names an SQLite file: a tournament store must not be overwritten."""
     try:
         with open(out, "rb") as f:
@@ -87,7 +97,7 @@ def refuse_a_store(out):
         raise ArenaError(f"--out {printable(out)} is an SQLite database (a tournament store?): give another file")
 
 
-def play_options(fn):
+def play_options(fn: F) -> F:
     """--jobs, --backend, --address and --time-limit: where and how fast matches are played."""
     from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
     for option in reversed([
@@ -100,7 +110,7 @@ def play_options(fn):
     return fn
 
 
-def sandbox_option(fn):
+def sandbox_option(fn: F) -> F:
     return click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
                         envvar="ARENA_SANDBOX",
                         help="How submitted agents are confined: bubblewrap, or none (only for bots you "

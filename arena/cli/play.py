@@ -1,13 +1,18 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by
 move): the terminal player, its input and output; the game itself is arena.table's."""
+from typing import TYPE_CHECKING, Any, Optional
+
 import click
 
 from arena.cli.common import open_run, sandbox_option, store_option, user_errors
 
+if TYPE_CHECKING:
+    from engines.core import GameState
+
 REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
 
 
-def ask(text):
+def ask(text: str) -> str:
     """The person's answer to a prompt, read from the terminal (an empty line is "")."""
     return click.prompt(text, default="", show_default=False)
 
@@ -75,7 +80,7 @@ def replay(args, seat, to_end, store_path):
     store.close()
 
 
-def replay_match(match, seat=None, to_end=False):
+def replay_match(match: dict[str, Any], seat: Optional[int] = None, to_end: bool = False) -> "GameState":
     """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
     from agents.human import describe_view
     from arena.table import end_summary, full_log, stored_match
@@ -86,7 +91,7 @@ def replay_match(match, seat=None, to_end=False):
     while True:
         state = states[i]
         click.echo(f"\nmove {i} of {last}")
-        if seen is None:
+        if seat is None or seen is None:
             click.echo(str(state))
             if i:
                 click.echo("last moves: " + "; ".join(full_log(states, match["actions"], names, i)))

@@ -2,6 +2,7 @@
 import contextlib
 import signal
 import sys
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import click
 
@@ -9,6 +10,10 @@ from arena.cli.common import (deal_key_option, echo_json, json_option, literal, 
                               rich_console, sandbox_option, store_option, user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from arena.match import MatchResult
 
 
 
@@ -75,7 +80,7 @@ PROGRESS_EVERY = 10.0   # seconds between plain progress lines when stderr is no
 
 
 @contextlib.contextmanager
-def progress_bar(total, done, quiet):
+def progress_bar(total: int, done: int, quiet: bool) -> Iterator[Callable[["MatchResult"], None]]:
     """A live bar on stderr on a terminal; elsewhere (CI, nohup, a pipe) a plain line every
     PROGRESS_EVERY seconds: matches done, rate, time left. Nothing when quiet. Yields the function
     that advances it."""
@@ -103,7 +108,7 @@ def progress_bar(total, done, quiet):
         yield lambda result: progress.advance(task)
 
 
-def plain_progress(played, to_play, seconds, done, total):
+def plain_progress(played: float, to_play: int, seconds: float, done: float, total: int) -> str:
     """"matches 120/560 (21%), 3.2/s, 2m17s left": one line of progress for a log."""
     rate = played / seconds if seconds > 0 else 0.0
     left = (to_play - played) / rate if rate > 0 else None
@@ -122,14 +127,14 @@ def _duration(seconds):
 
 # ---------------------------------------------------------------- leaderboards
 
-def print_verdict(console, verdict):
+def print_verdict(console: "Console", verdict: Optional[str]) -> None:
     """A game's verdict under its table (leaderboard and matchups say it in the same words)."""
     if verdict:
         console.print(literal("verdict: " + verdict), style="bold")
     console.print()
 
 
-def print_legend(console, items):
+def print_legend(console: "Console", items: Iterable[tuple[str, str]]) -> None:
     """(term, meaning) pairs under the tables, each meaning wrapped beside its term."""
     from rich.table import Table
     legend = Table.grid(padding=(0, 1))
