@@ -4,7 +4,15 @@ own input() and print(), as when a person sits in a tournament's seat)."""
 from typing import Any, Callable, Optional, Sequence
 
 from agents.base import Agent
+from agents.drawing import default_names, draw, fit_items, listed
 from engines.core import GameState
+
+QUIT_WORDS = ("q", "quit")
+
+
+class QuitGame(KeyboardInterrupt):
+    """The person typed q or quit: they leave the game. A KeyboardInterrupt, so that whatever runs
+    the game stops as it does at a Ctrl-C (a tournament's run is then interrupted, and resumable)."""
 
 
 def parse_choice(state: GameState, text: str) -> Optional[int]:
@@ -20,26 +28,16 @@ def parse_choice(state: GameState, text: str) -> Optional[int]:
     return action if action in legal else None
 
 
-def describe_view(state: GameState, seat: int, log: Sequence[str] = ()) -> str:
-    """The text a player at `seat` sees: the table as that seat sees it and the last moves."""
-    from engines.registry import spec
-    lines = []
-    if spec(state.game_id).perfect_information:
-        lines.append(str(state))
-    else:
-        for key, value in state.observation(seat).items():
-            if isinstance(value, list) and value and isinstance(value[0], list):
-                value = " | ".join(" ".join(map(str, v)) for v in value)
-            elif isinstance(value, (list, tuple)):
-                value = " ".join(map(str, value))
-            lines.append(f"{key}: {value}")
-    if log:
-        lines.append("last moves: " + "; ".join(log[-8:]))
-    return "\n".join(lines)
+def describe_view(state: GameState, seat: Optional[int], log: Sequence[str] = (),
+                  names: Optional[Sequence[str]] = None) -> str:
+    """The text a player at `seat` (None: a spectator who sees everything) sees: the table drawn
+    with its key, and the last moves."""
+    text = draw(state, seat, names)
+    return text + "\n" + listed("last moves: ", log[-8:]) if log else text
 
 
 class HumanAgent(Agent):
-    """Asks a person for each move: by its number in the list or by its name."""
+    """Asks a person for each move: by its number in the list or by its name; q or quit leaves."""
 
     name = "human"
 
@@ -50,15 +48,21 @@ class HumanAgent(Agent):
         self.ask = ask or (lambda prompt: input(f"{prompt}: "))
         self.tell = tell or print
         self.log: list[str] = []            # filled by `arena play` with the moves this seat may know about
+        self.names: Optional[list[str]] = None        # the seats' names, set by `arena play` ("seat 1 (greedy)")
 
     def act(self, state: GameState) -> int:
+        names = self.names or default_names(state.num_players, self.seat)
         self.tell("")
-        self.tell(describe_view(state, self.seat, self.log))
+        self.tell(describe_view(state, self.seat, self.log, names))
         legal = state.legal_actions()
-        self.tell("your moves: " + "  ".join(f"{i}) {state.action_to_string(a)}" for i, a in enumerate(legal, 1)))
+        moves = [f"{i}) {state.action_to_string(a)}" for i, a in enumerate(legal, 1)]
+        self.tell(fit_items("your moves: ", moves + ["(q quits)"]))
         while True:
-            text = self.ask(f"seat {self.seat}, your move")
+            text = self.ask(f"{names[self.seat]}, your move")
             action = parse_choice(state, text)
             if action is not None:
                 return action
-            self.tell(f"'{text}' is not one of your moves: type its number (1-{len(legal)}) or its name.")
+            if text.strip().lower() in QUIT_WORDS:
+                raise QuitGame(text.strip())
+            self.tell(f"'{text}' is not one of your moves: type its number (1-{len(legal)}) or its name, "
+                      f"or q to quit.")

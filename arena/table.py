@@ -2,7 +2,7 @@
 replay`, the browser's games): the game itself (`play`, every move the referee's), the seats'
 names, what each seat saw of each move, and the states of a stored match. Nothing here reads or
 prints: the faces do (arena.cli.play, arena.serve)."""
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import engines
 from agents.human import HumanAgent
@@ -45,10 +45,12 @@ def seat_names(players: int, human_seat: int, labels: Sequence[str]) -> list[str
 
 
 def play(game_id: str, params: dict[str, Any], bot_specs: Sequence[AgentSpec], human: HumanAgent, human_seat: int,
-         seed: int, policy: Optional[SandboxPolicy] = None) -> tuple[GameState, list[str], list[str]]:
+         seed: int, policy: Optional[SandboxPolicy] = None,
+         on_start: Optional[Callable[[GameState, list[str]], None]] = None) -> tuple[GameState, list[str], list[str]]:
     """A game with the person `human` (an agent: agents.human.HumanAgent with the face's input and
     output) at `human_seat` and the bots (AgentSpecs) in the other seats, in order; returns (the
-    final state, the seats' names, the moves as the person saw them). Every move is the referee's:
+    final state, the seats' names, the moves as the person saw them). `on_start(state, names)` is
+    called once the deal is made, before the first move (to say who moves first). Every move is the referee's:
     the bots get only determinized copies of the state, as in a tournament, and a bot's fault is
     an AgentFault (the game cannot go on); the person's own errors (an abort) go through unchanged.
     ValueError for a seat the game does not have."""
@@ -59,6 +61,7 @@ def play(game_id: str, params: dict[str, Any], bot_specs: Sequence[AgentSpec], h
     names = seat_names(n, human_seat, [b.label for b in bot_specs])
     log = MoveLog(n, names)
     human.log = log.lines[human_seat]
+    human.names = names
     views = view_base(seed, "play")
     bots = iter(bot_specs)
     agents = []
@@ -72,6 +75,8 @@ def play(game_id: str, params: dict[str, Any], bot_specs: Sequence[AgentSpec], h
             agents.append(human if p == human_seat else referee.make_player(next(bots), 0.0, policy))
         for p, agent in enumerate(agents):
             agent.reset(game_id, state.params, p, derive_seed(seed, "play", p))
+        if on_start:
+            on_start(state, names)
         while not state.is_terminal():
             p = state.current_player()
             referee.play_move(state, agents[p], views, len(state.history()), trusted=p == human_seat, apply=apply)
@@ -82,10 +87,27 @@ def play(game_id: str, params: dict[str, Any], bot_specs: Sequence[AgentSpec], h
     return state, names, log.lines[human_seat]
 
 
+def first_mover(state: GameState, names: Sequence[str]) -> str:
+    """Who moves first in a fresh game, as a line: in every game it comes from the deal."""
+    return f"{names[state.current_player()]} moves first"
+
+
+def winner(state: GameState, names: Sequence[str]) -> str:
+    """Who won a finished game, by seat and agent: "seat 1 (greedy) wins", or the seats that share
+    first place."""
+    first = [p for p, place in enumerate(state.placements()) if place == 1]
+    if len(first) == 1:
+        return f"{names[first[0]]} wins"
+    tied = [names[p] for p in first]
+    return f"a draw: {', '.join(tied[:-1])} and {tied[-1]} share first place"
+
+
 def final_scores(state: GameState, names: Sequence[str]) -> str:
+    """The winner, then every seat's score and place, best first."""
     places = state.placements()
     rows = sorted(range(state.num_players), key=lambda p: places[p])
-    return "final scores: " + ", ".join(f"{names[p]} {state.returns()[p]:g} (place {places[p]})" for p in rows)
+    return (f"{winner(state, names)}\nfinal scores: "
+            + ", ".join(f"{names[p]} {state.returns()[p]:g} (place {places[p]})" for p in rows))
 
 
 def replay_states(match: dict[str, Any]) -> list[GameState]:

@@ -25,6 +25,8 @@ as a submitted one): `sandbox/starts_bwrap` (a bot process started under bubblew
 loaded, per second) and `sandbox/moves_bwrap` (act requests answered per second, a Wizard position
 sent each time), each beside the same without the sandbox (`--sandbox none`, a plain process);
 `overhead_ms` is the extra time per start or per move.
+With `--instructions`, only instruction counts per playout and per search iteration, under
+callgrind (arena.bench.instructions): they repeat on a busy machine, where seconds do not.
 """
 import os
 import random
@@ -131,7 +133,7 @@ def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agen
     def through_arena(jobs):
         with tempfile.TemporaryDirectory() as tmp:
             store = Store(os.path.join(tmp, "bench.sqlite"))
-            store.create_run("bench", config, len(matches))
+            store.create_run("bench", config.to_json(), len(matches))
             play_specs(store, matches, "local", jobs)
             store.close()
 

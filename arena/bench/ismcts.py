@@ -7,8 +7,13 @@
      memory of the last search over its nodes (24-byte edges, 12-byte node records, block slack), ...}
 
 - `ismcts/<game>/first_decision` for every game id given: one search at a time, from a fresh state
-  of the game (default parameters and players, seed 0) at its first decision, with the default
-  agent parameters (c=0.7, horizon=round).
+  of the game (default parameters and players, seed 0) at its first decision, with the search's
+  core settings (c=0.7, horizon=round) and as many iterations as take about `seconds`.
+- `ismcts/<game>/default_move` for every game id given: the move `arena run --agents ismcts`
+  plays there, timed whole: the agent with all its default parameters (its iterations, and the
+  options it turns on per game), through `act` on the mover's view, as the referee asks it. Its
+  rate is the agent's iterations over the wall time of one move, and `seconds_per_move` the
+  median move, so a timed default move and the bench agree.
 - When "wizard" is among the game ids: `ismcts/wizard_4p_hand10/first_bid` and `.../first_card`,
   on one 4-player hand of 10 cards (`engines.make("wizard", players=4, hands=(10,))`), the first
   card after everyone bid 2. When OpenSpiel's `pyspiel` is importable (an optional extra), each of
@@ -27,6 +32,7 @@ import sys
 import time
 from typing import Any, Iterable, Iterator
 
+import agents
 import engines
 from agents.ismcts import Search
 from arena.bench.measure import Row, row, timed, versus
@@ -57,6 +63,22 @@ def _ismcts_row(case, state, repeats, seconds, iterations=None, **extra):
     stats = search.stats()
     return row(case, "iterations/s", rates, digits=None, iterations=n, bytes_per_node=stats["bytes_per_node"],
                nodes=stats["nodes"], players=state.num_players, **extra)
+
+
+def _default_move_row(case, game_id, state, repeats):
+    agent = agents.make("ismcts")
+    seat = state.current_player()
+    agent.reset(game_id, engines.registry.resolve(game_id), seat, 0)
+    iterations = agent.params["iterations"]
+
+    def move(n):
+        for i in range(n):
+            agent.act(state.determinize(seat, i))
+
+    out = row(case, "iterations/s", [r * iterations for r in timed(move, 1, repeats)], digits=None,
+              iterations=iterations, players=state.num_players)
+    out["seconds_per_move"] = round(iterations / out["median_per_s"], 4)
+    return out
 
 
 def _wizard_points():
@@ -105,6 +127,7 @@ def cases(game_ids: Iterable[str], repeats: int = 5, seconds: float = 0.15,
     for game_id in game_ids:
         state = engines.make(game_id, seed=0)
         yield _ismcts_row(f"ismcts/{game_id}/first_decision", state, repeats, seconds)
+        yield _default_move_row(f"ismcts/{game_id}/default_move", game_id, state, repeats)
     if "wizard" not in game_ids:
         return
     try:

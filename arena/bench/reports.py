@@ -46,10 +46,10 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     per_deal = len(sched.lineups(specs, 2)) * 2
     deals = max(1, matches // per_deal)
     config = sched.tournament_config([("insert", params)], specs, deals, seed, 10.0, DEFAULT_POLICY)
-    run_id = sched.run_id_for(config)
+    run_id = config.run_id
     schedule = sched.schedule_from_config(run_id, config)
     store = Store(path)
-    store.create_run(run_id, config, len(schedule))
+    store.create_run(run_id, config.to_json(), len(schedule))
     checkpoint = Checkpoint(store, run_id)
     rng = random.Random(seed)
     for spec in schedule:

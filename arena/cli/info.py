@@ -164,9 +164,13 @@ def _sizes(text):
                    "(time and peak memory beside SQLite counting the rows).")
 @click.option("--reports-sizes", default="10000,100000,1000000", show_default=True, metavar="N,N,...",
               help="The store sizes (matches) of --reports.")
+@click.option("--instructions", "with_instructions", is_flag=True,
+              help="Only instruction counts per playout and per search iteration, under valgrind's callgrind "
+                   "(they repeat on a busy machine, where seconds do not).")
 @json_option
 @user_errors
-def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with_reports, reports_sizes, as_json):
+def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with_reports, reports_sizes,
+          with_instructions, as_json):
     """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
     import shutil
 
@@ -178,6 +182,10 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with
     sizes = _sizes(reports_sizes)
 
     def rows():
+        if with_instructions:
+            from arena.bench import instructions
+            yield from instructions.rows(game_ids, search)
+            return
         if with_reports:
             from arena.bench import reports
             yield from reports.rows(sizes, repeats=min(repeats, 3))
@@ -200,10 +208,12 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with
     from rich.table import Table
     table = Table(title="arena bench")
     j: JustifyMethod
-    for c, j in (("case", "left"), ("unit", "left"), ("median/s", "right"), ("vs baseline", "right")):
+    for c, j in (("case", "left"), ("unit", "left"), ("count" if with_instructions else "median/s", "right"),
+                 ("vs baseline", "right")):
         table.add_column(c, justify=j)
     console = rich_console()
     for r in rows():
-        ratio = r.get("speedup")
-        table.add_row(r["case"], r["unit"], f"{r['median_per_s']:,.0f}", f"x{ratio}" if ratio else "")
+        ratio = r.get("speedup") or r.get("ratio")
+        figure = r["instructions"] if with_instructions else r["median_per_s"]
+        table.add_row(r["case"], r["unit"], f"{figure:,.0f}", f"x{ratio}" if ratio else "")
     console.print(table)

@@ -1,5 +1,6 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by
-move): the terminal player, its input and output; the game itself is arena.table's."""
+move): the terminal player, its input and output; the game itself is arena.table's, the drawing of a
+position agents.drawing's."""
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
@@ -10,6 +11,9 @@ if TYPE_CHECKING:
     from engines.core import GameState
 
 REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
+SEAT_HELP = ("Your seat, 0 to the number of bots. Who moves first is drawn from the deal (--seed) in every "
+             "game, so it may be any seat (in Wizard the seat after the dealer, or the dealer when a Wizard "
+             "turned up has them pick trump; in Royal Ball the seat after the marker); the first line says who.")
 
 
 def ask(text: str) -> str:
@@ -21,20 +25,22 @@ def ask(text: str) -> str:
 @click.argument("game_id", metavar="GAME")
 @click.option("--vs", "vs", required=True, metavar="AGENT[,AGENT...]",
               help='The bots, one per other seat, e.g. "ismcts,ismcts[iterations=500]" or "./bot.py:MyBot".')
-@click.option("--seat", type=int, default=0, show_default=True, help="Your seat (0 moves first in turn order).")
+@click.option("--seat", type=int, default=0, show_default=True, help=SEAT_HELP)
 @click.option("--seed", type=click.IntRange(0, 2 ** 64 - 1), default=None, help="The deal (default: a random one).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
 @sandbox_option
 @user_errors
 def play(game_id, vs, seat, seed, params, sandbox):
-    """Play GAME against bots in the terminal: moves by number or by name."""
+    """Play GAME against bots in the terminal: moves by number or by name, q quits. Nothing is
+    stored: a game played here, finished or left, is in no run."""
     import random
 
     import engines
-    from agents.human import HumanAgent, describe_view
+    from agents.drawing import fit, side
+    from agents.human import HumanAgent, QuitGame, describe_view
     from arena.agent_list import param_options, parse_agent, split_list
     from arena.sandbox import AgentFault, make_policy, validate_all
-    from arena.table import final_scores
+    from arena.table import final_scores, first_mover
     from arena.table import play as play_game
     from arena.tournament.schedule import check_can_play
 
@@ -50,15 +56,24 @@ def play(game_id, vs, seat, seed, params, sandbox):
     if not 0 <= seat <= len(bots):
         raise click.UsageError(f"--seat must be between 0 and {len(bots)}")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed
-    click.echo(f"{game_id}, seed {seed}: you are seat {seat}")
     human = HumanAgent(ask=ask, tell=click.echo)
+
+    def opening(state, names):
+        played = side(state, seat)
+        click.echo(f"{game_id}, seed {seed}: you are seat {seat}{', ' + played if played else ''}; "
+                   f"{first_mover(state, names)}")
+
     try:
-        state, names, log = play_game(game_id, dict(pairs, players=len(bots) + 1), bots, human, seat, seed, policy)
+        state, names, log = play_game(game_id, dict(pairs, players=len(bots) + 1), bots, human, seat, seed,
+                                      policy, on_start=opening)
     except AgentFault as fault:
         raise click.ClickException(f"a bot failed ({fault.kind}): {fault}") from None
+    except QuitGame:
+        click.echo(f"you left the game; arena play stores nothing (--seed {seed} deals it again)")
+        return
     click.echo("")
-    click.echo(describe_view(state, seat, log))
-    click.echo(final_scores(state, names))
+    click.echo(describe_view(state, None, log, names))   # the game is over: every hand face up
+    click.echo(fit(final_scores(state, names).splitlines()))
 
 
 @click.command()
@@ -82,6 +97,7 @@ def replay(args, seat, to_end, store_path):
 
 def replay_match(match: dict[str, Any], seat: Optional[int] = None, to_end: bool = False) -> "GameState":
     """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
+    from agents.drawing import fit
     from agents.human import describe_view
     from arena.table import end_summary, full_log, stored_match
 
@@ -91,18 +107,14 @@ def replay_match(match: dict[str, Any], seat: Optional[int] = None, to_end: bool
     while True:
         state = states[i]
         click.echo(f"\nmove {i} of {last}")
-        if seat is None or seen is None:
-            click.echo(str(state))
-            if i:
-                click.echo("last moves: " + "; ".join(full_log(states, match["actions"], names, i)))
-        else:
-            click.echo(describe_view(state, seat, seen[:i]))
+        log = full_log(states, match["actions"], names, i) if seen is None else seen[:i]
+        click.echo(describe_view(state, seat, log, names))
         if i == last:
-            click.echo(end_summary(states[-1], match, names))
+            click.echo(fit(end_summary(states[-1], match, names).splitlines()))
             if to_end:
                 return states[-1]
         command = click.prompt(REPLAY_HELP, default="n", show_default=False).strip().lower()
-        if command == "q":
+        if command in ("q", "quit"):
             return states[i]
         if command in ("", "n"):
             i = min(i + 1, last)

@@ -53,8 +53,8 @@ def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, a
     if not as_json:
         for note in plan.sit_outs():
             err.print(literal(note))
-        deals = plan.extends["config"]["deals"] if plan.extends and plan.taken else 0
-        taken = (f" ({plan.taken} taken from run {plan.extends['run_id']}, this run's first "
+        deals = plan.extends.config.deals if plan.extends and plan.taken else 0
+        taken = (f" ({plan.taken} taken from run {plan.extends.run_id}, this run's first "
                  + ("deal)" if deals == 1 else f"{deals} deals)")) if plan.extends and plan.taken else ""
         err.print(f"run [bold]{plan.run_id}[/]: {len(plan.schedule)} matches, {plan.stored} already stored{taken}, "
                   f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if plan.todo else ""),

@@ -58,7 +58,7 @@ def serve(store_path, host, port, sandbox, bots):
 
     import uvicorn
 
-    from arena.serve.address import announced
+    from arena.server_address import announced
     from arena.serve.app import create_app
 
     # On a loopback address, only requests naming this machine are answered (see create_app).

@@ -38,7 +38,7 @@ more deals than needed are played, and few pool start-ups are paid; a match ende
 as it is placed (the faulty agent last), like on the leaderboard.
 """
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
 import engines
@@ -46,6 +46,7 @@ from arena import agent_list, seeds
 from arena.compare import sprt
 from arena.tournament import coordinator as tournament
 from arena.tournament import schedule as sched
+from arena.tournament.config import CompareSettings, TournamentConfig
 from arena.results.analysis import pair_score, t_interval
 from arena.tournament.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy
@@ -60,7 +61,7 @@ MAX_DEALS = sched.MAX_MATCHES // 2
 @dataclass
 class ComparePlan:
     run_id: str
-    config: dict
+    config: TournamentConfig
     deal_key: str
     game_id: str
     params: dict
@@ -166,16 +167,15 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
             raise ValueError(f"{a.label} cannot play {game_id}: {reason}")
     agents = list(labels.values())
     validate_all(agents, policy)
-    config = sched.tournament_config([(game_id, game_params)], agents, max_deals, seed, time_limit, policy)
-    del config["deals"]   # not an `arena run` tournament: `arena run --resume` and its rerun line refuse it
-    config["compare"] = {"candidate": cand.label, "baseline": base.label,
-                         "field": [a.label for a in others] if n > 2 else [],
-                         "sprt": {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta},
-                         "max_deals": max_deals}
-    run_id = "cmp-" + sched.run_id_for(config)
+    # No fixed number of deals: the test stops it (`arena run --resume` and its rerun line refuse it).
+    config = replace(sched.tournament_config([(game_id, game_params)], agents, None, seed, time_limit, policy),
+                     compare=CompareSettings(cand.label, base.label, tuple(a.label for a in others) if n > 2 else (),
+                                             {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
+                                              "beta": test.beta}, max_deals))
+    run_id = config.run_id
     key = tournament.deal_key_for(store, run_id, wanted_key)
     store.claim(run_id)
-    store.create_run(run_id, config, 2 * max_deals, key)
+    store.create_run(run_id, config.to_json(), 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
                        seed, time_limit, policy)
 
@@ -278,7 +278,7 @@ def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
                 words += ["--players", str(v)]
         elif v != defaults.get(k):
             words += ["--param", f"{k}={option_value(v)}"]
-    if plan.config["compare"]["field"] and plan.field != [plan.baseline]:
+    if plan.config.compare and plan.config.compare.field and plan.field != [plan.baseline]:
         words += ["--field", ", ".join(_item(a) for a in plan.field)]
     words += ["--sprt", plan.test.text(), "--max-deals", str(plan.max_deals), "--seed", str(plan.seed)]
     if plan.time_limit != tournament.DEFAULT_TIME_LIMIT:

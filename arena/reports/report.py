@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from arena.reports import graphs
 from arena.results import analysis, tallies
-from arena.serve import address
+from arena import server_address
 from arena.sandbox import LIMITS, unconfined_note
+from arena.tournament.config import TournamentConfig
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines
 from arena.text import interval_text, option_value
 
@@ -89,7 +90,7 @@ def collect(store: "Store", run_id: Optional[str] = None) -> tuple[dict[str, Any
     run_id = store.run(run_id)["run_id"]
     sections, summaries = tallies.sections(store, run_id, first_matches=SHOWN_MATCHES)
     # While `arena serve` runs on this store, each listed match links to its replay there.
-    server = address.running_url(store.path)
+    server = server_address.running_url(store.path)
     return run_data(store, run_id, sections, summaries) | {"versions": versions(), "server": server}, summaries
 
 
@@ -207,37 +208,39 @@ def reproduction_html(data: dict[str, Any]) -> str:
             + per_match + "</details>")
 
 
-def rerun_command(config: dict[str, Any], deal_key: str = "") -> Optional[str]:
+def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
     """The `arena run` command line that schedules this tournament again (the same config and deal
-    key, so the same run id, seeds and matches), or None when the config does not say enough."""
+    key, so the same run id, seeds and matches), or None for a run that is not an `arena run`
+    tournament (a comparison, a game played in `arena serve`) or whose config cannot be read."""
     try:
-        agents = []
-        for a in config["agents"]:
-            params = ",".join(f"{k}={v}" for k, v in a["params"].items())
-            item = a["source"] + (f"[{params}]" if params else "")
-            agents.append(item + (f" as {a['label']}" if a["label"] != a["source"] else ""))
-        words = ["arena", "run"]
-        if len(config["games"]) == 1:
-            game = config["games"][0]
-            words += ["--game", game["game_id"]]
-            for k, v in sorted(game["params"].items()):
-                if k == "players":
-                    words += ["--players", str(v)]
-                elif v not in ("", None, []):
-                    words += ["--param", f"{k}={option_value(v)}"]
-        words += ["--agents", ", ".join(agents), "--games", str(config["deals"]), "--seed", str(config["seed"])]
-        if "time_limit" in config:
-            words += ["--time-limit", str(config["time_limit"])]
-        sandbox = config.get("sandbox", {})
-        if sandbox.get("mode", "bwrap") != "bwrap":
-            words += ["--sandbox", sandbox["mode"]]
-        for name, value in sorted(sandbox.get("limits", {}).items()):
-            if value != LIMITS[name][0]:
-                words += ["--bot-limit", f"{name}={value}"]
-        if deal_key:
-            words += ["--deal-key", deal_key]
-    except (KeyError, TypeError, AttributeError):
+        config = TournamentConfig.from_json(stored_config)
+    except ValueError:
         return None
+    if config.deals is None or config.compare:
+        return None
+    agents = []
+    for a in config.agents:
+        params = ",".join(f"{k}={v}" for k, v in a.params)
+        item = a.source + (f"[{params}]" if params else "")
+        agents.append(item + (f" as {a.label}" if a.label != a.source else ""))
+    words = ["arena", "run"]
+    if len(config.games) == 1:
+        game = config.games[0]
+        words += ["--game", game.game_id]
+        for k, v in sorted(game.params.items()):
+            if k == "players":
+                words += ["--players", str(v)]
+            elif v not in ("", None, []):
+                words += ["--param", f"{k}={option_value(v)}"]
+    words += ["--agents", ", ".join(agents), "--games", str(config.deals), "--seed", str(config.seed),
+              "--time-limit", str(config.time_limit)]
+    if config.sandbox.mode != "bwrap":
+        words += ["--sandbox", config.sandbox.mode]
+    for name, value in config.sandbox.limits:
+        if value != LIMITS[name][0]:
+            words += ["--bot-limit", f"{name}={value}"]
+    if deal_key:
+        words += ["--deal-key", deal_key]
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -245,7 +248,7 @@ def _match_link(data, match_id):
     """A match id, linked to its replay in `arena serve` when one ran on the store."""
     if not data.get("server"):
         return match_id
-    return f"<a href=\"{_e(address.replay_url(data['server'], data['run_id'], match_id))}\">{match_id}</a>"
+    return f"<a href=\"{_e(server_address.replay_url(data['server'], data['run_id'], match_id))}\">{match_id}</a>"
 
 
 def _seed_range(seeds, deals):

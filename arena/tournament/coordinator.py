@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from arena import agent_list, seeds
 from arena.tournament import schedule as sched
+from arena.tournament.config import TournamentConfig
 from arena.tournament.backends import check_backend, default_jobs, executor
 from arena.sandbox import describe
 from arena.match import MatchResult, MatchSpec
@@ -42,17 +43,25 @@ class MatchFailed(Exception):
 @dataclass
 class Plan:
     run_id: str
-    config: dict
+    config: TournamentConfig
     deal_key: str
-    schedule: list     # every MatchSpec of the run
-    todo: list         # the MatchSpecs not stored yet
-    stored: int        # matches already stored
-    human: bool        # a person plays: one match at a time, in this process
-    extends: Optional[dict] = None   # the stored run with fewer deals whose matches this one took
-    taken: int = 0     # matches taken from it by this plan
+    schedule: list[MatchSpec]   # every match of the run
+    todo: list[MatchSpec]       # the matches not stored yet
+    stored: int                 # matches already stored
+    human: bool                 # a person plays: one match at a time, in this process
+    extends: Optional["StoredRun"] = None   # the stored run with fewer deals whose matches this one took
+    taken: int = 0              # matches taken from it by this plan
 
     def sit_outs(self) -> list[str]:
         return sit_outs(self.config)
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A tournament as the store keeps it: its id, config and deal key."""
+    run_id: str
+    config: TournamentConfig
+    deal_key: str
 
 
 def check_time_limit(value: float) -> float:
@@ -80,19 +89,19 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
     wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
     check_backend(backend, address)
     if resume:
-        config = store.run(resume)["config"]
+        stored = store.run(resume)["config"]
         run_id = resume
-        if "compare" in config:
-            raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
-        if config.get("kind") == "play":
+        if stored.get("kind") == "play":
             raise ValueError(f"run {resume} is a game played in `arena serve`, with nothing left to play")
-        if config.get("code", sched.code_digest()) != sched.code_digest():
+        config = TournamentConfig.from_json(stored)
+        if config.compare:
+            raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
+        if config.code and config.code != sched.code_digest():
             raise ValueError(f"the engines or built-in agents changed since run {resume} started; "
                              f"its remaining matches would not be comparable: start a new run")
-        agent_specs = sched.agents_from_config(config)
-        if any(a.submitted for a in agent_specs):
-            check_available(sched.sandbox_from_config(config))
-        for a in agent_specs:
+        if any(a.submitted for a in config.agents):
+            check_available(config.sandbox)
+        for a in config.agents:
             stage(a)   # the copy made when the run started, or the unchanged original
     else:
         time_limit = check_time_limit(time_limit)
@@ -107,42 +116,44 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
         config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)
         sched.check_size(config)
         validate_all(agent_specs, policy)
-        run_id = sched.run_id_for(config)
+        run_id = config.run_id
     extends = None if resume else smaller_run(store, config, wanted_key)
-    if extends and store.deal_key(run_id) not in (None, extends["deal_key"]):
+    if extends and store.deal_key(run_id) not in (None, extends.deal_key):
         extends = None   # this run was started on other deals
-    key = deal_key_for(store, run_id, wanted_key or (extends and extends["deal_key"]))
-    human = any(a["source"] == "human" for a in config["agents"])
+    key = deal_key_for(store, run_id, wanted_key or (extends.deal_key if extends else None))
+    human = any(a.source == "human" for a in config.agents)
     if human and backend != "local":
         raise ValueError("the human agent plays on this terminal: use the local backend")
     schedule = sched.schedule_from_config(run_id, config, key)
     if not schedule:
         raise ValueError("no game has two agents that can play it: " + "; ".join(sit_outs(config)))
     store.claim(run_id)
-    store.create_run(run_id, config, len(schedule), key)
+    store.create_run(run_id, config.to_json(), len(schedule), key)
     taken = 0
     if extends:
-        old = sched.schedule_from_config(extends["run_id"], extends["config"], extends["deal_key"])
-        taken = store.copy_matches(extends["run_id"], run_id, shared_matches(old, schedule))
+        old = sched.schedule_from_config(extends.run_id, extends.config, extends.deal_key)
+        taken = store.copy_matches(extends.run_id, run_id, shared_matches(old, schedule))
     done = store.finished_ids(run_id)
     return Plan(run_id, config, key, schedule, [s for s in schedule if s.match_id not in done], len(done), human,
                 extends, taken)
 
 
-def smaller_run(store, config, wanted_key=None):
+def smaller_run(store: Store, config: TournamentConfig, wanted_key: Optional[str] = None) -> Optional[StoredRun]:
     """The stored run that a run of `config` extends: of the runs with the same description (the
     same code included) but fewer deals, the one with the most, on the deals of `wanted_key` when
     one is given; or None. Its deals are the new run's first ones, so its matches need not be
     played again (`--games 70` after `--games 30` plays 40 more deals)."""
-    def rest(c):
-        return {k: v for k, v in c.items() if k != "deals"}
     best = None
     for run in store.runs():
-        c = run["config"]
-        if rest(c) == rest(config) and c.get("deals", 0) < config["deals"] \
+        try:
+            c = TournamentConfig.from_json(run["config"])
+        except ValueError:
+            continue   # not a tournament (a game played in `arena serve`)
+        if c.deals is not None and config.deals is not None and c.deals < config.deals \
+                and c.without_deals() == config.without_deals() \
                 and (not wanted_key or run["deal_key"] == wanted_key) \
-                and (best is None or c["deals"] > best["config"]["deals"]):
-            best = run
+                and (best is None or c.deals > (best.config.deals or 0)):
+            best = StoredRun(run["run_id"], c, run["deal_key"])
     return best
 
 
@@ -195,14 +206,14 @@ def running(store: Store, run_id: str) -> Iterator[Callable[[str], None]]:
         store.release(run_id)
 
 
-def sit_outs(config):
+def sit_outs(config: TournamentConfig) -> list[str]:
     """One line per agent that sits a game out, and why."""
-    notes, specs = [], sched.agents_from_config(config)
-    for g in config["games"]:
-        for a in specs:
-            reason = sched.sits_out(a, g["game_id"], g["params"]["players"])
+    notes = []
+    for g in config.games:
+        for a in config.agents:
+            reason = sched.sits_out(a, g.game_id, g.players)
             if reason:
-                notes.append(f"{a.label} sits out {g['game_id']}: {reason}")
+                notes.append(f"{a.label} sits out {g.game_id}: {reason}")
     return notes
 
 

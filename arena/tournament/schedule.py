@@ -17,23 +17,22 @@ How a tournament is laid out (quoted in the README):
   shown to a bot, so no bot can compute a deal from what it sees (its own seed, the parameters, a
   guessable tournament seed). Each agent's seed derives from the match's deal seed and its seat.
   The schedule, and so every result, is a pure function of the command line and the deal key: the
-  run id is a hash of the command line, which is why running the same command again on the same
-  store resumes (or reprints) the same tournament, with the same deals.
+  run id is a digest of the tournament's config (arena.tournament.config), which is why running the
+  same command again on the same store resumes (or reprints) the same tournament, with the same deals.
 """
 import glob
 import hashlib
 import importlib.util
 import itertools
-import json
 import os
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import agents as agent_registry
 import engines
 from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy
 from arena.seeds import derive_seed
-from arena.text import jsonable
+from arena.tournament.config import TournamentConfig
 
 
 # ---------------------------------------------------------------- line-ups and matches
@@ -63,7 +62,7 @@ def rotations(lineup: tuple[AgentSpec, ...]) -> list[tuple[AgentSpec, ...]]:
     return out
 
 
-def game_schedule(run_id: str, game_id: str, game_params: dict[str, Any], agent_specs: Sequence[AgentSpec],
+def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
                   deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
                   sandbox: Optional[SandboxPolicy] = None) -> list[MatchSpec]:
     """The matches of one game: for each deal, each line-up in each rotation."""
@@ -81,23 +80,15 @@ def game_schedule(run_id: str, game_id: str, game_params: dict[str, Any], agent_
     return out
 
 
-def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox):
-    """Everything that determines the results (and nothing else: not --jobs, not the backend, not
-    the deal key, which the store keeps), as plain JSON data, equal to what the store gives back (so
-    the run id does not change on resume). Submitted agents carry the digest of their staged code."""
-    return json.loads(json.dumps({
-        "games": [{"game_id": g, "params": p} for g, p in games],
-        "agents": [a.as_dict() for a in agent_specs],
-        "sandbox": {"mode": sandbox.mode, "limits": sandbox.limits_dict()},
+def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox) -> TournamentConfig:
+    """The config of a tournament of these checked pieces, with what else determines its results:
+    the built-in agents' defaults and the digest of the engines' and agents' code."""
+    return TournamentConfig.create(
+        games, agent_specs, deals, seed, time_limit, sandbox,
         # Built-in defaults are part of the tournament: a new default budget makes a new run.
-        "agent_defaults": {a.label: jsonable(agent_registry.agent_class(a.source).PARAMS)
-                           for a in agent_specs if a.kind == "builtin"},
-        "deals": deals,
-        "seed": seed,
-        "time_limit": time_limit,
+        agent_defaults={a.label: agent_registry.agent_class(a.source).PARAMS for a in agent_specs if a.kind == "builtin"},
         # Changed rules or agents make a new run: the same command never resumes with stale code.
-        "code": code_digest(),
-    }))
+        code=code_digest())
 
 
 def code_digest() -> str:
@@ -113,24 +104,6 @@ def code_digest() -> str:
                 with open(path, "rb") as f:
                     h.update(f.read())
     return h.hexdigest()[:16]
-
-
-def run_id_for(config):
-    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:10]
-    games = config["games"]
-    return f"{games[0]['game_id'] if len(games) == 1 else 'all'}-{digest}"
-
-
-def agents_from_config(config):
-    return [AgentSpec(a["label"], a["source"], tuple(a["params"].items()), a["kind"], a["target"],
-                      a.get("code", "")) for a in config["agents"]]
-
-
-def sandbox_from_config(config):
-    """The run's SandboxPolicy (runs stored before there was a choice used today's default)."""
-    from arena.sandbox import make_policy
-    sandbox = config.get("sandbox", {})
-    return make_policy(sandbox.get("mode", "bwrap"), tuple(sandbox.get("limits", {}).items()))
 
 
 def sits_out(spec: AgentSpec, game_id: str, players: int) -> Optional[str]:
@@ -152,31 +125,29 @@ def check_can_play(specs: Iterable[AgentSpec], game_id: str, players: int) -> No
 MAX_MATCHES = 1_000_000   # per run: the schedule is held in memory (about 1 KB a match)
 
 
-def check_size(config):
+def check_size(config: TournamentConfig) -> None:
     """ScheduleError when the run would have more than MAX_MATCHES matches (before building it)."""
-    specs, total = agents_from_config(config), 0
-    for g in config["games"]:
-        playing = [a for a in specs if sits_out(a, g["game_id"], g["params"]["players"]) is None]
+    total = 0
+    for g in config.games:
+        playing = [a for a in config.agents if sits_out(a, g.game_id, g.players) is None]
         if len(playing) >= 2:
-            seatings = sum(len(rotations(up)) for up in lineups(playing, g["params"]["players"]))
-            total += seatings * config["deals"]
+            seatings = sum(len(rotations(up)) for up in lineups(playing, g.players))
+            total += seatings * (config.deals or 0)
     if total > MAX_MATCHES:
         raise ScheduleError(f"this tournament would have {total:,} matches; at most {MAX_MATCHES:,} per run "
                             f"(give fewer --games or agents)")
 
 
-def schedule_from_config(run_id, config, deal_key=""):
-    """The full schedule of a run, rebuilt from its stored config and deal key (for --resume).
+def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = "") -> list[MatchSpec]:
+    """The full schedule of a run, from its config and deal key (the same for a resumed run).
     Agents that cannot play a game sit it out; a game left with fewer than two agents is not played."""
-    specs = agents_from_config(config)
-    sandbox = sandbox_from_config(config)
     out: list[MatchSpec] = []
-    for g in config["games"]:
-        playing = [a for a in specs if sits_out(a, g["game_id"], g["params"]["players"]) is None]
+    for g in config.games:
+        playing = [a for a in config.agents if sits_out(a, g.game_id, g.players) is None]
         if len(playing) < 2:
             continue
-        out += game_schedule(run_id, g["game_id"], g["params"], playing, config["deals"], config["seed"],
-                             config["time_limit"], first_id=len(out), deal_key=deal_key, sandbox=sandbox)
+        out += game_schedule(run_id, g.game_id, g.params, playing, config.deals or 0, config.seed,
+                             config.time_limit, first_id=len(out), deal_key=deal_key, sandbox=config.sandbox)
     return out
 
 

@@ -278,6 +278,11 @@ def test_the_benchmark_rows():
         r = by_case[case]
         assert r["unit"] == "iterations/s" and len(r["rates"]) == 2 and r["median_per_s"] > 0
         assert r["iterations"] >= 1000 and r["nodes"] > 1 and r["bytes_per_node"] >= 24
+    for game_id in ("insert", "wizard"):
+        # the move `arena run --agents ismcts` plays: the agent's own default budget, timed whole
+        r = by_case[f"ismcts/{game_id}/default_move"]
+        assert r["iterations"] == agents.agent_class("ismcts").PARAMS["iterations"] and len(r["rates"]) == 2
+        assert r["seconds_per_move"] == round(r["iterations"] / r["median_per_s"], 4)
     has_pyspiel = importlib.util.find_spec("pyspiel") is not None
     for point in ("first_bid", "first_card"):
         hand = by_case[f"ismcts/wizard_4p_hand10/{point}"]

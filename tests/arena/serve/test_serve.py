@@ -364,10 +364,10 @@ def test_sessions_are_capped_idle_ones_end_and_a_dropped_one_closes_its_bots():
 def test_serve_prints_the_url_warns_off_loopback_and_announces_itself_beside_the_store(
         monkeypatch, tmp_path, host, warned, shown):
     """The URL names the port really bound (here --port 0); while the server runs, `arena report`
-    finds it beside the store (arena.serve.address), and not after."""
+    finds it beside the store (arena.server_address), and not after."""
     import socket
     import uvicorn
-    from arena.serve import address
+    from arena import server_address as address
     if ":" in host and not socket.has_ipv6:
         pytest.skip("no IPv6 here")
     store, seen = str(tmp_path / "a.sqlite"), []
@@ -393,7 +393,7 @@ def test_serve_on_an_address_it_cannot_listen_on_is_one_line(tmp_path):
 
 def test_an_announcement_of_a_dead_or_strange_server_is_ignored(tmp_path):
     import json
-    from arena.serve import address
+    from arena import server_address as address
     store = str(tmp_path / "a.sqlite")
     for content in ({"url": "http://127.0.0.1:1/", "pid": 2 ** 22 + 12345}, {"url": "javascript:alert(1)", "pid": 1},
                     {"url": "http://x/"}, "not json"):
@@ -452,7 +452,7 @@ def test_a_failing_bot_ends_the_game_with_one_line(client):
 
 
 def test_a_report_written_while_the_server_runs_links_each_match_to_its_replay(client, store, runs, tmp_path):
-    from arena.serve import address
+    from arena import server_address as address
     url, run_id = "http://127.0.0.1:8765/", runs["insert"]
     out = tmp_path / "r.html"
     with address.announced(store, url):

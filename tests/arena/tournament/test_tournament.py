@@ -53,7 +53,7 @@ def test_more_deals_extend_the_stored_run_without_playing_its_deals_again(tmp_pa
     assert tournament.play(store, small, jobs=1) == "finished"
     big = tournament.plan(store, deals=4, **run)
     assert big.run_id != small.run_id and big.deal_key == small.deal_key
-    assert (big.taken, big.stored, len(big.todo)) == (4, 4, 4) and big.extends["run_id"] == small.run_id
+    assert (big.taken, big.stored, len(big.todo)) == (4, 4, 4) and big.extends.run_id == small.run_id
     assert _played(store, big.run_id) == _played(store, small.run_id)
     assert tournament.play(store, big, jobs=1) == "finished"
     fresh = Store(str(tmp_path / "fresh.sqlite"))

@@ -1,0 +1,113 @@
+"""Instruction counts per playout and per search iteration: `arena bench --instructions`.
+
+Seconds on a shared machine move with the load; instruction counts do not. Each case runs in a child
+process under valgrind's callgrind, which counts the instructions the process executes (`Ir`), the
+same count for the same binary, inputs and environment whatever else the machine does. A case is
+counted twice, with `n` and with `2n` units of work from the same seed, and the difference over
+`n` is the cost of one unit: the interpreter's start, the imports and the setup cancel out. For a
+search, the unit is one of iterations n+1 to 2n (the tree is as deep as n iterations make it).
+
+Cases per game (the states of `arena bench`: Wizard one 4-player hand of 10 cards, Royal Ball one
+round), each row beside its baseline from the same run:
+
+- `<game>/rollouts`: one random playout from a fresh deal to the end, the loop in C
+  (`engines.core.run_rollouts`); baseline `<game>/rollouts_python`, the same through the Python face.
+- `ismcts/<game>/iterations`: one iteration of the ISMCTS search with its core settings (c=0.7,
+  horizon=round) from the game's first decision; baseline `<game>/rollouts`, a playout.
+
+Rows: `{"case", "unit", "instructions", "n", "baseline", "ratio"}` (ratio: baseline / this row).
+Run a single count with `python -m arena.bench.instructions CASE GAME N` (what the child runs).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+UNITS = {"rollouts": "instructions/playout", "rollouts_python": "instructions/playout",
+         "iterations": "instructions/iteration"}
+WORK = {"rollouts": 200, "rollouts_python": 10, "iterations": 500}   # n of each case
+
+
+class ValgrindMissing(ValueError):
+    pass
+
+
+def work(case, game_id, n):
+    """Does n units of the case's work (in the child, under callgrind)."""
+    import random
+
+    import engines
+    import engines.core as core
+    from arena.bench import bench_state
+    proto = bench_state(game_id)
+    if case == "rollouts":
+        core.run_rollouts(proto, n, 7)
+    elif case == "rollouts_python":
+        rng = random.Random(7)
+        params = dict(proto.params)
+        for i in range(n):
+            s = engines.make(game_id, seed=i, **params)
+            while not s.is_terminal():
+                s.apply_action(rng.choice(s.legal_actions()))
+    elif case == "iterations":
+        from agents.ismcts import Search
+        search = Search()
+        search.seed(7)
+        search.search(proto, n, 0.0, 0.7, "round", 0.5)
+    else:
+        raise ValueError(f"unknown instruction case {case!r}; cases: {', '.join(UNITS)}")
+
+
+def count(case, game_id, n):
+    """Instructions a child process executes doing n units of the case, under callgrind."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise ValgrindMissing("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    with tempfile.TemporaryDirectory(prefix="arena-callgrind-") as folder:
+        run = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={os.path.join(folder, 'out')}",
+                              sys.executable, "-m", "arena.bench.instructions", case, game_id, str(n)],
+                             capture_output=True, text=True, env=dict(os.environ, PYTHONHASHSEED="0"))
+    found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
+    if run.returncode != 0 or not found:
+        tail = run.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"callgrind failed on {case} {game_id} (exit {run.returncode}): {tail[0]}")
+    return int(found.group(1))
+
+
+def per_unit(case, game_id, n=None):
+    """Instructions of one unit of the case: (count(2n) - count(n)) / n."""
+    n = n or WORK[case]
+    return (count(case, game_id, 2 * n) - count(case, game_id, n)) / n, n
+
+
+def _row(case, name, game_id, baseline=None, n=None):
+    instructions, n = per_unit(case, game_id, n)
+    out = {"case": name, "unit": UNITS[case], "instructions": round(instructions), "n": n}
+    if baseline:
+        out["baseline"] = baseline["case"]
+        out["ratio"] = round(baseline["instructions"] / max(instructions, 1), 2)
+    return out
+
+
+def rows(game_ids, search=True, scale=1.0):
+    """The rows of the module docstring for the given games (`scale` shrinks every case's n, for tests)."""
+    def n(case):
+        return max(1, int(WORK[case] * scale))
+    for game_id in game_ids:
+        python = _row("rollouts_python", f"{game_id}/rollouts_python", game_id, n=n("rollouts_python"))
+        yield python
+        rollouts = _row("rollouts", f"{game_id}/rollouts", game_id, python, n=n("rollouts"))
+        yield rollouts
+        if search:
+            yield _row("iterations", f"ismcts/{game_id}/iterations", game_id, rollouts, n=n("iterations"))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4:
+        work(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+    else:
+        for r in rows(sys.argv[1:] or ["insert"]):
+            print(json.dumps(r), flush=True)

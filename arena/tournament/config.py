@@ -1,0 +1,125 @@
+"""What a tournament is: one typed, frozen value from the command line to the store and back.
+
+A `TournamentConfig` holds everything that determines a run's results and nothing else (not --jobs,
+not the backend, not the deal key, which the store keeps apart). Its JSON form (`to_json`) is what
+the store keeps, and `from_json` reads it back into an equal value, so a resumed run has the same
+config, schedule and run id as the run that started it. The run id is a digest of the JSON form.
+
+An `arena compare` run is a tournament config too: it has no fixed number of deals (its sequential
+test stops it) and carries the comparison's settings.
+"""
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Optional
+
+from arena.match import AgentSpec, SandboxPolicy
+from arena.text import jsonable
+
+
+@dataclass(frozen=True)
+class GameSetting:
+    """One game of a tournament, with its complete parameters (players included) as plain JSON values."""
+    game_id: str
+    params: Mapping[str, Any]
+
+    @property
+    def players(self) -> int:
+        return int(self.params["players"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game_id": self.game_id, "params": dict(self.params)}
+
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """What an `arena compare` run decides: the candidate against the baseline (before a field of
+    other agents in games of three or more), by a sequential test, within `max_deals`."""
+    candidate: str
+    baseline: str
+    field: tuple[str, ...]
+    sprt: Mapping[str, float]      # elo0, elo1, alpha, beta
+    max_deals: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"candidate": self.candidate, "baseline": self.baseline, "field": list(self.field),
+                "sprt": dict(self.sprt), "max_deals": self.max_deals}
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    games: tuple[GameSetting, ...]
+    agents: tuple[AgentSpec, ...]       # submitted agents carry the digest of their staged code
+    sandbox: SandboxPolicy
+    seed: int
+    time_limit: float                   # seconds per move for submitted agents
+    deals: Optional[int] = None         # deals per line-up; None in a comparison
+    # Built-in agents' default parameters: a new default budget makes a new run.
+    agent_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # A digest of the engines' and built-in agents' code: changed rules make a new run ("" = not recorded).
+    code: str = ""
+    compare: Optional[CompareSettings] = None
+
+    @classmethod
+    def create(cls, games: list[tuple[str, Mapping[str, Any]]], agents: list[AgentSpec], deals: Optional[int],
+               seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
+               code: str) -> "TournamentConfig":
+        """A config from the checked pieces of a command line. Parameters are kept as plain JSON
+        values (a tuple as a list), as the store gives them back."""
+        return cls(games=tuple(GameSetting(g, jsonable(p)) for g, p in games),
+                   agents=tuple(_agent(jsonable(a.as_dict())) for a in agents),
+                   sandbox=sandbox, seed=int(seed), time_limit=float(time_limit), deals=deals,
+                   agent_defaults=jsonable(agent_defaults), code=code)
+
+    @property
+    def run_id(self) -> str:
+        """The run's id: the game (or "all"), then a digest of the config ("cmp-" before a comparison's)."""
+        digest = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()[:10]
+        run_id = f"{self.games[0].game_id if len(self.games) == 1 else 'all'}-{digest}"
+        return "cmp-" + run_id if self.compare else run_id
+
+    def without_deals(self) -> "TournamentConfig":
+        """The config but for its number of deals: runs that differ only there share their first deals."""
+        return replace(self, deals=None)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "games": [g.to_json() for g in self.games],
+            "agents": [a.as_dict() for a in self.agents],
+            "sandbox": {"mode": self.sandbox.mode, "limits": self.sandbox.limits_dict()},
+            "agent_defaults": {k: dict(v) for k, v in self.agent_defaults.items()},
+            "seed": self.seed,
+            "time_limit": self.time_limit,
+            "code": self.code,
+        }
+        if self.deals is not None:
+            out["deals"] = self.deals
+        if self.compare is not None:
+            out["compare"] = self.compare.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "TournamentConfig":
+        """The config a store keeps, as a value; ValueError when it is not a tournament's (a game
+        played in `arena serve`) or is not readable. Runs stored before the sandbox could be chosen
+        used today's default policy."""
+        from arena.sandbox import make_policy
+        if data.get("kind") == "play":
+            raise ValueError("this run is a game played in `arena serve`, not a tournament")
+        try:
+            sandbox = data.get("sandbox", {})
+            compare = data.get("compare")
+            return cls(games=tuple(GameSetting(g["game_id"], g["params"]) for g in data["games"]),
+                       agents=tuple(_agent(a) for a in data["agents"]),
+                       sandbox=make_policy(sandbox.get("mode", "bwrap"), tuple(sandbox.get("limits", {}).items())),
+                       seed=data["seed"], time_limit=data["time_limit"], deals=data.get("deals"),
+                       agent_defaults=data.get("agent_defaults", {}), code=data.get("code", ""),
+                       compare=CompareSettings(compare["candidate"], compare["baseline"], tuple(compare["field"]),
+                                               compare["sprt"], compare["max_deals"]) if compare else None)
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"the stored run's configuration cannot be read ({type(e).__name__}: {e})") from None
+
+
+def _agent(data: Mapping[str, Any]) -> AgentSpec:
+    return AgentSpec(data["label"], data["source"], tuple(data["params"].items()), data["kind"], data["target"],
+                     data.get("code", ""))
