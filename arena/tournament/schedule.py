@@ -80,7 +80,8 @@ def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], age
     return out
 
 
-def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox) -> TournamentConfig:
+def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_specs: Sequence[AgentSpec],
+                      deals: Optional[int], seed: int, time_limit: float, sandbox: SandboxPolicy) -> TournamentConfig:
     """The config of a tournament of these checked pieces, with what else determines its results:
     the built-in agents' defaults and the digest of the engines' and agents' code."""
     return TournamentConfig.create(
