@@ -158,7 +158,7 @@ public class Bot {
             if ("start".equals(type)) {
                 random = new Random(((Double) message.get("seed")).longValue());
                 game = (String) message.get("game");
-                System.err.println("playing " + message.get("game") + " in seat " + message.get("seat"));
+                System.err.println("playing " + game + " in seat " + ((Double) message.get("seat")).intValue());
                 out.println("{\"type\":\"hello\",\"name\":\"java-kit\",\"protocol\":1}");
             } else if ("request".equals(type)) {
                 out.println("{\"type\":\"action\",\"id\":" + choose(game, message, random) + "}");
