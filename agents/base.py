@@ -53,6 +53,12 @@ class Agent:
         self.seed = 0
 
     @classmethod
+    def missing(cls) -> Optional[str]:
+        """What this agent needs that is not installed here, and how to install it (it then plays no
+        game), or None."""
+        return None
+
+    @classmethod
     def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
         """Why this agent cannot play `game_id` with `players` players, or None when it can.
         The arena leaves an agent out of the games it cannot play."""

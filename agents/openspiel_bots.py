@@ -52,7 +52,7 @@ def _missing() -> Optional[str]:
         import pyspiel  # noqa: F401
         from open_spiel.python.algorithms import ismcts, mcts  # noqa: F401
     except ImportError as e:
-        return f"needs OpenSpiel, which is not importable here ({e}); pip install open_spiel"
+        return f"needs OpenSpiel, which is not importable here ({e}): pip install 'tabletop-arena[openspiel]'"
     return None
 
 
@@ -61,6 +61,10 @@ class _OpenSpielAgent(Agent):
     CHOICES: dict[str, tuple[str, ...]] = {"rollout": ("openspiel", "engine")}
     LIMITS: dict[str, tuple[float, float]] = {"iterations": ITERATION_LIMITS, "c": (0.0, 1000.0),
                                               "rollouts": (1, 1000), "seed": SEED_LIMITS}
+
+    @classmethod
+    def missing(cls) -> Optional[str]:
+        return _missing()
 
     @classmethod
     def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
@@ -269,6 +273,10 @@ class OpenSpielFactoryAgent(Agent):
         self.factory_params = {k: coerce(params.get(k, d), d, f"parameter {k!r} of agent openspiel_bot",
                                          BadAgentParameter) for k, d in extra.items()}
         self.params.update(self.factory_params, factory=target)
+
+    @classmethod
+    def missing(cls) -> Optional[str]:
+        return _missing()
 
     @classmethod
     def cannot_play(cls, game_id: str, players: int) -> Optional[str]:

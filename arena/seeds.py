@@ -30,6 +30,11 @@ def public_deal_key(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
+def analyze_deal_key(seed: int) -> str:
+    """The public deal key of `arena analyze --seed SEED` (when no submitted bot plays)."""
+    return public_deal_key(f"arena analyze {seed}")
+
+
 def parse_deal_key(text: str) -> str:
     """A deal key as --deal-key takes it: 32 hexadecimal digits (128 bits)."""
     if not re.fullmatch(r"[0-9a-fA-F]{32}", text or ""):

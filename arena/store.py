@@ -2,9 +2,10 @@
 
 Only the coordinating process writes. WAL mode and one transaction per match make every finished
 match durable as soon as it arrives, so a killed tournament resumes without losing or repeating one.
-The coordinator of a run holds a lock on it (a POSIX record lock in `STORE.lock`, which dies with
-its process): a second coordinator of the same run is refused, and a run marked running whose lock
-nobody holds is shown as interrupted. Reporting commands open the store read-only and never create it.
+The coordinator of a run holds a lock on it (an flock on `STORE.<digest of the run id>.lock`, which
+dies with its process): a second coordinator of the same run is refused, and a run marked running
+whose lock nobody holds is shown as interrupted. Reporting commands open the store read-only and
+never create it.
 """
 import fcntl
 import hashlib
@@ -16,6 +17,7 @@ import urllib.parse
 from typing import Any, Iterator, Optional
 
 from arena.match import MatchResult, MatchSpec
+from arena.seeds import analyze_deal_key
 
 DEFAULT_STORE = os.path.join("results", "arena.sqlite")
 
@@ -120,39 +122,56 @@ class Store:
         return db
 
     def close(self) -> None:
-        for fd in self._claims.values():
-            os.close(fd)
-        self._claims = {}
+        for run_id in list(self._claims):
+            self.release(run_id)
         self.db.close()
 
     # ---- who plays a run ----
-    def _lock_slot(self, run_id):
-        return int(hashlib.sha256(run_id.encode()).hexdigest()[:15], 16)
+    def _lock_path(self, run_id):
+        return f"{self.path}.{hashlib.sha256(run_id.encode()).hexdigest()[:12]}.lock"
 
     def claim(self, run_id: str) -> None:
         """Marks this process as the run's coordinator until it exits or `release`s it; StoreError
         when another process plays the run."""
-        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, self._lock_slot(run_id))
-        except OSError:
+        if run_id in self._claims:
+            return
+        path = self._lock_path(run_id)
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise StoreError(f"run {run_id} is being played by another arena process on {self.path}: "
+                                 f"wait for it, or stop it first") from None
+            if _names(path, fd):
+                break
+            # Its last holder removed the file between our open and our lock: lock a fresh one.
             os.close(fd)
-            raise StoreError(f"run {run_id} is being played by another arena process on {self.path}: "
-                             f"wait for it, or stop it first") from None
         self._claims[run_id] = fd
 
     def release(self, run_id: str) -> None:
+        """Gives the run up; the lock file goes too. Only a holder removes it (while it holds the
+        lock), and a claim checks that the file it locked is still the one at the path, so a
+        process that opened the file just before it was removed never plays beside another."""
         fd = self._claims.pop(run_id, None)
-        if fd is not None:
-            os.close(fd)
+        if fd is None:
+            return
+        path = self._lock_path(run_id)
+        try:
+            if _names(path, fd):
+                os.unlink(path)
+        except OSError:
+            pass   # a store in a place this user can no longer write: the file stays, harmless
+        os.close(fd)
 
     def _played_elsewhere(self, run_id):
         try:
-            fd = os.open(self.path + ".lock", os.O_RDONLY)
+            fd = os.open(self._lock_path(run_id), os.O_RDONLY)
         except OSError:
             return False
         try:
-            fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, self._lock_slot(run_id))
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             return False
         except OSError:
             return True
@@ -181,20 +200,26 @@ class Store:
         with self.db:
             self.db.execute("UPDATE runs SET status = ? WHERE run_id = ?", (status, run_id))
 
-    def run(self, run_id: Optional[str] = None) -> dict[str, Any]:
-        """The run's row as a dict (the latest run when run_id is None); StoreError if missing."""
-        if run_id is None:
-            row = self.db.execute("SELECT * FROM runs ORDER BY created DESC, rowid DESC LIMIT 1").fetchone()
-            if row is None:
-                raise StoreError(f"no tournament in {self.path} yet: start one with `arena run`")
-        else:
+    def run(self, run_id: Optional[str] = None, kind: Optional[str] = None) -> dict[str, Any]:
+        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None).
+        StoreError if there is none."""
+        if run_id is not None:
             row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
                 known = ", ".join(r["run_id"] for r in self.runs()[-5:]) or "none"
                 raise StoreError(f"no run {run_id!r} in {self.path} (latest: {known})")
-        return _effective(self, _run_dict(row))
+            return _effective(self, _run_dict(row))
+        runs = self.runs()
+        for run in reversed(runs):
+            if kind in (None, run_kind(run)):
+                return run
+        if kind in (None, "tournament"):
+            others = f" (it holds {len(runs)} other runs: `arena runs` lists them; give a RUN)" if runs else ""
+            raise StoreError(f"no tournament in {self.path} yet: start one with `arena run`{others}")
+        raise StoreError(f"no {kind} run in {self.path}")
 
     def runs(self) -> list[dict[str, Any]]:
+        """Every run, oldest first."""
         return [_effective(self, _run_dict(r)) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
 
     # ---- matches ----
@@ -269,6 +294,10 @@ class Store:
             f"SELECT {RESULT_COLUMNS}, json_array_length(actions) AS moves FROM matches WHERE run_id = ? "
             f"ORDER BY match_id LIMIT ? OFFSET ?", (run_id, limit, offset))]
 
+    def played(self) -> dict[str, int]:
+        """{run id: its stored matches} for every run with one."""
+        return dict(self.db.execute("SELECT run_id, count(*) FROM matches GROUP BY run_id").fetchall())
+
     def count(self, run_id: str) -> int:
         return self.db.execute("SELECT count(*) FROM matches WHERE run_id = ?", (run_id,)).fetchone()[0]
 
@@ -307,6 +336,29 @@ class Store:
         if row is None:
             raise StoreError(f"run {run_id!r} has no finished match {match_id}")
         return _match_dict(row)
+
+
+def run_kind(run: dict[str, Any]) -> str:
+    """What started the run: "tournament" (`arena run`), "compare", "analyze", "play" (a game in
+    `arena serve`), or the "kind" its config names. An `arena analyze` run from before analyze runs
+    said so is known by its deal key, derived from its seed."""
+    config = run["config"]
+    if "kind" in config:
+        return config["kind"]
+    if "compare" in config:
+        return "compare"
+    if run.get("deal_key") and run["deal_key"] == analyze_deal_key(config.get("seed")):
+        return "analyze"
+    return "tournament"
+
+
+def _names(path, fd):
+    """Whether `path` is the file open as `fd` (not removed or replaced since it was opened)."""
+    try:
+        here, there = os.stat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _run_dict(row):

@@ -3,14 +3,15 @@ packages that do the work (arena.tournament, arena.results, arena.reports, arena
 arena.gamestats, arena.bench, arena.serve) and prints; `play` is also the terminal player.
 
 The group turns every error into one line: a usage error or a user error (ValueError) exits 2, an
-interrupt 130, and an unexpected error prints one line too (ARENA_DEBUG=1 shows its traceback).
+interrupt 130, and an unexpected error prints one line too (ARENA_DEBUG=1 shows its traceback). A
+reader of the output that stops early (`arena games | head -1`) ends the command quietly, exit 0.
 """
 import os
 import signal
 
 import click
 
-from arena.cli.common import ArenaError, first_line
+from arena.cli.common import ArenaError, first_line, stdout_is_closed
 
 
 class Interrupted(click.ClickException):
@@ -54,6 +55,8 @@ class _Group(click.Group):
         except (click.ClickException, click.exceptions.Exit, SystemExit):
             raise
         except Exception as e:
+            if isinstance(e, BrokenPipeError) and stdout_is_closed():
+                raise click.exceptions.Exit(0) from None
             if os.environ.get("ARENA_DEBUG"):
                 raise
             raise click.ClickException(f"internal error: {type(e).__name__}: {first_line(e)} "
@@ -66,9 +69,9 @@ def main():
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
 
 
-from arena.cli import analyze, compare, info, play, reports, run, serve  # noqa: E402  (the command modules, which import this one)
+from arena.cli import analyze, compare, info, play, reports, run, runs, serve  # noqa: E402  (the command modules, which import this one)
 
-for _command in (run.run, run.leaderboard, info.games, info.agents, info.check_agent, info.bench,
-                 reports.matchups, reports.graph, reports.report, play.play, play.replay, analyze.analyze,
+for _command in (run.run, run.leaderboard, runs.runs, runs.matches, info.games, info.agents, info.check_agent,
+                 info.bench, reports.matchups, reports.graph, reports.report, play.play, play.replay, analyze.analyze,
                  compare.compare, serve.serve):
     main.add_command(_command)

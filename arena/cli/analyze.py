@@ -2,8 +2,8 @@
 seeded games it plays or from a stored run. The figures are computed in arena.gamestats.analyze."""
 import click
 
-from arena.cli.common import (ArenaError, echo_json, jobs_option, json_option, literal, refuse_a_store,
-                              rich_console, store_option, user_errors)
+from arena.cli.common import (WholeNumber, ArenaError, echo_json, jobs_option, json_option, literal, out_option,
+                              rich_console, store_option, user_errors, writing)
 from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
 
 
@@ -13,7 +13,7 @@ from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
               help="Game parameter; NAME=a,b (or NAME repeated) plays and compares one variant per value.")
 @click.option("--agents", "agents_text", default=None,
               help="Agents, strong first (one agent plays itself).  [default: greedy,random]")
-@click.option("--games", "deals", type=click.IntRange(min=1), default=None,
+@click.option("--games", "deals", type=WholeNumber(min=1), default=None,
               help=f"Deals per line-up and variant, each played in every seat rotation [default: "
                    f"{DEFAULT_DEALS_ONE_GAME}].")
 @click.option("--seed", type=int, default=None, help="Seed of the deals [default: 0].")
@@ -21,8 +21,7 @@ from arena.tournament.coordinator import DEFAULT_DEALS_ONE_GAME
 @click.option("--run", "run_ids", multiple=True, metavar="RUN",
               help="Analyze a stored run instead of playing (repeat to compare runs).")
 @store_option
-@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
-              help="Also write a self-contained HTML page with plots.")
+@out_option("Also write a self-contained HTML page with plots (in a folder that exists).")
 @json_option
 @user_errors
 def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path, out, as_json):
@@ -35,8 +34,6 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
 
     if game_id is not None:
         engines.spec(game_id)
-    if out is not None:
-        refuse_a_store(out)
     if run_ids:
         given = [name for name, v in (("--param", params), ("--agents", agents_text), ("--games", deals),
                                       ("--seed", seed), ("--jobs", jobs)) if v not in (None, ())]
@@ -64,10 +61,8 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
             raise click.Abort() from None
     result = an.analyze_runs(store, run_ids, game_id)
     if out is not None:
-        try:
+        with writing(out):
             an.write_html(result, out)
-        except OSError as e:
-            raise ArenaError(f"cannot write {out}: {e}") from None
     store.close()
     data = {k: v for k, v in result.items() if not k.startswith("_")}
     if as_json:
@@ -80,19 +75,20 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
 
 def _print(data):
     from rich import box
-    from rich.table import Table
+    from arena.cli.layout import LABEL, Column, print_table
     from arena.gamestats.analyze import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
 
     console = rich_console()
 
-    def table(title, *columns):
-        t = Table(title=literal(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for i, c in enumerate(columns):
-            t.add_column(c, justify="left" if i == 0 else "right", no_wrap=i > 0)
-        return t
-
-    def add_row(t, *cells):   # cells are plain text: "[one deal: no interval]" is not markup
-        t.add_row(*[literal(c) for c in cells])
+    def show(title, columns, rows):
+        """A table of figures: its first column names them; the further right a column, the sooner a
+        narrow terminal leaves it out, the games behind a figure first."""
+        columns = [Column(c, justify="left" if i == 0 else "right", wrap=LABEL if i == 0 else 0,
+                          importance=None if i == 0 else -len(columns) if c == "games" else -i)
+                   for i, c in enumerate(columns)]
+        # cells are plain text: "[one deal: no interval]" is not markup
+        print_table(console, columns, [[literal(c) for c in row] for row in rows], title=literal(title),
+                    title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
 
     def games(iv):
         return "-" if iv is None else str(iv["games"])
@@ -103,65 +99,54 @@ def _print(data):
                               + (f"; {g['faulted_matches']} matches ended by a fault left out"
                                  if g["faulted_matches"] else "")), style="bold")
         seat = g["seat"]
-        t = table(f"seat advantage (fair win share {seat['fair_share']:.1%}; "
-                  f"{'significant' if seat['significant'] else 'not significant'} at 95%)",
-                  "seat", "win share [95%]", "score share [95%]", "mean return [95%]", "games", "")
         rows = [(f"seat {r['seat']}", r) for r in seat["seats"]] + \
                [(role.replace("_", " "), r) for role, r in seat["roles"].items()]
-        for name, r in rows:
-            add_row(t, name, fmt(r["win_share"], True), fmt(r["score_share"], True),
-                      fmt(r.get("mean_return")), games(r["win_share"]), r["advantage"])
-        console.print(t)
-        t = table("length and tempo", "figure", "mean [95%]", "games")
-        for k, iv in g["length"].items():
-            add_row(t, k.replace("_", " "), fmt(iv), games(iv))
+        show(f"seat advantage (fair win share {seat['fair_share']:.1%}; "
+             f"{'significant' if seat['significant'] else 'not significant'} at 95%)",
+             ["seat", "win share [95%]", "score share [95%]", "mean return [95%]", "games", "advantage"],
+             [[name, fmt(r["win_share"], True), fmt(r["score_share"], True), fmt(r.get("mean_return")),
+               games(r["win_share"]), r["advantage"]] for name, r in rows])
+        rows = [[k.replace("_", " "), fmt(iv), games(iv)] for k, iv in g["length"].items()]
         b = g["branching"]
-        add_row(t, "legal moves per decision", fmt(b["mean"]), games(b["mean"]))
-        for phase, iv in b["by_phase"].items():
-            add_row(t, f"  {phase} third", fmt(iv), games(iv))
-        add_row(t, "forced decisions (one legal move)", fmt(b["forced_share"], True), games(b["forced_share"]))
+        rows.append(["legal moves per decision", fmt(b["mean"]), games(b["mean"])])
+        rows += [[f"  {phase} third", fmt(iv), games(iv)] for phase, iv in b["by_phase"].items()]
+        rows.append(["forced decisions (one legal move)", fmt(b["forced_share"], True), games(b["forced_share"])])
         d = b["distribution"]
         if d["decisions"]:
-            add_row(t, f"legal moves over {d['decisions']} decisions: p10 / median / p90 / max",
-                      f"{d['p10']} / {d['median']} / {d['p90']} / {d['max']}", "")
-        console.print(t)
-        t = table("decisiveness and drama" + (" (scores move only at the end: the lead is settled by the "
-                                              "last move)" if g["scores_only_at_end"] else ""),
-                  "figure", "mean [95%]", "games")
+            rows.append([f"legal moves over {d['decisions']} decisions: p10 / median / p90 / max",
+                         f"{d['p10']} / {d['median']} / {d['p90']} / {d['max']}", ""])
+        show("length and tempo", ["figure", "mean [95%]", "games"], rows)
+        rows = []
         for k, iv in g["drama"].items():
             pct = k != "lead_changes"
             name = {"winner_leads_for_good": "winner leads for good from (share of the plies)",
                     "decided_last_round": "decided in the last round", "draw_rate": "draws (first place shared)",
                     "tie_rate": "ties at the top score"}.get(k, k.replace("_", " "))
-            add_row(t, name, fmt(iv, pct) if iv else "- (one round)" if k == "decided_last_round" else "-", games(iv))
-        console.print(t)
+            rows.append([name, fmt(iv, pct) if iv else "- (one round)" if k == "decided_last_round" else "-",
+                         games(iv)])
+        show("decisiveness and drama" + (" (scores move only at the end: the lead is settled by the last move)"
+                                         if g["scores_only_at_end"] else ""), ["figure", "mean [95%]", "games"], rows)
         if g["skill"]:
-            t = table("skill: the first agent against the second", "agents", "score gap [95%]",
-                      "score share [95%]", "games")
-            for s in g["skill"]:
-                add_row(t, f"{s['first']} vs {s['second']}", fmt(s["score_gap"]), fmt(s["score_share"], True),
-                          games(s["score_gap"]))
-            console.print(t)
+            show("skill: the first agent against the second",
+                 ["agents", "score gap [95%]", "score share [95%]", "games"],
+                 [[f"{s['first']} vs {s['second']}", fmt(s["score_gap"]), fmt(s["score_share"], True),
+                   games(s["score_gap"])] for s in g["skill"]])
         for name, rows in g["metrics"].items():
-            t = table(f"{name.replace('_', ' ')} by seat", "seat", "mean [95%]", "games")
-            for r in rows:
-                add_row(t, "all seats" if r["seat"] == "all" else f"seat {r['seat']}", fmt(r), str(r["games"]))
-            console.print(t)
+            show(f"{name.replace('_', ' ')} by seat", ["seat", "mean [95%]", "games"],
+                 [["all seats" if r["seat"] == "all" else f"seat {r['seat']}", fmt(r), str(r["games"])]
+                  for r in rows])
         for rows_of, title in ((bid_rows, "bid accuracy by hand size (share of rounds bid exactly)"),
                                (bid_value_rows, BID_VALUE_TITLE)):
             table_rows = rows_of(g)
             if table_rows:
                 head, rows = table_rows
-                t = table(title, *head)
-                for r in rows:
-                    add_row(t, *r)
-                console.print(t)
+                show(title, head, rows)
     for diff in data["differences"]:
-        t = table(f"{diff['variant']} minus {diff['base']}", "figure", "base", "variant", "difference [95%]", "")
+        rows = []
         for r in diff["figures"]:
             interval = f" [{r['low']:.3f}, {r['high']:.3f}]" if r["low"] is not None else ""
-            add_row(t, literal(r["figure"]), f"{r['base']:.3f}", f"{r['variant']:.3f}", f"{r['mean']:+.3f}{interval}",
-                      "significant" if r["significant"] else "")
-        console.print(t)
+            rows.append([r["figure"], f"{r['base']:.3f}", f"{r['variant']:.3f}", f"{r['mean']:+.3f}{interval}",
+                         "significant" if r["significant"] else ""])
+        show(f"{diff['variant']} minus {diff['base']}", ["figure", "base", "variant", "difference [95%]", "at 95%"], rows)
     for note in data["notes"]:
         console.print(literal("note: " + note), style="dim")

@@ -1,7 +1,10 @@
 """What every `arena` command shares: user errors as one line with exit code 2, and the common options."""
+import contextlib
 import functools
 import json
-from typing import TYPE_CHECKING, Any, Callable, Optional, ParamSpec, TypeVar
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, ParamSpec, TypeVar
 
 import click
 
@@ -39,11 +42,13 @@ def user_errors(fn: Callable[P, T]) -> Callable[P, T]:
     return wrapper
 
 
-def open_run(store_path: str, run_id: Optional[str] = None) -> tuple["Store", str]:
-    """(store, run id) of RUN in the store, or of its latest run when run_id is None; read-only."""
+def open_run(store_path: str, run_id: Optional[str] = None, kind: str = "tournament") -> tuple["Store", str]:
+    """(store, run id) of RUN in the store, or, when run_id is None, of its latest run of `kind`
+    (the reading commands read tournaments: an `arena analyze` or `arena compare` run made since is
+    not "the latest run" of `arena replay 0`); read-only."""
     from arena.store import Store
     store = Store(store_path, readonly=True)
-    return store, store.run(run_id)["run_id"]
+    return store, store.run(run_id, kind)["run_id"]
 
 
 def rich_console(stderr: bool = False) -> "Console":
@@ -52,7 +57,28 @@ def rich_console(stderr: bool = False) -> "Console":
     if not console.is_terminal:
         # Piped or captured output has no width to respect: do not squeeze the tables into 80 columns.
         console = Console(stderr=stderr, highlight=False, width=150)
+    if not stderr:
+        # rich's own hook, replaced on this console: rich would exit 1; the command group exits 0 quietly
+        console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
     return console
+
+
+def _raise_broken_pipe():
+    raise BrokenPipeError
+
+
+def stdout_is_closed() -> bool:
+    """Whether the reader of stdout has gone (`arena games | head -1`); after that, output is dropped."""
+    import select
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        closed = any(events & select.POLLERR for _, events in poll.poll(0))
+    except (AttributeError, OSError, ValueError):   # not a real file (a test's captured output)
+        return False
+    if closed:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # the final flush must not fail
+    return closed
 
 
 def literal(text: object) -> "Text":
@@ -75,10 +101,15 @@ def store_option(fn: F) -> F:
                         type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
 
 
+class WholeNumber(click.IntRange):
+    """click's IntRange, with its error in plain words: "'abc' is not a valid whole number"."""
+    name = "whole number"
+
+
 MAX_JOBS = 1024   # local worker processes: more would only exhaust the machine (and overflow a semaphore)
 
 
-jobs_option = click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
+jobs_option = click.option("--jobs", "-j", type=WholeNumber(min=1, max=MAX_JOBS), default=None,
                            help="Local worker processes [default: every core].")
 deal_key_option = click.option(
     "--deal-key", default=None, metavar="HEX", envvar="ARENA_DEAL_KEY",
@@ -86,15 +117,39 @@ deal_key_option = click.option(
          "also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
 
 
-def refuse_a_store(out: str) -> None:
-    """ArenaError when --out names an SQLite file: a tournament store must not be overwritten."""
+def out_option(help: str, required: bool = False) -> Callable[[F], F]:
+    """--out FILE, checked as click reads it, before anything is played or read: its folder must
+    exist (it is never created, and nothing is written outside it), and it must not be an SQLite
+    file (a tournament store must not be overwritten)."""
+    def check(ctx, param, out):
+        if out is None:
+            return None
+        if not out.strip():
+            raise click.BadParameter("give a file name", ctx, param)
+        folder = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(folder):
+            raise click.BadParameter(f"no folder {printable(folder)}: create it first, or name a file in an "
+                                     f"existing folder", ctx, param)
+        try:
+            with open(out, "rb") as f:
+                header = f.read(16)
+        except OSError:
+            header = b""
+        if header == b"SQLite format 3\x00":
+            raise click.BadParameter(f"{printable(out)} is an SQLite database (a tournament store?): give "
+                                     f"another file", ctx, param)
+        return out
+    return click.option("--out", "out", required=required, default=None, type=click.Path(dir_okay=False),
+                        callback=check, help=help)
+
+
+@contextlib.contextmanager
+def writing(out: str) -> Iterator[None]:
+    """Turns a failure to write `out` (no permission, a full disk) into one line."""
     try:
-        with open(out, "rb") as f:
-            header = f.read(16)
-    except OSError:
-        return
-    if header == b"SQLite format 3\x00":
-        raise ArenaError(f"--out {printable(out)} is an SQLite database (a tournament store?): give another file")
+        yield
+    except OSError as e:
+        raise ArenaError(f"cannot write {printable(out)}: {e.strerror or first_line(e)}") from None
 
 
 def play_options(fn: F) -> F:

@@ -3,8 +3,8 @@ import sys
 
 import click
 
-from arena.cli.common import (deal_key_option, echo_json, json_option, literal, play_options, rich_console,
-                              sandbox_option, store_option, user_errors)
+from arena.cli.common import (WholeNumber, deal_key_option, echo_json, json_option, literal, play_options,
+                              rich_console, sandbox_option, store_option, user_errors)
 from arena.compare.compare import DEFAULT_MAX_DEALS
 
 
@@ -52,7 +52,7 @@ def _live(plan, outcome):
                    "[default: the baseline].")
 @click.option("--sprt", "sprt_text", default="elo0=0,elo1=10,alpha=0.05,beta=0.05", show_default=True,
               help="Hypotheses in logistic Elo and error rates; parts left out keep these defaults.")
-@click.option("--max-deals", type=click.IntRange(min=1), default=DEFAULT_MAX_DEALS, show_default=True,
+@click.option("--max-deals", type=WholeNumber(min=1), default=DEFAULT_MAX_DEALS, show_default=True,
               help="Stop undecided after this many deals (two matches each).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
 @store_option
@@ -98,7 +98,7 @@ def compare(candidate, baseline, game_id, players, params, field, sprt_text, max
 
 
 def _print(data, plan, outcome):
-    from rich.table import Table
+    from arena.cli.layout import Column, fits, print_table
     console = rich_console()
     console.print(literal(data["verdict"]), style="bold")
     console.print(literal(f"deals used {data['deals']} ({2 * data['deals']} matches; {data['not_counted']} "
@@ -113,9 +113,12 @@ def _print(data, plan, outcome):
         console.print(literal(f"points per {who} (candidate minus baseline) {_range(data['points'], 2)}"))
     console.print("pentanomial: deals by the candidate's points over the pair (0 to 2)" if plan.players == 2
                   else "paired differences: deals by the candidate's share minus the baseline's (-1 to 1)")
-    table = Table(show_header=True)
-    for item in data["histogram"]:
-        table.add_column(item["value"], justify="right")
-    table.add_row(*[str(item["count"]) for item in data["histogram"]])
-    console.print(table)
+    # A value per column; a terminal too narrow for them all shows a value per row.
+    columns = [Column(item["value"], justify="right") for item in data["histogram"]]
+    counts = [str(item["count"]) for item in data["histogram"]]
+    if fits(console, columns, [counts]):
+        print_table(console, columns, [counts])
+    else:
+        print_table(console, [Column("value", justify="right"), Column("deals", justify="right")],
+                    [[item["value"], count] for item, count in zip(data["histogram"], counts)])
     click.echo("reproduce: " + data["command"])   # one line, never wrapped: it is for copying

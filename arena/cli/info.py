@@ -5,8 +5,9 @@ from typing import Any
 
 import click
 
-from arena.cli.common import (ArenaError, echo_json, json_option, literal, rich_console, sandbox_option,
+from arena.cli.common import (ArenaError, WholeNumber, echo_json, json_option, literal, rich_console, sandbox_option,
                               user_errors)
+from arena.cli.layout import TEXT, Column
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
@@ -32,19 +33,24 @@ def games(as_json):
         return
     cells = []
     for r in rows:
-        params = ", ".join(f"{k}={format_value(v)}" + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
+        params = ", ".join(f"{k}={format_value(v) or '(none)'}"
+                           + (f" ({'|'.join(r['choices'][k])})" if k in r["choices"] else "")
                            for k, v in r["params"].items())
         players = f"{r['min_players']}-{r['max_players']} ({r['default_players']})" \
             if r["min_players"] != r["max_players"] else str(r["min_players"])
         cells.append((r["game_id"], players, literal(params or "-"), literal(r["description"])))
-    _print_table("games", ("game", "players", "parameters (defaults)", "description"), cells)
+    _print_table("games", [Column("game"), Column("players"),
+                           Column("parameters (defaults)", wrap=TEXT, importance=1),
+                           Column("description", wrap=TEXT, importance=0)], cells)
 
 
 @click.command("agents")
 @json_option
 @user_errors
 def agents(as_json):
-    """List the built-in and installed agents with their parameters."""
+    """List the built-in and installed agents with their parameters. A built-in agent that needs a
+    library not installed here (the openspiel_* agents need OpenSpiel) is listed as unavailable,
+    with what installs it."""
     import agents as agent_registry
     from arena.agent_list import entry_points
     rows: list[dict[str, Any]] = []
@@ -52,25 +58,23 @@ def agents(as_json):
         cls = agent_registry.agent_class(name)
         doc = (cls.__doc__ or "").strip().splitlines()
         rows.append({"name": name, "kind": "builtin", "params": dict(cls.PARAMS),
-                     "description": doc[0] if doc else ""})
+                     "description": doc[0] if doc else "", "unavailable": cls.missing()})
     for name, target in sorted(entry_points().items()):
-        rows.append({"name": name, "kind": "entrypoint", "params": {}, "description": target})
+        rows.append({"name": name, "kind": "entrypoint", "params": {}, "description": target, "unavailable": None})
     if as_json:
         echo_json(rows)
         return
-    _print_table("agents", ("agent", "kind", "parameters (defaults)", "description"),
-                 [(r["name"], r["kind"], literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
-                   literal(r["description"])) for r in rows])
+    _print_table("agents", [Column("agent"), Column("kind", importance=2),
+                            Column("parameters (defaults)", wrap=TEXT, importance=1),
+                            Column("description", wrap=TEXT, importance=0)],
+                 [(r["name"], r["kind"] + ("\n[yellow]unavailable[/]" if r["unavailable"] else ""),
+                   literal(", ".join(f"{k}={v}" for k, v in r["params"].items()) or "-"),
+                   literal(r["unavailable"] or r["description"])) for r in rows])
 
 
 def _print_table(title, columns, rows, **options):
-    from rich.table import Table
-    table = Table(title=title, **options)
-    for c in columns:
-        table.add_column(c)
-    for r in rows:
-        table.add_row(*r)
-    rich_console().print(table)
+    from arena.cli.layout import print_table
+    print_table(rich_console(), columns, rows, title=title, **options)
 
 
 # ---------------------------------------------------------------- check-agent
@@ -80,7 +84,7 @@ def _print_table(title, columns, rows, **options):
 @click.option("--game", "game_id", required=True, help="Game to check the agent on.")
 @click.option("--players", type=int, default=None, help="Players (default: the game's).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
-@click.option("--games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=2, show_default=True,
+@click.option("--games", type=WholeNumber(min=1, max=MAX_CHECK_GAMES), default=2, show_default=True,
               help="Matches against random agents (each replayed to check determinism).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
@@ -125,8 +129,8 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
                 for r in results] + [(name, "[yellow]not run[/]", why) for name in missing]
         order = {name: i for i, name in enumerate(CHECKS.values())}
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
-                     ("check", "result", "detail"), sorted(rows, key=lambda row: order[row[0]]),
-                     title_justify="left")
+                     [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)],
+                     sorted(rows, key=lambda row: order[row[0]]), title_justify="left")
     if not ok:
         sys.exit(1)
 
@@ -149,14 +153,14 @@ def _sizes(text):
 
 @click.command()
 @click.option("--game", "game_ids", multiple=True, help="Game id (repeatable; default: every game).")
-@click.option("--repeats", type=click.IntRange(min=1, max=MAX_REPEATS), default=5, show_default=True)
+@click.option("--repeats", type=WholeNumber(min=1, max=MAX_REPEATS), default=5, show_default=True)
 @click.option("--search/--no-search", default=True, show_default=True,
               help="Include the search agents' benchmarks.")
 @click.option("--arena", "with_arena", is_flag=True, help="Also measure the arena's games/s at 1 and 2 "
               "workers against a bare loop.")
 @click.option("--arena-agents", default="greedy, random", show_default=True,
               help="The agents of the --arena measurement.")
-@click.option("--arena-games", type=click.IntRange(min=1, max=MAX_CHECK_GAMES), default=None,
+@click.option("--arena-games", type=WholeNumber(min=1, max=MAX_CHECK_GAMES), default=None,
               help="Deals of the --arena measurement, each played in every seating "
                    "[default: about two seconds of bare play].")
 @click.option("--reports", "with_reports", is_flag=True,
@@ -171,7 +175,8 @@ def _sizes(text):
 @user_errors
 def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with_reports, reports_sizes,
           with_instructions, as_json):
-    """Measure playouts, clones and apply+undo per second (and more), as JSON rows."""
+    """Measure playouts, clones and apply+undo per second (and more), each beside its baseline: a
+    table, or with --json one JSON object per line (a row as soon as it is measured)."""
     import shutil
 
     import engines
@@ -204,16 +209,9 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with
         for r in rows():
             click.echo(json.dumps(r))
         return
-    from rich.console import JustifyMethod
-    from rich.table import Table
-    table = Table(title="arena bench")
-    j: JustifyMethod
-    for c, j in (("case", "left"), ("unit", "left"), ("count" if with_instructions else "median/s", "right"),
-                 ("vs baseline", "right")):
-        table.add_column(c, justify=j)
-    console = rich_console()
-    for r in rows():
-        ratio = r.get("speedup") or r.get("ratio")
-        figure = r["instructions"] if with_instructions else r["median_per_s"]
-        table.add_row(r["case"], r["unit"], f"{figure:,.0f}", f"x{ratio}" if ratio else "")
-    console.print(table)
+    figure = "instructions" if with_instructions else "median_per_s"
+    cells = [[literal(r["case"]), literal(r["unit"]), f"{r[figure]:,.0f}",
+              f"x{r.get('speedup') or r.get('ratio')}" if r.get("speedup") or r.get("ratio") else ""] for r in rows()]
+    _print_table("arena bench", [Column("case", wrap=TEXT), Column("unit", wrap=TEXT, importance=0),
+                                 Column("count" if with_instructions else "median/s", justify="right"),
+                                 Column("vs baseline", justify="right")], cells)

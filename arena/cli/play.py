@@ -83,10 +83,10 @@ def play(game_id, vs, seat, seed, params, sandbox):
 @store_option
 @user_errors
 def replay(args, seat, to_end, store_path):
-    """Step through a stored match (RUN defaults to the latest run): forward, back, jump, end."""
+    """Step through a stored match (RUN defaults to the latest tournament): forward, back, jump, end."""
     number = args[-1] if args else ""
     if len(args) not in (1, 2) or not (number.isascii() and number.isdigit()) or int(number) >= 2 ** 63:
-        raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena leaderboard --json lists runs)")
+        raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena matches [RUN] lists them)")
     store, run_id = open_run(store_path, args[0] if len(args) == 2 else None)
     match = store.match(run_id, int(args[-1]))
     if seat is not None and not 0 <= seat < len(match["seats"]):

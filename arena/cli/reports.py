@@ -7,8 +7,8 @@ import json
 
 import click
 
-from arena.cli.common import (ArenaError, echo_json, json_option, literal, open_run, refuse_a_store,
-                              rich_console, store_option, user_errors)
+from arena.cli.common import (echo_json, json_option, literal, open_run, out_option, rich_console,
+                              store_option, user_errors, writing)
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND
 from arena.text import interval_text, jsonable
 
@@ -26,14 +26,14 @@ def _cell(iv):
 
 @click.command(short_help="Each agent's score against each other agent.",
                help="Show each agent's score against each other agent with 95% intervals, over deals (each "
-                    "played in every seat rotation), and a verdict per game. RUN defaults to the latest run."
+                    "played in every seat rotation), and a verdict per game. RUN defaults to the latest tournament."
                     "\n\nA cell: the " + MATCHUPS_LEGEND + ".")
 @_run
 @store_option
 @json_option
 @user_errors
 def matchups(run_id, store_path, as_json):
-    from rich.table import Table
+    from arena.cli.layout import LABEL, Column, print_table
     from arena.results import analysis, tallies
     from arena.cli.run import print_legend, print_verdict
     from arena.text import game_title
@@ -48,15 +48,18 @@ def matchups(run_id, store_path, as_json):
     if not out:
         console.print(f"run {run_id} has no finished matches yet")
     for grp in out:
-        table = Table(title=literal(f"{game_title(grp['game_id'], grp['game_params'], only_changed=True)} - run {run_id}"),
-                      title_justify="left")
-        table.add_column("agent \\ opponent", style="bold")
-        for b in grp["order"]:
-            table.add_column(literal(b), justify="right")
-        for a in grp["order"]:
+        # A narrow terminal leaves out the columns of the agents lowest in the leaderboard first.
+        order = grp["order"]
+        columns = [Column("agent \\ opponent", wrap=LABEL)] + [
+            Column(b, justify="right", importance=-k) for k, b in enumerate(order)]
+        rows = []
+        for a in order:
             row = grp["head_to_head"].get(a, {})
-            table.add_row(literal(a), *["" if a == b else _cell(row[b]) if b in row else "-" for b in grp["order"]])
-        console.print(table)
+            name = literal(a)
+            name.stylize("bold")
+            rows.append([name] + ["" if a == b else _cell(row[b]) if b in row else "-" for b in order])
+        title = game_title(grp["game_id"], grp["game_params"], only_changed=True)
+        print_table(console, columns, rows, title=literal(f"{title} - run {run_id}"), title_justify="left")
         for c in grp["cycles"]:
             line = literal("cycle: " + analysis.format_cycle(c))
             line.stylize("red", 0, len("cycle:"))
@@ -67,22 +70,20 @@ def matchups(run_id, store_path, as_json):
 
 
 @click.command(short_help="Draw who beats whom (PNG, SVG or HTML).",
-               help="Draw who beats whom, one panel per game. RUN defaults to the latest run.\n\n" + GRAPH_LEGEND)
+               help="Draw who beats whom, one panel per game. RUN defaults to the latest "
+                    "tournament.\n\n" + GRAPH_LEGEND)
 @_run
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
-              help="Where to draw the graph: FILE.png, FILE.svg or FILE.html.")
+@out_option("Where to draw the graph: FILE.png, FILE.svg or FILE.html (in a folder that exists).",
+            required=True)
 @store_option
 @json_option
 @user_errors
 def graph(run_id, out, store_path, as_json):
     from arena.reports import graphs
     from arena.results import analysis, tallies
-    refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
-    try:
+    with writing(out):
         drawn = graphs.write(tallies.read(store, run_id), out, run_id)
-    except OSError as e:
-        raise ArenaError(str(e)) from None
     if as_json:
         echo_json(jsonable({"run_id": run_id, "out": out,
                                      "graphs": [graphs.graph_json(t, g) for t, g in drawn]}))
@@ -95,8 +96,7 @@ def graph(run_id, out, store_path, as_json):
 
 @click.command(short_help="Write one self-contained HTML page for a run.")
 @_run
-@click.option("--out", "out", default=None, type=click.Path(dir_okay=False),
-              help="The HTML file to write [default: results/report-RUN.html].")
+@out_option("The HTML file to write, in a folder that exists [default: report-RUN.html beside the store].")
 @store_option
 @json_option
 @user_errors
@@ -104,15 +104,12 @@ def report(run_id, out, store_path, as_json):
     """Write one self-contained HTML page for a tournament: per game the leaderboard (the columns,
     figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
     and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest
-    run. While `arena serve` runs on the store, the listed matches link to their replays there."""
+    tournament. While `arena serve` runs on the store, the listed matches link to their replays there."""
     from arena.reports import report as report_mod
-    if out is not None:
-        refuse_a_store(out)
     store, run_id = open_run(store_path, run_id)
-    try:
+    out = out or report_mod.default_path(store.path, run_id)
+    with writing(out):
         path, data = report_mod.write(store, run_id, out)
-    except OSError as e:
-        raise ArenaError(f"cannot write the report: {e}") from None
     if as_json:
         click.echo(json.dumps({"out": path, **data}, indent=2, default=str))
         return

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import click
 
-from arena.cli.common import (deal_key_option, echo_json, json_option, literal, open_run, play_options,
+from arena.cli.common import (WholeNumber, deal_key_option, echo_json, json_option, literal, open_run, play_options,
                               rich_console, sandbox_option, store_option, user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS_ONE_GAME
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 @click.option("--agents", "agents_text", default=None,
               help='Agents, e.g. "ismcts, greedy, ismcts[iterations=5000] as ismcts5k, ./bot.py:MyBot".'
                    "  [default: greedy,random]")
-@click.option("--games", "deals", type=click.IntRange(min=1), default=None,
+@click.option("--games", "deals", type=WholeNumber(min=1), default=None,
               help=f"Deals per line-up, each played in every seat rotation "
                    f"[default: {DEFAULT_DEALS_ONE_GAME} with --game, {DEFAULT_DEALS_EVERY_GAME} without].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
@@ -151,10 +151,10 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     the verdict)."""
     from arena.results import analysis, tallies
     from arena.sandbox import unconfined_note
-    from arena.reports.tables import leaderboard_columns, legend_items
+    from arena.cli.layout import LABEL, TEXT, Column, print_table
+    from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
     from arena.text import game_title, jsonable
     from rich import box
-    from rich.table import Table
 
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
@@ -175,18 +175,15 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     shown = []
     for group in boards:
         headers, cells = leaderboard_columns(group["game_id"], group["rows"])
-        shown += [h for h in headers if h not in shown]
-        table = Table(title=literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}"), title_justify="left",
-                      box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
-        for name in headers:
-            if name == "agent":
-                table.add_column(name, no_wrap=True, min_width=min(30, max(len(r["label"]) for r in group["rows"])))
-            else:
-                # Numbers never wrap or shrink: narrow terminals cut the table's right edge instead.
-                table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
-        for row in cells:
-            table.add_row(*[literal(c) for c in row])
-        console.print(table)
+        columns = [Column(h, justify="left" if h == "agent" else "right", wrap=LABEL if h == "agent" else 0,
+                          short=short_heading(h), importance=importance(h)) for h in headers]
+        title = literal(f"{game_title(group['game_id'], group['params'], only_changed=True)} - run {run_id}")
+        printed = print_table(console, columns, [[literal(c) for c in row] for row in cells], title=title,
+                              title_justify="left", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False)
+        shown += [h for h in printed if h not in shown]
+        level = level_note(group["rows"])
+        if level:
+            console.print(literal(level))
         for cycle in group["cycles"]:
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
                                   + analysis.format_cycle(cycle)))
@@ -198,18 +195,16 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
         console.print(literal(note), style="bold red")
     if fault_summary:
         # One line per agent and kind of fault, with the first occurrence as an example.
-        table = Table(title="faults (the faulty agent lost each of these matches)", title_justify="left")
-        for name in ("game", "agent", "kind", "matches", "first (match: message)"):
-            table.add_column(name, justify="right" if name == "matches" else "left")
-        for f in fault_summary:
-            first = f["first"]
-            table.add_row(first["game_id"], literal(f["label"]), f["kind"], str(f["count"]),
-                          literal(f"{first['match_id']}: {first['message']}"))
-        console.print(table)
+        columns = [Column("game"), Column("agent", wrap=LABEL), Column("kind"), Column("matches", justify="right"),
+                   Column("first (match: message)", wrap=TEXT)]
+        rows = [[f["first"]["game_id"], literal(f["label"]), f["kind"], str(f["count"]),
+                 literal(f"{f['first']['match_id']}: {f['first']['message']}")] for f in fault_summary]
+        print_table(console, columns, rows, title="faults (the faulty agent lost each of these matches)",
+                    title_justify="left")
 
 
-@click.command(short_help="Print a run's leaderboards again (default: the latest).",
-               help="Print a run's leaderboards again from the store (RUN defaults to the latest run), each "
+@click.command(short_help="Print a tournament's leaderboards again (default: the latest).",
+               help="Print a run's leaderboards again from the store (RUN defaults to the latest tournament), each "
                     "with its verdict (who is stronger, or how many more deals would likely tell), and a "
                     "legend under them.\n\n" + leaderboard_help())
 @click.argument("run_id", required=False, metavar="[RUN]")

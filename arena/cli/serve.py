@@ -5,7 +5,7 @@ from typing import Sequence
 
 import click
 
-from arena.cli.common import sandbox_option, store_option, user_errors
+from arena.cli.common import WholeNumber, sandbox_option, store_option, user_errors
 
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
@@ -38,7 +38,7 @@ def is_loopback(host: str) -> bool:
 @store_option
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; anything but a loopback address lets the network in.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--port", type=WholeNumber(0, 65535), default=8000, show_default=True, help="Port to listen on.")
 @sandbox_option
 @click.option("--bots", "bots", multiple=True, metavar="PATH", callback=offered_bots,
               type=click.Path(path_type=str),

@@ -547,7 +547,7 @@ def seeded_deal_key(seed: int, agents: str) -> Optional[str]:
     same games anywhere), None (a new secret key) when a submitted agent plays."""
     if any(a.submitted for a in agent_list.parse_agents(agents)):
         return None
-    return seeds.public_deal_key(f"arena analyze {seed}")
+    return seeds.analyze_deal_key(seed)
 
 
 def check(game_id: str, params: Sequence[str] = (), agents: str = "greedy,random") -> tuple[list[list[str]], str]:
@@ -570,7 +570,8 @@ def play_variants(store: "Store", game_id: str, params: Sequence[str] = (), agen
     from arena.tournament import coordinator as tournament
     todo, agents = check(game_id, params, agents)
     key = seeded_deal_key(seed, agents)
-    plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key)
+    plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key,
+                            kind="analyze")
              for v in todo]
     for p in plans:
         if on_plan:
@@ -652,7 +653,6 @@ def _branching_figure(group):
 def write_html(result: dict[str, Any], path: str) -> str:
     """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
     import html
-    import os
     from arena.reports import graphs, report
 
     def e(x):
@@ -733,7 +733,6 @@ def write_html(result: dict[str, Any], path: str) -> str:
             f"<style>{graphs.CSS}{report.CSS}</style></head><body>"
             f"<h1>Game analysis</h1><p class=\"meta\">Runs {e(', '.join(result['runs']))}</p>"
             + "".join(parts) + f"<section><h2>How the figures are made</h2><ul>{notes}</ul></section></body></html>")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
     return path

@@ -23,7 +23,8 @@ from arena.results import analysis, tallies
 from arena import server_address
 from arena.sandbox import LIMITS, unconfined_note
 from arena.tournament.config import TournamentConfig
-from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines
+from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
+                                  level_note)
 from arena.text import interval_text, option_value
 
 if TYPE_CHECKING:
@@ -129,6 +130,8 @@ def leaderboard_html(section: dict[str, Any]) -> str:
     note = ("<p class=\"cycle\">Cycles (each beats the next with 95% confidence, which no single rating "
             "can show): " + "; ".join(_e(analysis.format_cycle(c)) for c in cyc) + "</p>") if cyc else \
         "<p>No cycles of confident wins.</p>"
+    level = level_note(section["leaderboard"])
+    note += f"<p>{_e(level)}</p>" if level else ""
     said = f"<p class=\"verdict\"><b>verdict: {_e(section['verdict'])}</b></p>" if section.get("verdict") else ""
     legend = "".join(f"<li>{_e(line)}</li>" for line in legend_lines(head))
     return (_table([_e(h) for h in head], body, "leaderboard") + note + said
@@ -307,16 +310,15 @@ ul.legend { color: #555; font-size: 0.85em; margin-top: 0.3em; }
 """
 
 
-def default_path(run_id: str) -> str:
-    return os.path.join("results", f"report-{run_id}.html")
+def default_path(store_path: str, run_id: str) -> str:
+    """report-RUN.html beside the store (results/ for the default store): a folder that exists."""
+    return os.path.join(os.path.dirname(store_path), f"report-{run_id}.html")
 
 
-def write(store: "Store", run_id: Optional[str] = None, out: Optional[str] = None) -> tuple[str, dict[str, Any]]:
-    """Writes the report; returns (path, data)."""
+def write(store: "Store", run_id: Optional[str], out: str) -> tuple[str, dict[str, Any]]:
+    """Writes the report, one self-contained file, to `out` (its folder is never created); returns
+    (path, data)."""
     data, summaries = collect(store, run_id)
-    out = out or default_path(data["run_id"])
-    folder = os.path.dirname(os.path.abspath(out))
-    os.makedirs(folder, exist_ok=True)
     page = render(data, summaries)
     with open(out, "w", encoding="utf-8") as f:
         f.write(page)

@@ -1,5 +1,6 @@
 """The words every view of a tournament shares (the terminal's tables, matchups, the graph, the
 HTML report, `--help`): the leaderboard's columns and cells, and the legend of each column."""
+from collections import Counter
 from typing import Any, Iterable
 
 from arena.text import interval_text
@@ -13,8 +14,11 @@ def metric_column(key: str) -> str:
 INTERVALS = ("[a-b]", "the 95% interval over deals (each deal is played once in every seat rotation); it is wide "
                      "until the deals agree: 3 deals won out of 3 give 1.00 [0.24-1.00]")
 LEGEND = {
+    "#": ("#", "rank, 1 + the number of agents surely above it (one that beats it with 95% confidence, or beats "
+               "one that does); agents no result separates are level and share a rank, written 1="),
     "mu": ("mu, sigma", "TrueSkill rating (the skill estimate) and its uncertainty; every agent starts at 25 and 8.33"),
-    "mu-3σ": ("mu-3σ", "mu - 3 sigma, a rating the agent is very likely above; the table is sorted by it"),
+    "mu-3σ": ("mu-3σ", "mu - 3 sigma, a rating the agent is very likely above; the table is sorted by rank, "
+                       "then by it"),
     "games": ("games", "matches played"),
     "W/D/L": ("W/D/L", "matches won (first place alone), drawn (first place shared) and lost; an agent holding "
                        "several seats is placed by their mean placement"),
@@ -58,7 +62,7 @@ def legend_lines(headers: Iterable[str]) -> list[str]:
 def leaderboard_help() -> str:
     """The legend as `--help` shows it (click keeps the lines of a paragraph that starts with \\b)."""
     import textwrap
-    every = ["mu", "mu-3σ", "games", "W/D/L", "score share (95%)", "placement (95%)", "faults", "dup",
+    every = ["#", "mu", "mu-3σ", "games", "W/D/L", "score share (95%)", "placement (95%)", "faults", "dup",
              metric_column("bid_accuracy")]
     lines = [textwrap.fill(line, 76, initial_indent="  ", subsequent_indent="      ")
              for line in legend_lines(every)]
@@ -81,13 +85,47 @@ def leaderboard_columns(game_id: str, rows: list[dict[str, Any]]) -> tuple[list[
     duplicate = is_card_game(game_id) and any(r["duplicate_score"] is not None for r in rows)
     headers = (["#", "agent", "mu", "sigma", "mu-3σ", "games", "W/D/L", "score share (95%)", "placement (95%)"]
                + ["faults"] * any_faults + ["dup"] * duplicate + [metric_column(k) for k in metric_names])
+    shared = Counter(r["rank"] for r in rows)
     cells = []
     for r in rows:
         dup = r["duplicate_score"]
-        cells.append([str(r["rank"]), r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}",
+        rank = f"{r['rank']}=" if shared[r["rank"]] > 1 else str(r["rank"])   # 2=: level with another agent
+        cells.append([rank, r["label"], f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}",
                       str(r["games"]), f"{r['wins']}/{r['draws']}/{r['losses']}",
                       interval_text(r["score_share"]), interval_text(r["placement"])]
                      + [str(r["faults"])] * any_faults
                      + [f"{dup:+.2f}" if dup is not None else ""] * duplicate
                      + [interval_text(r["metrics"].get(k)) for k in metric_names])
     return headers, cells
+
+
+def level_note(rows):
+    """The line under a leaderboard naming the agents that share a rank, or None when none do."""
+    shared = Counter(r["rank"] for r in rows)
+    groups = [f"{rank}= " + ", ".join(r["label"] for r in rows if r["rank"] == rank)
+              for rank in sorted(k for k, n in shared.items() if n > 1)]
+    if not groups:
+        return None
+    return ("level: " + "; ".join(groups) + " (no result puts one of them above another with 95% confidence; "
+            "more deals may separate them)")
+
+
+# A narrow terminal shows these short headings, and leaves columns out in this order, the least
+# telling first (a game's metric columns where "metrics" stands); "#", "agent" and "mu-3σ", the
+# order of the table, always stay.
+SHORT_HEADINGS = {"sigma": "σ", "games": "n", "score share (95%)": "share", "placement (95%)": "place"}
+LEFT_OUT_FIRST = ("placement (95%)", "sigma", "dup", "mu", "games", "metrics", "W/D/L", "faults",
+                  "score share (95%)")
+
+
+def short_heading(header):
+    """"score share (95%)" -> "share", "bid acc. (95%)" -> "bid acc.": the heading a narrow terminal
+    shows, or None when it keeps the whole one."""
+    short = SHORT_HEADINGS.get(header, header.removesuffix(" (95%)"))
+    return short if short != header else None
+
+
+def importance(header):
+    """How long a narrow terminal keeps the column: None for always, otherwise higher is kept longer."""
+    key = header if header in LEFT_OUT_FIRST or not header.endswith(" (95%)") else "metrics"
+    return LEFT_OUT_FIRST.index(key) if key in LEFT_OUT_FIRST else None

@@ -211,8 +211,9 @@ def _rotation_count(labels):
 class Standing:
     """One agent's row of one game's leaderboard: every view (terminal, --json, report) shows these.
 
-    mu, sigma and conservative (mu - 3 sigma) are its TrueSkill rating after the matches in match-id
-    order; wins, draws and losses count its matches (a win is first place alone, a draw a shared first
+    rank is 1 + the number of agents surely above it (`separated_ranks`): agents that no result
+    separates share a rank, and the rows are sorted by rank, then by mu - 3 sigma. mu, sigma and
+    conservative (mu - 3 sigma) are its TrueSkill rating after the matches in match-id order; wins, draws and losses count its matches (a win is first place alone, a draw a shared first
     place); score_share is its head-to-head score against every other agent's seats (1 win, 1/2 tie),
     placement its mean placement, both with 95% intervals over deals; faults counts the matches it
     lost to its own fault; duplicate_score is how much more it scored than its table on the same
@@ -420,11 +421,12 @@ class GroupTally:
     def standings(self) -> list[Standing]:
         s = self.s
         current = {a: self._rating(a) for a in s["counts"]}
-        order = sorted(current, key=lambda a: (-(current[a].mu - 3 * current[a].sigma), a))
+        ranks = separated_ranks(self.head_to_head())
+        order = sorted(current, key=lambda a: (ranks.get(a, 1), -(current[a].mu - 3 * current[a].sigma), a))
         span_top = float(max(s["players"], 2))
         rows = []
-        for rank, a in enumerate(order, 1):
-            r, c = current[a], s["counts"][a]
+        for a in order:
+            rank, r, c = ranks.get(a, 1), current[a], s["counts"][a]
             ret, dup = s["returns"].get(a), s["duplicate"].get(a)
             rows.append(Standing(
                 self.game_id, self.params, rank, a, r.mu, r.sigma, r.mu - 3 * r.sigma, c["games"], c["wins"],
@@ -510,7 +512,8 @@ def head_to_head(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Optio
 
 
 def standings(matches: Iterable[dict[str, Any]]) -> list[Standing]:
-    """The Standings of one group (a game with one set of parameters), best first by mu - 3 sigma."""
+    """The Standings of one group (a game with one set of parameters), best first: by rank, then by
+    mu - 3 sigma."""
     return _one_group(matches).standings()
 
 
@@ -555,6 +558,21 @@ def dominance_graph(h2h: dict[str, dict[str, Any]]) -> nx.DiGraph:
                 g.add_edge(a, b, win_rate=cell.mean, low=cell.low, high=cell.high,
                            games=cell.games, confident=cell.low > 0.5)
     return g
+
+
+def separated_ranks(h2h: dict[str, dict[str, Optional[Interval]]]) -> dict[str, int]:
+    """{label: rank}: 1 + the number of agents surely above it. An agent is surely above another
+    when it beats it with 95% confidence (its head-to-head score's interval lies above 1/2), or beats
+    one that is surely above it; agents in a cycle of such wins are level with each other. Agents
+    that no result separates share a rank, and an agent surely above another always ranks higher."""
+    sure = nx.DiGraph()
+    sure.add_nodes_from(a for row in h2h.values() for a in row)
+    sure.add_nodes_from(h2h)
+    sure.add_edges_from((a, b) for a, row in h2h.items() for b, cell in row.items()
+                          if cell is not None and cell.low > 0.5)
+    blocks = nx.condensation(sure)   # each cycle of sure wins becomes one block
+    above = {k: sum(len(blocks.nodes[j]["members"]) for j in nx.ancestors(blocks, k)) for k in blocks}
+    return {a: 1 + above[k] for a, k in blocks.graph["mapping"].items()}
 
 
 def graph_cycles(g: nx.DiGraph, limit: int = MAX_CYCLES) -> list[list[str]]:

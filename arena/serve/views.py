@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence
 
 from arena.reports import graphs, report
 from arena.results import tallies
+from arena.store import run_kind
 from arena.table import public_name
 from arena.reports.tables import leaderboard_columns
 from arena.store import Store
@@ -53,7 +54,7 @@ def legal_moves(state: GameState) -> list[dict[str, Any]]:
 def run_row(run: dict[str, Any]) -> dict[str, Any]:
     """A run as the runs list shows it (the config is left out: it can be long)."""
     return {"run_id": run["run_id"], "status": run["status"], "created": run["created"], "total": run["total"],
-            "kind": run["config"].get("kind", "compare" if "compare" in run["config"] else "tournament"),
+            "kind": run_kind(run),
             "games": [g["game_id"] for g in run["config"].get("games", [])]}
 
 

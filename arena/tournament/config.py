@@ -59,6 +59,7 @@ class TournamentConfig:
     # A digest of the engines' and built-in agents' code: changed rules make a new run ("" = not recorded).
     code: str = ""
     compare: Optional[CompareSettings] = None
+    kind: Optional[str] = None          # what started it besides `arena run` (e.g. "analyze"); None: a tournament
 
     @classmethod
     def create(cls, games: Sequence[tuple[str, Mapping[str, Any]]], agents: Sequence[AgentSpec], deals: Optional[int],
@@ -96,6 +97,8 @@ class TournamentConfig:
             out["deals"] = self.deals
         if self.compare is not None:
             out["compare"] = self.compare.to_json()
+        if self.kind is not None:
+            out["kind"] = self.kind
         return out
 
     @classmethod
@@ -115,7 +118,8 @@ class TournamentConfig:
                        seed=data["seed"], time_limit=data["time_limit"], deals=data.get("deals"),
                        agent_defaults=data.get("agent_defaults", {}), code=data.get("code", ""),
                        compare=CompareSettings(compare["candidate"], compare["baseline"], tuple(compare["field"]),
-                                               compare["sprt"], compare["max_deals"]) if compare else None)
+                                               compare["sprt"], compare["max_deals"]) if compare else None,
+                       kind=data.get("kind"))
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"the stored run's configuration cannot be read ({type(e).__name__}: {e})") from None
 

@@ -15,7 +15,7 @@ import concurrent.futures as cf
 import contextlib
 import math
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from arena import agent_list, seeds
@@ -74,9 +74,10 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
          deals: Optional[int] = None, seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT,
          params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None) -> Plan:
+         address: Optional[str] = None, kind: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
-    a new one (the same description again on the same store is the same run). Raises ValueError (one
+    a new one (the same description again on the same store is the same run), started by `kind`
+    (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps. Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well.
 
     `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them.
@@ -113,7 +114,7 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
                                                                  run_code=policy.mode == "none")]
         if deals is None:
             deals = DEFAULT_DEALS_ONE_GAME if game_id else DEFAULT_DEALS_EVERY_GAME
-        config = sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy)
+        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy), kind=kind)
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = config.run_id

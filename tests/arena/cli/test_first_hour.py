@@ -3,16 +3,13 @@ stronger (or how many more deals would tell), and the terminal, matchups, graph 
 same columns, figures and words. One screen is checked as a person sees it, in tmux."""
 import html
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
-import time
-import uuid
 
 import pytest
 from click.testing import CliRunner
+import terminal
 
 from arena.results import analysis
 from arena.cli import main
@@ -193,26 +190,7 @@ def test_a_tournament_in_a_pipe_reports_progress(tmp_path):
 # ---- the screen, as a person sees it -------------------------------------------------------------
 
 def test_the_leaderboard_on_a_120_column_terminal(wizard, tmp_path):
-    if shutil.which("tmux") is None:
-        pytest.skip("no tmux (apt-get install -y tmux) to look at the terminal with")
-    socket, name = f"arena-test-{uuid.uuid4().hex[:8]}", "board"
-    tmux = ["tmux", "-L", socket]
-    env = {**os.environ, "TERM": "xterm-256color"}
-    env.pop("TMUX", None)
-    # `exec cat` keeps the pane open (and still) once the command has printed.
-    command = f"{sys.executable} -m arena leaderboard --store {wizard}; echo '<end>'; exec cat"
-    subprocess.run(tmux + ["new-session", "-d", "-s", name, "-x", "120", "-y", "40", command], env=env,
-                   check=True, timeout=30)
-    try:
-        screen = ""
-        deadline = time.monotonic() + 60
-        while "<end>" not in screen and time.monotonic() < deadline:
-            time.sleep(0.3)
-            screen = subprocess.run(tmux + ["capture-pane", "-p", "-t", name], capture_output=True, text=True,
-                                    timeout=30).stdout
-    finally:
-        subprocess.run(tmux + ["kill-server"], capture_output=True, timeout=30)
-    assert "<end>" in screen, screen
+    screen = terminal.screen(f"{sys.executable} -m arena leaderboard --store {wizard}", 120, 40)
     lines = screen.splitlines()
     assert all(len(line) <= 120 for line in lines)
     board = json.loads(invoke("leaderboard", "--store", wizard, "--json"))["leaderboards"][0]

@@ -18,7 +18,7 @@ def test_without_openspiel_they_refuse_every_game(monkeypatch):
     for cls in (OpenSpielMCTSAgent, OpenSpielISMCTSAgent):
         for game_id in engines.game_ids():
             reason = cls.cannot_play(game_id, engines.spec(game_id).default_players)
-            assert reason and "pip install open_spiel" in reason
+            assert reason and "pip install 'tabletop-arena[openspiel]'" in reason
 
 
 def test_parameters_are_checked_in_the_usual_grammar():

@@ -176,7 +176,7 @@ def test_a_store_in_a_read_only_place_can_be_read(tmp_path):
         result = subprocess.run(read_only + [sys.executable, "-m", "arena", *command, "--store", str(store)],
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr
-    assert sorted(os.listdir(folder)) == ["s.sqlite", "s.sqlite.lock"]
+    assert sorted(os.listdir(folder)) == ["s.sqlite"]
 
 
 def test_reading_commands_never_create_a_store(tmp_path):

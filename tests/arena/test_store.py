@@ -1,0 +1,67 @@
+"""The store's run locks: a claim leaves no file behind once its store closes, and a store closing
+never frees another process's claim."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from arena.store import Store, StoreError
+
+HOLDER = """
+import sys
+from arena.store import Store
+store = Store(sys.argv[1])
+store.claim("held")
+store.create_run("held", {"games": [], "agents": []}, 1)
+print("claimed", flush=True)
+sys.stdin.read()
+store.close()
+"""
+
+
+def locks(folder):
+    return [name for name in os.listdir(folder) if name.endswith(".lock")]
+
+
+@pytest.fixture
+def holder(tmp_path):
+    """Another process that plays run "held" of tmp_path/s.sqlite until its stdin closes."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path / "s.sqlite")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "claimed\n"
+    yield proc
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+
+
+def test_a_closed_store_leaves_only_its_database(tmp_path):
+    path = str(tmp_path / "s.sqlite")
+    store = Store(path)
+    store.claim("a")
+    store.create_run("a", {"games": [], "agents": []}, 1)
+    store.claim("b")
+    store.release("b")
+    assert len(locks(tmp_path)) == 1
+    store.close()
+    assert sorted(os.listdir(tmp_path)) == ["s.sqlite"]
+    assert Store(path, readonly=True).run("a")["status"] == "interrupted"   # marked running, nobody plays it
+
+
+def test_closing_a_store_never_frees_another_process_claim(tmp_path, holder):
+    path = str(tmp_path / "s.sqlite")
+    mine = Store(path)
+    mine.claim("other")
+    mine.close()   # removes its own lock file, not the holder's
+    assert Store(path, readonly=True).run("held")["status"] == "running"
+    second = Store(path)
+    with pytest.raises(StoreError, match="being played by another arena process"):
+        second.claim("held")
+    second.close()
+    holder.stdin.close()
+    assert holder.wait(timeout=60) == 0
+    # Once the holder is gone, its run can be claimed again, and no lock file is left.
+    third = Store(path)
+    third.claim("held")
+    third.close()
+    assert locks(tmp_path) == []
