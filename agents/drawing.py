@@ -9,12 +9,15 @@ number (Insert's ring colour, Belladone Bluff's team).
 import json
 import os
 import textwrap
+from typing import Any, Iterable, Optional, Sequence
+
+from engines.core import GameState
 
 WIDTH = 80
 INDENT = "    "
 
 
-def fit(lines):
+def fit(lines: Iterable[str]) -> str:
     """The lines (each may hold several), each wrapped to WIDTH columns (a continued line is
     indented)."""
     out = []
@@ -24,12 +27,12 @@ def fit(lines):
     return "\n".join(out)
 
 
-def margin(line):
+def margin(line: str) -> str:
     """The spaces a line starts with; its continued lines are indented further."""
     return line[:len(line) - len(line.lstrip(" "))]
 
 
-def fit_items(head, items, sep="  "):
+def fit_items(head: str, items: Iterable[str], sep: str = "  ") -> str:
     """`head` then the items, packed into lines of WIDTH columns without splitting an item."""
     indent = margin(head) + INDENT
     lines, line = [], head
@@ -42,17 +45,17 @@ def fit_items(head, items, sep="  "):
     return fit(lines + [line])
 
 
-def listed(head, items):
+def listed(head: str, items: Iterable[str]) -> str:
     """`head` then the items separated by "; ", packed as fit_items packs them."""
     items = list(items)
     return fit_items(head, [item + ";" for item in items[:-1]] + items[-1:], " ")
 
 
-def default_names(players, viewer=None):
+def default_names(players: int, viewer: Optional[int] = None) -> list[str]:
     return [f"seat {p} (you)" if p == viewer else f"seat {p}" for p in range(players)]
 
 
-def draw(state, viewer=None, names=None):
+def draw(state: GameState, viewer: Optional[int] = None, names: Optional[Sequence[str]] = None) -> str:
     """The position as `viewer` (a seat, or None for everything) sees it, with its key."""
     names = names or default_names(state.num_players, viewer)
     drawing = DRAWINGS.get(state.game_id, draw_observation)
@@ -63,7 +66,7 @@ class View:
     """What a drawing reads: the public observation (seat 0's when the view shows everything), each
     seat's own observation where this view may see it, whose turn it is."""
 
-    def __init__(self, state, viewer, names):
+    def __init__(self, state: GameState, viewer: Optional[int], names: Sequence[str]) -> None:
         self.names = names
         self.viewer = viewer
         self.players = state.num_players
@@ -73,28 +76,28 @@ class View:
         self.to_move = -1 if self.terminal else state.current_player()
         self.returns = state.returns() if self.terminal else None
 
-    def private(self, seat):
+    def private(self, seat: int) -> Optional[dict[str, Any]]:
         """`seat`'s own observation, or None when this view may not show its hidden cards."""
         if self.all is not None:
             return self.all[seat]
         return self.obs if seat == self.viewer else None
 
-    def mark(self, seat):
+    def mark(self, seat: int) -> str:
         return ">" if seat == self.to_move else " "
 
-    def seat_head(self, seat, text):
+    def seat_head(self, seat: int, text: str) -> str:
         """A seat's heading: the turn mark, its name (padded so the seats line up), then `text`."""
         width = max(len(n) for n in self.names)
         return f"{self.mark(seat)} {self.names[seat]:<{width}}  {text}"
 
-    def status(self, title, extras=()):
+    def status(self, title: str, extras: Iterable[str] = ()) -> str:
         """The first line: the game, whose view, whose turn or that it is over, then `extras`."""
         parts = [title, "view: " + ("everything" if self.viewer is None else self.names[self.viewer])]
         parts.append("game over" if self.terminal else f"to move: {self.names[self.to_move]}")
         return "; ".join(parts + [e for e in extras if e])
 
 
-def plural(n, word):
+def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
@@ -104,7 +107,7 @@ INSERT_COLOURS = ("red", "white")
 INSERT_LINES = {"H": "-", "V": "|", "/": "/", "\\": "\\"}
 
 
-def draw_insert(state, viewer, names):
+def draw_insert(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     legal = set() if v.terminal else set(o["legal"])
@@ -131,7 +134,7 @@ def draw_insert(state, viewer, names):
 WIZARD_SUITS = {"d": "dwarves", "e": "elves", "g": "giants", "h": "humans"}
 
 
-def draw_wizard(state, viewer, names):
+def draw_wizard(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     if o["phase"] == "over":
@@ -182,7 +185,7 @@ def _bb_value(card):
     return rest[1:] if rest.startswith("-") and not rest[1:].isdigit() else rest
 
 
-def draw_belladone_bluff(state, viewer, names):
+def draw_belladone_bluff(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     turn = o["turn"]
@@ -251,7 +254,7 @@ def _rb_pile(v):
     return out
 
 
-def draw_royal_ball(state, viewer, names):
+def draw_royal_ball(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     extras = [f"round {o['round'] + 1}", o["phase"], f"* marker: {names[o['active']]}"]
@@ -310,7 +313,7 @@ def _group(cards, guests):
     return [_guest(c, guests, matched) if c in guests else f"Belle {c}" for c in cards]
 
 
-def draw_belle_of_the_ball(state, viewer, names):
+def draw_belle_of_the_ball(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     guests, belles = _belle_cards()
@@ -330,7 +333,7 @@ def draw_belle_of_the_ball(state, viewer, names):
                  f"{plural(len(o['discarded_belles']), 'Belle')}{gone}")
     for p in range(v.players):
         # At the end the returns hold the half points (the observation's scores are rounded down).
-        score = v.returns[p] if v.terminal else o["scores"][p]
+        score = v.returns[p] if v.returns is not None else o["scores"][p]
         lines.append(v.seat_head(p, f"{score:g} points, {plural(o['regrets'][p], 'Regret')}, "
                                     f"Belles in hand: {', '.join(o['hands'][p]) or 'none'}"))
         for g, cards in enumerate(o["parties"][p]):
@@ -348,7 +351,7 @@ def draw_belle_of_the_ball(state, viewer, names):
 
 # ---------------------------------------------------------------- any other game
 
-def draw_observation(state, viewer, names):
+def draw_observation(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
     """A game with no drawing of its own: its picture when nothing is hidden, else the observation."""
     from engines.registry import spec
     if viewer is None or spec(state.game_id).perfect_information:
@@ -367,7 +370,7 @@ DRAWINGS = {"insert": draw_insert, "wizard": draw_wizard, "belladone_bluff": dra
             "royal_ball": draw_royal_ball, "belle_of_the_ball": draw_belle_of_the_ball}
 
 
-def side(state, seat):
+def side(state: GameState, seat: int) -> str:
     """What `seat` plays besides its number, "" when nothing: Insert's colour, a team."""
     if state.game_id == "insert":
         return f"{INSERT_COLOURS[seat]} rings ({'RW'[seat]})"

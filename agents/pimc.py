@@ -37,8 +37,11 @@ It plays only Wizard (`cannot_play` says so for every other game): no other engi
 """
 import random
 import time
+from typing import Any, Optional
 
 from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
+from engines.core import GameState
+from engines.wizard import WizardState
 
 A_WIZ, A_JES, A_BID, A_TRUMP = 52, 53, 54, 75
 
@@ -80,26 +83,26 @@ class PIMCAgent(Agent):
         self.last = {}
 
     @classmethod
-    def cannot_play(cls, game_id, players):
+    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
         if game_id != "wizard":
             return "it needs a double-dummy solver, and only Wizard has one"
         return None
 
-    def reset(self, game_id, game_params, seat, seed):
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         super().reset(game_id, game_params, seat, seed)
         reason = self.cannot_play(game_id, game_params.get("players", 0))
         if reason:
             raise ValueError(f"agent pimc cannot play {game_id}: {reason}")
         self.rng = random.Random(f"{self.params['seed']}/{seed}")
 
-    def solver(self):
+    def solver(self) -> Any:   # agents.wizard_solver.Solver
         if self._solver is None:
             from agents.wizard_solver import Solver
             self._solver = Solver(18)
         return self._solver
 
-    def act(self, state):
-        if state.game_id != "wizard":
+    def act(self, state: GameState) -> int:
+        if not isinstance(state, WizardState):
             raise ValueError(f"agent pimc cannot play {state.game_id}: {self.cannot_play(state.game_id, 0)}")
         if state.is_terminal():
             raise ValueError("agent pimc was asked to move in a finished game of wizard")

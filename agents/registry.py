@@ -1,7 +1,9 @@
 """Built-in agents by name."""
 import importlib
 
-from agents.base import UnknownAgent
+from typing import Any
+
+from agents.base import Agent, UnknownAgent
 
 # name -> "module:Class"; an agent is listed once it plays every registered game (or says, through
 # `cannot_play`, which it cannot).
@@ -19,11 +21,11 @@ BUILTIN = {
 }
 
 
-def agent_names():
+def agent_names() -> list[str]:
     return sorted(BUILTIN)
 
 
-def agent_class(name):
+def agent_class(name: str) -> type[Agent]:
     try:
         module, cls = BUILTIN[name].split(":")
     except KeyError:
@@ -31,5 +33,5 @@ def agent_class(name):
     return getattr(importlib.import_module(module), cls)
 
 
-def make(name, **params):
+def make(name: str, **params: Any) -> Agent:
     return agent_class(name)(**params)

@@ -1,7 +1,9 @@
 """The baseline agents: uniformly random, and greedy one ply deep on the engine's evaluation."""
 import random
+from typing import Any
 
 from agents.base import Agent
+from engines.core import GameState
 
 
 class RandomAgent(Agent):
@@ -9,11 +11,11 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def reset(self, game_id, game_params, seat, seed):
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         super().reset(game_id, game_params, seat, seed)
         self.rng = random.Random(seed)
 
-    def act(self, state):
+    def act(self, state: GameState) -> int:
         return self.rng.choice(state.legal_actions())
 
 
@@ -22,11 +24,11 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
-    def reset(self, game_id, game_params, seat, seed):
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         super().reset(game_id, game_params, seat, seed)
         self.rng = random.Random(seed)
 
-    def act(self, state):
+    def act(self, state: GameState) -> int:
         me = state.current_player()
         best, best_value = [], None
         for a in state.legal_actions():

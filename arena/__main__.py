@@ -6,6 +6,7 @@ keeps what is stored).
 """
 import signal
 import sys
+from typing import Any
 
 
 def _interrupted_while_loading(signum, frame):
@@ -13,7 +14,7 @@ def _interrupted_while_loading(signum, frame):
     sys.exit(130)
 
 
-def main():
+def main() -> Any:
     signal.signal(signal.SIGINT, _interrupted_while_loading)
     from arena.cli import main as cli
     signal.signal(signal.SIGINT, signal.default_int_handler)

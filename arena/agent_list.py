@@ -5,6 +5,7 @@ import importlib.metadata
 import importlib.util
 import os
 import re
+from typing import Container, Iterable, Optional
 
 import agents as agent_registry
 from arena.match import AgentSpec
@@ -20,9 +21,11 @@ class ScheduleError(ValueError):
 _ITEM = re.compile(r"^(?P<source>[^\[\]\s]+)\s*(?:\[(?P<params>[^\[\]]*)\])?(?:\s+as\s+(?P<label>\S+))?$")
 
 
-def split_list(text):
+def split_list(text: str) -> list[str]:
     """Splits on commas outside brackets: "a, b[x=1,y=2] as c" -> ["a", "b[x=1,y=2] as c"]."""
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1
@@ -41,13 +44,13 @@ def split_list(text):
     return [i for i in items if i]
 
 
-def parse_params(text, where):
+def parse_params(text: str, where: str) -> tuple[tuple[str, str], ...]:
     """"k=v, k2=v2" -> (("k", "v"), ("k2", "v2")); values stay strings (the receiver coerces).
 
     A part without "=" continues the previous value, so list values need no quoting:
     "hands=10,9, plus_minus_one=true" -> (("hands", "10,9"), ("plus_minus_one", "true")).
     """
-    out = []
+    out: list[tuple[str, str]] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
@@ -64,12 +67,12 @@ def parse_params(text, where):
     return tuple(out)
 
 
-def param_options(values):
+def param_options(values: Iterable[str]) -> tuple[tuple[str, str], ...]:
     """The repeated `--param NAME=VALUE` options as ((name, value), ...)."""
     return parse_params(",".join(values), "--param")
 
 
-def entry_points():
+def entry_points() -> dict[str, str]:
     """Installed agents: entry point name -> "module:attr" in the `tabletop_arena.agents` group."""
     return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
@@ -105,7 +108,7 @@ def _classify(source):
                         f"or give FILE.py:Class or package.module:Class")
 
 
-def code_param(source, params):
+def code_param(source: str, params: Container[str]) -> Optional[str]:
     """The parameter through which a built-in agent would load the user's own code into the arena's
     process (openspiel_bot's factory), or None."""
     try:
@@ -115,7 +118,7 @@ def code_param(source, params):
     return next((p for p in given if p in params), None)
 
 
-def parse_agent(item, run_code=False):
+def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     """One item of the agent list as an AgentSpec (see parse_agents). A built-in agent told to load
     code of the user's (`code_param`) is refused, before anything is loaded, unless `run_code`:
     that code would run in the arena's own process, where no sandbox confines it."""
@@ -149,7 +152,7 @@ def parse_agent(item, run_code=False):
     return AgentSpec(m["label"] or default_label, source, params, kind, target)
 
 
-def parse_agents(text, run_code=False):
+def parse_agents(text: str, run_code: bool = False) -> list[AgentSpec]:
     """The `--agents` list as AgentSpecs with unique labels; built-in parameters are validated here.
 
     Items: `name`, `name[k=v,...]`, `FILE.py:Class`, `package.module:Class`, an installed entry point

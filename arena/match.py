@@ -3,7 +3,7 @@
 Both are small and picklable, so the same code runs on a local process pool and on a Dask cluster.
 """
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 
 @dataclass(frozen=True)
@@ -16,10 +16,10 @@ class AgentSpec:
     code: str = ""        # submitted agents: digest of the code staged at the start of the run
 
     @property
-    def submitted(self):
+    def submitted(self) -> bool:
         return self.kind != "builtin"
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         out = {"label": self.label, "source": self.source, "params": dict(self.params),
                "kind": self.kind, "target": self.target or self.source}
         if self.code:
@@ -34,7 +34,7 @@ class SandboxPolicy:
     mode: str = "bwrap"
     limits: tuple = ()    # ((name, value), ...), every limit
 
-    def limits_dict(self):
+    def limits_dict(self) -> dict[str, Any]:
         return dict(self.limits)
 
 
@@ -50,7 +50,7 @@ class MatchSpec:
     time_limit: float = 0.0   # seconds per move, 0 = none
     sandbox: Optional[SandboxPolicy] = None   # for submitted agents; None = the default policy
 
-    def params_dict(self):
+    def params_dict(self) -> dict[str, Any]:
         return dict(self.game_params)
 
 

@@ -32,45 +32,54 @@ What a fault then means is the caller's: a tournament plays the match out with a
 later.
 """
 import operator
+from typing import Any, Callable, Optional, Protocol, Sequence, Union
 
 import agents as agent_registry
-from arena.sandbox import POOL, AgentFault, describe
+from arena.match import AgentSpec, SandboxPolicy
+from arena.sandbox import POOL, AgentFault, RemoteAgent, describe
 from arena.seeds import view_seed
+from engines.core import GameState
+
+
+class Player(Protocol):
+    """What the referee asks for a move: a LocalAgent, a RemoteAgent, or a trusted agent of this process."""
+    def act(self, state: GameState) -> Any: ...
 
 
 class LocalAgent:
     """A trusted built-in agent, run in this process, untimed; an exception while it resets is an
     AgentFault "exception" (while it moves, `decide` makes it one)."""
 
-    def __init__(self, spec):
+    def __init__(self, spec: AgentSpec) -> None:
         self.agent = agent_registry.make(spec.source, **dict(spec.params))
 
-    def reset(self, game_id, game_params, seat, seed):
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         try:
             self.agent.reset(game_id, game_params, seat, seed)
         except Exception as e:
             raise AgentFault("exception", describe(e)) from None
 
-    def act(self, state):
+    def act(self, state: GameState) -> int:
         return self.agent.act(state)
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def make_player(spec, time_limit, policy=None):
+def make_player(spec: AgentSpec, time_limit: float, policy: Optional[SandboxPolicy] = None
+                ) -> Union[RemoteAgent, LocalAgent]:
     """The player of an AgentSpec: a submitted agent in its sandbox (from the pool of boxes), timed
     at `time_limit` seconds a move (0: none) under `policy`; a built-in agent in this process."""
     return POOL.get(spec, time_limit, policy) if spec.submitted else LocalAgent(spec)
 
 
-def view_for(state, seat, view_base, move):
+def view_for(state: GameState, seat: int, view_base: int, move: int) -> GameState:
     """What the agent at `seat` is given for move number `move` of the match whose view seeds start
     at `view_base`: a determinized copy of `state`, never `state` itself."""
     return state.determinize(seat, view_seed(view_base, move))
 
 
-def checked_action(action, legal):
+def checked_action(action: Any, legal: Sequence[int]) -> int:
     """The agent's answer as a plain int, one of `legal`; AgentFault("illegal") otherwise. A bool
     is no action; a numpy integer (a built-in agent may answer with one) is taken as its int."""
     if not isinstance(action, bool):
@@ -83,7 +92,7 @@ def checked_action(action, legal):
     return action
 
 
-def decide(player, view, legal, trusted=False):
+def decide(player: Player, view: GameState, legal: Sequence[int], trusted: bool = False) -> int:
     """`player`'s checked action for `view` (its seat to move; `legal`, the true state's legal
     actions); AgentFault when it faults. A trusted player's exceptions go through unchanged."""
     if trusted:
@@ -97,7 +106,8 @@ def decide(player, view, legal, trusted=False):
     return checked_action(action, legal)
 
 
-def play_move(state, player, view_base, move, trusted=False, apply=None):
+def play_move(state: GameState, player: Player, view_base: int, move: int, trusted: bool = False,
+              apply: Optional[Callable[[int], None]] = None) -> int:
     """One move of `state`'s mover, played by `player` (see the module docstring): its checked
     action, applied to `state` (or passed to `apply`, which then applies it) and returned.
     AgentFault when the player faults; `state` is then unchanged."""

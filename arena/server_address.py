@@ -6,6 +6,7 @@ import json
 import os
 import tempfile
 import urllib.parse
+from typing import Iterator, Optional
 
 
 def _path(store_path):
@@ -13,7 +14,7 @@ def _path(store_path):
 
 
 @contextlib.contextmanager
-def announced(store_path, url):
+def announced(store_path: str, url: str) -> Iterator[None]:
     """Says, while this lasts, that the server at `url` serves the store; best effort (a store in a
     folder this user cannot write is served all the same, unannounced)."""
     path, mine = _path(store_path), False
@@ -34,7 +35,7 @@ def announced(store_path, url):
                 os.remove(path)
 
 
-def running_url(store_path, pid=None):
+def running_url(store_path: str, pid: Optional[int] = None) -> Optional[str]:
     """The URL of the server announced for the store, or None when none runs (no file, a dead
     process, or a file that does not hold an http URL)."""
     try:
@@ -51,5 +52,5 @@ def running_url(store_path, pid=None):
     return url
 
 
-def replay_url(server, run_id, match_id):
+def replay_url(server: str, run_id: str, match_id: int) -> str:
     return f"{server}runs/{urllib.parse.quote(run_id, safe='')}/matches/{int(match_id)}"

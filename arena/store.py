@@ -121,7 +121,7 @@ class Store:
             raise StoreError(f"{path} is not a tournament store")
         return db
 
-    def close(self):
+    def close(self) -> None:
         for run_id in list(self._claims):
             self.release(run_id)
         self.db.close()

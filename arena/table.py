@@ -2,17 +2,22 @@
 replay`, the browser's games): the game itself (`play`, every move the referee's), the seats'
 names, what each seat saw of each move, and the states of a stored match. Nothing here reads or
 prints: the faces do (arena.cli.play, arena.serve)."""
+from typing import Any, Callable, Optional, Sequence
+
 import engines
+from agents.human import HumanAgent
 from arena import referee
+from arena.match import AgentSpec, SandboxPolicy
 from arena.seeds import derive_seed, view_base
+from engines.core import GameState
 
 
-def public_name(state, action, viewer):
+def public_name(state: GameState, action: int, viewer: int) -> str:
     """How `action`, about to be played in `state`, appears to `viewer`: its name, or "?" when the
     viewer could not tell it apart from another legal action (a hidden bid, a face-down card)."""
     if viewer == state.current_player():
         return state.action_to_string(action)
-    seen = {}
+    seen: dict[int, list[int]] = {}
     for a in state.legal_actions():
         state.apply_action(a)
         seen.setdefault(state.information_state_key(viewer), []).append(a)
@@ -24,22 +29,24 @@ def public_name(state, action, viewer):
 class MoveLog:
     """Each seat's record of the moves so far, as that seat saw them."""
 
-    def __init__(self, players, names):
+    def __init__(self, players: int, names: list[str]) -> None:
         self.names = names
-        self.lines = {p: [] for p in range(players)}
+        self.lines: dict[int, list[str]] = {p: [] for p in range(players)}
 
-    def record(self, state, action):
+    def record(self, state: GameState, action: int) -> None:
         mover = self.names[state.current_player()]
         for viewer, lines in self.lines.items():
             lines.append(f"{mover}: {public_name(state, action, viewer)}")
 
 
-def seat_names(players, human_seat, labels):
+def seat_names(players: int, human_seat: int, labels: Sequence[str]) -> list[str]:
     bots = iter(labels)
     return [f"seat {p} (you)" if p == human_seat else f"seat {p} ({next(bots)})" for p in range(players)]
 
 
-def play(game_id, params, bot_specs, human, human_seat, seed, policy=None, on_start=None):
+def play(game_id: str, params: dict[str, Any], bot_specs: Sequence[AgentSpec], human: HumanAgent, human_seat: int,
+         seed: int, policy: Optional[SandboxPolicy] = None,
+         on_start: Optional[Callable[[GameState, list[str]], None]] = None) -> tuple[GameState, list[str], list[str]]:
     """A game with the person `human` (an agent: agents.human.HumanAgent with the face's input and
     output) at `human_seat` and the bots (AgentSpecs) in the other seats, in order; returns (the
     final state, the seats' names, the moves as the person saw them). `on_start(state, names)` is
@@ -75,17 +82,17 @@ def play(game_id, params, bot_specs, human, human_seat, seed, policy=None, on_st
             referee.play_move(state, agents[p], views, len(state.history()), trusted=p == human_seat, apply=apply)
     finally:
         for agent in agents:
-            if agent is not human:
+            if not isinstance(agent, HumanAgent):   # the bots; the person has nothing to close
                 agent.close()
     return state, names, log.lines[human_seat]
 
 
-def first_mover(state, names):
+def first_mover(state: GameState, names: Sequence[str]) -> str:
     """Who moves first in a fresh game, as a line: in every game it comes from the deal."""
     return f"{names[state.current_player()]} moves first"
 
 
-def winner(state, names):
+def winner(state: GameState, names: Sequence[str]) -> str:
     """Who won a finished game, by seat and agent: "seat 1 (greedy) wins", or the seats that share
     first place."""
     first = [p for p, place in enumerate(state.placements()) if place == 1]
@@ -95,7 +102,7 @@ def winner(state, names):
     return f"a draw: {', '.join(tied[:-1])} and {tied[-1]} share first place"
 
 
-def final_scores(state, names):
+def final_scores(state: GameState, names: Sequence[str]) -> str:
     """The winner, then every seat's score and place, best first."""
     places = state.placements()
     rows = sorted(range(state.num_players), key=lambda p: places[p])
@@ -103,7 +110,7 @@ def final_scores(state, names):
             + ", ".join(f"{names[p]} {state.returns()[p]:g} (place {places[p]})" for p in rows))
 
 
-def replay_states(match):
+def replay_states(match: dict[str, Any]) -> list[GameState]:
     """The stored match's states from the start, one per action, rebuilt from its seed and actions."""
     params = dict(match["game_params"])
     state = engines.make(match["game_id"], seed=match["seed"], **params)
@@ -114,7 +121,8 @@ def replay_states(match):
     return states
 
 
-def stored_match(match, seat=None):
+def stored_match(match: dict[str, Any], seat: Optional[int] = None
+                 ) -> tuple[list[GameState], list[str], Optional[list[str]]]:
     """A stored match to step through: (its states from the start, one per action; its seats'
     names; with `seat`, that seat's record of the moves, else None)."""
     states = replay_states(match)
@@ -127,13 +135,13 @@ def stored_match(match, seat=None):
     return states, names, logs.lines[seat]
 
 
-def full_log(states, actions, names, i):
+def full_log(states: Sequence[GameState], actions: Sequence[int], names: Sequence[str], i: int) -> list[str]:
     """The last moves before move `i`, as a seat that sees everything saw them."""
     return [f"{names[states[k].current_player()]}: {states[k].action_to_string(actions[k])}"
             for k in range(max(0, i - 8), i)]
 
 
-def end_summary(state, match, names):
+def end_summary(state: GameState, match: dict[str, Any], names: Sequence[str]) -> str:
     lines = []
     if match["faults"]:
         lines += [f"ended by a fault: {names[f['seat']]} {f['kind']}: {f['message']}" for f in match["faults"]]

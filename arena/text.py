@@ -4,30 +4,31 @@ written as the command line takes them, a mean with its interval as every view w
 result as plain JSON data. The tables' columns and legend are arena.reports.tables; the verdict,
 arena.results.verdict."""
 import math
+from typing import Any, Mapping, Optional
 
 
-def first_line(e):
+def first_line(e: object) -> str:
     """The first line of an error's (or any value's) text, "" for none."""
     return str(e).splitlines()[0] if str(e) else ""
 
 
-def printable(text, limit=None, keep="\n\t"):
+def printable(text: object, limit: Optional[int] = None, keep: str = "\n\t") -> str:
     """`text` with control characters escaped ("\\x1b"), except those in `keep`; at most `limit` long."""
     text = str(text)[:limit]
     return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
 
 
-def format_value(value):
+def format_value(value: object) -> str:
     """A parameter value as --param takes it: a list as "10,9"."""
     return ",".join(str(x) for x in value) if isinstance(value, (list, tuple)) else str(value)
 
 
-def option_value(value):
+def option_value(value: object) -> str:
     """A parameter value in a command line to copy: as `format_value`, a bool as true/false."""
     return str(value).lower() if isinstance(value, bool) else format_value(value)
 
 
-def game_title(game_id, params, only_changed=False):
+def game_title(game_id: str, params: Mapping[str, Any], only_changed: bool = False) -> str:
     """"game (name=value, ...)": every parameter that is set, in name order; with only_changed, the
     parameters that differ from the game's defaults (every one, for a game no longer registered)."""
     if only_changed:
@@ -44,7 +45,7 @@ def game_title(game_id, params, only_changed=False):
     return f"{game_id} ({text})" if text else game_id
 
 
-def jsonable(value):
+def jsonable(value: Any) -> Any:
     """Plain JSON data: objects with `as_dict()` (intervals, standings) as their dicts, mappings and
     sequences element by element, numbers of any numeric type as Python numbers (a float that is
     not finite as None), and anything else as its text."""
@@ -66,12 +67,12 @@ def jsonable(value):
 
 # ---- a mean with its 95% interval, as every view writes it ----
 
-def interval_part(iv, key):
+def interval_part(iv: Any, key: str) -> Any:
     """One figure of an interval, given as an Interval or as its plain data (`jsonable`)."""
     return iv[key] if isinstance(iv, dict) else getattr(iv, "n" if key == "deals" else key)
 
 
-def interval_text(iv, digits=2):
+def interval_text(iv: Any, digits: int = 2) -> str:
     """A mean with its 95% interval as every view writes it: "0.90 [0.81-0.97]" ("" for None)."""
     if iv is None:
         return ""

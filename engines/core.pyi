@@ -9,6 +9,9 @@ class GameState:
     num_players: int
     num_distinct_actions: int
 
+    def __init__(self, params: dict[str, Any], seed: int = 0) -> None:
+        """Every engine's state is made so, from complete parameters (engines.registry)."""
+
     def legal_actions(self) -> list[int]:
         """The legal actions of the player to move, in increasing order; [] once terminal."""
     def apply_action(self, action: int) -> None:

@@ -41,12 +41,13 @@ state, future deals included.
 import json
 import random
 import zlib
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 import engines
 from engines import registry
+from engines.core import GameState
 
 try:
     import pyspiel
@@ -91,13 +92,13 @@ def observation_features(obs: dict, size: int = OBS_FEATURES) -> np.ndarray:
     return v
 
 
-def observation_string(state, player: int) -> str:
+def observation_string(state: GameState, player: int) -> str:
     return json.dumps(state.observation(player), sort_keys=True, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- bounds per game
 
-def bounds(game_id: str, full: dict, proto) -> tuple:
+def bounds(game_id: str, full: dict, proto: GameState) -> tuple:
     """(min_utility, max_utility, max_game_length) for the resolved parameters."""
     n = full["players"]
     if game_id == "insert":
@@ -192,11 +193,11 @@ class TabletopState(_State):
         self._engine = _Engine(game)
 
     @property
-    def engine(self):
+    def engine(self) -> GameState:
         """The wrapped engine state (engines.core.GameState)."""
         return self._engine.get()
 
-    def current_player(self):
+    def current_player(self) -> int:
         e = self.engine
         return pyspiel.PlayerId.TERMINAL if e.is_terminal() else e.current_player()
 
@@ -209,14 +210,14 @@ class TabletopState(_State):
     def _action_to_string(self, player, action):
         return self.engine.action_to_string(int(action))
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return self.engine.is_terminal()
 
-    def returns(self):
+    def returns(self) -> list[float]:
         e = self.engine
         return [float(r) for r in e.returns()] if e.is_terminal() else [0.0] * e.num_players
 
-    def resample_from_infostate(self, player_id, probability_sampler):
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "TabletopState":
         """A state `player_id` cannot tell from this one (our `determinize`), hidden cards and future
         chance resampled. `probability_sampler` is a callable returning floats in [0, 1) (OpenSpiel's
         convention) or a random.Random / numpy RandomState; the seed is drawn from it."""
@@ -291,10 +292,10 @@ class TabletopGame(_Game):
     def _deal(self):
         return engines.make(self.GAME_ID, seed=self._rng.getrandbits(64), **self.engine_params_without_players())
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> TabletopState:
         return TabletopState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(self, iig_obs_type: Any = None, params: Optional[dict] = None) -> "_Observer":
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
         return _Observer(info_state=iig_obs_type is not None and bool(iig_obs_type.perfect_recall))
@@ -349,7 +350,7 @@ def load(game_id: str, **params: Any) -> "pyspiel.Game":
     return pyspiel.load_game(short_name(game_id), {k: _to_openspiel_value(v) for k, v in params.items()})
 
 
-def wrap(game: "pyspiel.Game", engine_state) -> TabletopState:
+def wrap(game: "pyspiel.Game", engine_state: GameState) -> TabletopState:
     """An OpenSpiel state of `game` holding (a position copy of) `engine_state`."""
     s = game.new_initial_state()
     s._engine.set(_position_copy(engine_state))

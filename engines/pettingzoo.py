@@ -64,10 +64,10 @@ class TabletopAECEnv(AECEnv):
         params = dict(self.game_params)
         return engines.make(self.game_id, players=params.pop("players"), seed=seed, **params)
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
@@ -87,14 +87,14 @@ class TabletopAECEnv(AECEnv):
         for a in self.agents:
             self.infos[a] = {"observation": self.state.observation(self._seat[a])}
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         mask = np.zeros(self.num_actions, np.int8)
         if not self.state.is_terminal() and self.state.current_player() == seat:
             mask[self.state.legal_actions()] = 1
         return {"observation": observation_features(self.state.observation(seat)), "action_mask": mask}
 
-    def step(self, action) -> None:
+    def step(self, action: int) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -111,7 +111,7 @@ class TabletopAECEnv(AECEnv):
         self._update_infos()
         self._accumulate_rewards()
 
-    def render(self):
+    def render(self) -> Optional[str]:
         if self.render_mode is None:
             return None
         return str(self.state)

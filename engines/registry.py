@@ -38,7 +38,7 @@ class GameSpec:
     description: str = ""
     test_variants: tuple = ({},)     # parameter sets the contract tests run on every player count
 
-    def state_class(self):
+    def state_class(self) -> type["GameState"]:
         return getattr(importlib.import_module(self.module), self.cls)
 
 

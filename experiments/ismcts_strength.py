@@ -32,6 +32,7 @@ import random
 import statistics
 import sys
 import time
+from typing import Any
 
 import engines
 from engines.registry import resolve
@@ -256,7 +257,7 @@ def summary(rows, baseline=None):
     points a match, and the counts. With `baseline` (another run's rows), also the per-deal
     difference from it over the deals both complete ("paired"; only a count when fewer than two)."""
     def per_deal(rows):
-        out = {}
+        out: dict[int, dict[Any, float]] = {}
         for row in rows:
             out.setdefault(row["deal"], {})[row["seating"]] = row["score"]
         complete = max(len(v) for v in out.values())
@@ -287,7 +288,7 @@ def paired(store_a, store_b, label="ismcts"):
     def per_deal(path):
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         run = db.execute("SELECT run_id FROM matches GROUP BY run_id ORDER BY count(*) DESC LIMIT 1").fetchone()[0]
-        out = {}
+        out: dict[int, list[tuple[float, float]]] = {}
         for seed, seats, returns in db.execute("SELECT seed, seats, returns FROM matches WHERE run_id = ?", (run,)):
             seats, r = json.loads(seats), json.loads(returns)
             me = next(i for i, seat in enumerate(seats) if seat["label"].startswith(label))

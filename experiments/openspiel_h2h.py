@@ -34,6 +34,7 @@ from arena.agent_list import parse_agent
 from arena.results.analysis import interval, pair_score, t_interval
 from arena import referee
 from arena.seeds import derive_seed, view_base
+from arena.text import jsonable
 
 
 def _make(item):
@@ -91,7 +92,7 @@ def run(game_id, a_item, b_item, deals, seed=0, jobs=1, players=None, **params):
              for d in range(deals) for s in seatings(n)]
     per_deal: dict = {}
     clock = {"A": [0.0, 0], "B": [0.0, 0]}
-    points = {"A": [], "B": []}
+    points: dict[str, list[float]] = {"A": [], "B": []}
     started = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         for deal, seating, returns, places, c in pool.imap_unordered(play, tasks):
@@ -112,7 +113,7 @@ def run(game_id, a_item, b_item, deals, seed=0, jobs=1, players=None, **params):
     share, diff = interval(shares, len(tasks)), t_interval(diffs, len(tasks))
     return {"game": game_id, "params": {k: list(v) if isinstance(v, tuple) else v for k, v in full.items()},
             "a": a_item, "b": b_item, "deals": deals, "games": len(tasks), "seed": seed,
-            "share_a": share.as_dict(), "diff_a": diff.as_dict(),
+            "share_a": jsonable(share), "diff_a": jsonable(diff),
             "points_a": sum(points["A"]) / len(points["A"]), "points_b": sum(points["B"]) / len(points["B"]),
             "seconds_per_move_a": clock["A"][0] / max(1, clock["A"][1]), "decisions_a": clock["A"][1],
             "seconds_per_move_b": clock["B"][0] / max(1, clock["B"][1]), "decisions_b": clock["B"][1],

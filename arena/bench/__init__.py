@@ -32,17 +32,19 @@ import os
 import random
 import tempfile
 import time
+from typing import Any, Iterable, Iterator, Optional
 
 import engines
 import engines.core as core
-from arena.bench.measure import calibrated_rates, row, timed, versus
+from arena.bench.measure import Row, calibrated_rates, row, timed, versus
+from engines.core import GameState
 
 # The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
-BENCH_PARAMS = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}
+BENCH_PARAMS: dict[str, dict[str, Any]] = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}
 ARENA_DEALS = 50
 
 
-def bench_state(game_id):
+def bench_state(game_id: str) -> GameState:
     params = BENCH_PARAMS.get(game_id, {})
     try:
         return engines.make(game_id, seed=1, **params)
@@ -50,7 +52,7 @@ def bench_state(game_id):
         return engines.make(game_id, seed=1)
 
 
-def engine_rows(game_id, repeats=5, seconds=0.2):
+def engine_rows(game_id: str, repeats: int = 5, seconds: float = 0.2) -> list[Row]:
     proto = bench_state(game_id)
     params = dict(proto.params)
     rng = random.Random(0)
@@ -90,14 +92,15 @@ def engine_rows(game_id, repeats=5, seconds=0.2):
     return rows
 
 
-def search_rows(game_ids):
+def search_rows(game_ids: Iterable[str]) -> Iterator[Row]:
     """Rows of the search agents' benchmarks (arena.bench.ismcts, .minimax, .pimc)."""
     from arena.bench import ismcts, minimax, pimc
     for module in (ismcts, minimax, pimc):
         yield from module.cases(list(game_ids))
 
 
-def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=2.0):
+def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agents: str = "greedy, random",
+               seconds: float = 2.0) -> list[Row]:
     """Games per second through the arena at 1 and 2 workers, against a bare loop of the same matches.
 
     Without `deals`, enough deals that the bare loop takes about `seconds` (at least ARENA_DEALS), so
@@ -150,7 +153,7 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
             rates.append(len(matches) / (time.perf_counter() - t))
         return rates
 
-    info = {"games": len(matches), "agents": agents}
+    info: dict[str, Any] = {"games": len(matches), "agents": agents}
     base = row(f"arena/{game_id}/bare_loop", "games/s", games_per_s(bare), **info)
     one = row(f"arena/{game_id}/workers_1", "games/s", games_per_s(lambda: through_arena(1)), **info)
     two = row(f"arena/{game_id}/workers_2", "games/s", games_per_s(lambda: through_arena(2)), **info)
@@ -160,7 +163,7 @@ def arena_rows(game_id, repeats=3, deals=None, agents="greedy, random", seconds=
     return [base, one, two]
 
 
-def sandbox_rows(repeats=3, moves=300, matches=30):
+def sandbox_rows(repeats: int = 3, moves: int = 300, matches: int = 30) -> list[Row]:
     """Per-match start-up and per-move cost of a sandboxed bot against the same bot in a plain
     process (--sandbox none), both started by a warm fork server as a tournament starts them."""
     from arena.match import AgentSpec
@@ -201,7 +204,7 @@ def sandbox_rows(repeats=3, moves=300, matches=30):
                     agent.close()
             finally:
                 pool.close()
-        base, boxed = versus(*pair, digits=2)
+        base, boxed = versus(pair[0], pair[1], digits=2)
         boxed["overhead_ms"] = round(1000 / boxed["median_per_s"] - 1000 / base["median_per_s"], 3)
         rows += [base, boxed]
     return rows

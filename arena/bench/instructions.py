@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any, Iterable, Iterator, Optional
 
 UNITS = {"rollouts": "instructions/playout", "rollouts_python": "instructions/playout",
          "iterations": "instructions/iteration"}
@@ -35,7 +36,7 @@ class ValgrindMissing(ValueError):
     pass
 
 
-def work(case, game_id, n):
+def work(case: str, game_id: str, n: int) -> None:
     """Does n units of the case's work (in the child, under callgrind)."""
     import random
 
@@ -61,7 +62,7 @@ def work(case, game_id, n):
         raise ValueError(f"unknown instruction case {case!r}; cases: {', '.join(UNITS)}")
 
 
-def count(case, game_id, n):
+def count(case: str, game_id: str, n: int) -> int:
     """Instructions a child process executes doing n units of the case, under callgrind."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
@@ -77,7 +78,7 @@ def count(case, game_id, n):
     return int(found.group(1))
 
 
-def per_unit(case, game_id, n=None):
+def per_unit(case: str, game_id: str, n: Optional[int] = None) -> tuple[float, int]:
     """Instructions of one unit of the case: (count(2n) - count(n)) / n."""
     n = n or WORK[case]
     return (count(case, game_id, 2 * n) - count(case, game_id, n)) / n, n
@@ -92,7 +93,7 @@ def _row(case, name, game_id, baseline=None, n=None):
     return out
 
 
-def rows(game_ids, search=True, scale=1.0):
+def rows(game_ids: Iterable[str], search: bool = True, scale: float = 1.0) -> Iterator[dict[str, Any]]:
     """The rows of the module docstring for the given games (`scale` shrinks every case's n, for tests)."""
     def n(case):
         return max(1, int(WORK[case] * scale))

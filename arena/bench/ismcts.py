@@ -30,13 +30,14 @@ import json
 import random
 import sys
 import time
+from typing import Any, Iterable, Iterator
 
 import agents
 import engines
 from agents.ismcts import Search
-from arena.bench.measure import row, timed, versus
+from arena.bench.measure import Row, row, timed, versus
 
-WIZARD_HAND = {"players": 4, "hands": (10,)}
+WIZARD_HAND: dict[str, Any] = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
 BID = 2
 
@@ -118,7 +119,8 @@ def _openspiel_row(pyspiel, case, state, repeats, iterations):
                players=OH_HELL["players"])
 
 
-def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
+def cases(game_ids: Iterable[str], repeats: int = 5, seconds: float = 0.15,
+          baseline_iterations: int = 10000) -> Iterator[Row]:
     """Yields the benchmark rows described in the module docstring for the given game ids:
     `repeats` searches per case, ismcts searches sized to take about `seconds` each, OpenSpiel's
     of `baseline_iterations` simulations."""
@@ -133,7 +135,7 @@ def cases(game_ids, repeats=5, seconds=0.15, baseline_iterations=10000):
     except ImportError:
         pyspiel = None
     wizard = _wizard_points()
-    oh_hell = _oh_hell_points(pyspiel)[1] if pyspiel else None
+    oh_hell = _oh_hell_points(pyspiel)[1] if pyspiel else {}
     for point, state in wizard.items():
         row_case = f"ismcts/wizard_4p_hand10/{point}"
         if pyspiel is None:

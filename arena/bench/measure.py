@@ -2,9 +2,12 @@
 engine, search, arena and reporting benchmarks)."""
 import statistics
 import time
+from typing import Any, Callable, Optional, Sequence
+
+Row = dict[str, Any]   # one benchmark row, as `arena bench` prints it
 
 
-def calibrated_rates(fn, repeats, seconds):
+def calibrated_rates(fn: Callable[[int], object], repeats: int, seconds: float) -> list[float]:
     """Calibrates n so one call of fn(n) takes about `seconds`, then returns `repeats` rates."""
     n = 1
     while True:
@@ -17,7 +20,7 @@ def calibrated_rates(fn, repeats, seconds):
     return timed(fn, max(1, int(n * seconds / max(dt, 1e-9))), repeats)
 
 
-def timed(fn, n, repeats):
+def timed(fn: Callable[[int], object], n: int, repeats: int) -> list[float]:
     """`repeats` rates of fn(n): n per second of wall time."""
     rates = []
     for _ in range(repeats):
@@ -27,7 +30,7 @@ def timed(fn, n, repeats):
     return rates
 
 
-def row(case, unit, rates, digits=1, **extra):
+def row(case: str, unit: str, rates: Sequence[float], digits: Optional[int] = 1, **extra: Any) -> Row:
     """A benchmark row; rates rounded to `digits` decimals (None: whole numbers)."""
     out = {"case": case, "unit": unit, "rates": [round(r, digits) for r in rates],
            "median_per_s": round(statistics.median(rates), digits)}
@@ -35,7 +38,7 @@ def row(case, unit, rates, digits=1, **extra):
     return out
 
 
-def versus(base, fast, digits=1):
+def versus(base: Row, fast: Row, digits: int = 1) -> list[Row]:
     """`fast` measured against `base`: its "baseline" case and its "speedup" (median over median)."""
     fast["baseline"] = base["case"]
     fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], digits)

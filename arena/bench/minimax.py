@@ -32,11 +32,12 @@ import random
 import statistics
 import sys
 import time
+from typing import Iterable, Iterator
 
 import agents
 import engines
-from agents.minimax import Searcher, run_determinizations
-from arena.bench.measure import row
+from agents.minimax import AlphaBetaAgent, MinimaxAgent, Searcher, run_determinizations
+from arena.bench.measure import Row, row
 
 
 def _row(case, unit, rates, **extra):
@@ -87,7 +88,7 @@ def _greedy_rate(state, repeats):
 def _alphabeta_rows(state, point, depth, repeats):
     rates, nodes = [], 0
     for _ in range(repeats):
-        a = agents.make("alphabeta", depth=depth, time=0.0)
+        a = AlphaBetaAgent(depth=depth, time=0.0)
         a.reset("insert", state.params, state.current_player(), 0)
         t0 = time.process_time()
         info = a.analyse(state)
@@ -105,7 +106,7 @@ def _alphabeta_rows(state, point, depth, repeats):
     yield _row(f"greedy/insert/{point}", "evaluations/s", _greedy_rate(state, repeats))
 
 
-def cases(game_ids, repeats=5):
+def cases(game_ids: Iterable[str], repeats: int = 5) -> Iterator[Row]:
     """Yields the benchmark rows described in the module docstring for the given game ids."""
     if "insert" in game_ids:
         for point, state in _insert_points().items():
@@ -117,7 +118,7 @@ def cases(game_ids, repeats=5):
 
 def _minimax_rows(game_id, point, state, repeats):
     case = f"{game_id}/{point}"
-    mm = agents.make("minimax", determinizations=24, depth=4, time=0.0)
+    mm = MinimaxAgent(determinizations=24, depth=4, time=0.0)
     mm.reset(game_id, state.params, state.current_player(), 0)
     rates, node_rates = [], []
     for _ in range(repeats):

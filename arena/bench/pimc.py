@@ -30,10 +30,12 @@ import json
 import statistics
 import sys
 import time
+from typing import Iterable, Iterator
 
-import agents
 import engines
-from arena.bench.measure import row
+from agents.pimc import PIMCAgent
+from engines.wizard import WizardState
+from arena.bench.measure import Row, row
 
 SIZES = (5, 8, 10, 15)
 HANDS = 3
@@ -44,6 +46,7 @@ PLAYOUTS = 2000
 
 def _deal_state(cards, seed):
     st = engines.make("wizard", players=4, hands=(cards,), seed=seed)
+    assert isinstance(st, WizardState)
     if st.phase() == "trump":
         st.apply_action(st.string_to_action("trump h"))
     return st
@@ -108,9 +111,10 @@ def _pimc_rows(cards, repeats):
         st.apply_action(st.legal_actions()[0])
     points["play"] = st
     for name, state in points.items():
-        rates, exact = [], 0
+        rates: list[float] = []
+        exact = None   # how many of the last decision's worlds were solved exactly
         for i in range(repeats):
-            bot = agents.make("pimc")
+            bot = PIMCAgent()
             bot.reset("wizard", state.params, state.current_player(), i)
             view = state.determinize(state.current_player(), i)
             t0 = time.process_time()
@@ -120,7 +124,7 @@ def _pimc_rows(cards, repeats):
         yield row(f"pimc/wizard/{name}_{cards}", "decisions/s", rates, digits=2, exact=exact)
 
 
-def cases(game_ids, repeats=3):
+def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
     """Yields the benchmark rows described in the module docstring for the given game ids."""
     if "wizard" not in game_ids:
         return

@@ -20,8 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Iterator, Sequence
 
-from arena.bench.measure import row
+from arena.bench.measure import Row, row
 
 SIZES = (10_000, 100_000, 1_000_000)
 STRENGTHS = {"ismcts": 1.6, "minimax": 1.2, "greedy": 0.8, "random": 0.0}
@@ -29,7 +30,7 @@ COMMANDS = ("leaderboard", "matchups", "report", "graph")
 FLOOR = "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM matches').fetchone()[0])"
 
 
-def build_store(path, matches, seed=0):
+def build_store(path: str, matches: int, seed: int = 0) -> str:
     """Writes a synthetic finished run of about `matches` matches (whole deals) to a new store at
     `path`; returns its run id."""
     import engines
@@ -81,7 +82,7 @@ print(time.perf_counter() - t, usage.ru_maxrss, os.waitstatus_to_exitcode(status
 """
 
 
-def timed_process(args, cwd):
+def timed_process(args: Sequence[object], cwd: str) -> tuple[float, float]:
     """(seconds, peak resident MB) of one process, from start to exit; ValueError if it fails."""
     done = subprocess.run([sys.executable, "-c", LAUNCHER, *map(str, args)], cwd=cwd, capture_output=True,
                           text=True)
@@ -94,7 +95,7 @@ def timed_process(args, cwd):
     return float(seconds), int(peak_kb) / 1024
 
 
-def command_args(command, store, out_dir):
+def command_args(command: str, store: str, out_dir: str) -> list[str]:
     args = [sys.executable, "-m", "arena", command, "--store", store]
     if command == "report":
         args += ["--out", os.path.join(out_dir, "report.html")]
@@ -109,7 +110,7 @@ def _measured(case, runs, **extra):
                peak_mb=round(max(m for _, m in runs), 1), **extra)
 
 
-def rows(sizes=SIZES, repeats=3):
+def rows(sizes: Sequence[int] = SIZES, repeats: int = 3) -> Iterator[Row]:
     """The rows for each store size (see the module's docstring)."""
     import resource
     for n in sizes:

@@ -137,8 +137,9 @@ def _print(data):
                   for r in rows])
         for rows_of, title in ((bid_rows, "bid accuracy by hand size (share of rounds bid exactly)"),
                                (bid_value_rows, BID_VALUE_TITLE)):
-            if rows_of(g):
-                head, rows = rows_of(g)
+            table_rows = rows_of(g)
+            if table_rows:
+                head, rows = table_rows
                 show(title, head, rows)
     for diff in data["differences"]:
         rows = []

@@ -4,10 +4,20 @@ import functools
 import json
 import os
 import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, ParamSpec, TypeVar
 
 import click
 
 from arena.text import first_line, printable
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+    from arena.store import Store
+
+P = ParamSpec("P")
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ArenaError(click.ClickException):
@@ -15,13 +25,13 @@ class ArenaError(click.ClickException):
     exit_code = 2
 
 
-def user_errors(fn):
+def user_errors(fn: Callable[P, T]) -> Callable[P, T]:
     """Turns the ValueErrors users can cause (unknown game, agent, parameter, run...) and a damaged
     store into ArenaError."""
     import sqlite3
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return fn(*args, **kwargs)
         except ValueError as e:
@@ -32,7 +42,7 @@ def user_errors(fn):
     return wrapper
 
 
-def open_run(store_path, run_id=None, kind="tournament"):
+def open_run(store_path: str, run_id: Optional[str] = None, kind: str = "tournament") -> tuple["Store", str]:
     """(store, run id) of RUN in the store, or, when run_id is None, of its latest run of `kind`
     (the reading commands read tournaments: an `arena analyze` or `arena compare` run made since is
     not "the latest run" of `arena replay 0`); read-only."""
@@ -41,14 +51,15 @@ def open_run(store_path, run_id=None, kind="tournament"):
     return store, store.run(run_id, kind)["run_id"]
 
 
-def rich_console(stderr=False):
+def rich_console(stderr: bool = False) -> "Console":
     from rich.console import Console
     console = Console(stderr=stderr, highlight=False)
     if not console.is_terminal:
         # Piped or captured output has no width to respect: do not squeeze the tables into 80 columns.
         console = Console(stderr=stderr, highlight=False, width=150)
     if not stderr:
-        console.on_broken_pipe = _raise_broken_pipe   # rich would exit 1; the command group exits 0 quietly
+        # rich's own hook, replaced on this console: rich would exit 1; the command group exits 0 quietly
+        console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
     return console
 
 
@@ -56,7 +67,7 @@ def _raise_broken_pipe():
     raise BrokenPipeError
 
 
-def stdout_is_closed():
+def stdout_is_closed() -> bool:
     """Whether the reader of stdout has gone (`arena games | head -1`); after that, output is dropped."""
     import select
     try:
@@ -70,21 +81,21 @@ def stdout_is_closed():
     return closed
 
 
-def literal(text):
+def literal(text: object) -> "Text":
     """User-provided text (labels, messages) shown literally: "ismcts[iterations=5000]" is not markup."""
     from rich.text import Text
     return Text(printable(text))
 
 
-def echo_json(value):
+def echo_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2))
 
 
-def json_option(fn):
+def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")(fn)
 
 
-def store_option(fn):
+def store_option(fn: F) -> F:
     from arena.store import DEFAULT_STORE
     return click.option("--store", "store_path", default=DEFAULT_STORE, show_default=True,
                         type=click.Path(dir_okay=False), help="SQLite file of the tournaments.")(fn)
@@ -106,7 +117,7 @@ deal_key_option = click.option(
          "also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
 
 
-def out_option(help, required=False):
+def out_option(help: str, required: bool = False) -> Callable[[F], F]:
     """--out FILE, checked as click reads it, before anything is played or read: its folder must
     exist (it is never created, and nothing is written outside it), and it must not be an SQLite
     file (a tournament store must not be overwritten)."""
@@ -133,7 +144,7 @@ def out_option(help, required=False):
 
 
 @contextlib.contextmanager
-def writing(out):
+def writing(out: str) -> Iterator[None]:
     """Turns a failure to write `out` (no permission, a full disk) into one line."""
     try:
         yield
@@ -141,7 +152,7 @@ def writing(out):
         raise ArenaError(f"cannot write {printable(out)}: {e.strerror or first_line(e)}") from None
 
 
-def play_options(fn):
+def play_options(fn: F) -> F:
     """--jobs, --backend, --address and --time-limit: where and how fast matches are played."""
     from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
     for option in reversed([
@@ -154,7 +165,7 @@ def play_options(fn):
     return fn
 
 
-def sandbox_option(fn):
+def sandbox_option(fn: F) -> F:
     return click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
                         envvar="ARENA_SANDBOX",
                         help="How submitted agents are confined: bubblewrap, or none (only for bots you "

@@ -1,6 +1,7 @@
 """`arena games`, `arena agents` (what is registered), `arena check-agent` and `arena bench`."""
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -20,7 +21,7 @@ def games(as_json):
     """List the registered games with their players and parameters."""
     import engines
     from arena.text import format_value
-    rows = []
+    rows: list[dict[str, Any]] = []
     for g in engines.game_ids():
         s = engines.spec(g)
         rows.append({"game_id": g, "min_players": s.min_players, "max_players": s.max_players,
@@ -52,7 +53,7 @@ def agents(as_json):
     with what installs it."""
     import agents as agent_registry
     from arena.agent_list import entry_points
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in agent_registry.agent_names():
         cls = agent_registry.agent_class(name)
         doc = (cls.__doc__ or "").strip().splitlines()

@@ -6,6 +6,11 @@ important columns; a dim line under it names the short headings and the columns 
 may wrap (descriptions, details, labels) wraps, and a word too long for its column is folded onto
 the next line, never cut."""
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 TEXT = 20    # the least width a column of wrapping text (descriptions, details) is given
 LABEL = 30   # the least width a column of agent labels is given: shorter labels never wrap
@@ -74,13 +79,14 @@ def _fits(console, columns, widths, short, options):
     return console.measure(table, options=console.options.update_width(10 ** 6)).maximum <= console.width
 
 
-def fits(console, columns, rows, **options):
+def fits(console: "Console", columns: Sequence["Column"], rows: Sequence[Sequence[Any]], **options: Any) -> bool:
     """Whether the whole table, with its full headings, fits the console's width."""
     needs = _needs(console, columns, rows)
     return _fits(console, columns, [needs(i, False) for i in range(len(columns))], False, options)
 
 
-def print_table(console, columns, rows, title=None, **options):
+def print_table(console: "Console", columns: Sequence["Column"], rows: Sequence[Sequence[Any]],
+                title: Optional[Union[str, "Text"]] = None, **options: Any) -> list[str]:
     """Print the rows (cells: text, rich markup or Text) under the columns, fitted to the console's
     width, and under the table a dim line naming the short headings used and the columns left out.
     Returns the headers (full) of the columns shown."""
@@ -96,7 +102,7 @@ def print_table(console, columns, rows, title=None, **options):
         short = any(c.short for c in columns)
         shown = [i for i, c in enumerate(columns) if c.importance is None]
         for i in sorted((i for i, c in enumerate(columns) if c.importance is not None),
-                        key=lambda i: -columns[i].importance):
+                        key=lambda i: -(columns[i].importance or 0)):
             if fit(sorted(shown + [i]), short):
                 shown = sorted(shown + [i])
     used = [columns[i] for i in shown]

@@ -1,9 +1,14 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by
 move): the terminal player, its input and output; the game itself is arena.table's, the drawing of a
 position agents.drawing's."""
+from typing import TYPE_CHECKING, Any, Optional
+
 import click
 
 from arena.cli.common import open_run, sandbox_option, store_option, user_errors
+
+if TYPE_CHECKING:
+    from engines.core import GameState
 
 REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
 SEAT_HELP = ("Your seat, 0 to the number of bots. Who moves first is drawn from the deal (--seed) in every "
@@ -11,7 +16,7 @@ SEAT_HELP = ("Your seat, 0 to the number of bots. Who moves first is drawn from 
              "turned up has them pick trump; in Royal Ball the seat after the marker); the first line says who.")
 
 
-def ask(text):
+def ask(text: str) -> str:
     """The person's answer to a prompt, read from the terminal (an empty line is "")."""
     return click.prompt(text, default="", show_default=False)
 
@@ -90,7 +95,7 @@ def replay(args, seat, to_end, store_path):
     store.close()
 
 
-def replay_match(match, seat=None, to_end=False):
+def replay_match(match: dict[str, Any], seat: Optional[int] = None, to_end: bool = False) -> "GameState":
     """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
     from agents.drawing import fit
     from agents.human import describe_view

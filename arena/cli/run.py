@@ -2,6 +2,7 @@
 import contextlib
 import signal
 import sys
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import click
 
@@ -9,6 +10,14 @@ from arena.cli.common import (WholeNumber, deal_key_option, echo_json, json_opti
                               rich_console, sandbox_option, store_option, user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.results.settle import DEFAULT_MAX_DEALS
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+    from arena.match import MatchResult
+    from arena.results.settle import Look, StoppingRule
+    from arena.tournament.coordinator import Plan
+
 
 
 @click.command(short_help="Play a rated tournament; print a leaderboard per game.",
@@ -53,7 +62,7 @@ def run(game_id, players, agents_text, deals, max_deals, seed, store_path, jobs,
             err.print(literal(note))
         deals = plan.extends.config.deals if plan.extends and plan.taken else 0
         taken = (f" ({plan.taken} taken from run {plan.extends.run_id}, this run's first "
-                 + ("deal)" if deals == 1 else f"{deals} deals)")) if plan.taken else ""
+                 + ("deal)" if deals == 1 else f"{deals} deals)")) if plan.extends and plan.taken else ""
         size = f"{len(plan.schedule)} matches" if plan.rule is None else \
             f"each game until its verdict is settled, at most {len(plan.schedule):,} matches ({stop_text(plan.rule)})"
         err.print(f"run [bold]{plan.run_id}[/]: {size}, {plan.stored} already stored{taken}, "
@@ -78,7 +87,7 @@ def run(game_id, players, agents_text, deals, max_deals, seed, store_path, jobs,
     store.close()
 
 
-def stop_text(rule):
+def stop_text(rule: "StoppingRule") -> str:
     """The stopping rule as the run announces it."""
     looks = rule.looks()
     return (f"--max-deals {rule.max_deals} deals per line-up; looks after "
@@ -86,13 +95,13 @@ def stop_text(rule):
             f"a settled verdict is wrong at most {rule.alpha:.0%} of the time")
 
 
-def look_lines(plan, meter):
+def look_lines(plan: "Plan", meter: "_PlainMeter | _BarMeter") -> Callable[[list["Look"], list], None]:
     """The `on_look` of a run played until settled: a line per game whenever it takes a look (or
     when the run starts), and the progress total grown by each new batch."""
     from arena.text import game_title
-    shown = {}
+    shown: dict[tuple[str, str], str] = {}
 
-    def on_look(looks, batch):
+    def on_look(looks: list["Look"], batch: list) -> None:
         if shown:
             meter.grow(len(batch))
         for now in looks:
@@ -100,7 +109,7 @@ def look_lines(plan, meter):
                     + ("settled" if now.settled else "not settled" if now.looked else "first look")
                     + (f" at the look after {now.looked} deals" if now.looked else "")
                     + (f"; playing to {now.next_look} deals" if now.next_look else
-                       "" if now.settled else f"; the cap of {plan.rule.max_deals} deals is reached"))
+                       "" if now.settled else f"; the cap of {plan.config.deals} deals is reached"))
             key = now.game_id, str(sorted(now.params.items()))
             if shown.get(key) != line:
                 shown[key] = line
@@ -114,13 +123,13 @@ PROGRESS_EVERY = 10.0   # seconds between plain progress lines when stderr is no
 class _PlainMeter:
     """Progress as a plain line every PROGRESS_EVERY seconds: matches done, rate, time left."""
 
-    def __init__(self, total, done):
+    def __init__(self, total: int, done: int) -> None:
         import time
         self.clock = time.monotonic
         self.start = self.shown = self.clock()
         self.total, self.done, self.first = total, done, done
 
-    def advance(self, result):
+    def advance(self, result: "MatchResult") -> None:
         self.done += 1
         now = self.clock()
         if now - self.shown >= PROGRESS_EVERY or self.done == self.total:
@@ -128,31 +137,31 @@ class _PlainMeter:
             click.echo(plain_progress(self.done - self.first, self.total - self.first, now - self.start,
                                       self.done, self.total), err=True)
 
-    def grow(self, more):
+    def grow(self, more: int) -> None:
         self.total += more
 
-    def say(self, line):
+    def say(self, line: str) -> None:
         click.echo(line, err=True)
 
 
 class _BarMeter:
     """Progress as a live rich bar, with lines printed above it."""
 
-    def __init__(self, progress, task):
+    def __init__(self, progress: "Progress", task: "TaskID") -> None:
         self.progress, self.task = progress, task
 
-    def advance(self, result):
+    def advance(self, result: "MatchResult") -> None:
         self.progress.advance(self.task)
 
-    def grow(self, more):
-        self.progress.update(self.task, total=self.progress.tasks[0].total + more)
+    def grow(self, more: int) -> None:
+        self.progress.update(self.task, total=(self.progress.tasks[0].total or 0) + more)
 
-    def say(self, line):
+    def say(self, line: str) -> None:
         self.progress.console.print(literal(line), highlight=False)
 
 
 @contextlib.contextmanager
-def progress_bar(total, done, quiet):
+def progress_bar(total: int, done: int, quiet: bool) -> Iterator["_PlainMeter | _BarMeter"]:
     """A live bar on stderr on a terminal; elsewhere (CI, nohup, a pipe) a plain line every
     PROGRESS_EVERY seconds: matches done, rate, time left. Nothing when quiet. Yields the meter:
     `advance(result)` after each match, `grow(n)` for n more matches to play, `say(line)`."""
@@ -169,7 +178,7 @@ def progress_bar(total, done, quiet):
         yield _BarMeter(progress, progress.add_task("matches", total=total, completed=done))
 
 
-def plain_progress(played, to_play, seconds, done, total):
+def plain_progress(played: float, to_play: int, seconds: float, done: float, total: int) -> str:
     """"matches 120/560 (21%), 3.2/s, 2m17s left": one line of progress for a log."""
     rate = played / seconds if seconds > 0 else 0.0
     left = (to_play - played) / rate if rate > 0 else None
@@ -188,14 +197,14 @@ def _duration(seconds):
 
 # ---------------------------------------------------------------- leaderboards
 
-def print_verdict(console, verdict):
+def print_verdict(console: "Console", verdict: Optional[str]) -> None:
     """A game's verdict under its table (leaderboard and matchups say it in the same words)."""
     if verdict:
         console.print(literal("verdict: " + verdict), style="bold")
     console.print()
 
 
-def print_legend(console, items):
+def print_legend(console: "Console", items: Iterable[tuple[str, str]]) -> None:
     """(term, meaning) pairs under the tables, each meaning wrapped beside its term."""
     from rich.table import Table
     legend = Table.grid(padding=(0, 1))

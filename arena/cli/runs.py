@@ -2,6 +2,7 @@
 `arena replay` takes)."""
 import json
 import time
+from typing import Any
 
 import click
 
@@ -48,7 +49,7 @@ def runs(store_path, as_json):
     console.print(table)
 
 
-def match_row(match, title):
+def match_row(match: dict[str, Any], title: str) -> dict[str, Any]:
     """A stored match as `arena matches` lists it: its line-up, result and faults."""
     labels = [s["label"] for s in match["seats"]]
     winners = [seat for seat, place in enumerate(match["placements"]) if place == 1]   # seats: a label may hold two

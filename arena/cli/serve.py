@@ -1,6 +1,8 @@
 """`arena serve`: the local web app to watch tournaments, replay matches and play against bots."""
 import ipaddress
 
+from typing import Sequence
+
 import click
 
 from arena.cli.common import WholeNumber, sandbox_option, store_option, user_errors
@@ -9,7 +11,7 @@ from arena.cli.common import WholeNumber, sandbox_option, store_option, user_err
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
-def offered_bots(ctx, param, paths):
+def offered_bots(ctx: click.Context, param: click.Parameter, paths: Sequence[str]) -> dict[str, str]:
     """The --bots paths as the bots they offer (arena.serve.sessions.find_bots); a bad path is a
     usage error."""
     from arena.serve.sessions import find_bots
@@ -22,7 +24,7 @@ def offered_bots(ctx, param, paths):
     return offered
 
 
-def is_loopback(host):
+def is_loopback(host: str) -> bool:
     """Whether only this machine can reach a server bound to `host`."""
     if host == "localhost":
         return True

@@ -39,9 +39,10 @@ the fishtest project); Wald, "Sequential tests of statistical hypotheses" (1945)
 """
 import math
 from dataclasses import asdict, dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 PENTANOMIAL = (0.0, 0.25, 0.5, 0.75, 1.0)
 NELO_PER_T = 800 / math.log(10)   # fishtest's nelo_divided_by_nt
@@ -127,7 +128,7 @@ def _pdf(counts):
     return n[..., 0], c / n
 
 
-def mle_expected(values: Sequence[float], probs, s: float):
+def mle_expected(values: Sequence[float], probs: ArrayLike, s: float) -> np.ndarray:
     """The maximum-likelihood distribution on `values` with mean `s`, given the observed
     probabilities `probs` (all positive; any leading dimensions): phat_i / (1 + x (a_i - s))."""
     a = np.asarray(values, dtype=float) - s
@@ -157,7 +158,7 @@ def mle_expected(values: Sequence[float], probs, s: float):
     return p / (1 + x[..., None] * a)
 
 
-def llr(counts, values: Sequence[float], s0: float, s1: float):
+def llr(counts: ArrayLike, values: Sequence[float], s0: float, s1: float) -> Union[float, np.ndarray]:
     """The GSPRT log-likelihood ratio of mean s1 against mean s0 for the counts of each value
     (fishtest's N * LLR(pdf, s0, s1)); counts may have leading dimensions (one LLR per row)."""
     n, phat = _pdf(counts)
@@ -166,7 +167,8 @@ def llr(counts, values: Sequence[float], s0: float, s1: float):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def llr_logistic(counts, params: SprtParams, values: Sequence[float] = PENTANOMIAL):
+def llr_logistic(counts: ArrayLike, params: SprtParams, values: Sequence[float] = PENTANOMIAL
+                 ) -> Union[float, np.ndarray]:
     return llr(counts, values, logistic(params.elo0), logistic(params.elo1))
 
 
@@ -190,7 +192,7 @@ class Range:
         return {k: (v if math.isfinite(v) else None) for k, v in asdict(self).items()}
 
 
-def estimates(counts, values: Sequence[float]) -> dict:
+def estimates(counts: ArrayLike, values: Sequence[float]) -> dict:
     """{"score", "elo", "nelo"}: Ranges from the (regularized) counts of each value."""
     n, p = _pdf(counts)
     a = np.asarray(values, dtype=float)

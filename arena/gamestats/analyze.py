@@ -46,12 +46,17 @@ import itertools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import engines
+from engines.wizard import WizardState
 from arena import agent_list, seeds
-from arena.results.analysis import interval, pair_score, t975, t_interval
+from arena.results.analysis import Interval, interval, pair_score, t975, t_interval
 from arena.text import game_title
+
+if TYPE_CHECKING:
+    from arena.store import Store
+    from arena.tournament.coordinator import Plan
 
 PHASES = ("opening", "middle", "end")
 TOP_BID_ROW = 5    # Wizard bids of 5 and more share one row
@@ -86,23 +91,23 @@ class Trace:
     and the round; `scores` after 0, 1, ..., plies actions (plies + 1 rows); `hand_sizes` the cards
     dealt in each round, where the game deals hands by round (Wizard), else None; `bid_outcomes`
     (Wizard) per finished round (bids, tricks taken), per seat, where the scores tell the tricks."""
-    players: list
-    legal: list
-    rounds: list
-    scores: list
-    hand_sizes: Optional[list] = None
-    bid_outcomes: Optional[list] = None
+    players: list[int]
+    legal: list[int]
+    rounds: list[int]
+    scores: list[list[float]]
+    hand_sizes: Optional[list[int]] = None
+    bid_outcomes: Optional[list[tuple[list[int], list[int]]]] = None
 
     @property
-    def plies(self):
+    def plies(self) -> int:
         return len(self.players)
 
 
-def trace(match):
+def trace(match: dict[str, Any]) -> Trace:
     """Replays a stored match from its seed and actions. ValueError when an action is not legal in
     the replay (the engine changed since the match was played)."""
     state = engines.make(match["game_id"], seed=match["seed"], **match["game_params"])
-    wizard = match["game_id"] == "wizard"
+    wizard = isinstance(state, WizardState)
     players, legal, rounds, scores, outcomes = [], [], [], [[float(x) for x in state.scores()]], []
     for k, action in enumerate(match["actions"]):
         moves = state.legal_actions()
@@ -112,20 +117,21 @@ def trace(match):
         players.append(state.current_player())
         legal.append(len(moves))
         rounds.append(state.round())
-        playing = wizard and state.phase() == "play"
-        if playing:
-            bids, tricks = list(state.bids()), list(state.tricks())
+        playing = isinstance(state, WizardState) and state.phase() == "play"
+        if isinstance(state, WizardState) and playing:
+            bids = [b for b in state.bids() if b is not None]   # every bid is made once the play starts
+            tricks = list(state.tricks())
         state.apply_action(action)
         scores.append([float(x) for x in state.scores()])
         if playing and (state.is_terminal() or state.round() != rounds[-1]):
             final = round_tricks(bids, tricks, [a - b for a, b in zip(scores[-1], scores[-2])])
             if final is not None:
                 outcomes.append((bids, final))
-    return Trace(players, legal, rounds, scores, list(state.rounds()) if wizard else None,
+    return Trace(players, legal, rounds, scores, list(state.rounds()) if isinstance(state, WizardState) else None,
                  outcomes if wizard else None)
 
 
-def round_tricks(bids, tricks, points):
+def round_tricks(bids: list[int], tricks: list[int], points: list[float]) -> Optional[list[int]]:
     """Wizard: each seat's tricks at the end of a round, from its bid, its tricks before the round's
     last card and the points it scored in the round (RULES.md 1.5: 20 + 10 a trick for a bid met,
     -10 a trick off otherwise): exactly one seat took the last trick. None when the points fit no
@@ -139,7 +145,7 @@ def round_tricks(bids, tricks, points):
     return final if sum(final) == sum(tricks) + 1 else None
 
 
-def bids_made(tr):
+def bids_made(tr: Trace) -> list[tuple[int, list[bool]]]:
     """Wizard: (hand size, [bid met exactly, per seat]) for every round the trace finishes. A met bid
     scores 20 + 10 per trick and a missed one loses 10 per trick off (RULES.md 1.5), so a round's
     points say which. The trace is of a finished match (faulted ones are never analysed)."""
@@ -147,6 +153,7 @@ def bids_made(tr):
     for i in range(1, tr.plies + 1):
         if i == tr.plies or tr.rounds[i] != tr.rounds[i - 1]:
             met = [a > b for a, b in zip(tr.scores[i], tr.scores[start])]
+            assert tr.hand_sizes is not None, "a Wizard trace"
             out.append((tr.hand_sizes[tr.rounds[start]], met))
             start = i
     return out
@@ -160,7 +167,7 @@ def _leader(scores):
     return at_top[0] if len(at_top) == 1 else None
 
 
-def drama(match, tr):
+def drama(match: dict[str, Any], tr: Trace) -> tuple[Optional[float], int, Optional[bool]]:
     """(leads for good as a share of the plies or None, lead changes, decided in the last round or None)."""
     places = match["placements"]
     firsts = [s for s, p in enumerate(places) if p == 1]
@@ -187,7 +194,7 @@ def drama(match, tr):
     return settled / tr.plies, changes, last_round
 
 
-def match_figures(match, tr=None):
+def match_figures(match: dict[str, Any], tr: Optional[Trace] = None) -> dict[tuple, float]:
     """{figure key: value} for one match. Keys are tuples: ("seat", s, name), ("role", role, name),
     ("length", name), ("branching", phase), ("drama", name), ("skill", a, b, name),
     ("metric", name, s). Without a trace, only the figures of the result (seat, skill, draws)."""
@@ -196,7 +203,7 @@ def match_figures(match, tr=None):
     firsts = [s for s in range(n) if places[s] == 1]
     win = [1.0 / len(firsts) if s in firsts else 0.0 for s in range(n)]
     share = [sum(pair_score(places[s], places[o]) for o in range(n) if o != s) / max(n - 1, 1) for s in range(n)]
-    out = {}
+    out: dict[tuple, float] = {}
     for s in range(n):
         out["seat", s, "win_share"] = win[s]
         out["seat", s, "score_share"] = share[s]
@@ -277,9 +284,10 @@ def _bounded(key):
         key[0] in ("bids", "bid_value", "bid_miss")
 
 
-def per_deal(matches, traces=None):
+def per_deal(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] = None
+             ) -> dict[tuple, tuple[list[float], int]]:
     """{figure key: (per-deal means, games)} over the matches (traces: {match_id: Trace})."""
-    acc = defaultdict(lambda: defaultdict(list))
+    acc: defaultdict[tuple, defaultdict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
     for m in matches:
         tr = traces.get(m["match_id"]) if traces is not None else None
         for key, v in match_figures(m, tr).items():
@@ -288,15 +296,15 @@ def per_deal(matches, traces=None):
             for key, deals in acc.items()}
 
 
-def figure_interval(key, values, games):
+def figure_interval(key: tuple, values: list[float], games: int) -> Optional[Interval]:
     return interval(values, games) if _bounded(key) else t_interval(values, games)
 
 
-def difference(a, b):
+def difference(a: list[float], b: list[float]) -> dict[str, Any]:
     """{"mean", "low", "high", "significant"}: mean of b minus mean of a, Welch t 95% interval (None
     bounds with fewer than two deals on a side)."""
     ma, mb = sum(a) / len(a), sum(b) / len(b)
-    out = {"mean": mb - ma, "low": None, "high": None, "significant": False}
+    out: dict[str, Any] = {"mean": mb - ma, "low": None, "high": None, "significant": False}
     if len(a) >= 2 and len(b) >= 2:
         va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
         vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
@@ -310,10 +318,12 @@ def _iv(figs, key):
     if key not in figs:
         return None
     values, games = figs[key]
-    return figure_interval(key, values, games).as_dict()
+    iv = figure_interval(key, values, games)
+    return iv.as_dict() if iv else None
 
 
-def summarize(matches, traces=None, agent_order=None, run_id=None):
+def summarize(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] = None,
+              agent_order: Optional[list[str]] = None, run_id: Optional[str] = None) -> dict[str, Any]:
     """Every figure of one group (one game with one set of parameters) as plain data. `traces`
     ({match_id: Trace}) defaults to replaying every match; `agent_order` (labels) to their order of
     first appearance."""
@@ -346,7 +356,7 @@ def summarize(matches, traces=None, agent_order=None, run_id=None):
         row = {k: _iv(figs, ("role", role, k)) for k in ("win_share", "score_share")}
         row["advantage"] = verdict(row["win_share"])
         roles[role] = row
-    branching_hist = defaultdict(int)
+    branching_hist: defaultdict[int, int] = defaultdict(int)
     for tr in traces.values():
         for k in tr.legal:
             branching_hist[k] += 1
@@ -358,7 +368,9 @@ def summarize(matches, traces=None, agent_order=None, run_id=None):
     metrics = defaultdict(list)
     for key in sorted((k for k in figs if k[0] == "metric"), key=lambda k: (k[1], str(k[2]))):
         metrics[key[1]].append({"seat": key[2], **_iv(figs, key)})
-    bids, by_bid, misses = defaultdict(dict), defaultdict(dict), defaultdict(dict)
+    bids: defaultdict[str, dict] = defaultdict(dict)
+    by_bid: defaultdict[str, dict] = defaultdict(dict)
+    misses: defaultdict[str, dict] = defaultdict(dict)
     for kind, per in (("bids", bids), ("bid_value", by_bid), ("bid_miss", misses)):
         for key in sorted((k for k in figs if k[0] == kind), key=lambda k: (k[1], k[2])):
             per[key[1]][key[2]] = _iv(figs, key)
@@ -424,7 +436,7 @@ FIGURE_NAMES = {
 }
 
 
-def figure_name(key):
+def figure_name(key: tuple) -> str:
     """A figure key as text: ("seat", 0, "win_share") -> "seat 0 win share"."""
     kind, *rest = key
     last = FIGURE_NAMES.get(rest[-1], str(rest[-1]).replace("_", " "))
@@ -447,9 +459,10 @@ def figure_name(key):
     return last
 
 
-def differences(groups):
+def differences(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """For every group after the first of its game: each figure against the first group's."""
-    out, first = [], {}
+    out: list[dict[str, Any]] = []
+    first: dict[str, dict[str, Any]] = {}
     for g in groups:
         base = first.setdefault(g["game_id"], g)
         if base is g:
@@ -468,12 +481,12 @@ def differences(groups):
     return out
 
 
-def public(group):
+def public(group: dict[str, Any]) -> dict[str, Any]:
     """The group's figures without the raw per-deal values."""
     return {k: v for k, v in group.items() if not k.startswith("_")}
 
 
-def analyze_runs(store, run_ids, game_id=None):
+def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: Optional[str] = None) -> dict[str, Any]:
     """The analysis of the stored runs: {"runs", "notes", "groups", "differences"} as plain data.
     Every game and parameter set of every run is one group; `game_id` keeps only that game."""
     from arena.results.analysis import groups as split
@@ -493,7 +506,7 @@ def analyze_runs(store, run_ids, game_id=None):
 
 # ---- playing the games --------------------------------------------------------------------------
 
-def variants(game_id, params: Sequence[str]):
+def variants(game_id: str, params: Sequence[str]) -> list[list[str]]:
     """The parameter sets to play, as lists of "name=value": a name given several times, or a
     scalar parameter given as "a,b", is one variant per value (list parameters such as Wizard's
     hands keep their commas: repeat --param for several). Checked against the game."""
@@ -519,7 +532,7 @@ def variants(game_id, params: Sequence[str]):
     return out
 
 
-def self_play(agents: str):
+def self_play(agents: str) -> str:
     """The agent list to play: one agent plays itself (a copy labelled NAME-2)."""
     specs = agent_list.split_list(agents)
     if len(specs) == 1:
@@ -529,7 +542,7 @@ def self_play(agents: str):
     return agents
 
 
-def seeded_deal_key(seed, agents):
+def seeded_deal_key(seed: int, agents: str) -> Optional[str]:
     """The deal key: derived from the seed when every agent is built in (the same command gives the
     same games anywhere), None (a new secret key) when a submitted agent plays."""
     if any(a.submitted for a in agent_list.parse_agents(agents)):
@@ -537,7 +550,7 @@ def seeded_deal_key(seed, agents):
     return seeds.analyze_deal_key(seed)
 
 
-def check(game_id, params=(), agents="greedy,random"):
+def check(game_id: str, params: Sequence[str] = (), agents: str = "greedy,random") -> tuple[list[list[str]], str]:
     """(variants, agent list) to play, checked before anything is stored; ValueError (one line) if
     the game, a parameter or an agent is unknown or malformed."""
     engines.spec(game_id)
@@ -550,8 +563,10 @@ def check(game_id, params=(), agents="greedy,random"):
 DEFAULT_DEALS = 10   # deals per line-up and variant
 
 
-def play_variants(store, game_id, params=(), agents="greedy,random", deals=DEFAULT_DEALS, seed=0, jobs=None,
-                  on_plan=None, on_match=None):
+def play_variants(store: "Store", game_id: str, params: Sequence[str] = (), agents: str = "greedy,random",
+                  deals: int = DEFAULT_DEALS, seed: int = 0, jobs: Optional[int] = None,
+                  on_plan: Optional[Callable[["Plan"], None]] = None,
+                  on_match: Optional[Callable[..., None]] = None) -> list[str]:
     """Plays (or finds, when the same command ran before on this store) one run per variant; returns
     the run ids. ValueError for anything that cannot be played; an interrupted run raises
     KeyboardInterrupt."""
@@ -580,7 +595,7 @@ def fmt(iv: Optional[dict], pct: bool = False) -> str:
     return f"{iv['mean']:.2f} [{iv['low']:.2f}, {iv['high']:.2f}]"
 
 
-def bid_rows(group):
+def bid_rows(group: dict[str, Any]) -> Optional[tuple[list[str], list[list[str]]]]:
     """The Wizard bid accuracy table of a group: (header, rows), a row per hand size and a column per
     agent, each cell `fmt(iv, True)`; None when the group has no Wizard bids."""
     bids = group.get("bid_accuracy_by_hand") or {}
@@ -594,7 +609,7 @@ def _bid_name(bid):
     return f"{bid}+" if bid >= TOP_BID_ROW else str(bid)
 
 
-def bid_value_rows(group):
+def bid_value_rows(group: dict[str, Any]) -> Optional[tuple[list[str], list[list[str]]]]:
     """The Wizard table of bids met by the bid (TOP_BID_ROW and more in one row), then the shares of
     rounds over and under the bid: (header, rows), a column per agent; None without Wizard bids."""
     by_bid, misses = group.get("bid_accuracy_by_bid") or {}, group.get("bid_misses") or {}
@@ -638,7 +653,7 @@ def _branching_figure(group):
     return fig
 
 
-def write_html(result, path):
+def write_html(result: dict[str, Any], path: str) -> str:
     """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
     import html
     from arena.reports import graphs, report
@@ -698,12 +713,14 @@ def write_html(result, path):
                                               skill_rows)]
         if metric_rows:
             parts += ["<h3>Engine metrics by seat</h3>", table(["metric", "seat", "mean [95%]", "games"], metric_rows)]
-        if bid_rows(g):
-            head, rows = bid_rows(g)
+        bid_table = bid_rows(g)
+        if bid_table:
+            head, rows = bid_table
             parts += ["<h3>Bid accuracy by hand size (share of rounds bid exactly, 95%)</h3>",
                       table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
-        if bid_value_rows(g):
-            head, rows = bid_value_rows(g)
+        bid_value_table = bid_value_rows(g)
+        if bid_value_table:
+            head, rows = bid_value_table
             parts += [f"<h3>{e(BID_VALUE_TITLE)}</h3>",
                       table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
         parts.append("</section>")

@@ -61,7 +61,7 @@ of the process's CPU time (`steps_per_cpu_s`), which a busy machine disturbs les
 import argparse
 import json
 import time
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 import gymnasium
 import numpy as np
@@ -179,7 +179,7 @@ class TabletopEnv(gymnasium.Env):
             moves += 1
         return moves
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         n = self.game_params["players"]
         for _ in range(MAX_SKIPPED_DEALS):
@@ -196,7 +196,7 @@ class TabletopEnv(gymnasium.Env):
                 return self._obs(), self._info(moves)
         raise RuntimeError(f"{MAX_SKIPPED_DEALS} deals of {self.game_id} in a row ended before seat {self.seat} moved")
 
-    def step(self, action):
+    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
         s = self.state
         if self._done:
             raise RuntimeError("step() after the episode ended: call reset()")
@@ -214,7 +214,7 @@ class TabletopEnv(gymnasium.Env):
         self._done = s.is_terminal()
         return self._obs(), reward, s.is_terminal(), False, self._info(moves)
 
-    def render(self):
+    def render(self) -> Optional[str]:
         if self.render_mode is None:
             return None
         return str(self.state)
@@ -263,7 +263,7 @@ def random_episodes(game_id: str, episodes: int = 100, opponents: str = "greedy"
             "steps_per_cpu_s": steps / cpu}
 
 
-def main(argv=None) -> None:
+def main(argv: Optional[Sequence[str]] = None) -> None:
     p = argparse.ArgumentParser(description="steps/s of a random learner through the Gymnasium wrapper")
     p.add_argument("games", nargs="*")
     p.add_argument("--episodes", type=int, default=100)

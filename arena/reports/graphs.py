@@ -9,11 +9,13 @@ import html
 import io
 import re
 import textwrap
+from typing import Any, Iterable, Sequence
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from arena.results import analysis  # noqa: E402
@@ -29,7 +31,7 @@ matplotlib.rcParams["svg.hashsalt"] = "tabletop-arena"
 matplotlib.rcParams["svg.fonttype"] = "none"
 
 
-def matchup_graph(summary):
+def matchup_graph(summary: dict[str, Any]) -> nx.DiGraph:
     """The dominance graph of one group's `analysis.summary`, nodes best first, its cycles marked.
 
     Graph attribute: cycles. Node attribute: in_cycle. Edge attributes: those of
@@ -39,7 +41,7 @@ def matchup_graph(summary):
     g = nx.DiGraph(cycles=summary["cycles"])
     g.add_nodes_from(summary["order"], in_cycle=False)
     g.add_nodes_from(g0.nodes, in_cycle=False)
-    on_cycle = set()
+    on_cycle: set[tuple[str, str]] = set()
     for c in summary["cycles"]:
         on_cycle.update(zip(c, c[1:] + c[:1]))
         for a in c:
@@ -49,12 +51,12 @@ def matchup_graph(summary):
     return g
 
 
-def matchup_graphs(tallies):
+def matchup_graphs(tallies: Iterable[analysis.GroupTally]) -> list[tuple[str, nx.DiGraph]]:
     """[(title, matchup graph)] per game and parameter set (a list of analysis.GroupTally)."""
     return [(game_title(t.game_id, t.params, only_changed=True), matchup_graph(t.summary())) for t in tallies]
 
 
-def figure(graphs):
+def figure(graphs: Sequence[tuple[str, nx.DiGraph]]) -> Figure:
     """A matplotlib Figure with one panel per graph, three panels to a row."""
     n = max(1, len(graphs))
     cols = min(n, 3)
@@ -112,7 +114,7 @@ def _edge_text(d):
     return interval_text({"mean": d["win_rate"], "low": d["low"], "high": d["high"]})
 
 
-def svg_text(fig):
+def svg_text(fig: Figure) -> str:
     """The figure as an <svg> element for inlining in HTML (no XML prolog, no metadata); closes it."""
     buf = io.StringIO()
     try:
@@ -124,7 +126,7 @@ def svg_text(fig):
     return re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
 
 
-def graph_json(title, g):
+def graph_json(title: str, g: nx.DiGraph) -> dict[str, Any]:
     return {
         "title": title,
         "nodes": [{"label": a, **d} for a, d in g.nodes(data=True)],
@@ -133,7 +135,7 @@ def graph_json(title, g):
     }
 
 
-def edges_table(g):
+def edges_table(g: nx.DiGraph) -> str:
     rows = "".join(
         f"<tr class=\"{'cycle' if d['in_cycle'] else ''}\"><td>{html.escape(a)}</td>"
         f"<td>{html.escape(b)}</td><td>{_edge_text(d)}</td><td>{d['games']}</td>"
@@ -143,7 +145,7 @@ def edges_table(g):
             "<th>games</th><th>solid (interval above 0.50)</th></tr></thead><tbody>" + rows + "</tbody></table>")
 
 
-def html_page(run_id, graphs):
+def html_page(run_id: str, graphs: Sequence[tuple[str, nx.DiGraph]]) -> str:
     """A self-contained HTML page: the graph as inline SVG, its edges and cycles as tables."""
     svg = svg_text(figure(graphs))
     parts = []
@@ -170,7 +172,7 @@ th { background: #f2f2f2; } td:first-child, th:first-child { text-align: left; }
 """
 
 
-def write(tallies, path, run_id="run"):
+def write(tallies: Iterable[analysis.GroupTally], path: str, run_id: str = "run") -> list[tuple[str, nx.DiGraph]]:
     """Writes the matchup graph of each analysis.GroupTally to path (.png, .svg or .html) and
     returns the graphs drawn."""
     ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
@@ -190,7 +192,7 @@ def write(tallies, path, run_id="run"):
     return graphs
 
 
-def heatmap_figure(title, order, h2h):
+def heatmap_figure(title: str, order: Sequence[str], h2h: dict[str, dict[str, Any]]) -> Figure:
     """Each row agent's score against each column agent, with its 95% interval (as every view writes it)."""
     n = len(order)
     side = min(14.0, 2.5 + 1.0 * n)
@@ -217,7 +219,7 @@ def heatmap_figure(title, order, h2h):
     return fig
 
 
-def rating_figure(title, history):
+def rating_figure(title: str, history: dict[str, list[tuple]]) -> Figure:
     """Each agent's TrueSkill mu over its games played, with a mu +/- sigma band."""
     fig, ax = plt.subplots(figsize=(9, 4.8))
     colours = plt.get_cmap("tab10" if len(history) <= 10 else "tab20")

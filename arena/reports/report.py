@@ -16,6 +16,7 @@ import platform
 import re
 import shlex
 import subprocess
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from arena.reports import graphs
 from arena.results import analysis, tallies
@@ -26,6 +27,9 @@ from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, lead
                                   level_note)
 from arena.text import interval_text, option_value
 
+if TYPE_CHECKING:
+    from arena.store import Store
+
 
 def _version(dist):
     try:
@@ -34,9 +38,9 @@ def _version(dist):
         return None
 
 
-def versions():
+def versions() -> dict[str, Optional[str]]:
     """Versions of what produced and reports the run: python, libraries, the project and its commit."""
-    out = {"python": platform.python_version(), "platform": platform.platform()}
+    out: dict[str, Optional[str]] = {"python": platform.python_version(), "platform": platform.platform()}
     for dist in ("tabletop-arena", "numpy", "trueskill", "networkx", "matplotlib", "click", "Cython"):
         out[dist] = _version(dist)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -59,7 +63,8 @@ SHOWN_MATCHES = 200   # per game, in the page's list of matches (the store holds
 SHOWN_FAULTS = 500
 
 
-def run_data(store, run_id, sections, summaries):
+def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summaries: list[dict[str, Any]]
+             ) -> dict[str, Any]:
     """The run-level part of the report's data: status, counts, config, agents, the first faults."""
     run = store.run(run_id)
     agents = {}
@@ -80,7 +85,7 @@ def run_data(store, run_id, sections, summaries):
     }
 
 
-def collect(store, run_id=None):
+def collect(store: "Store", run_id: Optional[str] = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
     --json`), and the per-group `GroupTally.summary` values it was made from."""
     run_id = store.run(run_id)["run_id"]
@@ -115,7 +120,7 @@ def _figure(fig, caption):
     return f"<figure>{graphs.svg_text(fig)}<figcaption>{caption}</figcaption></figure>"
 
 
-def leaderboard_html(section):
+def leaderboard_html(section: dict[str, Any]) -> str:
     """The leaderboard as `arena leaderboard` prints it: the same columns, figures, verdict and legend."""
     head, cells = leaderboard_columns(section["game_id"], section["leaderboard"])
     body = [[f"<b>{_e(c)}</b>" if k == 1 else
@@ -133,13 +138,13 @@ def leaderboard_html(section):
             + f"<ul class=\"legend\">{legend}</ul>")
 
 
-def matchups_html(order, h2h):
+def matchups_html(order: Sequence[str], h2h: dict[str, dict[str, Any]]) -> str:
     rows = [[f"<b>{_e(a)}</b>"] + [_iv(h2h.get(a, {}).get(b)) if a != b else "" for b in order]
             for a in order]
     return _table(["agent \\ opponent"] + [_e(b) for b in order], rows, "matrix")
 
 
-def section_html(k, section, summ):
+def section_html(k: int, section: dict[str, Any], summ: dict[str, Any]) -> str:
     title, order = section["title"], summ["order"]
     short = section["game_id"]   # the section heading carries the parameters
     graph = graphs.matchup_graph(summ)
@@ -163,7 +168,7 @@ def section_html(k, section, summ):
     return "".join(parts)
 
 
-def faults_html(data):
+def faults_html(data: dict[str, Any]) -> str:
     total = data["fault_count"]
     if not total:
         return "<p>No faults.</p>"
@@ -179,7 +184,7 @@ def faults_html(data):
     return summary + f"<details><summary>{title} (of {total})</summary>{detail}{more}</details>"
 
 
-def reproduction_html(data):
+def reproduction_html(data: dict[str, Any]) -> str:
     agents = _table(["label", "source", "parameters"],
                     [[_e(a["label"]), f"<code>{_e(a['source'])}</code>",
                       _e(", ".join(f"{k}={v}" for k, v in a["params"].items()) or "defaults")]
@@ -206,7 +211,7 @@ def reproduction_html(data):
             + per_match + "</details>")
 
 
-def rerun_command(stored_config, deal_key=""):
+def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
     """The `arena run` command line that schedules this tournament again (the same config and deal
     key, so the same run id, seeds and matches), or None for a run that is not an `arena run`
     tournament (a comparison, a game played in `arena serve`) or whose config cannot be read."""
@@ -267,7 +272,7 @@ document.addEventListener('DOMContentLoaded', function () {
 """
 
 
-def render(data, summaries):
+def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     """The HTML page for `collect`'s results."""
     created = datetime.datetime.fromtimestamp(data["created"], datetime.timezone.utc)
     nav = "".join(f"<li><a href=\"#game-{k}\">{_e(s['title'])}</a></li>" for k, s in enumerate(data["sections"]))
@@ -305,12 +310,12 @@ ul.legend { color: #555; font-size: 0.85em; margin-top: 0.3em; }
 """
 
 
-def default_path(store_path, run_id):
+def default_path(store_path: str, run_id: str) -> str:
     """report-RUN.html beside the store (results/ for the default store): a folder that exists."""
     return os.path.join(os.path.dirname(store_path), f"report-{run_id}.html")
 
 
-def write(store, run_id, out):
+def write(store: "Store", run_id: Optional[str], out: str) -> tuple[str, dict[str, Any]]:
     """Writes the report, one self-contained file, to `out` (its folder is never created); returns
     (path, data)."""
     data, summaries = collect(store, run_id)

@@ -1,11 +1,12 @@
 """The words every view of a tournament shares (the terminal's tables, matchups, the graph, the
 HTML report, `--help`): the leaderboard's columns and cells, and the legend of each column."""
 from collections import Counter
+from typing import Any, Iterable, Optional
 
 from arena.text import interval_text
 
 
-def metric_column(key):
+def metric_column(key: str) -> str:
     """A per-seat game metric's column heading: "bid_accuracy" -> "bid acc. (95%)"."""
     return key.replace("_", " ").replace("accuracy", "acc.") + " (95%)"
 
@@ -40,7 +41,7 @@ GRAPH_LEGEND = ("An arrow a -> b means a scores above 0.50 against b, labelled w
                 "confident wins (a beats b beats c beats a), which no single rating can show.")
 
 
-def legend_items(headers):
+def legend_items(headers: Iterable[str]) -> list[tuple[str, str]]:
     """(term, meaning) for each column shown, in the table's order, then what the intervals mean."""
     out = []
     for h in headers:
@@ -49,16 +50,16 @@ def legend_items(headers):
         elif h.endswith(" (95%)"):
             name = next((k for k in METRICS if metric_column(k) == h), None)
             out.append((h[:-len(" (95%)")],
-                        METRICS.get(name, "a per-seat measure the game reports") + ", mean per match"))
+                        METRICS.get(name or "", "a per-seat measure the game reports") + ", mean per match"))
     return out + [INTERVALS]
 
 
-def legend_lines(headers):
+def legend_lines(headers: Iterable[str]) -> list[str]:
     """The legend as lines of text, "term: meaning"."""
     return [f"{term}: {text}" for term, text in legend_items(headers)]
 
 
-def leaderboard_help():
+def leaderboard_help() -> str:
     """The legend as `--help` shows it (click keeps the lines of a paragraph that starts with \\b)."""
     import textwrap
     every = ["#", "mu", "mu-3σ", "games", "W/D/L", "score share (95%)", "placement (95%)", "faults", "dup",
@@ -68,7 +69,7 @@ def leaderboard_help():
     return "\b\nColumns:\n" + "\n".join(lines)
 
 
-def is_card_game(game_id):
+def is_card_game(game_id: str) -> bool:
     import engines
     try:
         return engines.spec(game_id).card_game
@@ -76,7 +77,7 @@ def is_card_game(game_id):
         return False
 
 
-def leaderboard_columns(game_id, rows):
+def leaderboard_columns(game_id: str, rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """(headers, cells): one game's leaderboard as every view shows it, from its Standing rows as
     plain data (`jsonable`). faults shows when an agent has any, dup in card games that have it."""
     metric_names = sorted({k for r in rows for k in r["metrics"]})
@@ -98,7 +99,7 @@ def leaderboard_columns(game_id, rows):
     return headers, cells
 
 
-def level_note(rows):
+def level_note(rows: list[dict[str, Any]]) -> Optional[str]:
     """The line under a leaderboard naming the agents that share a rank, or None when none do."""
     shared = Counter(r["rank"] for r in rows)
     groups = [f"{rank}= " + ", ".join(r["label"] for r in rows if r["rank"] == rank)
@@ -117,14 +118,14 @@ LEFT_OUT_FIRST = ("placement (95%)", "sigma", "dup", "mu", "games", "metrics", "
                   "score share (95%)")
 
 
-def short_heading(header):
+def short_heading(header: str) -> Optional[str]:
     """"score share (95%)" -> "share", "bid acc. (95%)" -> "bid acc.": the heading a narrow terminal
     shows, or None when it keeps the whole one."""
     short = SHORT_HEADINGS.get(header, header.removesuffix(" (95%)"))
     return short if short != header else None
 
 
-def importance(header):
+def importance(header: str) -> Optional[int]:
     """How long a narrow terminal keeps the column: None for always, otherwise higher is kept longer."""
     key = header if header in LEFT_OUT_FIRST or not header.endswith(" (95%)") else "metrics"
     return LEFT_OUT_FIRST.index(key) if key in LEFT_OUT_FIRST else None

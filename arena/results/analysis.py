@@ -16,6 +16,7 @@ import itertools
 import json
 import math
 from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Optional
 
 import networkx as nx
 
@@ -30,7 +31,7 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
 MAX_CYCLES = 50
 
 
-def t975(df):
+def t975(df: int) -> float:
     if df <= len(_T975):
         return _T975[df - 1]
     z = Z95
@@ -56,10 +57,10 @@ class Interval:
     games: int
 
     @property
-    def width(self):
+    def width(self) -> float:
         return self.high - self.low
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {"mean": self.mean, "low": self.low, "high": self.high, "deals": self.n,
                 "games": self.games}
 
@@ -74,23 +75,24 @@ class Moments:
         self.n, self.mean, self.m2 = n, mean, m2
 
     @classmethod
-    def of(cls, values):
+    def of(cls, values: Iterable[float]) -> "Moments":
         out = cls()
         for v in values:
             out.add(v)
         return out
 
-    def add(self, x):
+    def add(self, x: float) -> None:
         self.n += 1
         d = x - self.mean
         self.mean += d / self.n
         self.m2 += d * (x - self.mean)
 
-    def state(self):
+    def state(self) -> list[float]:
         return [self.n, self.mean, self.m2]
 
 
-def moments_interval(mo, games=None, lo=0.0, hi=1.0, confidence=0.95):
+def moments_interval(mo: Moments, games: Optional[int] = None, lo: float = 0.0, hi: float = 1.0,
+                     confidence: float = 0.95) -> Optional[Interval]:
     """95% (or `confidence`) interval for the mean of independent observations bounded by [lo, hi];
     None if empty.
 
@@ -111,7 +113,7 @@ def moments_interval(mo, games=None, lo=0.0, hi=1.0, confidence=0.95):
     return Interval(lo + m * span, lo + low * span, lo + high * span, n, n if games is None else games)
 
 
-def moments_t_interval(mo, games=None):
+def moments_t_interval(mo: Moments, games: Optional[int] = None) -> Optional[Interval]:
     """Mean with a Student t 95% interval, for values with no known bounds; None if empty. One value
     has no spread to measure: its interval's ends are None."""
     n = mo.n
@@ -124,12 +126,13 @@ def moments_t_interval(mo, games=None):
     return Interval(mo.mean, mo.mean - half, mo.mean + half, n, games)
 
 
-def interval(values, games=None, lo=0.0, hi=1.0):
+def interval(values: Iterable[float], games: Optional[int] = None, lo: float = 0.0, hi: float = 1.0
+             ) -> Optional[Interval]:
     """`moments_interval` of a list of values."""
     return moments_interval(Moments.of(values), games, lo, hi)
 
 
-def t_interval(values, games=None):
+def t_interval(values: Iterable[float], games: Optional[int] = None) -> Optional[Interval]:
     """`moments_t_interval` of a list of values."""
     return moments_t_interval(Moments.of(values), games)
 
@@ -137,10 +140,10 @@ def t_interval(values, games=None):
 def _free_interval(mo):
     """The t interval of per-game metrics on a leaderboard; one value reads as its own interval."""
     iv = moments_t_interval(mo)
-    return iv if iv.low is not None else Interval(iv.mean, iv.mean, iv.mean, iv.n, iv.games)
+    return iv if iv is None or iv.low is not None else Interval(iv.mean, iv.mean, iv.mean, iv.n, iv.games)
 
 
-def deals_to_settle(m, low, high, n):
+def deals_to_settle(m: float, low: float, high: float, n: int) -> Optional[int]:
     """How many deals in all would likely put the 95% interval (low, high) of a score with mean `m`
     over `n` deals (see `interval`) wholly on the side of 0.50 its mean is on, if further deals
     spread as these did; None if that is out of reach."""
@@ -181,20 +184,20 @@ def deals_to_settle(m, low, high, n):
 
 # ---- groups -------------------------------------------------------------------------------------
 
-def group_key(match):
+def group_key(match: dict[str, Any]) -> tuple[str, str]:
     """(game_id, canonical JSON of its parameters): one leaderboard per key."""
     return match["game_id"], json.dumps(match["game_params"], sort_keys=True)
 
 
-def groups(matches):
+def groups(matches: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
     """[(game_id, game_params, matches)] per game and parameter set, in order of first appearance."""
-    out = {}
+    out: dict[tuple[str, str], tuple[str, dict[str, Any], list[dict[str, Any]]]] = {}
     for m in matches:
         out.setdefault(group_key(m), (m["game_id"], m["game_params"], []))[2].append(m)
     return list(out.values())
 
 
-def seat_metrics(match):
+def seat_metrics(match: dict[str, Any]) -> Iterator[tuple[int, str, float]]:
     """(seat, name, value) for every number a match's metrics give per seat."""
     seats = len(match["seats"])
     for name, values in (match.get("metrics") or {}).items():
@@ -204,7 +207,7 @@ def seat_metrics(match):
                     yield seat, name, v
 
 
-def pair_score(p_a, p_b):
+def pair_score(p_a: float, p_b: float) -> float:
     """A seat's score against another from their placements: 1 above it, 1/2 level, 0 below."""
     return 1.0 if p_a < p_b else 0.5 if p_a == p_b else 0.0
 
@@ -241,12 +244,12 @@ class Standing:
     losses: int
     faults: int
     score_share: "Interval | None"
-    placement: Interval
+    placement: "Interval | None"
     mean_return: float
     duplicate_score: "float | None"
     metrics: dict = field(default_factory=dict)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return jsonable(dict(self.__dict__))
 
 
@@ -290,20 +293,20 @@ class GroupTally:
     the next deal starts; the last deal closes when a view is made.
     """
 
-    def __init__(self, game_id, params, state=None):
+    def __init__(self, game_id: str, params: dict[str, Any], state: Optional[dict[str, Any]] = None) -> None:
         self.game_id, self.params = game_id, params
         self.s = state if state is not None else _new_state()
         self._env = ratings.environment()
 
-    def state(self):
+    def state(self) -> dict[str, Any]:
         return self.s
 
     @property
-    def key(self):
+    def key(self) -> tuple[str, str]:
         """The group's key, as `group_key` gives it for each of its matches."""
         return group_key({"game_id": self.game_id, "game_params": self.params})
 
-    def add(self, m):
+    def add(self, m: dict[str, Any]) -> None:
         """Folds in one match (a dict as `Store.matches` gives it; its actions are not needed)."""
         s = self.s
         labels, places = [seat["label"] for seat in m["seats"]], m["placements"]
@@ -331,7 +334,7 @@ class GroupTally:
             _bump(deal["place"], a, sum(places[i] for i in mine) / len(mine))
             for i in mine:
                 _bump(s["returns"], a, m["returns"][i])
-        met = {}
+        met: dict[str, set[str]] = {}
         for i, j in itertools.permutations(range(len(labels)), 2):
             a, b = labels[i], labels[j]
             if a != b:
@@ -418,7 +421,7 @@ class GroupTally:
             for label, (total, n) in lineup["sums"].items():
                 _bump(s["duplicate"], label, total / n - lineup["total"] / lineup["n"])
 
-    def closed(self):
+    def closed(self) -> "GroupTally":
         """A copy with the last deal closed, as views read it."""
         out = GroupTally(self.game_id, self.params, json.loads(json.dumps(self.s)))
         if out.s["open"] is not None:
@@ -426,7 +429,7 @@ class GroupTally:
         return out
 
     # ---- views (of a closed tally) ----
-    def standings(self):
+    def standings(self) -> list[Standing]:
         s = self.s
         current = {a: self._rating(a) for a in s["counts"]}
         ranks = separated_ranks(self.head_to_head())
@@ -445,14 +448,14 @@ class GroupTally:
                 {k: _free_interval(Moments(*v)) for k, v in sorted(s["metrics"].get(a, {}).items())}))
         return rows
 
-    def head_to_head(self, confidence=0.95):
+    def head_to_head(self, confidence: float = 0.95) -> dict[str, dict[str, Optional[Interval]]]:
         """{a: {b: Interval of a's score against b}}: 1 per match where a placed above b, 1/2 per tie."""
         games = self.s["h2h_games"]
         return {a: {b: moments_interval(Moments(*mo), games[a][b], confidence=confidence)
                     for b, mo in sorted(row.items())}
                 for a, row in sorted(self.s["h2h"].items())}
 
-    def rating_history(self):
+    def rating_history(self) -> dict[str, list[tuple]]:
         """{label: [(games played, mu, sigma)]}, sampled, from the prior at 0 games to the rating
         in the standings."""
         out = {}
@@ -464,17 +467,17 @@ class GroupTally:
             out[label] = points
         return out
 
-    def duplicate_scores(self):
+    def duplicate_scores(self) -> dict[str, float]:
         return {label: total / n for label, (total, n) in self.s["duplicate"].items()}
 
-    def fault_summary(self):
+    def fault_summary(self) -> list[dict[str, Any]]:
         """[{"label", "kind", "count", "first"}]: how often each agent faulted in each way, with its
         first fault (a dict as `Store.faults` gives it), in order of first occurrence."""
         rows = [{"label": label, "kind": kind, "count": v["count"], "first": v["first"]}
                 for label, kinds in self.s["fault_kinds"].items() for kind, v in kinds.items()]
         return sorted(rows, key=lambda r: (r["first"]["match_id"], r["label"], r["kind"]))
 
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         """Everything the views show about the group: leaderboard (Standings), head to head,
         dominance graph, cycles, rating history, fault summary; `order` lists the agents best first;
         `matches`, `deals`, `seeds` ([lowest, highest]), `first_match` and `agents` say what they are
@@ -488,7 +491,7 @@ class GroupTally:
                 "first_match": t.s["first"], "agents": t.s["agents"], "faults": t.fault_summary()}
 
 
-def fold(matches):
+def fold(matches: Iterable[dict[str, Any]]) -> dict[tuple[str, str], GroupTally]:
     """{group_key: GroupTally} of a list of match dicts, folded in match-id order."""
     out = {}
     for m in sorted(matches, key=lambda m: m["match_id"]):
@@ -507,35 +510,35 @@ def _one_group(matches):
 
 # ---- of a list of matches (one group unless said) -----------------------------------------------
 
-def agents(matches):
+def agents(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """{label: {"label", "source", "params"}} for every agent seated in the matches."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for m in matches:
         for s in m["seats"]:
             out.setdefault(s["label"], s)
     return dict(sorted(out.items()))
 
 
-def head_to_head(matches):
+def head_to_head(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Optional[Interval]]]:
     return _one_group(matches).head_to_head()
 
 
-def standings(matches):
+def standings(matches: Iterable[dict[str, Any]]) -> list[Standing]:
     """The Standings of one group (a game with one set of parameters), best first: by rank, then by
     mu - 3 sigma."""
     return _one_group(matches).standings()
 
 
-def leaderboard(matches):
+def leaderboard(matches: Iterable[dict[str, Any]]) -> list[Standing]:
     """The Standings of every group in the matches, group after group, each best first."""
     return [row for t in fold(matches).values() for row in t.closed().standings()]
 
 
-def rating_history(matches):
+def rating_history(matches: Iterable[dict[str, Any]]) -> dict[str, list[tuple]]:
     return _one_group(matches).rating_history()
 
 
-def duplicate_scores(matches):
+def duplicate_scores(matches: Iterable[dict[str, Any]]) -> dict[str, float]:
     """{label: duplicate score}: how much more an agent scores than its table on the same deals.
 
     Matches that share a deal (seed) and a line-up form a duplicate group, one match per seat
@@ -546,13 +549,13 @@ def duplicate_scores(matches):
     return _one_group(matches).duplicate_scores()
 
 
-def summary(matches):
+def summary(matches: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return _one_group(matches).summary()
 
 
 # ---- dominance and cycles -----------------------------------------------------------------------
 
-def dominance_graph(h2h):
+def dominance_graph(h2h: dict[str, dict[str, Any]]) -> nx.DiGraph:
     """nx.DiGraph with an edge a -> b wherever a scores above 1/2 against b.
 
     Edge attributes: win_rate, low, high, games and `confident` (the whole 95% interval lies above
@@ -569,7 +572,7 @@ def dominance_graph(h2h):
     return g
 
 
-def separated_ranks(h2h):
+def separated_ranks(h2h: dict[str, dict[str, Optional[Interval]]]) -> dict[str, int]:
     """{label: rank}: 1 + the number of agents surely above it. An agent is surely above another
     when it beats it with 95% confidence (its head-to-head score's interval lies above 1/2), or beats
     one that is surely above it; agents in a cycle of such wins are level with each other. Agents
@@ -584,7 +587,7 @@ def separated_ranks(h2h):
     return {a: 1 + above[k] for a, k in blocks.graph["mapping"].items()}
 
 
-def graph_cycles(g, limit=MAX_CYCLES):
+def graph_cycles(g: nx.DiGraph, limit: int = MAX_CYCLES) -> list[list[str]]:
     """Cycles of confident edges (a beats b beats c beats a), each starting at its smallest label."""
     strong = nx.DiGraph((a, b) for a, b, d in g.edges(data=True) if d["confident"])
     found = []
@@ -594,7 +597,7 @@ def graph_cycles(g, limit=MAX_CYCLES):
     return sorted(found, key=lambda c: (len(c), c))
 
 
-def cycles(matches, limit=MAX_CYCLES):
+def cycles(matches: Iterable[dict[str, Any]], limit: int = MAX_CYCLES) -> list[dict[str, Any]]:
     """Every cycle of confident wins in the matches, per game and parameter set.
 
     [{"game_id", "game_params", "cycle": [a, b, c]}] where a beats b, b beats c and c beats a, each
@@ -607,5 +610,5 @@ def cycles(matches, limit=MAX_CYCLES):
     return out
 
 
-def format_cycle(cycle):
+def format_cycle(cycle: list[str]) -> str:
     return " > ".join(cycle + cycle[:1])

@@ -12,11 +12,12 @@ How matches are rated (quoted in the README):
 * `conservative` is mu - 3 sigma; leaderboards are sorted by it.
 """
 from collections import OrderedDict, defaultdict
+from typing import Any
 
 import trueskill
 
 
-def agent_ranks(match):
+def agent_ranks(match: dict[str, Any]) -> list[tuple[str, int]]:
     """[(label, rank)] for the agents of a match, in first-seat order; rank 1 = best, ties share."""
     seats = defaultdict(list)
     for seat, placement in zip(match["seats"], match["placements"]):
@@ -25,6 +26,6 @@ def agent_ranks(match):
     return [(label, 1 + sum(1 for other in mean.values() if other < m)) for label, m in mean.items()]
 
 
-def environment():
+def environment() -> trueskill.TrueSkill:
     """The TrueSkill environment every leaderboard uses (the package's defaults, draws 10%)."""
     return trueskill.TrueSkill(draw_probability=0.10)

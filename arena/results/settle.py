@@ -105,7 +105,8 @@ def look(store, run_id: str, specs: list, done: set, rule: StoppingRule) -> Look
     """Takes the looks a game's stored deals allow, in order, each on exactly the deals before it,
     and stops at the first that settles. `specs` are the game's MatchSpecs (deals in order,
     contiguous match ids), `done` the run's stored match ids."""
-    first_of_deal, complete = {}, {}
+    first_of_deal: dict[int, int] = {}
+    complete: dict[int, bool] = {}
     for s in specs:
         first_of_deal.setdefault(s.deal, s.match_id)
         complete[s.deal] = complete.get(s.deal, True) and s.match_id in done

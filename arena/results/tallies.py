@@ -11,11 +11,15 @@ ignored: the view then folds every match, slower, to the same figures.
 import json
 import os
 import time
+from typing import TYPE_CHECKING, Any, Optional
 
 from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
 from arena.results.settle import looks
 from arena.results.verdict import settle_verdict, verdict
 from arena.text import game_title, jsonable
+
+if TYPE_CHECKING:
+    from arena.store import Store
 
 SAVE_SECONDS = 2.0
 
@@ -24,7 +28,7 @@ class RunTallies:
     """The run's checkpoint as read from the store (or none, with `checkpoint=False`): `upto`
     (every match id below it is folded in) and {group_key: GroupTally}."""
 
-    def __init__(self, store, run_id, checkpoint=True):
+    def __init__(self, store: "Store", run_id: str, checkpoint: bool = True) -> None:
         self.store, self.run_id = store, run_id
         self.upto, self.groups = 0, {}
         upto, rows = store.tallies(run_id) if checkpoint else (0, [])
@@ -40,13 +44,13 @@ class RunTallies:
             return
         self.upto, self.groups = upto, groups
 
-    def add(self, match):
+    def add(self, match: dict[str, Any]) -> None:
         key = group_key(match)
         if key not in self.groups:
             self.groups[key] = GroupTally(match["game_id"], match["game_params"])
         self.groups[key].add(match)
 
-    def ordered(self, game_id=None):
+    def ordered(self, game_id: Optional[str] = None) -> list[GroupTally]:
         """The tallies (of one game, or all), in the order their games were played."""
         return sorted((t for t in self.groups.values() if game_id is None or t.game_id == game_id),
                       key=lambda t: t.state()["first"])
@@ -60,7 +64,7 @@ def _caught_up(store, run_id, game_id, checkpoint):
     return tallies
 
 
-def read(store, run_id, game_id=None):
+def read(store: "Store", run_id: str, game_id: Optional[str] = None) -> list[GroupTally]:
     """[GroupTally] of the run (or of one game), up to its last stored match, in game order: the
     checkpoint, and the matches stored after it folded in (nothing is written).
 
@@ -75,7 +79,8 @@ def read(store, run_id, game_id=None):
     return out
 
 
-def sections(store, run_id, game_id=None, first_matches=0):
+def sections(store: "Store", run_id: str, game_id: Optional[str] = None, first_matches: int = 0
+             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """([section], [summary]) per game and rule variant of the run (or of one game), as every view
     shows them: each section is plain JSON-able data (leaderboard, head to head, verdict, cycles,
     rating history, faults, deals) with its first `first_matches` matches; each summary is the
@@ -130,7 +135,7 @@ class Checkpoint(RunTallies):
     """The coordinator's side: `stored(match_id)` after each match is recorded advances the fold
     over the contiguous prefix; `save()` writes it (also every SAVE_SECONDS)."""
 
-    def __init__(self, store, run_id):
+    def __init__(self, store: "Store", run_id: str) -> None:
         super().__init__(store, run_id)
         self.waiting = set()     # stored match ids beyond a gap
         for match in store.results(run_id, self.upto):   # a resumed run: what was stored after the checkpoint
@@ -141,7 +146,7 @@ class Checkpoint(RunTallies):
                 self.waiting.add(match["match_id"])
         self.saved = time.monotonic()
 
-    def stored(self, match_id):
+    def stored(self, match_id: int) -> None:
         self.waiting.add(match_id)
         stop = self.upto
         while stop in self.waiting:
@@ -155,7 +160,7 @@ class Checkpoint(RunTallies):
         if time.monotonic() - self.saved >= SAVE_SECONDS:
             self.save()
 
-    def save(self):
+    def save(self) -> None:
         self.store.save_tallies(self.run_id, self.upto, [(key[0], key[1], json.dumps(t.state()))
                                                           for key, t in self.groups.items()])
         self.saved = time.monotonic()

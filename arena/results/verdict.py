@@ -1,5 +1,7 @@
 """The verdict: one line on who is stronger in one game, from its standings and head-to-head
 scores, when the 95% intervals allow it, or how many more deals would likely settle it."""
+from typing import Any, Optional
+
 from arena.results.analysis import Interval, deals_to_settle
 from arena.results.settle import pair_state
 from arena.text import interval_part, interval_text
@@ -11,7 +13,7 @@ def _round_up(x):
     return -(-x // step) * step
 
 
-def verdict(rows, h2h, cycles):
+def verdict(rows: list[dict[str, Any]], h2h: dict[str, dict[str, Any]], cycles: list[list[str]]) -> Optional[str]:
     """One line on who is stronger in one game, from its Standing rows and head-to-head matrix (plain
     data), when the 95% intervals allow it; otherwise how many more deals would likely settle it.
     None for a game with fewer than two agents."""
@@ -48,7 +50,8 @@ def verdict(rows, h2h, cycles):
     for b in labels[1:]:
         iv = cell(top, b)
         if iv is not None and not interval_part(iv, "low") > 0.5:
-            pending.append((b, iv, deals_to_settle(*(float(interval_part(iv, k)) for k in ("mean", "low", "high", "deals")))))
+            m, low, high = (float(interval_part(iv, k)) for k in ("mean", "low", "high"))
+            pending.append((b, iv, deals_to_settle(m, low, high, int(interval_part(iv, "deals")))))
     if not pending:
         return None
     b, iv, total = max(pending, key=lambda p: float("inf") if p[2] is None else p[2])

@@ -15,6 +15,7 @@ import site
 import sys
 import tempfile
 import threading
+from typing import Optional, Union
 
 BOT_ROOT = "/bot"          # where a sandboxed bot's code is, read-only
 BOT_UID_BASE = 0x60000000  # host uids of sandboxes started by a root arena: base + (pid, slot)
@@ -60,7 +61,7 @@ NAMESPACE_FLAGS = [0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0
 TIOCSTI = 0x5412   # pushes characters into a terminal's input
 
 
-def seccomp_program():
+def seccomp_program() -> bytes:
     """The BPF program of the filter, built with libseccomp (cached: it is the same for every box)."""
     if _program:
         return _program[0]
@@ -102,7 +103,7 @@ def _data_fd(data):
 
 # ---------------------------------------------------------------- the command line
 
-def runtime_paths():
+def runtime_paths() -> list[str]:
     """The Python runtime, its installed packages and this project's three packages (to unpickle
     states and to find the Agent base class): nothing else of the file system or the checkout."""
     import agents
@@ -110,16 +111,16 @@ def runtime_paths():
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
     for package in (engines, agents, sys.modules["arena"]):
+        assert package.__file__ is not None   # regular packages, each with its __init__.py
         paths.add(os.path.dirname(os.path.abspath(package.__file__)))
-    paths = sorted(os.path.realpath(p) for p in paths) + sorted(paths)
-    kept = []
-    for p in paths:   # only the outermost of nested paths, each once
+    kept: list[str] = []
+    for p in sorted(os.path.realpath(p) for p in paths) + sorted(paths):   # only the outermost of nested ones, once
         if not any(p == k or p.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
             kept.append(p)
     return [p for p in kept if not p.startswith("/usr/") and p != "/usr"]
 
 
-def environment():
+def environment() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -152,7 +153,8 @@ def _binds(paths, code, parents):
     return args
 
 
-def command(program, code, limits, seccomp_fd, data_fds, bot_uid):
+def command(program: list[str], code: Optional[str], limits: dict[str, int], seccomp_fd: int,
+            data_fds: dict[str, int], bot_uid: Optional[int]) -> list[str]:
     """The command that runs `program` (argv) in the box. `bot_uid` is the host uid to drop to when
     this process is root (None otherwise); `seccomp_fd` and `data_fds` (path -> fd) are pipes the
     command must inherit."""
@@ -181,7 +183,7 @@ def command(program, code, limits, seccomp_fd, data_fds, bot_uid):
     return outer + inner
 
 
-def hidden_proc_fds():
+def hidden_proc_fds() -> dict[str, int]:
     """path -> pipe with its constant content, for one box (bwrap reads and closes each)."""
     return {name: _data_fd(text.encode()) for name, text in HIDDEN_PROC_FILES.items()
             if os.path.exists(f"/proc/{name}")}
@@ -194,7 +196,7 @@ class BotUids:
     def __init__(self):
         self.lock, self.used = threading.Lock(), set()
 
-    def take(self):
+    def take(self) -> tuple[int, int]:
         with self.lock:
             slot = next(s for s in range(SLOTS + 1) if s not in self.used)
             if slot == SLOTS:
@@ -202,7 +204,7 @@ class BotUids:
             self.used.add(slot)
         return slot, BOT_UID_BASE + ((os.getpid() % (1 << 22)) << 6) + slot
 
-    def give_back(self, slot):
+    def give_back(self, slot: int) -> None:
         with self.lock:
             self.used.discard(slot)
 
@@ -221,7 +223,7 @@ class Cgroup:
     V2 = "/sys/fs/cgroup"
     PERIOD = 100000   # microseconds: a quota of one period per period is one CPU
 
-    def __init__(self, name, limits):
+    def __init__(self, name: str, limits: dict[str, int]) -> None:
         self.paths, self.v2 = [], os.path.exists(os.path.join(self.V2, "cgroup.controllers"))
         if os.geteuid() != 0:
             return
@@ -249,29 +251,29 @@ class Cgroup:
             self.paths = []
 
     @property
-    def available(self):
+    def available(self) -> bool:
         return bool(self.paths)
 
-    def wrap(self, argv):
+    def wrap(self, argv: list[str]) -> list[str]:
         """`argv`, run from inside the cgroup (the shell moves itself in, then execs)."""
         if not self.paths:
             return argv
         procs = " ".join(os.path.join(p, "cgroup.procs") for p in self.paths)
         return ["sh", "-c", 'for p in $0; do echo $$ > "$p" || exit 1; done; exec "$@"', procs] + argv
 
-    def freezer(self, pid):
+    def freezer(self, pid: int) -> "Union[_CgroupFreezer, Signals]":
         """What freezes the box: cgroup v2's own freezer; on cgroup v1, whose frozen tasks would
         not die with their arena, SIGSTOP to the processes the cgroup lists."""
         if self.v2:
             return _CgroupFreezer(os.path.join(self.paths[0], "cgroup.freeze"))
         return Signals(pid, os.path.join(self.paths[0], "cgroup.procs"))
 
-    def remove(self):
+    def remove(self) -> None:
         for path in reversed(self.paths):
             _remove_cgroup(path)
 
     @classmethod
-    def sweep(cls):
+    def sweep(cls) -> None:
         """Ends the boxes, and removes the cgroups, left by arena processes that are gone (a worker
         killed with -9 or ended with os._exit): a task frozen by cgroup v1 keeps its pending
         SIGKILL until it is thawed, so each is thawed and killed first."""
@@ -328,9 +330,9 @@ def _write(path, text):
         f.write(text)
 
 
-def descendants(pid):
+def descendants(pid: int) -> list[int]:
     """The processes below `pid` (from /proc; this kernel may lack /proc/PID/task/TID/children)."""
-    children = {}
+    children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -352,7 +354,7 @@ class _CgroupFreezer:
     def __init__(self, knob):
         self.knob = knob
 
-    def freeze(self, frozen):
+    def freeze(self, frozen: bool) -> None:
         _write(self.knob, "1" if frozen else "0")
 
 
@@ -360,8 +362,9 @@ class Signals:
     """A freezer by signals: SIGSTOP to every process of the box (those its cgroup lists, or else
     those below `pid`) until no new one appears, and SIGCONT to the same ones."""
 
-    def __init__(self, pid, procs=None):
-        self.pid, self.procs, self.stopped = pid, procs, []
+    def __init__(self, pid: int, procs: Optional[str] = None) -> None:
+        self.pid, self.procs = pid, procs
+        self.stopped: list[int] = []
 
     def _members(self):
         if self.procs is None:
@@ -372,7 +375,7 @@ class Signals:
         except OSError:
             return descendants(self.pid)
 
-    def freeze(self, frozen):
+    def freeze(self, frozen: bool) -> None:
         if not frozen:
             for pid in self.stopped:
                 _signal(pid, signal.SIGCONT)
@@ -396,11 +399,11 @@ def _signal(pid, sig):
         pass
 
 
-def one_cpu():
+def one_cpu() -> int:
     """The CPU a box without a cgroup is pinned to (its processes cannot change it: see DENIED)."""
     cpus = sorted(os.sched_getaffinity(0))
     return cpus[os.getpid() % len(cpus)]
 
 
-def bwrap_missing():
+def bwrap_missing() -> bool:
     return not sys.platform.startswith("linux") or shutil.which("bwrap") is None

@@ -26,6 +26,9 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any, Callable, Optional, Sequence, Union
+
+from engines.core import GameState
 
 PROTOCOL = 1
 MAX_LINE = 64 * 1024          # bytes in one line, either way, newline not counted
@@ -39,12 +42,12 @@ class ExecFault(Exception):
     `reply` is the match process's answer to the arena: no action, as from a Python bot that
     returned nonsense (the arena's "illegal: returned WHAT, not a legal action"), and the fault."""
 
-    def __init__(self, kind, what):
+    def __init__(self, kind: str, what: str) -> None:
         super().__init__(what)
         self.kind, self.what = kind, what
 
     @property
-    def reply(self):
+    def reply(self) -> dict[str, Any]:
         message = self.what if self.kind == "timeout" else f"sent {self.what}"
         return {"action": None, "returned": self.what, "fault": {"kind": self.kind, "message": message}}
 
@@ -72,7 +75,7 @@ def _wait(fd, events, deadline):
 class Lines:
     """The bot's output as lines of at most MAX_LINE bytes, read without blocking past a deadline."""
 
-    def __init__(self, fd):
+    def __init__(self, fd: int) -> None:
         self.fd, self.buffer, self.closed = fd, bytearray(), False
         os.set_blocking(fd, False)
 
@@ -85,13 +88,13 @@ class Lines:
             self.closed = True
         self.buffer += chunk
 
-    def waiting(self):
+    def waiting(self) -> bool:
         """Whether the bot has written something nobody asked for."""
         if not self.buffer and not self.closed:
             self._fill()
         return bool(self.buffer)
 
-    def line(self, deadline):
+    def line(self, deadline: Optional[float]) -> bytes:
         while b"\n" not in self.buffer:
             if len(self.buffer) > MAX_LINE:
                 raise ExecFault("illegal", f"a line longer than {MAX_LINE} bytes")
@@ -143,23 +146,24 @@ class ExecBot:
 
     mirror_exit = True
 
-    def __init__(self, target, params=None):
+    def __init__(self, target: str, params: Optional[dict[str, Any]] = None) -> None:
         where = json.loads(target)
         self.params = {str(k): str(v) for k, v in (params or {}).items()}
-        self.per_move = None    # seconds per move, once the arena says (see `configure`)
-        self.public = []        # the public actions since this seat's last request
-        self.failed = None      # a fault of the handshake, booked at the first move
+        self.per_move: Optional[float] = None    # seconds per move, once the arena says (see `configure`)
+        self.public: list[Any] = []        # the public actions since this seat's last request
+        self.failed: Optional[Exception] = None      # a fault of the handshake, booked at the first move
         command = where["command"]
         try:
             self.process = subprocess.Popen(command, cwd=where["folder"], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, close_fds=True, bufsize=0)
         except OSError as e:
             raise RuntimeError(f"cannot run its command {command[0]}: {e.strerror}") from None
+        assert self.process.stdin is not None and self.process.stdout is not None   # both are pipes
         self.to_bot = self.process.stdin.fileno()
         os.set_blocking(self.to_bot, False)
         self.lines = Lines(self.process.stdout.fileno())
 
-    def configure(self, options):
+    def configure(self, options: dict[str, Any]) -> None:
         """What the arena says of the match's limits: {"time_limit": seconds per move or None}."""
         limit = options.get("time_limit")
         self.per_move = float(limit) if isinstance(limit, (int, float)) and limit > 0 else None
@@ -211,7 +215,7 @@ class ExecBot:
 
     # ------------------------------------------------------------ the agent
 
-    def reset(self, game_id, game_params, seat, seed):
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         self.public = []
         params = dict(game_params)
         start = {"type": "start", "protocol": PROTOCOL, "game": game_id, "params": params, "seat": int(seat),
@@ -230,11 +234,11 @@ class ExecBot:
         except ExecFault as f:
             self.failed = f
 
-    def observe(self, public):
+    def observe(self, public: list[Any]) -> None:
         """The public actions since the last request, from the arena (see `public_action`)."""
         self.public.extend(public)
 
-    def act(self, state):
+    def act(self, state: GameState) -> Union[int, str]:
         received = time.monotonic()
         if self.failed is not None:
             raise self.failed
@@ -264,7 +268,7 @@ class ExecBot:
             return legal[names.index(text)]
         return text[:100]   # not a legal action's name: the referee's "illegal" (returned '...')
 
-    def end(self, returns):
+    def end(self, returns: Sequence[float]) -> None:
         """The match is over: tells the bot its returns (it then exits)."""
         try:
             self._send({"type": "end", "returns": [float(r) for r in returns]}, time.monotonic() + 1.0)
@@ -272,12 +276,12 @@ class ExecBot:
             pass
 
 
-def printable_type(value):
+def printable_type(value: object) -> str:
     """A value of the bot's, short and printable, for a fault message."""
     text = repr(value)
     return "".join(c if c.isprintable() else "?" for c in text[:40]) + ("..." if len(text) > 40 else "")
 
 
-def adapter(target):
+def adapter(target: str) -> Callable[..., ExecBot]:
     """The agent class the match process instantiates with the agent's parameters."""
     return lambda **params: ExecBot(target, params)

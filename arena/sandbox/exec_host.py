@@ -16,9 +16,13 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any, Callable, Optional, Sequence
 
+from arena.match import AgentSpec
 from arena.sandbox.exec_bot import printable_type
+from engines.core import GameState
 
+StagedFile = tuple[str, bytes, bool]   # (path relative to the bot's parent folder, content, executable)
 MANIFEST = "bot.toml"
 MANIFEST_KEYS = {"name", "command", "build", "language"}
 SEARCH_PATH = ("/usr/local/bin", "/usr/bin", "/bin")   # where a command's program is looked up
@@ -31,7 +35,7 @@ BUILD_LIMITS = {"memory": 2048, "cpu": int(BUILD_LIMIT), "processes": 64, "file_
                 "open_files": 256}
 
 
-def parse_exec(source, label, params):
+def parse_exec(source: str, label: Optional[str], params: tuple[tuple[str, str], ...]) -> AgentSpec:
     """`exec:PATH` (a folder with bot.toml, or an executable file) as an AgentSpec of kind exec;
     ValueError (one line) for a path the arena cannot run."""
     from arena.match import AgentSpec
@@ -63,13 +67,13 @@ def parse_exec(source, label, params):
     return AgentSpec(label or name, source, params, "exec", full)
 
 
-def read_manifest(data, default_name):
+def read_manifest(data: bytes, default_name: str) -> dict[str, Any]:
     """bot.toml's content as {"name", "command", "build", "language"}; ValueError on a bad one."""
     try:
         import tomllib
     except ImportError:   # Python 3.10
         try:
-            import tomli as tomllib
+            import tomli as tomllib  # type: ignore[no-redef]  # the same module under its PyPI name
         except ImportError:
             raise ValueError("reading bot.toml needs Python 3.11 or later, or the tomli package") from None
     try:
@@ -125,15 +129,15 @@ def _host_program(name):
     return None
 
 
-def toolchain(language):
+def toolchain(language: str) -> tuple[dict[str, str], list[str]]:
     """(program name -> host path, read-only folders) that a build in `language` needs beyond what
     the box shows: rustup's Rust (under ~/.rustup), and the JDK's configuration (Debian links the
     JDK's conf/ into /etc, which the box does not have). Empty where nothing is needed."""
     import shutil
     programs, folders = {}, []
-    if language == "rust" and _host_program("rustc") is None and shutil.which("rustc"):
+    if language == "rust" and _host_program("rustc") is None and (rustc := shutil.which("rustc")):
         try:
-            sysroot = subprocess.run([shutil.which("rustc"), "--print", "sysroot"], cwd="/", capture_output=True,
+            sysroot = subprocess.run([rustc, "--print", "sysroot"], cwd="/", capture_output=True,
                                      text=True, timeout=60).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             sysroot = ""
@@ -153,7 +157,8 @@ def toolchain(language):
     return programs, folders
 
 
-def resolve_command(argv, folder, check=False, language="", build=False):
+def resolve_command(argv: list[str], folder: str, check: bool = False, language: str = "",
+                    build: bool = False) -> list[str]:
     """`argv` with its program as the box runs it: a name looked up on the host (SEARCH_PATH, or the
     toolchain of a build), a path with a slash taken in the bot's `folder` (a build runs in it:
     folder ""); ValueError naming what the box could not run. `check`: the program must be in
@@ -179,7 +184,7 @@ def resolve_command(argv, folder, check=False, language="", build=False):
     return [path] + argv[1:]
 
 
-def load_target(spec, staged, root):
+def load_target(spec: AgentSpec, staged: str, root: str) -> str:
     """The JSON the match process's ExecBot is made from: the bot's folder as the box shows it
     (under `root`) and its command, from the staged copy in the host folder `staged`."""
     name = os.path.basename(spec.target.rstrip(os.sep))
@@ -193,7 +198,7 @@ def load_target(spec, staged, root):
     return json.dumps({"folder": folder, "command": command})
 
 
-def public_action(state, observer, mover, action):
+def public_action(state: GameState, observer: int, mover: int, action: int) -> dict[str, Any]:
     """`action` of seat `mover`, taken in `state` (before it is applied), as seat `observer` sees it:
     the id of its class of actions the observer cannot tell apart (the action itself when the
     observer sees it whole) and that id's name. Only what `action_view` shows ever leaves here."""
@@ -203,13 +208,14 @@ def public_action(state, observer, mover, action):
 
 # ---------------------------------------------------------------- the bot's files, built in a box
 
-def read_tree(origin):
+def read_tree(origin: str) -> list[StagedFile]:
     """(path relative to the origin's folder, content, executable) of every file under `origin` (a
     folder, or one file), sorted, with no Python caches (as staging reads a staged copy); a link, a
     device or a pipe there is refused, never followed."""
     import stat
     base = os.path.dirname(origin.rstrip(os.sep))
-    out, total = [], 0
+    out: list[StagedFile] = []
+    total = 0
 
     def read(name, dir_fd, rel):
         nonlocal total
@@ -250,7 +256,9 @@ def read_tree(origin):
     return sorted(out)
 
 
-def staged_files(spec, store, read_staged, where, cache):
+def staged_files(spec: AgentSpec, store: Callable[[list[StagedFile]], str],
+                 read_staged: Callable[[str], list[StagedFile]], where: Callable[[str], str],
+                 cache: str) -> list[StagedFile]:
     """The files to stage for an exec agent: its folder as it is, or, when its manifest has a build
     command, the folder after that build ran in a box of its own (cached by the source's digest).
     `store(files)` stages files and gives their digest, `where(digest)` is a staged copy's folder,
@@ -284,7 +292,7 @@ def staged_files(spec, store, read_staged, where, cache):
 _builds = [0]
 
 
-def build_in_box(source, name, build, language):
+def build_in_box(source: str, name: str, build: list[str], language: str) -> list[StagedFile]:
     """Runs `build` in the bot's folder in a box of its own and returns the folder's files after it:
     the staged source (the host folder `source`) copied to the box's /tmp, writable there, the
     network off, BUILD_LIMITS, at most BUILD_LIMIT seconds; the folder comes back as a tar stream
@@ -326,7 +334,7 @@ def build_in_box(source, name, build, language):
     return _untar(out, name)
 
 
-def with_binds(argv, folders):
+def with_binds(argv: list[str], folders: Sequence[str]) -> list[str]:
     """confine.command's `argv` with `folders` shown read-only at their own paths, in the inner box
     and (when the arena is root) in the outer one: the toolchain of a build."""
     if not folders:
@@ -354,7 +362,7 @@ def _collect(proc, cap, deadline):
             late = f"took longer than {BUILD_LIMIT:g} s"
             break
         for key, _ in selector.select(left):
-            chunk = os.read(key.fileobj.fileno(), 1 << 16)
+            chunk = os.read(key.fd, 1 << 16)
             if not chunk:
                 selector.unregister(key.fileobj)
                 continue
@@ -379,7 +387,8 @@ def _untar(data, name):
     import io
     import posixpath
     import tarfile
-    files, seen = [], set()
+    files: list[StagedFile] = []
+    seen = set()
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
             for member in tar:
@@ -393,7 +402,9 @@ def _untar(data, name):
                 if rel in seen or len(files) >= MAX_FILES:
                     raise ValueError("its build's output has a file twice, or too many files")
                 seen.add(rel)
-                files.append((rel, tar.extractfile(member).read(), bool(member.mode & 0o100)))
+                content = tar.extractfile(member)
+                assert content is not None   # a plain file has content
+                files.append((rel, content.read(), bool(member.mode & 0o100)))
     except tarfile.TarError:
         raise ValueError("its build's output could not be read") from None
     return sorted(files)

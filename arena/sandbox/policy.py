@@ -1,4 +1,6 @@
 """How submitted agents are confined: the sandbox mode, the limits, and what a bot's fault is."""
+from typing import Any, Iterable, Optional
+
 from arena.agent_list import code_param
 from arena.match import SandboxPolicy
 from arena.text import printable
@@ -25,7 +27,7 @@ class AgentFault(Exception):
         self.kind, self.message = kind, message
 
 
-def make_policy(mode="bwrap", limits=()):
+def make_policy(mode: str = "bwrap", limits: Iterable[tuple[str, Any]] = ()) -> SandboxPolicy:
     """A SandboxPolicy from --sandbox and --bot-limit NAME=VALUE pairs; ValueError on a bad one."""
     if mode not in SANDBOXES:
         raise ValueError(f"unknown sandbox {mode!r}; choose {' or '.join(SANDBOXES)}")
@@ -46,7 +48,7 @@ def make_policy(mode="bwrap", limits=()):
 DEFAULT_POLICY = make_policy()
 
 
-def unconfined_note(config):
+def unconfined_note(config: dict[str, Any]) -> Optional[str]:
     """The warning every view of a run shows when agents' code ran without the sandbox."""
     agents = config.get("agents", [])
     if config.get("sandbox", {}).get("mode") == "none" and any(

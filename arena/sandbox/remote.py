@@ -62,6 +62,7 @@ class Box:
                 self.slot, bot_uid = confine.BOT_UIDS.take()
             seccomp = confine._data_fd(confine.seccomp_program())
             data = confine.hidden_proc_fds()
+            assert self.cgroup is not None   # made when boxed
             argv = self.cgroup.wrap(confine.command(server, code, limits, seccomp, data,
                                                     bot_uid if root else None))
             pass_fds += [seccomp] + list(data.values())
@@ -263,6 +264,7 @@ class RemoteAgent:
 
     def act(self, state, check=False):
         """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
+        message: tuple
         if self.spec.kind == "exec":   # with the public actions since its last move
             message, self.public = ("act", state, check, self.public), []
         else:

@@ -24,6 +24,7 @@ import signal
 import socket
 import sys
 import time
+from typing import Any
 
 from arena.sandbox.exec_bot import ExecFault
 from arena.sandbox.wire import WireError, read_frame, send_json
@@ -55,7 +56,7 @@ def load_class(kind, target):
     if kind == "file":
         module_name = "arena_submitted_" + os.path.splitext(os.path.basename(where))[0]
         spec = importlib.util.spec_from_file_location(module_name, where)
-        if spec is None:
+        if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {where}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
@@ -97,7 +98,7 @@ def serve(requests, replies, code_dir):
     sys.stdout = sys.stderr
     if code_dir:
         sys.path.insert(0, code_dir)
-    agent = None
+    agent: Any = None   # the submitted agent, once loaded
     while True:
         try:
             message = pickle.loads(read_frame(requests))

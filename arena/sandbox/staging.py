@@ -7,6 +7,8 @@ import os
 import shutil
 import tempfile
 
+from arena.match import AgentSpec
+
 
 def _cache_root():
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -58,7 +60,7 @@ def _digest(files):
     return h.hexdigest()[:32]
 
 
-def stage(spec):
+def stage(spec: AgentSpec) -> AgentSpec:
     """Copies a submitted agent's code into a private, read-only, content-addressed place, and
     returns the spec with its digest: later edits of the original never change the bot."""
     if not spec.submitted:
@@ -120,7 +122,7 @@ def _read_staged(digest):
     return _read_code(sorted(os.path.join(root, entry) for entry in os.listdir(root)), modes=True)
 
 
-def code_dir(digest):
+def code_dir(digest: str) -> str:
     return os.path.join(_cache_root(), digest)
 
 

@@ -10,6 +10,7 @@ import os
 import select
 import struct
 import time
+from typing import Any, Optional
 
 HEADER = struct.Struct(">I")
 MAX_REPLY = 64 * 1024   # bytes: a reply is an action or a short error, never more
@@ -35,7 +36,7 @@ def _wait(fd, deadline, writing):
                         timeout=True)
 
 
-def write_frame(fd, payload, deadline=None):
+def write_frame(fd: int, payload: bytes, deadline: Optional[float] = None) -> None:
     """Writes one frame; with a deadline `fd` must be non-blocking (see `nonblocking`)."""
     data = memoryview(HEADER.pack(len(payload)) + payload)
     while data:
@@ -48,12 +49,12 @@ def write_frame(fd, payload, deadline=None):
             raise WireError("closed its end of the pipe") from None
 
 
-def nonblocking(fd):
+def nonblocking(fd: int) -> int:
     os.set_blocking(fd, False)
     return fd
 
 
-def read_frame(fd, deadline=None, limit=None):
+def read_frame(fd: int, deadline: Optional[float] = None, limit: Optional[int] = None) -> bytes:
     """The next frame's payload; `deadline` is a time.monotonic() value for the whole frame."""
     header = _read_exactly(fd, HEADER.size, deadline)
     (size,) = HEADER.unpack(header)
@@ -77,11 +78,11 @@ def _read_exactly(fd, n, deadline):
     return b"".join(chunks)
 
 
-def send_json(fd, value):
+def send_json(fd: int, value: Any) -> None:
     write_frame(fd, json.dumps(value).encode())
 
 
-def read_json(fd, deadline=None):
+def read_json(fd: int, deadline: Optional[float] = None) -> Any:
     """A reply from a bot: a JSON object of at most MAX_REPLY bytes, else WireError."""
     payload = read_frame(fd, deadline, MAX_REPLY)
     try:

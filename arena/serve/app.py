@@ -16,6 +16,7 @@ import html
 import os
 import sqlite3
 import threading
+from typing import Optional, Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -95,7 +96,8 @@ async def _body(request):
     return data
 
 
-def create_app(store_path, sandbox="bwrap", hosts=None, bots=None):
+def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence[str]] = None,
+               bots: Optional[dict[str, str]] = None) -> Starlette:
     """The app on the store at `store_path`; `sandbox` confines the submitted bots people play against;
     `hosts` (when given) are the only Host headers answered, which keeps other sites' pages from
     reaching a server on 127.0.0.1 through a name of theirs (DNS rebinding); `bots` are the bots

@@ -16,13 +16,18 @@ import random
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 import engines
 from arena.serve.views import move_label, position_view
+from engines.core import GameState
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright, ViewportSize
 
 STATIC = Path(__file__).parent / "static"
 ORIGIN = "http://drawings.test"
 BELLE_CARDS = STATIC / "games" / "belle_of_the_ball.cards.json"
-VIEWPORT = {"width": 1000, "height": 700}
+VIEWPORT: ViewportSize = {"width": 1000, "height": 700}
 SEED = 7
 # (position name, the fraction of a whole random game played)
 POSITIONS = (("start", 0.0), ("middle", 0.5), ("end", 1.0))
@@ -32,7 +37,8 @@ _PAGE = f"""<!doctype html><meta charset=utf-8><title>drawing</title>{_STYLE}
 <body style="margin:0;padding:0;background:#f4f6f8"><div id=root></div></body>"""
 
 
-def played_position(game_id: str, seed: int, moves: int | None, players: int | None = None, **params):
+def played_position(game_id: str, seed: int, moves: int | None, players: int | None = None,
+                    **params: Any) -> GameState:
     """A real position: the deal of `seed`, then `moves` random legal moves (None: to the end)."""
     state = engines.make(game_id, players=players, seed=seed, **params)
     rng = random.Random(seed)
@@ -41,7 +47,7 @@ def played_position(game_id: str, seed: int, moves: int | None, players: int | N
     return state
 
 
-def view_of(state, viewer: int | None, names: list[str]) -> dict:
+def view_of(state: GameState, viewer: int | None, names: list[str]) -> dict:
     """The view the server sends of `state` to `viewer` (None: everything), built by the server's own
     `position_view`, the last move labelled as `viewer` saw it."""
     last_move = None
@@ -64,7 +70,7 @@ def chromium() -> str:
     raise ValueError("no chromium binary to draw with: apt-get install -y chromium")
 
 
-def launch(playwright):
+def launch(playwright: Playwright) -> Browser:
     # --no-sandbox: CI runs as root, where chromium's own sandbox refuses to start.
     return playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"])
 
@@ -82,9 +88,9 @@ def _serve_static(route) -> None:
     route.fulfill(status=200, content_type=kind, body=file.read_bytes())
 
 
-def open_page(browser):
+def open_page(browser: Browser) -> Any:   # a Page, with the `errors` it records
     """A page on the routed origin that records console errors and uncaught exceptions in `page.errors`."""
-    page = browser.new_page(viewport=VIEWPORT)
+    page: Any = browser.new_page(viewport=VIEWPORT)   # given an `errors` list below
     page.errors = []
     page.on("console", lambda msg: page.errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
@@ -93,7 +99,7 @@ def open_page(browser):
     return page
 
 
-def render(page, view: dict) -> list[str]:
+def render(page: Any, view: dict) -> list[str]:
     """Draws `view` with its game's module into the page's #root; returns the console errors raised."""
     page.errors.clear()
     page.evaluate("""async (view) => {
@@ -128,7 +134,7 @@ def _belle_effect(card: dict) -> str:
     return short[card["effect"]]
 
 
-def write_screenshots(outdir: Path, browser) -> list[Path]:
+def write_screenshots(outdir: Path, browser: Browser) -> list[Path]:
     """PNGs of every drawn game at each of POSITIONS, seen by seat 0 until the end and by everyone at it."""
     outdir.mkdir(parents=True, exist_ok=True)
     page = open_page(browser)

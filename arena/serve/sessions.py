@@ -22,6 +22,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from typing import Any, Optional, Sequence, Union
 
 import agents as agent_registry
 import engines
@@ -34,10 +35,11 @@ from arena.agent_list import (
     parse_params,
     split_list,
 )
-from arena.match import AgentSpec, MatchResult, MatchSpec
+from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy
 from arena import referee
+from arena.referee import LocalAgent
 from arena.table import seat_names
-from arena.sandbox import DEFAULT_POLICY, AgentFault, check_available
+from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available
 from arena.tournament.schedule import check_can_play, code_digest
 from arena.seeds import derive_seed, view_base
 from arena.serve.views import legal_moves, move_label, position_view
@@ -60,7 +62,7 @@ class UnknownSession(ValueError):
     """No game in progress under this id."""
 
 
-def find_bots(paths):
+def find_bots(paths: Sequence[str]) -> tuple[dict[str, str], list[str]]:
     """The bots `arena serve --bots PATH...` offers: ({"FILE.py:Class": "/real/path/FILE.py:Class"},
     [why each file of a folder that offers nothing was skipped]). A PATH is a .py file or a folder,
     whose `*.py` files are taken (not those of its subfolders, nor symbolic links); a bot is a public
@@ -68,7 +70,9 @@ def find_bots(paths):
     of the same file). The files are parsed, never run, in this process. ValueError (one line) for a
     PATH that is missing, neither a .py file nor a folder, or offers no bot, and for two bot files of
     one name."""
-    offered, skipped, where = {}, [], {}
+    offered: dict[str, str] = {}
+    where: dict[str, str] = {}
+    skipped: list[str] = []
     for path in paths:
         if os.path.isdir(path):
             files = [os.path.join(path, n) for n in sorted(os.listdir(path)) if n.endswith(".py")]
@@ -117,14 +121,14 @@ def _agent_classes(path):
     return found
 
 
-def web_agent(item, offered):
+def web_agent(item: str, offered: dict[str, str]) -> AgentSpec:
     """One item of a request's agent list as an AgentSpec: an offered bot ("FILE.py:Class", see
     find_bots), a built-in agent or an installed one, with parameters and a label as in `--agents`.
     Anything else (a path, a module) is refused before anything is looked up on the server."""
     m = _ITEM.match(item.strip())
     source = m["source"] if m else ""
     params = parse_params(m["params"] or "", f"agent {source!r}") if m else ()
-    if source in offered:
+    if m and source in offered:
         if not item.strip().isprintable():
             raise ScheduleError(f"agent {item.strip()!r}: parameters and labels must be printable text")
         return AgentSpec(m["label"] or source.rpartition(":")[2], source, params, "file", offered[source])
@@ -139,7 +143,7 @@ def web_agent(item, offered):
     return parse_agent(item)
 
 
-def bot_specs(text, offered=None):
+def bot_specs(text: str, offered: Optional[dict[str, str]] = None) -> list[AgentSpec]:
     """The AgentSpecs of a request's agent list, one per seat other than the person's (see web_agent)."""
     specs = [web_agent(item, offered or {}) for item in split_list(text)]
     if not specs:
@@ -152,7 +156,8 @@ def bot_specs(text, offered=None):
 class PlaySession:
     """One game: the real state, the bots in the other seats and the person's record of the moves."""
 
-    def __init__(self, game_id, params, bot_text, seat, seed=None, policy=None, offered=None):
+    def __init__(self, game_id: str, params: dict[str, Any], bot_text: str, seat: int, seed: Optional[int] = None,
+                 policy: Optional[SandboxPolicy] = None, offered: Optional[dict[str, str]] = None) -> None:
         """Checks the game and the bots (`offered`: see find_bots) and starts no process: `start` does."""
         seed = random.SystemRandom().getrandbits(63) if seed is None else seed
         specs = bot_specs(bot_text, offered)
@@ -171,19 +176,19 @@ class PlaySession:
         others = iter(specs)
         self.seats = [HUMAN if p == seat else next(others) for p in range(players)]
         self.names = seat_names(players, seat, [s.label for s in specs])
-        self.moves = []           # the moves as the person saw them
-        self.last_move = None
-        self.saved = None         # the run id once saved
-        self.failure = None       # why the game cannot go on (a bot failed, or was stopped)
+        self.moves: list[dict[str, Any]] = []           # the moves as the person saw them
+        self.last_move: Optional[dict[str, Any]] = None
+        self.saved: Optional[str] = None         # the run id once saved
+        self.failure: Optional[str] = None       # why the game cannot go on (a bot failed, or was stopped)
         self.started = time.time()
         self.view_base = view_base(seed, "play")
         self.lock = threading.Lock()       # held briefly, whenever the state is read or changed
         self.thinking = threading.Lock()   # one bot move at a time; the page may read meanwhile
         self.used = time.monotonic()
-        self.bots = {}
+        self.bots: dict[int, Union[RemoteAgent, LocalAgent]] = {}
         self.stopped = False      # the bots are gone (the game ended or was dropped): none starts again
 
-    def start(self):
+    def start(self) -> "PlaySession":
         """Starts the bots, each submitted one in a sandboxed process of its own; SessionError (and
         every bot stopped) when one fails to start, or when the game is dropped meanwhile."""
         try:
@@ -207,7 +212,7 @@ class PlaySession:
             raise
         return self
 
-    def view(self, session_id):
+    def view(self, session_id: str) -> dict[str, Any]:
         """What the person sees now: the position, the moves, their legal moves when it is their turn."""
         with self.lock:
             return self._view(session_id)
@@ -233,7 +238,7 @@ class PlaySession:
         self.last_move = label
         self.state.apply_action(action)
 
-    def human_move(self, action):
+    def human_move(self, action: object) -> None:
         with self.lock:
             state = self.state
             if state.is_terminal():
@@ -246,7 +251,7 @@ class PlaySession:
         if state.is_terminal():
             self.close()
 
-    def bot_move(self):
+    def bot_move(self) -> None:
         """The bot to move chooses, from a determinized copy of the position (this may take its whole
         budget: call it off the event loop)."""
         with self.thinking:
@@ -276,7 +281,7 @@ class PlaySession:
         if state.is_terminal():
             self.close()
 
-    def save(self, store_path):
+    def save(self, store_path: str) -> str:
         """Writes the finished game to the store as the one match of a run of its own (config kind
         "play"), which every reporting command and the replay page read; returns the run id."""
         with self.lock:
@@ -302,7 +307,7 @@ class PlaySession:
             self.saved = run_id
             return run_id
 
-    def release(self, reason=None):
+    def release(self, reason: Optional[str] = None) -> list[Union[RemoteAgent, LocalAgent]]:
         """Takes the bots away from the game (none starts again; `reason`, when given, is why the
         game cannot go on) and returns them, to be `_stop`ped: quick, so it may run under a lock."""
         with self.lock:
@@ -311,7 +316,7 @@ class PlaySession:
                 self.failure = reason
         return bots
 
-    def close(self, reason=None):
+    def close(self, reason: Optional[str] = None) -> None:
         """Stops the bots: the game is over, failed or is dropped."""
         _stop(self.release(reason))
 
@@ -328,12 +333,12 @@ class Sessions:
     left alone for more than `MAX_IDLE` seconds; and at most `bot_limit` sandboxed bots running over
     all of them, the least recently used games' bots stopped first (those games then say so)."""
 
-    def __init__(self, limit=MAX_SESSIONS, bot_limit=MAX_LIVE_BOTS):
+    def __init__(self, limit: int = MAX_SESSIONS, bot_limit: int = MAX_LIVE_BOTS) -> None:
         self.limit, self.bot_limit = limit, bot_limit
         self.games: OrderedDict[str, PlaySession] = OrderedDict()
         self.lock = threading.Lock()
 
-    def add(self, session):
+    def add(self, session: PlaySession) -> str:
         """Keeps `session` under a new random id, which it returns, and makes room for it and for the
         bots it is about to start (see the class)."""
         if session.holds > self.bot_limit:
@@ -356,7 +361,7 @@ class Sessions:
         _stop(stopped)
         return session_id
 
-    def open(self, session):
+    def open(self, session: PlaySession) -> str:
         """`add`s the session and starts its bots; returns its id. A game whose bots do not start is
         forgotten."""
         session_id = self.add(session)
@@ -373,14 +378,14 @@ class Sessions:
         now = time.monotonic()
         return [self.games.pop(key) for key, game in list(self.games.items()) if now - game.used > MAX_IDLE]
 
-    def expire(self):
+    def expire(self) -> None:
         """Ends the games nobody has touched for MAX_IDLE seconds (the server calls this every minute)."""
         with self.lock:
             dropped = self._expired()
         for old in dropped:
             old.close()
 
-    def get(self, session_id):
+    def get(self, session_id: str) -> PlaySession:
         with self.lock:
             session = self.games.get(session_id)
             if session is None:
@@ -389,14 +394,14 @@ class Sessions:
             session.used = time.monotonic()
             return session
 
-    def end(self, session_id):
+    def end(self, session_id: str) -> None:
         with self.lock:
             session = self.games.pop(session_id, None)
         if session is None:
             raise UnknownSession(f"no game {session_id!r} in progress")
         session.close()
 
-    def close(self):
+    def close(self) -> None:
         with self.lock:
             games, self.games = list(self.games.values()), OrderedDict()
         for session in games:

@@ -4,15 +4,20 @@
 Every view of a position is built here, by `position_view`, from `state.observation(seat)`: a seat's
 view holds only what that seat may know.
 """
+from typing import Any, Optional, Sequence
+
 from arena.reports import graphs, report
 from arena.results import tallies
 from arena.store import run_kind
 from arena.table import public_name
 from arena.reports.tables import leaderboard_columns
+from arena.store import Store
 from arena.text import jsonable
+from engines.core import GameState
 
 
-def position_view(state, viewer, names, last_move=None):
+def position_view(state: GameState, viewer: Optional[int], names: Sequence[str],
+                  last_move: Optional[dict[str, Any]] = None) -> dict[str, Any]:
     """The position as `viewer` sees it (None: everything, for a finished match or a
     perfect-information game); `last_move` is a `move_label` of the move that led to it."""
     terminal = state.is_terminal()
@@ -33,7 +38,7 @@ def position_view(state, viewer, names, last_move=None):
     }
 
 
-def move_label(state, action, viewer, names):
+def move_label(state: GameState, action: int, viewer: Optional[int], names: Sequence[str]) -> dict[str, Any]:
     """{"seat", "name", "text"}: `action`, about to be played in `state`, as `viewer` saw it (None:
     as it was). `state` is left as it was."""
     seat = state.current_player()
@@ -41,19 +46,19 @@ def move_label(state, action, viewer, names):
     return {"seat": seat, "name": names[seat], "text": text}
 
 
-def legal_moves(state):
+def legal_moves(state: GameState) -> list[dict[str, Any]]:
     """[{"action", "text"}] for the seat to move (only sent to that seat)."""
     return [{"action": a, "text": state.action_to_string(a)} for a in state.legal_actions()]
 
 
-def run_row(run):
+def run_row(run: dict[str, Any]) -> dict[str, Any]:
     """A run as the runs list shows it (the config is left out: it can be long)."""
     return {"run_id": run["run_id"], "status": run["status"], "created": run["created"], "total": run["total"],
             "kind": run_kind(run),
             "games": [g["game_id"] for g in run["config"].get("games", [])]}
 
 
-def run_summary(store, run_id):
+def run_summary(store: Store, run_id: str) -> dict[str, Any]:
     """The run page's data: per game its leaderboard (with the terminal's columns), head-to-head
     matrix, verdict, cycles and matchup graph, as the report has them (`tallies.sections`)."""
     game_sections, summaries = tallies.sections(store, run_id)

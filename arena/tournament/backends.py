@@ -12,12 +12,16 @@ import multiprocessing.forkserver
 import os
 import signal
 import urllib.parse
+from typing import Callable, Iterator, Optional, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 class SerialExecutor(cf.Executor):
     """Runs each call at once, in this process (--jobs 1: no pickling, no pool)."""
 
-    def submit(self, fn, *args, **kwargs):
-        future = cf.Future()
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> "cf.Future[T]":
+        future: cf.Future[T] = cf.Future()
         try:
             future.set_result(fn(*args, **kwargs))
         except BaseException as e:
@@ -27,7 +31,7 @@ class SerialExecutor(cf.Executor):
         return future
 
 
-def exit_with(pid):
+def exit_with(pid: int) -> None:
     """Ends this process as soon as process `pid` ends (a thread waits on its pidfd). A worker's
     parent is the fork server, which outlives a killed coordinator, so its death signal is not enough."""
     import select
@@ -80,7 +84,7 @@ def _kill_workers(pool):
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def preload_modules():
+def preload_modules() -> list[str]:
     """Modules every worker needs, imported once in the fork server instead of once per worker."""
     import agents.registry
     import engines.registry
@@ -88,14 +92,14 @@ def preload_modules():
             + sorted({target.split(":")[0] for target in agents.registry.BUILTIN.values()}))
 
 
-def default_jobs():
+def default_jobs() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
 
 
-def check_backend(backend, address):
+def check_backend(backend: str, address: Optional[str]) -> None:
     """ValueError unless the backend is known and has what it needs (checked before a run starts)."""
     if backend not in ("local", "dask"):
         raise ValueError(f"unknown backend {backend!r}; choose local or dask")
@@ -113,7 +117,8 @@ def check_backend(backend, address):
 
 
 @contextlib.contextmanager
-def executor(backend="local", jobs=None, address=None):
+def executor(backend: str = "local", jobs: Optional[int] = None, address: Optional[str] = None
+             ) -> Iterator[tuple[cf.Executor, int]]:
     """Yields (executor, number of parallel slots)."""
     check_backend(backend, address)
     if backend == "dask":

@@ -1,9 +1,11 @@
 """`arena check-agent`: a submitted agent checked before a tournament, in its sandbox."""
 import random
 import time
+from typing import Any, Optional
 
 import engines
 from arena import referee
+from arena.match import AgentSpec, SandboxPolicy
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available, stage
 from arena.seeds import derive_seed, view_base
 
@@ -33,7 +35,8 @@ class _Checked:
         return action
 
 
-def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, policy=None):
+def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], games: int = 2, seed: int = 0,
+                time_limit: float = 10.0, policy: Optional[SandboxPolicy] = None) -> list[dict[str, Any]]:
     """Checks an agent before a tournament; returns [{"check", "ok", "detail"}] for the checks that
     ran, in the order of CHECKS.
 
@@ -53,7 +56,7 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, po
         spec = type(spec)(spec.label, spec.source, spec.params, "module", agents.registry.BUILTIN[spec.source])
     check_available(policy or DEFAULT_POLICY)
     spec = spec if builtin else stage(spec)
-    problems = {k: [] for k in CHECKS}
+    problems: dict[str, list[str]] = {k: [] for k in CHECKS}
     times, moves, loaded, replayed = [], 0, 0, 0
 
     def fail(key, text):
@@ -72,7 +75,7 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, po
         except AgentFault as f:
             fail("loads", f"match {g}: {f.kind}: {f.message}")
         player = _Checked(agent)
-        actions = []
+        actions: list[int] = []
         try:
             try:
                 agent.reset(game_id, dict(game_params), me, derive_seed(match_seed, "agent"))
@@ -124,7 +127,7 @@ def check_agent(spec, game_id, game_params, games=2, seed=0, time_limit=10.0, po
             for k in CHECKS if problems[k] or ran[k]]
 
 
-def not_run(results):
+def not_run(results: list[dict[str, Any]]) -> list[str]:
     """The names of the checks missing from `check_agent`'s results, which nothing tested."""
     done = {r["check"] for r in results}
     return [name for name in CHECKS.values() if name not in done]

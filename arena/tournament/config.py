@@ -11,7 +11,7 @@ test stops it) and carries the comparison's settings.
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from arena.match import AgentSpec, SandboxPolicy
 from arena.results.settle import StoppingRule
@@ -65,7 +65,7 @@ class TournamentConfig:
     stop: Optional[StoppingRule] = None
 
     @classmethod
-    def create(cls, games: list[tuple[str, Mapping[str, Any]]], agents: list[AgentSpec], deals: Optional[int],
+    def create(cls, games: Sequence[tuple[str, Mapping[str, Any]]], agents: Sequence[AgentSpec], deals: Optional[int],
                seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
                code: str, stop: Optional[StoppingRule] = None) -> "TournamentConfig":
         """A config from the checked pieces of a command line. Parameters are kept as plain JSON

@@ -21,7 +21,7 @@ import contextlib
 import math
 import signal
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from arena import agent_list, seeds
 from arena.tournament import schedule as sched
@@ -73,7 +73,7 @@ class StoredRun:
     deal_key: str
 
 
-def check_time_limit(value):
+def check_time_limit(value: float) -> float:
     if not (isinstance(value, (int, float)) and math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT):
         raise ValueError(f"--time-limit must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds, not {value}")
     return float(value)
@@ -135,7 +135,7 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
     extends = None if resume else smaller_run(store, config, wanted_key)
     if extends and store.deal_key(run_id) not in (None, extends.deal_key):
         extends = None   # this run was started on other deals
-    key = deal_key_for(store, run_id, wanted_key or (extends and extends.deal_key))
+    key = deal_key_for(store, run_id, wanted_key or (extends.deal_key if extends else None))
     human = any(a.source == "human" for a in config.agents)
     if human and backend != "local":
         raise ValueError("the human agent plays on this terminal: use the local backend")
@@ -180,7 +180,7 @@ def smaller_run(store: Store, config: TournamentConfig, wanted_key: Optional[str
     return best
 
 
-def shared_matches(old, new):
+def shared_matches(old: Iterable[MatchSpec], new: Iterable[MatchSpec]) -> dict[int, int]:
     """{match id in `old`: match id in `new`} for the matches two schedules share: the same game,
     deal, deal seed and seating."""
     def ident(spec):
@@ -189,7 +189,7 @@ def shared_matches(old, new):
     return {spec.match_id: ids[ident(spec)] for spec in old if ident(spec) in ids}
 
 
-def deal_key_for(store, run_id, wanted=None):
+def deal_key_for(store: Store, run_id: str, wanted: Optional[str] = None) -> str:
     """The run's deal key: the stored one, else `wanted` (--deal-key), else a new secret one.
     :raises ValueError: the store holds the run with another key than `wanted`."""
     stored = store.deal_key(run_id)
@@ -230,7 +230,7 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
 
 
 @contextlib.contextmanager
-def running(store, run_id):
+def running(store: Store, run_id: str) -> Iterator[Callable[[str], None]]:
     """The run is marked running while its matches are played; yields `ended(status)` to record how
     it ended. An error marks it interrupted; either way this process's claim on it is released."""
     store.set_status(run_id, "running")
@@ -255,7 +255,7 @@ def sit_outs(config: TournamentConfig) -> list[str]:
 
 
 @contextlib.contextmanager
-def stop_requests(immediate):
+def stop_requests(immediate: bool) -> Iterator[Callable[[], bool]]:
     """Ctrl-C, SIGTERM and SIGHUP ask the tournament to stop, while this lasts; yields a function
     that says whether one came. The loop then stops at its next safe point (within a tenth of a
     second). With `immediate` (matches played in this process) or at a second signal,
@@ -275,7 +275,8 @@ def stop_requests(immediate):
             signal.signal(s, handler)
 
 
-def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=None):
+def play_specs(store: Store, todo: Sequence[MatchSpec], backend: str = "local", jobs: Optional[int] = None,
+               address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None) -> str:
     """Plays the MatchSpecs `todo` (of one run) on the chosen backend, storing each result as it
     arrives, advancing the run's checkpointed tallies (arena.results.tallies) and calling `on_match(result)`;
     returns "finished", or "interrupted" by Ctrl-C, SIGTERM or SIGHUP (the matches in progress are
@@ -306,7 +307,7 @@ def play_specs(store, todo, backend="local", jobs=None, address=None, on_match=N
 def _play(pool, slots, store, specs, queue, on_match, stop_requested):
     """Submits `queue` in batches, at most 2 per slot in flight, and stores each result as it arrives."""
     window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
-    pending = {}         # future -> its batch of match ids
+    pending: dict[cf.Future, list[int]] = {}   # future -> its batch of match ids
     durations = []
     chunk, next_up = 1, 0
     while next_up < len(queue) or pending:

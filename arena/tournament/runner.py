@@ -41,29 +41,32 @@ first a share of a place either. A faulty match keeps no per-game metrics (a sta
 of it); the leaderboard's duplicate scores and `arena analyze` leave faulty matches out.
 """
 import time
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import agents as agent_registry
 import engines
 from arena import referee
-from arena.match import Fault, MatchResult
+from agents.base import Agent
+from arena.match import Fault, MatchResult, MatchSpec
 from arena.referee import make_player
-from arena.sandbox import AgentFault, describe
+from arena.sandbox import AgentFault, RemoteAgent, describe
+from engines.core import GameState
 from arena.seeds import derive_seed, view_base
 from arena.text import jsonable
 
 
-def agent_seed(spec, seat):
+def agent_seed(spec: MatchSpec, seat: int) -> int:
     return derive_seed(spec.seed, spec.match_id, "agent", seat)
 
 
-def stand_in(spec, seat):
+def stand_in(spec: MatchSpec, seat: int) -> Agent:
     """The built-in random agent that plays a faulty seat to the end, seeded from the match."""
     agent = agent_registry.make("random")
     agent.reset(spec.game_id, spec.params_dict(), seat, derive_seed(spec.seed, spec.match_id, "stand-in", seat))
     return agent
 
 
-def seen_by(state, watchers, mover):
+def seen_by(state: GameState, watchers: Sequence[RemoteAgent], mover: int) -> Optional[Callable[[int], None]]:
     """Applies an action of `mover` to the true `state`, after every player in `watchers` (those
     that keep the public actions: submitted agents) has seen it as its seat sees it; None, the
     referee's plain apply, when there are none."""
@@ -77,7 +80,7 @@ def seen_by(state, watchers, mover):
     return apply
 
 
-def placements_after_faults(places, faulted):
+def placements_after_faults(places: Sequence[int], faulted: dict[int, int]) -> list[int]:
     """Each seat's place: the seats without a fault ranked among themselves by the engine's
     placements `places`, then the faulty seats (`faulted`: seat -> the move of its agent's fault),
     the latest fault first; equal keys share a place (1 + how many seats rank strictly above)."""
@@ -85,14 +88,14 @@ def placements_after_faults(places, faulted):
     return [1 + sum(k < mine for k in key) for mine in key]
 
 
-def play_match(spec):
+def play_match(spec: MatchSpec) -> MatchResult:
     """Plays `spec` to the end, a faulty agent's seats played by a stand-in from its fault on (see
     the module docstring), and returns its MatchResult."""
     started = time.perf_counter()
     params = spec.params_dict()
     state = engines.make(spec.game_id, seed=spec.seed, **params)
     n = state.num_players
-    players = [None] * n
+    players: list[Any] = [None] * n   # per seat: its LocalAgent or RemoteAgent, or the stand-in after a fault
     faults = []
     faulted = {}   # seat -> the move at which the agent holding it faulted; a stand-in plays it
 
@@ -148,7 +151,7 @@ def play_match(spec):
                        time.perf_counter() - started)
 
 
-def play_matches(specs):
+def play_matches(specs: Iterable[MatchSpec]) -> tuple[list[MatchResult], Optional[tuple[int, str]]]:
     """Plays matches in order, as one task: (results, None), or (results so far, (match_id, error))
     at the first match that raises (a bug in an engine or the arena, not an agent's fault)."""
     results = []

@@ -25,24 +25,27 @@ import hashlib
 import importlib.util
 import itertools
 import os
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import agents as agent_registry
 import engines
 from arena.agent_list import ScheduleError
-from arena.match import MatchSpec
+from arena.match import AgentSpec, MatchSpec, SandboxPolicy
+from arena.results.settle import StoppingRule
 from arena.seeds import derive_seed
 from arena.tournament.config import TournamentConfig
 
 
 # ---------------------------------------------------------------- line-ups and matches
 
-def lineups(agent_specs, seats):
+def lineups(agent_specs: Sequence[AgentSpec], seats: int) -> list[tuple[AgentSpec, ...]]:
     """Every group of agents that meets at one table, in a fixed order."""
     if len(agent_specs) >= seats:
         return [tuple(c) for c in itertools.combinations(agent_specs, seats)]
     # Fewer agents than seats: the agents fill the seats in turn, once starting from each agent, so
     # every agent holds the extra seats equally often (A B C A, B C A B, C A B C).
-    k, out = len(agent_specs), []
+    k = len(agent_specs)
+    out: list[tuple] = []
     for start in range(k):
         lineup = tuple(agent_specs[(start + i) % k] for i in range(seats))
         if not any(lineup in rotations(other) for other in out):
@@ -50,7 +53,7 @@ def lineups(agent_specs, seats):
     return out
 
 
-def rotations(lineup):
+def rotations(lineup: tuple[AgentSpec, ...]) -> list[tuple[AgentSpec, ...]]:
     """The distinct seatings of a line-up rotated through the seats (A B A B has only two)."""
     out = []
     for r in range(len(lineup)):
@@ -60,8 +63,9 @@ def rotations(lineup):
     return out
 
 
-def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id=0,
-                  deal_key="", sandbox=None):
+def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
+                  deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
+                  sandbox: Optional[SandboxPolicy] = None) -> list[MatchSpec]:
     """The matches of one game: for each deal, each line-up in each rotation."""
     params = tuple(sorted(game_params.items()))
     seats = game_params["players"]
@@ -77,7 +81,9 @@ def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_l
     return out
 
 
-def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox, stop=None) -> TournamentConfig:
+def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_specs: Sequence[AgentSpec],
+                      deals: Optional[int], seed: int, time_limit: float, sandbox: SandboxPolicy,
+                      stop: Optional[StoppingRule] = None) -> TournamentConfig:
     """The config of a tournament of these checked pieces, with what else determines its results:
     the built-in agents' defaults and the digest of the engines' and agents' code. A run played
     until settled has its stopping rule `stop` (arena.results.settle), and `deals` its cap."""
@@ -89,11 +95,13 @@ def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox, stop
         code=code_digest())
 
 
-def code_digest():
+def code_digest() -> str:
     """A digest of the engines' and built-in agents' sources and rule data."""
     h = hashlib.sha256()
     for package in ("engines", "agents"):
-        root = os.path.dirname(importlib.util.find_spec(package).origin)
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.origin is not None   # engines and agents are regular packages
+        root = os.path.dirname(spec.origin)
         for pattern in ("*.pyx", "*.pxd", "*.py", os.path.join("data", "*.json")):
             for path in sorted(glob.glob(os.path.join(root, pattern))):
                 h.update(os.path.relpath(path, root).encode())
@@ -102,14 +110,14 @@ def code_digest():
     return h.hexdigest()[:16]
 
 
-def sits_out(spec, game_id, players):
+def sits_out(spec: AgentSpec, game_id: str, players: int) -> Optional[str]:
     """Why a built-in agent cannot play this game (it is then left out of it), or None."""
     if spec.kind != "builtin":
         return None
     return agent_registry.agent_class(spec.source).cannot_play(game_id, players)
 
 
-def check_can_play(specs, game_id, players):
+def check_can_play(specs: Iterable[AgentSpec], game_id: str, players: int) -> None:
     """ScheduleError naming the first built-in agent that cannot play this game (where a person
     chose the agents, nobody may just sit out)."""
     for spec in specs:
@@ -147,7 +155,8 @@ def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = 
     return out
 
 
-def resolve_games(game_id, players, params):
+def resolve_games(game_id: Optional[str], players: Optional[int],
+                  params: Union[dict[str, Any], Iterable[tuple[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     """[(game_id, full params)] for --game/--players/--param; every registered game without --game."""
     if game_id is None:
         if players is not None or params:

@@ -3,7 +3,7 @@ exec bots are each a one-line fault of their own, a request carries nothing hidd
 follows its JSON Schema, and a build runs only in a box.
 
 The fixtures are in tests/fixtures/exec/ (hostile.py breaks the protocol as its `attack` parameter
-says; recorder.py writes down what it was sent) and starters/.
+says; recorder.py writes down what it was sent) and examples/bots/ (the starter kits).
 """
 import glob
 import json
@@ -19,6 +19,7 @@ import unprivileged
 from click.testing import CliRunner
 
 import engines
+from arena import seeds
 from arena.cli import main
 from arena.sandbox import exec_bot, exec_host, stage
 from arena.sandbox.staging import code_dir
@@ -28,6 +29,8 @@ EXEC_FIXTURES = os.path.join(FIXTURES, "exec")
 HOSTILE = os.path.join(EXEC_FIXTURES, "hostile.py")
 RECORDER = os.path.join(EXEC_FIXTURES, "recorder.py")
 SCHEMAS = os.path.join(ROOT, "docs", "protocol")
+KITS = os.path.join(ROOT, "examples", "bots")
+LANGUAGES = ["python", "c", "rust", "java", "javascript"]
 
 sandboxed = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
@@ -45,7 +48,7 @@ def schema(name):
 
 def missing_toolchain(language):
     """Why a starter cannot be built or run here, or None."""
-    needs = {"python": ["python3"], "cpp": ["g++"], "java": ["javac", "java"], "javascript": ["node"]}
+    needs = {"python": ["python3"], "c": ["gcc"], "java": ["javac", "java"], "javascript": ["node"]}
     if language == "rust":
         return None if exec_host.toolchain("rust")[0] or exec_host._host_program("rustc") else "rustc is not installed"
     absent = [p for p in needs[language] if exec_host._host_program(p) is None]
@@ -53,21 +56,19 @@ def missing_toolchain(language):
 
 
 @sandboxed
-@pytest.mark.parametrize("language", ["python", "cpp", "rust", "java", "javascript"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_each_starter_kit_plays_a_short_run_under_the_sandbox(tmp_path, language):
     reason = missing_toolchain(language)
     if reason:
         pytest.skip(f"the {language} starter's toolchain is missing: {reason}")
-    starter = os.path.join(ROOT, "starters", language)
+    starter = os.path.join(KITS, language)
     result = invoke("run", "--game", "insert", "--agents", f"random, exec:{starter}", "--games", 2,
                     "--time-limit", 5, "--store", tmp_path / "s.sqlite", "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
     assert out["status"] == "finished" and out["matches"] == out["total"] == 4
     assert out["faults"] == []
-    with open(os.path.join(starter, "bot.toml"), "rb") as f:
-        name = exec_host.read_manifest(f.read(), language)["name"]
-    assert {row["label"] for row in out["leaderboards"][0]["rows"]} == {"random", name}
+    assert {row["label"] for row in out["leaderboards"][0]["rows"]} == {"random", kit_label(language)}
 
 
 arena_user = unprivileged.arena_user   # the fixture: a test that takes it runs as root and unprivileged
@@ -77,9 +78,9 @@ arena_user = unprivileged.arena_user   # the fixture: a test that takes it runs 
 def test_exec_bots_play_and_fault_alike_as_root_and_unprivileged(arena_user):
     """The built starter and a hostile exec bot, with the arena as root (an outer box, a uid of the
     box's own) and as an unprivileged user (the inner box alone), the build's box too."""
-    if missing_toolchain("cpp"):
-        pytest.skip(f"the cpp starter's toolchain is missing: {missing_toolchain('cpp')}")
-    agents = f"random, exec:starters/cpp, exec:{HOSTILE}[attack=garbage] as garbage"
+    if missing_toolchain("c"):
+        pytest.skip(f"the c starter's toolchain is missing: {missing_toolchain('c')}")
+    agents = f"random, exec:examples/bots/c, exec:{HOSTILE}[attack=garbage] as garbage"
     done = arena_user.arena("run", "--game", "insert", "--agents", agents, "--games", 1, "--time-limit", 2,
                             "--json", "--store", arena_user.path("s.sqlite"), env={"ARENA_SANDBOX": "bwrap"})
     assert done.returncode == 0, done.stderr
@@ -88,13 +89,55 @@ def test_exec_bots_play_and_fault_alike_as_root_and_unprivileged(arena_user):
     assert {(f["label"], f["kind"]) for f in out["faults"]} == {("garbage", "illegal")}
 
 
-@pytest.mark.parametrize("language", ["python", "cpp", "rust", "java", "javascript"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_each_starter_kit_has_a_manifest_and_a_readme(language):
-    folder = os.path.join(ROOT, "starters", language)
+    folder = os.path.join(KITS, language)
     with open(os.path.join(folder, "bot.toml"), "rb") as f:
         manifest = exec_host.read_manifest(f.read(), language)
-    assert manifest["name"] == f"{language}-starter"
+    assert manifest["name"] == f"{language}-kit"
     assert os.path.isfile(os.path.join(folder, "README.md"))
+
+
+def kit_label(language):
+    with open(os.path.join(KITS, language, "bot.toml"), "rb") as f:
+        return exec_host.read_manifest(f.read(), language)["name"]
+
+
+@sandboxed
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", sorted(engines.game_ids()))
+def test_the_five_kits_and_greedy_play_every_game_with_no_fault(tmp_path, game_id):
+    missing = {language: missing_toolchain(language) for language in LANGUAGES if missing_toolchain(language)}
+    if missing:
+        pytest.skip(f"a kit's toolchain is missing: {missing}")
+    agents = ", ".join([f"exec:{os.path.join(KITS, language)}" for language in LANGUAGES] + ["greedy"])
+    result = invoke("run", "--game", game_id, "--agents", agents, "--games", 1, "--time-limit", 10,
+                    "--store", tmp_path / "s.sqlite", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["status"] == "finished" and out["matches"] == out["total"] > 0
+    assert out["faults"] == []
+    labels = {row["label"] for board in out["leaderboards"] for row in board["rows"]}
+    assert labels == {kit_label(language) for language in LANGUAGES} | {"greedy"}
+
+
+@sandboxed
+@pytest.mark.slow
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_kit_beats_random_on_insert(tmp_path, language):
+    """Its heuristic (complete or block a line) scores above half against random: the lower end of
+    the score share's 95% interval over 30 deals, on fixed deals so that the figure is the same each run."""
+    reason = missing_toolchain(language)
+    if reason:
+        pytest.skip(f"the {language} kit's toolchain is missing: {reason}")
+    result = invoke("run", "--game", "insert", "--agents", f"exec:{os.path.join(KITS, language)}, random",
+                    "--games", 30, "--deal-key", seeds.public_deal_key("a kit against random"),
+                    "--store", tmp_path / "s.sqlite", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["status"] == "finished" and out["faults"] == []
+    share = {row["label"]: row["score_share"] for row in out["leaderboards"][0]["rows"]}[kit_label(language)]
+    assert share["deals"] == 30 and share["low"] > 0.5, share
 
 
 # ---------------------------------------------------------------- hostile exec bots
@@ -136,7 +179,7 @@ def test_a_hostile_exec_bot_is_its_own_one_line_fault_and_the_run_finishes(tmp_p
 @sandboxed
 def test_hostile_exec_bots_leave_an_honest_one_alone(tmp_path):
     attacks = ["garbage", "exits", "silent"]
-    out = hostile_run(tmp_path, ["random", f"exec:{os.path.join(ROOT, 'starters', 'python')}"] +
+    out = hostile_run(tmp_path, ["random", f"exec:{os.path.join(KITS, 'python')}"] +
                       [f"exec:{HOSTILE}[attack={a}] as {a}" for a in attacks])
     assert {f["label"] for f in out["faults"]} == set(attacks)
     for f in out["faults"]:
@@ -278,11 +321,11 @@ def parse(text):
 
 
 def test_exec_paths_parse_with_parameters_and_labels(tmp_path):
-    spec = parse(f"exec:{ROOT}/starters/python[depth=3, style=calm] as mine")
+    spec = parse(f"exec:{KITS}/python[depth=3, style=calm] as mine")
     assert (spec.kind, spec.label, spec.params) == ("exec", "mine", (("depth", "3"), ("style", "calm")))
-    assert spec.target == os.path.join(ROOT, "starters", "python") and spec.submitted
+    assert spec.target == os.path.join(KITS, "python") and spec.submitted
     assert parse(f"exec:{HOSTILE}").label == "hostile.py"
-    assert parse(f"exec:{ROOT}/starters/cpp").label == "cpp-starter"   # built when staged
+    assert parse(f"exec:{KITS}/c").label == "c-kit"   # built when staged
 
 
 @pytest.mark.parametrize("manifest, words", [

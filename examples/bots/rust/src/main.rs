@@ -1,4 +1,5 @@
-//! A Tabletop Bot Protocol v1 bot (docs/protocol.md): plays a random legal move.
+//! A Tabletop Bot Protocol v1 bot (docs/protocol.md): on Insert it completes or blocks a line,
+//! in every other game it plays a random legal move.
 //! Reads one JSON message a line on stdin, writes one a line on stdout; logs go to stderr.
 //! The standard library only: the build has no network, so no crates.
 use std::collections::BTreeMap;
@@ -182,10 +183,57 @@ impl Rng {
     }
 }
 
+/// A row, a column, both diagonals.
+const DIRECTIONS: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+
+/// The longest line of `colour` through (row, col) along any direction, counting that cell.
+fn run_through(board: &[Vec<u8>], row: i32, col: i32, colour: u8) -> i32 {
+    let size = board.len() as i32;
+    let at = |r: i32, c: i32| r >= 0 && r < size && c >= 0 && c < size && board[r as usize].get(c as usize) == Some(&colour);
+    let mut longest = 0;
+    for (dr, dc) in DIRECTIONS {
+        let mut length = 1;
+        for sign in [1, -1] {
+            let (mut r, mut c) = (row + sign * dr, col + sign * dc);
+            while at(r, c) {
+                length += 1;
+                r += sign * dr;
+                c += sign * dc;
+            }
+        }
+        longest = longest.max(length);
+    }
+    longest
+}
+
+/// A cell a1..f6 (a1 is the bottom left: the board's last string): five of mine wins, five of
+/// theirs must be blocked, else the longer lines of mine and of theirs the better.
+fn insert_score(board: &[Vec<u8>], cell: &str, me: u8, them: u8) -> i32 {
+    let row = board.len() as i32 - cell[1..].parse::<i32>().unwrap_or(0);
+    let col = cell.as_bytes()[0] as i32 - b'a' as i32;
+    let (mine, theirs) = (run_through(board, row, col, me), run_through(board, row, col, them));
+    1000 * (mine >= 5) as i32 + 100 * (theirs >= 5) as i32 + 3 * mine + 2 * theirs
+}
+
+fn choose(game: &str, message: &Json, rng: &mut Rng) -> i64 {
+    let mut legal: Vec<&Json> = message.get("legal").items().iter().collect();
+    if game == "insert" {
+        // seat 0 plays R, seat 1 plays W
+        let observation = message.get("observation");
+        let board: Vec<Vec<u8>> = observation.get("board").items().iter().map(|r| r.text().as_bytes().to_vec()).collect();
+        let (me, them) = if observation.get("to_move").number() == 0.0 { (b'R', b'W') } else { (b'W', b'R') };
+        let scores: Vec<i32> = legal.iter().map(|a| insert_score(&board, a.get("text").text(), me, them)).collect();
+        let best = *scores.iter().max().unwrap_or(&0);
+        legal = legal.into_iter().zip(scores).filter(|(_, s)| *s == best).map(|(a, _)| a).collect();
+    }
+    legal[(rng.next() % legal.len() as u64) as usize].get("id").number() as i64
+}
+
 fn main() {
     let stdin = io::stdin();
     let mut out = io::stdout();
     let mut rng = Rng(0);
+    let mut game = String::new();
     for line in stdin.lock().lines() {
         let line = match line {
             Ok(l) => l,
@@ -201,14 +249,13 @@ fn main() {
         match message.get("type").text() {
             "start" => {
                 rng = Rng(message.get("seed").number() as u64);
+                game = message.get("game").text().to_string();
                 eprintln!("playing {} in seat {}", message.get("game").text(), message.get("seat").number());
-                writeln!(out, r#"{{"type":"hello","name":"rust-starter","protocol":1}}"#).unwrap();
+                writeln!(out, r#"{{"type":"hello","name":"rust-kit","protocol":1}}"#).unwrap();
                 out.flush().unwrap();
             }
             "request" => {
-                let legal = message.get("legal").items();
-                let choice = &legal[(rng.next() % legal.len() as u64) as usize];
-                writeln!(out, r#"{{"type":"action","id":{}}}"#, choice.get("id").number() as i64).unwrap();
+                writeln!(out, r#"{{"type":"action","id":{}}}"#, choose(&game, &message, &mut rng)).unwrap();
                 out.flush().unwrap();
             }
             "end" => return,
