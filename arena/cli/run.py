@@ -37,13 +37,13 @@ from arena.tournament.coordinator import DEFAULT_DEALS_EVERY_GAME, DEFAULT_DEALS
 @json_option
 @user_errors
 def run(game_id, players, agents_text, deals, seed, store_path, jobs, backend, address, time_limit,
-        resume, params, sandbox, bot_limits, deal_key, as_json):
+        time_control, resume, params, sandbox, bot_limits, deal_key, as_json):
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
     plan = tournament.plan(store, game_id, players, agents_text, deals, seed, time_limit, params, sandbox,
-                           bot_limits, deal_key, resume, backend, address)
+                           bot_limits, deal_key, resume, backend, address, time_control)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional
 
-from arena.match import AgentSpec, SandboxPolicy
+from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.text import jsonable
 
 
@@ -59,17 +59,20 @@ class TournamentConfig:
     # A digest of the engines' and built-in agents' code: changed rules make a new run ("" = not recorded).
     code: str = ""
     compare: Optional[CompareSettings] = None
+    # A clock per bot (seconds a match + per move); kept in the JSON form only when set, so a run
+    # without one keeps its run id.
+    time_control: Optional[TimeControl] = None
 
     @classmethod
     def create(cls, games: list[tuple[str, Mapping[str, Any]]], agents: list[AgentSpec], deals: Optional[int],
                seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
-               code: str) -> "TournamentConfig":
+               code: str, time_control: Optional[TimeControl] = None) -> "TournamentConfig":
         """A config from the checked pieces of a command line. Parameters are kept as plain JSON
         values (a tuple as a list), as the store gives them back."""
         return cls(games=tuple(GameSetting(g, jsonable(p)) for g, p in games),
                    agents=tuple(_agent(jsonable(a.as_dict())) for a in agents),
                    sandbox=sandbox, seed=int(seed), time_limit=float(time_limit), deals=deals,
-                   agent_defaults=jsonable(agent_defaults), code=code)
+                   agent_defaults=jsonable(agent_defaults), code=code, time_control=time_control)
 
     @property
     def run_id(self) -> str:
@@ -96,6 +99,8 @@ class TournamentConfig:
             out["deals"] = self.deals
         if self.compare is not None:
             out["compare"] = self.compare.to_json()
+        if self.time_control is not None:
+            out["time_control"] = self.time_control.to_json()
         return out
 
     @classmethod
@@ -109,13 +114,15 @@ class TournamentConfig:
         try:
             sandbox = data.get("sandbox", {})
             compare = data.get("compare")
+            clock = data.get("time_control")
             return cls(games=tuple(GameSetting(g["game_id"], g["params"]) for g in data["games"]),
                        agents=tuple(_agent(a) for a in data["agents"]),
                        sandbox=make_policy(sandbox.get("mode", "bwrap"), tuple(sandbox.get("limits", {}).items())),
                        seed=data["seed"], time_limit=data["time_limit"], deals=data.get("deals"),
                        agent_defaults=data.get("agent_defaults", {}), code=data.get("code", ""),
                        compare=CompareSettings(compare["candidate"], compare["baseline"], tuple(compare["field"]),
-                                               compare["sprt"], compare["max_deals"]) if compare else None)
+                                               compare["sprt"], compare["max_deals"]) if compare else None,
+                       time_control=TimeControl(clock["base"], clock["increment"]) if clock else None)
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"the stored run's configuration cannot be read ({type(e).__name__}: {e})") from None
 

@@ -61,7 +61,7 @@ def rotations(lineup):
 
 
 def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id=0,
-                  deal_key="", sandbox=None):
+                  deal_key="", sandbox=None, time_control=None):
     """The matches of one game: for each deal, each line-up in each rotation."""
     params = tuple(sorted(game_params.items()))
     seats = game_params["players"]
@@ -72,12 +72,12 @@ def game_schedule(run_id, game_id, game_params, agent_specs, deals, seed, time_l
         for lineup in ups:
             for seating in rotations(lineup):
                 out.append(MatchSpec(run_id, match_id, game_id, params, deal_seed, seating, deal, time_limit,
-                                     sandbox))
+                                     sandbox, time_control))
                 match_id += 1
     return out
 
 
-def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox) -> TournamentConfig:
+def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox, time_control=None) -> TournamentConfig:
     """The config of a tournament of these checked pieces, with what else determines its results:
     the built-in agents' defaults and the digest of the engines' and agents' code."""
     return TournamentConfig.create(
@@ -85,7 +85,7 @@ def tournament_config(games, agent_specs, deals, seed, time_limit, sandbox) -> T
         # Built-in defaults are part of the tournament: a new default budget makes a new run.
         agent_defaults={a.label: agent_registry.agent_class(a.source).PARAMS for a in agent_specs if a.kind == "builtin"},
         # Changed rules or agents make a new run: the same command never resumes with stale code.
-        code=code_digest())
+        code=code_digest(), time_control=time_control)
 
 
 def code_digest():
@@ -142,7 +142,8 @@ def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = 
         if len(playing) < 2:
             continue
         out += game_schedule(run_id, g.game_id, g.params, playing, config.deals or 0, config.seed,
-                             config.time_limit, first_id=len(out), deal_key=deal_key, sandbox=config.sandbox)
+                             config.time_limit, first_id=len(out), deal_key=deal_key, sandbox=config.sandbox,
+                             time_control=config.time_control)
     return out
 
 
