@@ -146,6 +146,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     the verdict)."""
     from arena.results import analysis, tallies
     from arena.sandbox import unconfined_note
+    from arena.tournament.config import time_note
     from arena.reports.tables import leaderboard_columns, legend_items
     from arena.text import game_title, jsonable
     from rich import box
@@ -161,10 +162,15 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
+                   "time_limit": run_row["config"].get("time_limit"),
+                   "time_control": run_row["config"].get("time_control"),
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()
+    clock = time_note(run_row["config"])
+    if clock:
+        console.print(literal(clock))
     if not boards:
         console.print(f"run {run_id} has no finished match{f' of {game_id}' if game_id else ''} yet")
     shown = []

@@ -130,3 +130,13 @@ class TournamentConfig:
 def _agent(data: Mapping[str, Any]) -> AgentSpec:
     return AgentSpec(data["label"], data["source"], tuple(data["params"].items()), data["kind"], data["target"],
                      data.get("code", ""))
+
+
+def time_note(data: Mapping[str, Any]) -> Optional[str]:
+    """The time rules of a stored run's config under a time control, one line (None without one)."""
+    clock = data.get("time_control")
+    if not clock:
+        return None
+    return (f"time control {clock['base']:g}+{clock['increment']:g}: each bot's clock has {clock['base']:g} s a "
+            f"match and gains {clock['increment']:g} s a move; a submitted agent's move has at most "
+            f"{data['time_limit']:g} s (--time-limit)")
