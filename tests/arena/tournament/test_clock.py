@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.match import TimeControl
 from arena.store import Store
 from arena.tournament import coordinator as tournament
 from arena.tournament.config import TournamentConfig
@@ -104,6 +103,7 @@ def test_an_exec_bot_is_sent_its_clock(tmp_path, control, increasing):
 
 
 def test_a_run_without_a_time_control_keeps_its_run_id(tmp_path):
+    from arena.match import TimeControl
     store = Store(str(tmp_path / "s.sqlite"))
     plan = tournament.plan(store, game_id="insert", agents="greedy, random", deals=2, time_limit=3.0, deal_key=KEY)
     assert "time_control" not in store.run(plan.run_id)["config"]
@@ -124,6 +124,6 @@ def test_a_malformed_time_control_is_a_one_line_error(tmp_path, command, text):
     args = ["--game", "insert", "--store", tmp_path / "s.sqlite", "--time-control", text]
     result = invoke(command, *(["greedy", "random"] if command == "compare" else ["--agents", "greedy,random"]), *args)
     assert result.exit_code == 2, result.output
-    assert len(result.output.strip().splitlines()) == 1 and "--time-control" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and "--time-control must be BASE+INC" in result.output
     assert "Traceback" not in result.output
     assert not os.path.exists(tmp_path / "s.sqlite") or not Store(str(tmp_path / "s.sqlite")).runs()
