@@ -127,3 +127,20 @@ def test_a_malformed_time_control_is_a_one_line_error(tmp_path, command, text):
     assert len(result.output.strip().splitlines()) == 1 and "--time-control must be BASE+INC" in result.output
     assert "Traceback" not in result.output
     assert not os.path.exists(tmp_path / "s.sqlite") or not Store(str(tmp_path / "s.sqlite")).runs()
+
+
+@pytest.mark.slow
+def test_check_agent_checks_a_bot_against_its_clock():
+    def check(bot, control):
+        return invoke("check-agent", f"{BOTS}:{bot}", "--game", "insert", "--games", 1, "--sandbox", "none",
+                      "--json", "--time-control", control)
+    result = check("Overrun", "0.5+0")
+    assert result.exit_code == 1, result.output
+    checks = {c["check"]: c for c in json.loads(result.stdout)["checks"]}
+    budget = checks["keeps to its time budget"]
+    assert not budget["ok"] and "move 2: timeout: ran out of its clock" in budget["detail"], budget
+    result = check("Quick", "5+0.1")   # it asserts that it is told its clock
+    assert result.exit_code == 0, result.output
+    assert "time control 5+0.1" in result.output
+    result = check("Quick", "abc")
+    assert result.exit_code == 2 and "--time-control must be BASE+INC" in result.output
