@@ -240,7 +240,7 @@ class RemoteAgent:
             if e.timeout:
                 self.kill()
                 if late:
-                    raise AgentFault("timeout", f"{late} ({limit:.3g} s left)") from None
+                    raise AgentFault("timeout", f"{late}: no answer within the {limit:.3g} s left on it") from None
                 raise AgentFault("timeout", f"no answer within {limit:g} s" if "answer" in str(e)
                                  else f"did not take its request within {limit:g} s") from None
             if not self.box.alive():
