@@ -22,7 +22,7 @@ from arena.reports import graphs
 from arena.results import analysis, tallies
 from arena import server_address
 from arena.sandbox import LIMITS, unconfined_note
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, time_note
 from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
                                   level_note)
 from arena.text import interval_text, option_value
@@ -237,6 +237,8 @@ def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
                 words += ["--param", f"{k}={option_value(v)}"]
     words += ["--agents", ", ".join(agents), "--games", str(config.deals), "--seed", str(config.seed),
               "--time-limit", str(config.time_limit)]
+    if config.time_control is not None:
+        words += ["--time-control", str(config.time_control)]
     if config.sandbox.mode != "bwrap":
         words += ["--sandbox", config.sandbox.mode]
     for name, value in config.sandbox.limits:
@@ -281,6 +283,8 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
         body = "<p>No finished matches yet.</p>"
     note = unconfined_note(data["config"])
     warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
+    clock = time_note(data["config"])
+    warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

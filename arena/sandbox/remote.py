@@ -202,6 +202,8 @@ class RemoteAgent:
     """A submitted agent in a fresh process of its box, for one match, with the `reset`/`act`
     interface of agents.Agent."""
 
+    clock = None   # the referee's reading of its clock before each move, under a time control
+
     def __init__(self, spec, time_limit=0.0, policy=None, pool=None, staged=True):
         """`staged=False` loads an installed module as it is (a built-in agent under check-agent)."""
         policy = policy or DEFAULT_POLICY
@@ -223,7 +225,9 @@ class RemoteAgent:
             self.kill()
             raise
 
-    def _call(self, message, limit):
+    def _call(self, message, limit, late=None):
+        """The reply to `message` within `limit` seconds (None: no limit); `late` says why, for a
+        timeout (the per-move limit when not given)."""
         if not self.box.alive():
             self.broken = True
             raise AgentFault("crash", self.box.death())
@@ -236,6 +240,8 @@ class RemoteAgent:
             self.broken = True
             if e.timeout:
                 self.kill()
+                if late:
+                    raise AgentFault("timeout", f"{late}: no answer within the {limit:.3g} s left on it") from None
                 raise AgentFault("timeout", f"no answer within {limit:g} s" if "answer" in str(e)
                                  else f"did not take its request within {limit:g} s") from None
             if not self.box.alive():
@@ -264,12 +270,13 @@ class RemoteAgent:
 
     def act(self, state, check=False):
         """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
-        message: tuple
+        public = None
         if self.spec.kind == "exec":   # with the public actions since its last move
-            message, self.public = ("act", state, check, self.public), []
-        else:
-            message = ("act", state, check)
-        reply = self._call(message, self.time_limit)
+            public, self.public = self.public, []
+        limit, late = self.time_limit, None
+        if self.clock is not None and (limit is None or self.clock.remaining < limit):
+            limit, late = self.clock.remaining, "ran out of its clock"
+        reply = self._call(("act", state, check, public, self.clock), limit, late)
         action, modified = reply.get("action"), reply.get("modified", False)
         if type(action) is not int or (check and type(modified) is not bool):
             self.broken = True

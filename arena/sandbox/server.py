@@ -119,10 +119,12 @@ def serve(requests, replies, code_dir):
                 if hasattr(agent, "end"):
                     agent.end(message[1])
                 reply = {"ok": True}
-            else:   # act; the public actions since the last one may follow, for an exec agent
-                _, state, check, *public = message
-                if public and hasattr(agent, "observe"):
-                    agent.observe(public[0])
+            else:   # act, with the public actions since the last one (an exec agent's) and the clock
+                _, state, check, public, clock = message
+                if public is not None and hasattr(agent, "observe"):
+                    agent.observe(public)
+                if clock is not None:
+                    agent.clock = clock
                 before = (state.snapshot(), state.history()) if check else None
                 reply = _action_reply(agent.act(state))
                 if check:

@@ -9,6 +9,9 @@ Every move is asked for and applied by the referee (arena.referee), as everywher
 * Built-in agents are trusted and run inside the worker, untimed by the arena. Submitted agents
   (files, modules, entry points) run in a sandboxed process of their own with the per-move time
   limit enforced (see arena.sandbox).
+* Under a time control (`--time-control BASE+INC`) every seat's agent, built in or submitted, has
+  a clock of its own (arena.referee.Clock): it runs only on that agent's moves, and running out is
+  a "timeout" fault like any other.
 * Results are a pure function of the tournament seed, whatever the backend and the number of
   workers, as long as every agent's budget is counted in iterations, depths or determinizations:
   an agent given seconds (`alphabeta[time=0.5]`, `minimax[time=1]`, `ismcts[time=...]`) plays
@@ -120,6 +123,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
                 players[seat].reset(spec.game_id, dict(params), seat, agent_seed(spec, seat))
             except AgentFault as f:
                 fault(seat, f, -1)
+        clocks = [referee.Clock(spec.time_control) if spec.time_control else None for _ in range(n)]
         views = view_base(spec.seed, spec.match_id)
         watchers = [p for p in players if hasattr(p, "saw")]   # stand-ins, built in, keep nothing
         move = 0
@@ -128,7 +132,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
             # a stand-in is built in and trusted: an error of its own is the arena's, not a fault
             try:
                 referee.play_move(state, players[seat], views, move, trusted=seat in faulted,
-                                  apply=seen_by(state, watchers, seat))
+                                  apply=seen_by(state, watchers, seat), clock=clocks[seat])
             except AgentFault as f:
                 if seat in faulted:
                     raise
