@@ -47,7 +47,7 @@ class TimeControl:
     increment: float = 0.0
 
     @classmethod
-    def parse(cls, text):
+    def parse(cls, text: str) -> "TimeControl":
         """"BASE+INC" (or "BASE") in seconds, BASE more than 0, INC 0 or more; ValueError otherwise."""
         base, _, increment = str(text).strip().partition("+")
         try:
@@ -60,10 +60,10 @@ class TimeControl:
                              f"more (e.g. 60+1), not {text!r}")
         return control
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.base:g}+{self.increment:g}"
 
-    def to_json(self):
+    def to_json(self) -> dict[str, float]:
         return {"base": self.base, "increment": self.increment}
 
 

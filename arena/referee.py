@@ -62,7 +62,7 @@ class Clock:
     def reading(self) -> ClockReading:
         return ClockReading(self.remaining, self.increment)
 
-    def spend(self, seconds):
+    def spend(self, seconds: float) -> None:
         """Takes a move of `seconds` off the clock; AgentFault "timeout" when it took all that was left."""
         if seconds >= self.remaining:
             raise AgentFault("timeout", f"ran out of its clock: {seconds:.3g} s for a move with "
@@ -74,7 +74,7 @@ class LocalAgent:
     """A trusted built-in agent, run in this process, untimed but for its clock; an exception while
     it resets is an AgentFault "exception" (while it moves, `decide` makes it one)."""
 
-    clock = None   # the referee's reading of its clock before each move, under a time control
+    clock: Optional[ClockReading] = None   # the referee's reading of its clock before each move, under a time control
 
     def __init__(self, spec: AgentSpec) -> None:
         self.agent = agent_registry.make(spec.source, **dict(spec.params))
