@@ -103,16 +103,32 @@ def _data_fd(data):
 
 # ---------------------------------------------------------------- the command line
 
+def project_packages() -> list[str]:
+    """The folders of this project's three packages, as this process imported them."""
+    import agents
+    import engines
+    folders = []
+    for package in (engines, agents, sys.modules["arena"]):
+        assert package.__file__ is not None   # regular packages, each with its __init__.py
+        folders.append(os.path.dirname(os.path.abspath(package.__file__)))
+    return folders
+
+
+def server_command(settings: str) -> list[str]:
+    """The fork server's command line. It imports the project's packages from where this process
+    did (a checkout's, on PYTHONPATH, which -I ignores), not from another copy installed in the
+    runtime: the box shows only these."""
+    roots = list(dict.fromkeys(os.path.dirname(p) for p in project_packages()))
+    boot = "import sys; sys.path[:0] = sys.argv[2:]; from arena.sandbox.server import main; main()"
+    return [sys.executable, "-I", "-c", boot, settings] + roots
+
+
 def runtime_paths() -> list[str]:
     """The Python runtime, its installed packages and this project's three packages (to unpickle
     states and to find the Agent base class): nothing else of the file system or the checkout."""
-    import agents
-    import engines
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
-    for package in (engines, agents, sys.modules["arena"]):
-        assert package.__file__ is not None   # regular packages, each with its __init__.py
-        paths.add(os.path.dirname(os.path.abspath(package.__file__)))
+    paths.update(project_packages())
     kept: list[str] = []
     for p in sorted(os.path.realpath(p) for p in paths) + sorted(paths):   # only the outermost of nested ones, once
         if not any(p == k or p.startswith(k.rstrip(os.sep) + os.sep) for k in kept):
