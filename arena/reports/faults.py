@@ -1,0 +1,66 @@
+"""The faults of a run with what the faulty bots printed: `arena faults`, the report's faults, and
+`arena check-agent`'s failures.
+
+What a bot printed is its own text: shown with every control character escaped (no escape sequence
+reaches a terminal), each of its lines behind a bar (`quoted`), so that nothing it prints can pass
+for the arena's own lines or for another seat's output, and with a last line saying how much of it
+was cut (the arena keeps the first 64 KiB per seat and match: arena.sandbox.wire.OUTPUT_LIMIT).
+"""
+from arena.text import printable
+
+BAR = "| "
+SHORT_OUTPUT = 1000   # characters of each seat's output in a list of matches: its end, the rest on demand
+
+
+def output_text(text, cut):
+    """What a bot printed, safe to show: control characters escaped ("\\x1b"), but newlines and
+    tabs; then, if some of it was cut, a line that says how much."""
+    shown = printable(text)
+    if cut:
+        shown += ("\n" if shown and not shown.endswith("\n") else "") + \
+            f"[output cut here: {cut} more bytes were printed and not kept]"
+    return shown
+
+
+def quoted(text, cut, last=None):
+    """`output_text` as lines, each behind the bar; with `last`, only its last `last` characters
+    (and a first line saying how many came before)."""
+    shown = output_text(text, cut)
+    head = []
+    if last is not None and len(shown) > last:
+        head = [f"[{len(shown) - last} characters before these]"]
+        shown = shown[-last:]
+    return [BAR + line for line in head + shown.splitlines()]
+
+
+def faulted_matches(store, run_id, limit=-1):
+    """The run's matches with faults (the first `limit`), in match order: [{match_id, game_id,
+    faults: [{seat, label, kind, message, move}], output: [{seat, label, text, cut}]}]."""
+    matches = {}
+    for f in store.faults(run_id, limit=limit):
+        match = matches.setdefault(f["match_id"], {"match_id": f["match_id"], "game_id": f["game_id"],
+                                                   "faults": [], "output": []})
+        match["faults"].append({k: v for k, v in f.items() if k not in ("match_id", "game_id")})
+    for o in store.outputs(run_id, faulted=True):
+        if o["match_id"] in matches:
+            matches[o["match_id"]]["output"].append({k: v for k, v in o.items() if k != "match_id"})
+    return list(matches.values())
+
+
+def match_output(store, run_id, match_id):
+    """One stored match's faults and output, as `faulted_matches` gives them (StoreError when the
+    run has no such finished match)."""
+    match = store.match(run_id, match_id)
+    return {"match_id": match_id, "game_id": match["game_id"], "faults": match["faults"],
+            "output": [{k: v for k, v in o.items() if k != "match_id"} for o in store.outputs(run_id, match_id)]}
+
+
+def fault_line(fault):
+    """One fault as a line: "seat 1 (MyBot): exception at move 4: ValueError: oops"."""
+    move = fault.get("move", -1)
+    when = f" at move {move}" if move >= 0 else " while starting"
+    return printable(f"seat {fault['seat']} ({fault['label']}): {fault['kind']}{when}: {fault['message']}", keep="")
+
+
+def output_heading(output):
+    return printable(f"printed by seat {output['seat']} ({output['label']}):", keep="")
