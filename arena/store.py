@@ -325,18 +325,23 @@ class Store:
                 for r in self.db.execute(sql + " ORDER BY match_id LIMIT ?", args + [limit])
                 for f in json.loads(r[2])]
 
-    def outputs(self, run_id: str, match_id: Optional[int] = None, faulted: bool = False) -> list[dict[str, Any]]:
-        """What submitted agents printed (in one match; in the matches with faults): [{match_id,
-        seat, label, text, cut}] in match and seat order; [] for a store from before outputs."""
+    def outputs(self, run_id: str, match_id: Optional[int] = None, faulted: bool = False,
+                until: Optional[int] = None) -> Iterator[dict[str, Any]]:
+        """What submitted agents printed (in one match; in the matches with faults; in those up to
+        match id `until`), {match_id, seat, label, text, cut} in match and seat order, one at a
+        time (never all in memory); none for a store from before outputs were kept."""
         if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'outputs'").fetchone() is None:
-            return []
+            return
         sql, args = "SELECT match_id, seat, label, text, cut FROM outputs WHERE run_id = ?", [run_id]
         if match_id is not None:
             sql, args = sql + " AND match_id = ?", args + [match_id]
+        if until is not None:
+            sql, args = sql + " AND match_id <= ?", args + [until]
         if faulted:
             sql, args = sql + (" AND match_id IN (SELECT match_id FROM matches WHERE run_id = ? "
                                "AND faults != '[]')"), args + [run_id]
-        return [dict(r) for r in self.db.execute(sql + " ORDER BY match_id, seat", args)]
+        for row in self.db.execute(sql + " ORDER BY match_id, seat", args):
+            yield dict(row)
 
     # ---- checkpoints of the folds (arena.results.tallies) ----
     def tallies(self, run_id: str) -> tuple[int, list[tuple[str, str, str]]]:

@@ -17,26 +17,36 @@ def faults(run_id, match_id, store_path, as_json):
     match without faults. The arena keeps the first 64 KiB a bot prints per match; a last line
     says how much more was cut. Every line a bot printed is shown behind "| ", its control
     characters escaped."""
-    from arena.reports.faults import SHORT_OUTPUT, faulted_matches, fault_line, match_output, output_heading, quoted
+    from arena.reports.faults import faulted_matches, match_output
     store, run_id = open_run(store_path, run_id)
-    matches = faulted_matches(store, run_id) if match_id is None else [match_output(store, run_id, match_id)]
-    store.close()
-    if as_json:
-        echo_json({"run_id": run_id, "matches": matches})
-        return
-    if match_id is None:
-        click.echo(f"run {run_id}: {len(matches)} matches with faults" if matches else f"run {run_id} has no faults")
-    last = SHORT_OUTPUT if match_id is None else None
-    for match in matches:
-        click.echo(f"match {match['match_id']} ({match['game_id']})")
-        for fault in match["faults"]:
-            click.echo("  fault: " + fault_line(fault))
-        if match_id is not None and not match["faults"]:
-            click.echo("  no fault")
-        for output in match["output"]:
-            click.echo("  " + output_heading(output))
-            click.echo("\n".join("  " + line for line in quoted(output["text"], output["cut"], last)))
-        if match_id is not None and not match["output"]:
-            click.echo("  no submitted agent printed anything in this match")
-    if match_id is None and any(m["output"] for m in matches):
-        click.echo(f"(the end of each output: arena faults {run_id} MATCH shows all of it)")
+    try:
+        if match_id is not None:
+            match = match_output(store, run_id, match_id)
+            echo_json({"run_id": run_id, **match}) if as_json else _print_match(match, whole=True)
+        elif as_json:
+            echo_json({"run_id": run_id, "matches": list(faulted_matches(store, run_id))})
+        else:
+            count = printed = 0
+            for match in faulted_matches(store, run_id):   # one at a time: a run may have many
+                _print_match(match, whole=False)
+                count, printed = count + 1, printed + bool(match["output"])
+            click.echo(f"run {run_id}: {count} matches with faults" if count else f"run {run_id} has no faults")
+            if printed:
+                click.echo(f"(the end of each output; arena faults {run_id} MATCH shows all of a match's)")
+    finally:
+        store.close()
+
+
+def _print_match(match, whole):
+    from arena.reports.faults import SHORT_OUTPUT, fault_line, output_heading, quoted
+    click.echo(f"match {match['match_id']} ({match['game_id']})")
+    for fault in match["faults"]:
+        click.echo("  fault: " + fault_line(fault))
+    if whole and not match["faults"]:
+        click.echo("  no fault")
+    for output in match["output"]:
+        click.echo("  " + output_heading(output))
+        click.echo("\n".join("  " + line for line in quoted(output["text"], output["cut"],
+                                                             None if whole else SHORT_OUTPUT)))
+    if whole and not match["output"]:
+        click.echo("  no submitted agent printed anything in this match")

@@ -12,10 +12,13 @@ BAR = "| "
 SHORT_OUTPUT = 1000   # characters of each seat's output in a list of matches: its end, the rest on demand
 
 
-def output_text(text, cut):
+def output_text(text, cut, last=None):
     """What a bot printed, safe to show: control characters escaped ("\\x1b"), but newlines and
-    tabs; then, if some of it was cut, a line that says how much."""
+    tabs; with `last`, only its last `last` characters, after a line saying how many came before;
+    then, if the arena cut some of it, a line that says how much."""
     shown = printable(text)
+    if last is not None and len(shown) > last:
+        shown = f"[{len(shown) - last} characters before these]\n" + shown[-last:]
     if cut:
         shown += ("\n" if shown and not shown.endswith("\n") else "") + \
             f"[output cut here: {cut} more bytes were printed and not kept]"
@@ -23,28 +26,31 @@ def output_text(text, cut):
 
 
 def quoted(text, cut, last=None):
-    """`output_text` as lines, each behind the bar; with `last`, only its last `last` characters
-    (and a first line saying how many came before)."""
-    shown = output_text(text, cut)
-    head = []
-    if last is not None and len(shown) > last:
-        head = [f"[{len(shown) - last} characters before these]"]
-        shown = shown[-last:]
-    return [BAR + line for line in head + shown.splitlines()]
+    """`output_text` as lines, each behind the bar."""
+    return [BAR + line for line in output_text(text, cut, last).splitlines()]
 
 
 def faulted_matches(store, run_id, limit=-1):
-    """The run's matches with faults (the first `limit`), in match order: [{match_id, game_id,
-    faults: [{seat, label, kind, message, move}], output: [{seat, label, text, cut}]}]."""
+    """The run's matches with faults (the first `limit`), in match order, one at a time: {match_id,
+    game_id, faults: [{seat, label, kind, message, move}], output: [{seat, label, text, cut}]}."""
     matches = {}
     for f in store.faults(run_id, limit=limit):
         match = matches.setdefault(f["match_id"], {"match_id": f["match_id"], "game_id": f["game_id"],
                                                    "faults": [], "output": []})
         match["faults"].append({k: v for k, v in f.items() if k not in ("match_id", "game_id")})
-    for o in store.outputs(run_id, faulted=True):
-        if o["match_id"] in matches:
-            matches[o["match_id"]]["output"].append({k: v for k, v in o.items() if k != "match_id"})
-    return list(matches.values())
+    outputs = store.outputs(run_id, faulted=True, until=max(matches, default=-1))
+    pending = next(outputs, None)
+    for match_id in list(matches):
+        match = matches.pop(match_id)   # its output is the caller's now: none piles up here
+        while pending is not None and pending["match_id"] <= match_id:
+            if pending["match_id"] == match_id:
+                match["output"].append(_seat_output(pending))
+            pending = next(outputs, None)
+        yield match
+
+
+def _seat_output(row):
+    return {k: v for k, v in row.items() if k != "match_id"}
 
 
 def match_output(store, run_id, match_id):
@@ -52,7 +58,7 @@ def match_output(store, run_id, match_id):
     run has no such finished match)."""
     match = store.match(run_id, match_id)
     return {"match_id": match_id, "game_id": match["game_id"], "faults": match["faults"],
-            "output": [{k: v for k, v in o.items() if k != "match_id"} for o in store.outputs(run_id, match_id)]}
+            "output": [_seat_output(o) for o in store.outputs(run_id, match_id)]}
 
 
 def fault_line(fault):
