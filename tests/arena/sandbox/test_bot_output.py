@@ -147,3 +147,17 @@ def test_the_arenas_side_keeps_the_limit_and_counts_the_rest():
     writer.join()
     output.close()
     assert len(output.kept) == OUTPUT_LIMIT and output.cut == total - OUTPUT_LIMIT
+
+
+@sandboxed
+@pytest.mark.slow
+def test_an_exec_bots_stderr_is_kept_and_its_stdout_stays_the_protocol(tmp_path):
+    store = tmp_path / "s.sqlite"
+    result = invoke("run", "--game", "insert", "--agents", f"random, exec:{os.path.join(FIXTURES, 'exec', 'chatty.py')}",
+                    "--games", 1, "--jobs", 1, "--store", store)
+    assert result.exit_code == 0, result.output
+    run_id = Store(str(store), readonly=True).run()["run_id"]
+    shown = invoke("faults", run_id, 0, "--store", store).output
+    printed = seat_output(shown, "chatty.py")
+    assert printed[:3] == ["chatty on stderr: request 1", '{"type": "action", "id": -1}', "chatty on stderr: request 2"]
+    assert "no fault" in shown   # the line on stderr was never read as its action
