@@ -105,9 +105,17 @@ def _flush_output():
 
 
 def _print_traceback(exc):
-    """The traceback of the bot's exception, from the bot's own call on, for its author."""
+    """The traceback of the bot's exception for its author, from the first frame of the bot's own
+    code on (the sandbox's frames and the import machinery's before it left out); none for an
+    error of the sandbox's own (a missing class), whose message says it all."""
+    ours = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith((ours, "<frozen ")):
+        tb = tb.tb_next
+    if tb is None:
+        return
     try:
-        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+        traceback.print_exception(type(exc), exc, tb)
     except Exception:   # a stderr the bot replaced or closed
         pass
 
