@@ -154,7 +154,7 @@ def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     return AgentSpec(m["label"] or with_params(name, params), source, params, kind, target)
 
 
-def with_params(name, params):
+def with_params(name: str, params: tuple[tuple[str, str], ...]) -> str:
     """An agent's default label: its name with its parameters as given, "ismcts[iterations=50]"."""
     return name + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
 

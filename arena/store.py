@@ -332,7 +332,8 @@ class Store:
         time (never all in memory); none for a store from before outputs were kept."""
         if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'outputs'").fetchone() is None:
             return
-        sql, args = "SELECT match_id, seat, label, text, cut FROM outputs WHERE run_id = ?", [run_id]
+        sql = "SELECT match_id, seat, label, text, cut FROM outputs WHERE run_id = ?"
+        args: list[Any] = [run_id]
         if match_id is not None:
             sql, args = sql + " AND match_id = ?", args + [match_id]
         if until is not None:

@@ -6,13 +6,16 @@ reaches a terminal), each of its lines behind a bar (`quoted`), so that nothing 
 for the arena's own lines or for another seat's output, and with a last line saying how much of it
 was cut (the arena keeps the first 64 KiB per seat and match: arena.sandbox.wire.OUTPUT_LIMIT).
 """
+from typing import Any, Iterator, Optional
+
+from arena.store import Store
 from arena.text import printable
 
 BAR = "| "
 SHORT_OUTPUT = 1000   # characters of each seat's output in a list of matches: its end, the rest on demand
 
 
-def output_text(text, cut, last=None):
+def output_text(text: str, cut: int, last: Optional[int] = None) -> str:
     """What a bot printed, safe to show: control characters escaped ("\\x1b"), but newlines and
     tabs; with `last`, only its last `last` characters, after a line saying how many came before;
     then, if the arena cut some of it, a line that says how much."""
@@ -25,15 +28,15 @@ def output_text(text, cut, last=None):
     return shown
 
 
-def quoted(text, cut, last=None):
+def quoted(text: str, cut: int, last: Optional[int] = None) -> list[str]:
     """`output_text` as lines, each behind the bar."""
     return [BAR + line for line in output_text(text, cut, last).splitlines()]
 
 
-def faulted_matches(store, run_id, limit=-1):
+def faulted_matches(store: Store, run_id: str, limit: int = -1) -> Iterator[dict[str, Any]]:
     """The run's matches with faults (the first `limit`), in match order, one at a time: {match_id,
     game_id, faults: [{seat, label, kind, message, move}], output: [{seat, label, text, cut}]}."""
-    matches = {}
+    matches: dict[int, dict[str, Any]] = {}
     for f in store.faults(run_id, limit=limit):
         match = matches.setdefault(f["match_id"], {"match_id": f["match_id"], "game_id": f["game_id"],
                                                    "faults": [], "output": []})
@@ -49,11 +52,11 @@ def faulted_matches(store, run_id, limit=-1):
         yield match
 
 
-def _seat_output(row):
+def _seat_output(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k != "match_id"}
 
 
-def match_output(store, run_id, match_id):
+def match_output(store: Store, run_id: str, match_id: int) -> dict[str, Any]:
     """One stored match's faults and output, as `faulted_matches` gives them (StoreError when the
     run has no such finished match)."""
     match = store.match(run_id, match_id)
@@ -61,12 +64,12 @@ def match_output(store, run_id, match_id):
             "output": [_seat_output(o) for o in store.outputs(run_id, match_id)]}
 
 
-def fault_line(fault):
+def fault_line(fault: dict[str, Any]) -> str:
     """One fault as a line: "seat 1 (MyBot): exception at move 4: ValueError: oops"."""
     move = fault.get("move", -1)
     when = f" at move {move}" if move >= 0 else " while starting"
     return printable(f"seat {fault['seat']} ({fault['label']}): {fault['kind']}{when}: {fault['message']}", keep="")
 
 
-def output_heading(output):
+def output_heading(output: dict[str, Any]) -> str:
     return printable(f"printed by seat {output['seat']} ({output['label']}):", keep="")

@@ -96,15 +96,16 @@ def _action_reply(action):
     return {"action": None, "returned": repr(action)[:100]}
 
 
-def _flush_output():
+def _flush_output() -> None:
     for stream in {sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__}:
         try:
-            stream.flush()
+            if stream is not None:
+                stream.flush()
         except Exception:   # a stream the bot replaced or closed
             pass
 
 
-def _print_traceback(exc):
+def _print_traceback(exc: BaseException) -> None:
     """The traceback of the bot's exception for its author, from the first frame of the bot's own
     code on (the sandbox's frames and the import machinery's before it left out); none for an
     error of the sandbox's own (a missing class), whose message says it all."""
@@ -295,7 +296,7 @@ def fork_server(settings):
                 if not boxed:
                     os.setsid()
                 apply_limits(settings["limits"])
-                serve(*fds, settings["code_dir"])
+                serve(fds[0], fds[1], fds[2], settings["code_dir"])
             finally:
                 os._exit(0)
         for fd in fds:
