@@ -114,12 +114,12 @@ def project_packages() -> list[str]:
     return folders
 
 
-def server_command(settings: str) -> list[str]:
-    """The fork server's command line. It imports the project's packages from where this process
-    did (a checkout's, on PYTHONPATH, which -I ignores), not from another copy installed in the
-    runtime: the box shows only these."""
+def python_command(module: str, settings: str) -> list[str]:
+    """`python -I -m MODULE SETTINGS` for a box (the fork server, a build), importing the project's
+    packages from where this process did (a checkout's, on PYTHONPATH, which -I ignores), not from
+    another copy installed in the runtime: the box shows only these."""
     roots = list(dict.fromkeys(os.path.dirname(p) for p in project_packages()))
-    boot = "import sys; sys.path[:0] = sys.argv[2:]; from arena.sandbox.server import main; main()"
+    boot = f"import runpy, sys; sys.path[:0] = sys.argv[2:]; runpy.run_module({module!r}, run_name='__main__')"
     return [sys.executable, "-I", "-c", boot, settings] + roots
 
 

@@ -49,7 +49,7 @@ class Box:
         self.control, their_fd = ours, theirs.detach()   # the fd is the child's: closed below, once
         settings = json.dumps({"limits": limits, "code_dir": self.inner_code, "control": their_fd,
                                "boxed": boxed})
-        server = confine.server_command(settings)
+        server = confine.python_command("arena.sandbox.server", settings)
         Box._count += 1
         if Box._count == 1:
             confine.Cgroup.sweep()

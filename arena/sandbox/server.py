@@ -1,13 +1,13 @@
 """Inside the sandbox: a fork server, and the fresh process it forks for every match.
 
-`python -I -m arena.sandbox.server SETTINGS` starts the fork server (the arena starts it through
-`main`, as arena.sandbox.confine.server_command says). It imports Python, numpy, the
-engines and the agents once, then waits on its control socket. For each match the arena sends it a
-pair of fresh pipes; the server first removes everything the previous match left (every other
-process in the sandbox is killed and reaped, /tmp and /dev/shm are emptied), then forks a child.
-The child closes the control socket, sets its resource limits and serves the match on the pipes:
-it loads the bot's code, then answers `reset` and `act` requests, one at a time, until the arena
-closes the pipes. A third pipe of the match takes everything the bot prints. So a bot's state never outlives its match, and its start-up costs a fork.
+`python -I -m arena.sandbox.server SETTINGS` (arena.sandbox.confine.python_command) starts the fork
+server. It imports Python, numpy, the engines and the agents once, then waits on its control
+socket. For each match the arena sends it three fresh pipes; the server first removes everything
+the previous match left (every other process in the sandbox is killed and reaped, /tmp and
+/dev/shm are emptied), then forks a child. The child closes the control socket, sets its resource
+limits and serves the match on the pipes: it loads the bot's code, then answers `reset` and `act`
+requests, one at a time, until the arena closes the pipes; the third pipe takes everything the
+bot prints. So a bot's state never outlives its match, and its start-up costs a fork.
 
 Requests come from the arena (pickled states it built); replies go back as JSON plain data
 (arena.sandbox.wire). Everything the bot prints, on stdout or stderr (an exec bot's program: on
@@ -304,9 +304,5 @@ def fork_server(settings):
         control.send(json.dumps({"started": time.time()}).encode())
 
 
-def main():
-    fork_server(json.loads(sys.argv[1]))
-
-
 if __name__ == "__main__":
-    main()
+    fork_server(json.loads(sys.argv[1]))
