@@ -102,3 +102,4 @@ class MatchResult:
     faults: list = field(default_factory=list)    # Fault values
     metrics: dict = field(default_factory=dict)   # per-game metrics, e.g. {"bid_accuracy": [...]}
     duration: float = 0.0
+    output: list = field(default_factory=list)    # what submitted agents printed: {seat, label, text, cut}

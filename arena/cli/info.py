@@ -8,6 +8,7 @@ import click
 from arena.cli.common import (ArenaError, WholeNumber, echo_json, json_option, literal, rich_console, sandbox_option,
                               time_control_option, user_errors)
 from arena.cli.layout import TEXT, Column
+from arena.text import printable
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
@@ -134,6 +135,11 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, time_c
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
                      [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)],
                      sorted(rows, key=lambda row: order[row[0]]), title_justify="left")
+        printed = next((r["output"] for r in results if r.get("output")), None)
+        if printed:
+            from arena.reports.faults import quoted
+            click.echo(f"what {printable(spec.label, keep='')} printed in that match:")
+            click.echo("\n".join(quoted(printed["text"], printed["cut"])))
     if not ok:
         sys.exit(1)
 

@@ -51,7 +51,8 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     and, under a `time_control`, to its clock (and neither raises nor crashes), and it plays the
     same actions under the same seeds.
 
-    The checks stop at the first failure. A check that nothing tested (every check after a failed
+    The checks stop at the first failure; the failed check's row also has the `output` the agent
+    printed in that match (as `RemoteAgent.captured` gives it; None if nothing). A check that nothing tested (every check after a failed
     load; "deterministic" when no match was played and replayed to its end; the move checks when no
     move was answered) is left out of the list, never reported as passed: `not_run` names them.
     """
@@ -63,6 +64,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     spec = spec if builtin else stage(spec)
     problems: dict[str, list[str]] = {k: [] for k in CHECKS}
     times, moves, loaded, replayed = [], 0, 0, 0
+    printed = None   # what the agent printed in the last match it played
 
     def fail(key, text):
         problems[key].append(text)
@@ -70,7 +72,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
 
     def play(g):
         """The agent's actions in match `g`; _Failed at the first problem."""
-        nonlocal moves, loaded
+        nonlocal moves, loaded, printed
         match_seed = derive_seed(seed, "check", g)
         state = engines.make(game_id, seed=match_seed, **game_params)
         me = g % state.num_players
@@ -78,6 +80,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
         try:
             agent = RemoteAgent(spec, time_limit, policy, staged=not builtin)
         except AgentFault as f:
+            printed = f.output
             fail("loads", f"match {g}: {f.kind}: {f.message}")
         player = _Checked(agent)
         actions: list[int] = []
@@ -113,6 +116,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                 actions.append(action)
         finally:
             agent.kill()
+            printed = agent.captured()
         return actions
 
     try:
@@ -131,7 +135,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     ran = {"loads": loaded > 0, "runs": moves > 0, "legal": moves > 0, "unmodified": moves > 0,
            "budget": moves > 0, "deterministic": replayed > 0}
     return [{"check": CHECKS[k], "ok": not problems[k], "detail": problems[k][0] if problems[k] else detail[k]}
-            for k in CHECKS if problems[k] or ran[k]]
+            | ({"output": printed} if problems[k] else {}) for k in CHECKS if problems[k] or ran[k]]
 
 
 def not_run(results: list[dict[str, Any]]) -> list[str]:

@@ -23,6 +23,8 @@ Every move is asked for and applied by the referee (arena.referee), as everywher
   among themselves as the played-out game placed them, and the stored returns are its final
   returns. A second agent that faults during the play-out is replaced the same way; the faulty
   agents come after every other seat, the one that faulted first last. The tournament goes on.
+* What a submitted agent prints in the match (see arena.sandbox.wire.Output) is kept with the
+  match's result, per seat.
 
 Why the match is played out: a fault rule that cannot be gamed. The old rule ended the match at
 the fault and gave every other seat a shared first place. With three or more seats that is
@@ -101,10 +103,21 @@ def play_match(spec: MatchSpec) -> MatchResult:
     players: list[Any] = [None] * n   # per seat: its LocalAgent or RemoteAgent, or the stand-in after a fault
     faults = []
     faulted = {}   # seat -> the move at which the agent holding it faulted; a stand-in plays it
+    output = {}    # seat -> what its submitted agent printed, once it is closed
+
+    def keep_output(seat, printed):
+        if printed:
+            output[seat] = {"seat": seat, "label": spec.seats[seat].label, **printed}
+
+    def close(seat, p):
+        p.close()
+        if hasattr(p, "captured"):
+            keep_output(seat, p.captured())
 
     def fault(seat, f, move):
         label = spec.seats[seat].label
         faults.append(Fault(seat, label, f.kind, f.message, move))
+        keep_output(seat, f.output)   # an agent that did not load prints before it faults
         for s in range(n):
             if spec.seats[s].label == label:
                 faulted[s] = move
@@ -112,7 +125,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
                 if p is not None:
                     if s == seat and hasattr(p, "broken"):
                         p.broken = True   # discarded, also when the runner saw the fault (illegal)
-                    p.close()
+                    close(s, p)
 
     try:
         for seat, a in enumerate(spec.seats):
@@ -145,14 +158,14 @@ def play_match(spec: MatchSpec) -> MatchResult:
     finally:
         for s, p in enumerate(players):
             if p is not None and s not in faulted:
-                p.close()
+                close(s, p)
     places = [int(p) for p in state.placements()]
     if faulted:
         places = placements_after_faults(places, faulted)
     returns = [float(x) for x in state.returns()]
     metrics = {} if faults else jsonable(state.metrics())
     return MatchResult(spec.match_id, returns, places, state.history(), faults, metrics,
-                       time.perf_counter() - started)
+                       time.perf_counter() - started, [output[s] for s in sorted(output)])
 
 
 def play_matches(specs: Iterable[MatchSpec]) -> tuple[list[MatchResult], Optional[tuple[int, str]]]:
