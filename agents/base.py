@@ -1,5 +1,5 @@
 """The interface every agent implements, built-in or submitted."""
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from engines.params import coerce
 
@@ -20,6 +20,14 @@ class BadAgentParameter(ValueError):
     pass
 
 
+class ClockReading(NamedTuple):
+    """An agent's clock under a time control (`arena run --time-control BASE+INC`), as the arena
+    sets it in `Agent.clock` before each `act`: seconds left on it, this move included (a move
+    that takes them all is a timeout), and seconds added after each move."""
+    remaining: float
+    increment: float
+
+
 class Agent:
     """A game-playing bot.
 
@@ -29,7 +37,8 @@ class Agent:
     BadAgentParameter, a float that is not finite and any value out of its range or choices.
     The arena calls `reset` once per match, then `act` whenever it is this agent's turn, with a
     state that holds only what this seat may know (in hidden-information games, a determinized
-    copy). `act` returns one of `state.legal_actions()`.
+    copy). `act` returns one of `state.legal_actions()`. Under a time control the arena sets
+    `clock` (a ClockReading) before each `act`; it is None otherwise.
     """
 
     name = "agent"
@@ -39,6 +48,7 @@ class Agent:
     # Parameters that name code of the user's to load (openspiel_bot's factory): that code runs in
     # the arena's own process, so the arena allows them only where nothing is sandboxed.
     CODE_PARAMS: tuple[str, ...] = ()
+    clock: Optional[ClockReading] = None   # set by the arena before each `act` under a time control
 
     def __init__(self, **params: Any) -> None:
         """:raises BadAgentParameter: an unknown parameter, or a value of the wrong type, not finite,

@@ -1,6 +1,7 @@
 """The `--agents` mini-language: `name`, `name[k=v,...]`, `FILE.py:Class`, `package.module:Class`, an
 installed entry point, `exec:PATH` (a program in any language), each optionally followed by `as LABEL`, as
 AgentSpecs."""
+import dataclasses
 import importlib.metadata
 import importlib.util
 import os
@@ -132,9 +133,10 @@ def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     if source.startswith("exec:"):   # a program in any language (docs/protocol.md)
         from arena.sandbox.exec_host import parse_exec
         try:
-            return parse_exec(source, m["label"], params)
+            spec = parse_exec(source, m["label"], params)
         except ValueError as e:
             raise ScheduleError(str(e)) from None
+        return spec if m["label"] else dataclasses.replace(spec, label=with_params(spec.label, params))
     kind, target = _classify(source)
     if kind == "builtin":
         param = code_param(source, dict(params))
@@ -146,10 +148,15 @@ def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
             agent_registry.make(source, **dict(params))
         except ValueError as e:
             raise ScheduleError(str(e)) from None
-        default_label = source + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
+        name = source
     else:
-        default_label = target.rpartition(":")[2] if kind != "entrypoint" else source
-    return AgentSpec(m["label"] or default_label, source, params, kind, target)
+        name = target.rpartition(":")[2] if kind != "entrypoint" else source
+    return AgentSpec(m["label"] or with_params(name, params), source, params, kind, target)
+
+
+def with_params(name: str, params: tuple[tuple[str, str], ...]) -> str:
+    """An agent's default label: its name with its parameters as given, "ismcts[iterations=50]"."""
+    return name + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
 
 
 def parse_agents(text: str, run_code: bool = False) -> list[AgentSpec]:

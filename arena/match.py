@@ -2,6 +2,7 @@
 
 Both are small and picklable, so the same code runs on a local process pool and on a Dask cluster.
 """
+import math
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -39,6 +40,34 @@ class SandboxPolicy:
 
 
 @dataclass(frozen=True)
+class TimeControl:
+    """A clock per bot, as in chess: `base` seconds for the match, `increment` seconds added after
+    each of its moves; it runs only while the bot moves (arena.referee.Clock)."""
+    base: float
+    increment: float = 0.0
+
+    @classmethod
+    def parse(cls, text: str) -> "TimeControl":
+        """"BASE+INC" (or "BASE") in seconds, BASE more than 0, INC 0 or more; ValueError otherwise."""
+        base, _, increment = str(text).strip().partition("+")
+        try:
+            control = cls(float(base), float(increment) if increment else 0.0)
+        except ValueError:
+            control = None
+        if (control is None or not math.isfinite(control.base + control.increment) or control.base <= 0
+                or control.increment < 0):
+            raise ValueError(f"--time-control must be BASE+INC in seconds, BASE more than 0 and INC 0 or "
+                             f"more (e.g. 60+1), not {text!r}")
+        return control
+
+    def __str__(self) -> str:
+        return f"{self.base:g}+{self.increment:g}"
+
+    def to_json(self) -> dict[str, float]:
+        return {"base": self.base, "increment": self.increment}
+
+
+@dataclass(frozen=True)
 class MatchSpec:
     run_id: str
     match_id: int         # position in the schedule: ratings are replayed in this order
@@ -49,6 +78,7 @@ class MatchSpec:
     deal: int = 0         # duplicate group id: the same deal with the agents rotated through the seats
     time_limit: float = 0.0   # seconds per move, 0 = none
     sandbox: Optional[SandboxPolicy] = None   # for submitted agents; None = the default policy
+    time_control: Optional[TimeControl] = None   # a clock per seat; None = none
 
     def params_dict(self) -> dict[str, Any]:
         return dict(self.game_params)
@@ -72,3 +102,4 @@ class MatchResult:
     faults: list = field(default_factory=list)    # Fault values
     metrics: dict = field(default_factory=dict)   # per-game metrics, e.g. {"bid_accuracy": [...]}
     duration: float = 0.0
+    output: list = field(default_factory=list)    # what submitted agents printed: {seat, label, text, cut}

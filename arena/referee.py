@@ -13,7 +13,11 @@ One move is `play_move(state, player, view_base, move)`:
    file, a module, an entry point) is a RemoteAgent in a sandboxed process of its own, which
    enforces the per-move time limit (AgentFault "timeout") and reports a dead process or a
    malformed reply (AgentFault "crash", "illegal"); a built-in agent is a LocalAgent, trusted, in
-   this process, untimed.
+   this process, untimed. Under a time control the mover also has a `Clock`: before the move the
+   player's `clock` is set to its reading (the agent sees it as `Agent.clock`), a submitted agent's
+   deadline is then the smaller of the per-move limit and the clock left, and the move's time is
+   taken off the clock; a move that takes all of it is AgentFault "timeout", for a built-in agent
+   too (once it answers: it runs in this process and is not interrupted).
 3. The check. `checked_action(action, legal)`: the action as a plain int, one of `legal`; a
    bool is refused (True is not action 1), a numpy integer is taken as its int; anything else is
    AgentFault "illegal".
@@ -32,10 +36,12 @@ What a fault then means is the caller's: a tournament plays the match out with a
 later.
 """
 import operator
+import time
 from typing import Any, Callable, Optional, Protocol, Sequence, Union
 
 import agents as agent_registry
-from arena.match import AgentSpec, SandboxPolicy
+from agents.base import ClockReading
+from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.sandbox import POOL, AgentFault, RemoteAgent, describe
 from arena.seeds import view_seed
 from engines.core import GameState
@@ -46,9 +52,29 @@ class Player(Protocol):
     def act(self, state: GameState) -> Any: ...
 
 
+class Clock:
+    """A seat's clock in a match under a time control (arena.match.TimeControl): it runs only while
+    the seat's agent moves, and gains the increment after each move."""
+
+    def __init__(self, control: TimeControl) -> None:
+        self.remaining, self.increment = control.base, control.increment
+
+    def reading(self) -> ClockReading:
+        return ClockReading(self.remaining, self.increment)
+
+    def spend(self, seconds: float) -> None:
+        """Takes a move of `seconds` off the clock; AgentFault "timeout" when it took all that was left."""
+        if seconds >= self.remaining:
+            raise AgentFault("timeout", f"ran out of its clock: {seconds:.3g} s for a move with "
+                                        f"{self.remaining:.3g} s left")
+        self.remaining += self.increment - seconds
+
+
 class LocalAgent:
-    """A trusted built-in agent, run in this process, untimed; an exception while it resets is an
-    AgentFault "exception" (while it moves, `decide` makes it one)."""
+    """A trusted built-in agent, run in this process, untimed but for its clock; an exception while
+    it resets is an AgentFault "exception" (while it moves, `decide` makes it one)."""
+
+    clock: Optional[ClockReading] = None   # the referee's reading of its clock before each move, under a time control
 
     def __init__(self, spec: AgentSpec) -> None:
         self.agent = agent_registry.make(spec.source, **dict(spec.params))
@@ -60,6 +86,7 @@ class LocalAgent:
             raise AgentFault("exception", describe(e)) from None
 
     def act(self, state: GameState) -> int:
+        self.agent.clock = self.clock
         return self.agent.act(state)
 
     def close(self) -> None:
@@ -92,26 +119,33 @@ def checked_action(action: Any, legal: Sequence[int]) -> int:
     return action
 
 
-def decide(player: Player, view: GameState, legal: Sequence[int], trusted: bool = False) -> int:
+def decide(player: Player, view: GameState, legal: Sequence[int], trusted: bool = False,
+           clock: Optional["Clock"] = None) -> int:
     """`player`'s checked action for `view` (its seat to move; `legal`, the true state's legal
-    actions); AgentFault when it faults. A trusted player's exceptions go through unchanged."""
+    actions), timed by its `clock` if it has one; AgentFault when it faults. A trusted player's
+    exceptions go through unchanged."""
     if trusted:
         return checked_action(player.act(view), legal)
+    if clock is not None:   # only LocalAgent and RemoteAgent play under a clock; both pass it on
+        player.clock = clock.reading()   # type: ignore[attr-defined]
+    started = time.monotonic()
     try:
         action = player.act(view)
     except AgentFault:
         raise
     except Exception as e:
         raise AgentFault("exception", describe(e)) from None
+    if clock is not None:
+        clock.spend(time.monotonic() - started)
     return checked_action(action, legal)
 
 
 def play_move(state: GameState, player: Player, view_base: int, move: int, trusted: bool = False,
-              apply: Optional[Callable[[int], None]] = None) -> int:
-    """One move of `state`'s mover, played by `player` (see the module docstring): its checked
-    action, applied to `state` (or passed to `apply`, which then applies it) and returned.
-    AgentFault when the player faults; `state` is then unchanged."""
+              apply: Optional[Callable[[int], None]] = None, clock: Optional["Clock"] = None) -> int:
+    """One move of `state`'s mover, played by `player` (see the module docstring), timed by its
+    `clock` if it has one: its checked action, applied to `state` (or passed to `apply`, which
+    then applies it) and returned. AgentFault when the player faults; `state` is then unchanged."""
     view = view_for(state, state.current_player(), view_base, move)
-    action = decide(player, view, state.legal_actions(), trusted)
+    action = decide(player, view, state.legal_actions(), trusted, clock)
     (state.apply_action if apply is None else apply)(action)
     return action

@@ -55,6 +55,15 @@ CREATE TABLE IF NOT EXISTS tallies (
     state       TEXT NOT NULL,     -- JSON: an arena.results.analysis.GroupTally (a checkpoint, see arena.results.tallies)
     PRIMARY KEY (run_id, game_id, game_params)
 );
+CREATE TABLE IF NOT EXISTS outputs (
+    run_id      TEXT NOT NULL,
+    match_id    INTEGER NOT NULL,
+    seat        INTEGER NOT NULL,
+    label       TEXT NOT NULL,
+    text        TEXT NOT NULL,     -- what the seat's submitted agent printed (stdout, stderr), as it printed it
+    cut         INTEGER NOT NULL,  -- bytes it printed beyond `text`, not kept (arena.sandbox.wire.OUTPUT_LIMIT)
+    PRIMARY KEY (run_id, match_id, seat)
+);
 CREATE INDEX IF NOT EXISTS matches_with_faults ON matches(run_id, match_id) WHERE faults != '[]';
 """
 # What the folds read of a match: everything but its actions (the bulk of a row).
@@ -247,6 +256,9 @@ class Store:
                  json.dumps(result.returns), json.dumps(result.placements), json.dumps(result.actions),
                  json.dumps([f.__dict__ for f in result.faults]), json.dumps(result.metrics, sort_keys=True),
                  result.duration, time.time()))
+            self.db.executemany("INSERT INTO outputs VALUES (?, ?, ?, ?, ?, ?)",
+                                [(spec.run_id, spec.match_id, o["seat"], o["label"], o["text"], o["cut"])
+                                 for o in result.output])
 
     def copy_matches(self, source: str, target: str, ids: dict[int, int]) -> int:
         """Copies run `source`'s stored matches into run `target`, match `old` as `ids[old]`, but
@@ -260,6 +272,8 @@ class Store:
                         "INSERT INTO matches SELECT ?, ?, game_id, game_params, seed, deal, seats, returns, "
                         "placements, actions, faults, metrics, duration, finished FROM matches "
                         "WHERE run_id = ? AND match_id = ?", (target, new, source, old)).rowcount
+                    self.db.execute("INSERT INTO outputs SELECT ?, ?, seat, label, text, cut FROM outputs "
+                                    "WHERE run_id = ? AND match_id = ?", (target, new, source, old))
         return copied
 
     def finished_ids(self, run_id: str) -> set[int]:
@@ -315,6 +329,25 @@ class Store:
         return [{"match_id": r[0], "game_id": r[1], **f}
                 for r in self.db.execute(sql + " ORDER BY match_id LIMIT ?", args + [limit])
                 for f in json.loads(r[2])]
+
+    def outputs(self, run_id: str, match_id: Optional[int] = None, faulted: bool = False,
+                until: Optional[int] = None) -> Iterator[dict[str, Any]]:
+        """What submitted agents printed (in one match; in the matches with faults; in those up to
+        match id `until`), {match_id, seat, label, text, cut} in match and seat order, one at a
+        time (never all in memory); none for a store from before outputs were kept."""
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'outputs'").fetchone() is None:
+            return
+        sql = "SELECT match_id, seat, label, text, cut FROM outputs WHERE run_id = ?"
+        args: list[Any] = [run_id]
+        if match_id is not None:
+            sql, args = sql + " AND match_id = ?", args + [match_id]
+        if until is not None:
+            sql, args = sql + " AND match_id <= ?", args + [until]
+        if faulted:
+            sql, args = sql + (" AND match_id IN (SELECT match_id FROM matches WHERE run_id = ? "
+                               "AND faults != '[]')"), args + [run_id]
+        for row in self.db.execute(sql + " ORDER BY match_id, seat", args):
+            yield dict(row)
 
     # ---- checkpoints of the folds (arena.results.tallies) ----
     def tallies(self, run_id: str) -> tuple[int, list[tuple[str, str, str]]]:

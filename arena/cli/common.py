@@ -153,16 +153,25 @@ def writing(out: str) -> Iterator[None]:
 
 
 def play_options(fn: F) -> F:
-    """--jobs, --backend, --address and --time-limit: where and how fast matches are played."""
+    """--jobs, --backend, --address, --time-limit and --time-control: where and how fast matches are
+    played."""
     from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
     for option in reversed([
             jobs_option,
             click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True),
             click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT."),
             click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
-                         show_default=True, help="Seconds per move for submitted agents.")]):
+                         show_default=True, help="Seconds per move for submitted agents."),
+            time_control_option]):
         fn = option(fn)
     return fn
+
+
+time_control_option = click.option(
+    "--time-control", default=None, metavar="BASE+INC",
+    help="A clock per bot, as in chess: BASE seconds a match plus INC seconds after each move, running only "
+         "on the bot's own moves (built-in agents too); running out is a timeout fault. A move's deadline is "
+         "the smaller of --time-limit and the clock left.  [default: none]")
 
 
 def sandbox_option(fn: F) -> F:

@@ -62,14 +62,14 @@ def _live(plan, outcome):
 @json_option
 @user_errors
 def compare(candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed, store_path, jobs,
-            backend, address, time_limit, sandbox, deal_key, as_json):
+            backend, address, time_limit, time_control, sandbox, deal_key, as_json):
     from arena.compare import compare as cmp
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
     plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
-                    time_limit, sandbox, deal_key, backend, address)
+                    time_limit, sandbox, deal_key, backend, address, time_control)
     err = rich_console(stderr=True)
     if not as_json:
         err.print(literal(f"run {plan.run_id}: {plan.candidate.label} against {plan.baseline.label} on "

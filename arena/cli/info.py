@@ -6,8 +6,9 @@ from typing import Any
 import click
 
 from arena.cli.common import (ArenaError, WholeNumber, echo_json, json_option, literal, rich_console, sandbox_option,
-                              user_errors)
+                              time_control_option, user_errors)
 from arena.cli.layout import TEXT, Column
+from arena.text import printable
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
@@ -89,10 +90,11 @@ def _print_table(title, columns, rows, **options):
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
               show_default=True, help="Seconds per move.")
+@time_control_option
 @sandbox_option
 @json_option
 @user_errors
-def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbox, as_json):
+def check_agent(agent, game_id, players, params, games, seed, time_limit, time_control, sandbox, as_json):
     """Check a submitted agent (FILE.py:Class, module:Class) before a tournament.
 
     The agent plays --games matches against random agents, each replayed with the same seeds, in
@@ -110,13 +112,15 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
     from arena.sandbox import make_policy
     from arena.text import game_title
     from arena.tournament.coordinator import check_time_limit
+    from arena.match import TimeControl
     time_limit = check_time_limit(time_limit)
+    clock = TimeControl.parse(time_control) if time_control is not None else None
     spec = parse_agent(agent, run_code=sandbox == "none")
     (game, full), = sched.resolve_games(game_id, players, param_options(params))
     sched.check_can_play([spec], game, full["players"])
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
-                         policy=make_policy(sandbox))
+                         policy=make_policy(sandbox), time_control=clock)
     missing = not_run(results)
     ok = all(r["ok"] for r in results) and not missing
     if as_json:
@@ -131,6 +135,11 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, sandbo
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
                      [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)],
                      sorted(rows, key=lambda row: order[row[0]]), title_justify="left")
+        printed = next((r["output"] for r in results if r.get("output")), None)
+        if printed:
+            from arena.reports.faults import quoted
+            click.echo(f"what {printable(spec.label, keep='')} printed in that match:")
+            click.echo("\n".join(quoted(printed["text"], printed["cut"])))
     if not ok:
         sys.exit(1)
 

@@ -49,13 +49,15 @@ if TYPE_CHECKING:
 @json_option
 @user_errors
 def run(game_id, players, agents_text, deals, max_deals, seed, store_path, jobs, backend, address, time_limit,
-        resume, params, sandbox, bot_limits, deal_key, as_json):
+        time_control, resume, params, sandbox, bot_limits, deal_key, as_json):
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
-    plan = tournament.plan(store, game_id, players, agents_text, deals, max_deals, seed, time_limit, params,
-                           sandbox, bot_limits, deal_key, resume, backend, address)
+    plan = tournament.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals,
+                           max_deals=max_deals, seed=seed, time_limit=time_limit, params=params, sandbox=sandbox,
+                           bot_limits=bot_limits, deal_key=deal_key, resume=resume, backend=backend,
+                           address=address, time_control=time_control)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -223,6 +225,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
+    from arena.tournament.config import time_note
     from arena.text import game_title, jsonable
     from rich import box
 
@@ -236,10 +239,15 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
+                   "time_limit": run_row["config"].get("time_limit"),
+                   "time_control": run_row["config"].get("time_control"),
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()
+    clock = time_note(run_row["config"])
+    if clock:
+        console.print(literal(clock))
     if not boards:
         console.print(f"run {run_id} has no finished match{f' of {game_id}' if game_id else ''} yet")
     shown = []

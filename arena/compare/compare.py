@@ -49,7 +49,7 @@ from arena.tournament import schedule as sched
 from arena.tournament.config import CompareSettings, TournamentConfig
 from arena.results.analysis import pair_score, t_interval
 from arena.tournament.backends import check_backend, default_jobs
-from arena.match import AgentSpec, MatchSpec, SandboxPolicy
+from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
 from arena.sandbox import make_policy, stage, validate_all
 from arena.store import Store
 from arena.text import option_value
@@ -73,6 +73,7 @@ class ComparePlan:
     seed: int
     time_limit: float
     sandbox: SandboxPolicy
+    time_control: Optional[TimeControl] = None
 
     @property
     def players(self) -> int:
@@ -93,7 +94,7 @@ class ComparePlan:
             others = [self.field[(deal + i) % len(self.field)] for i in range(self.players - 1)]
             seatings = [tuple(others[:seat] + [who] + others[seat:]) for who in (self.candidate, self.baseline)]
         return [MatchSpec(self.run_id, 2 * deal + j, self.game_id, game_params, seed, seating, deal,
-                          self.time_limit, self.sandbox) for j, seating in enumerate(seatings)]
+                          self.time_limit, self.sandbox, self.time_control) for j, seating in enumerate(seatings)]
 
 
 @dataclass
@@ -127,7 +128,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
          params: Sequence[str] = (), field: Optional[str] = None, sprt_text: Optional[str] = None,
          max_deals: int = DEFAULT_MAX_DEALS, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
          sandbox: str = "bwrap", deal_key: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None) -> ComparePlan:
+         address: Optional[str] = None, time_control: Optional[str] = None) -> ComparePlan:
     """The comparison to play, new or resumed (the same arguments on the same store are the same run).
     Everything is checked before the run is stored.
 
@@ -141,6 +142,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
     if not (isinstance(max_deals, int) and 1 <= max_deals <= MAX_DEALS):
         raise ValueError(f"--max-deals must be between 1 and {MAX_DEALS:,}, not {max_deals}")
     time_limit = tournament.check_time_limit(time_limit)
+    clock = TimeControl.parse(time_control) if time_control is not None else None
     if not game_id:
         raise ValueError("compare needs --game")
     [(game_id, game_params)] = sched.resolve_games(game_id, players, agent_list.param_options(params))
@@ -168,7 +170,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
     agents = list(labels.values())
     validate_all(agents, policy)
     # No fixed number of deals: the test stops it (`arena run --resume` and its rerun line refuse it).
-    config = replace(sched.tournament_config([(game_id, game_params)], agents, None, seed, time_limit, policy),
+    config = replace(sched.tournament_config([(game_id, game_params)], agents, None, seed, time_limit, policy, clock),
                      compare=CompareSettings(cand.label, base.label, tuple(a.label for a in others) if n > 2 else (),
                                              {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
                                               "beta": test.beta}, max_deals))
@@ -177,7 +179,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
     store.claim(run_id)
     store.create_run(run_id, config.to_json(), 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
-                       seed, time_limit, policy)
+                       seed, time_limit, policy, clock)
 
 
 def _share(placements, seat):
@@ -283,6 +285,8 @@ def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
     words += ["--sprt", plan.test.text(), "--max-deals", str(plan.max_deals), "--seed", str(plan.seed)]
     if plan.time_limit != tournament.DEFAULT_TIME_LIMIT:
         words += ["--time-limit", f"{plan.time_limit:g}"]
+    if plan.time_control is not None:
+        words += ["--time-control", str(plan.time_control)]
     if plan.sandbox.mode != "bwrap":
         words += ["--sandbox", plan.sandbox.mode]
     if store_path:

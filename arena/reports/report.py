@@ -3,7 +3,8 @@
 The page needs nothing but itself: figures are inline SVG, styles are inline, and there are no links
 to anything outside it, so it can be mailed or attached to an issue as is. It holds, per game and
 rule variant, the leaderboard (with cycles), the head-to-head heatmap, the matchup graph and each
-agent's rating over its games; then the faults, and what is needed to reproduce the run. The one
+agent's rating over its games; then the faults, with the end of what the faulty matches' bots
+printed, and what is needed to reproduce the run. The one
 exception: written while `arena serve` runs on the store, its listed matches link to their replays
 there.
 """
@@ -19,10 +20,11 @@ import subprocess
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from arena.reports import graphs
+from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, output_heading, output_text
 from arena.results import analysis, tallies
 from arena import server_address
 from arena.sandbox import LIMITS, unconfined_note
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, time_note
 from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
                                   level_note)
 from arena.text import interval_text, option_value
@@ -61,6 +63,7 @@ def versions() -> dict[str, Optional[str]]:
 
 SHOWN_MATCHES = 200   # per game, in the page's list of matches (the store holds every one)
 SHOWN_FAULTS = 500
+SHOWN_OUTPUTS = 100   # faulty matches whose bots' output the page shows (the end of each)
 
 
 def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summaries: list[dict[str, Any]]
@@ -82,6 +85,7 @@ def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summar
         "sections": sections,
         "fault_count": sum(f["count"] for s in sections for f in s["fault_summary"]),
         "faults": store.faults(run_id, limit=SHOWN_FAULTS),
+        "fault_output": [m for m in faulted_matches(store, run_id, limit=SHOWN_OUTPUTS) if m["output"]],
     }
 
 
@@ -181,7 +185,24 @@ def faults_html(data: dict[str, Any]) -> str:
                       _e(str(f["message"])[:300])] for f in shown])
     more = f"<p>{total - len(shown)} more faults are in the store.</p>" if total > len(shown) else ""
     title = "Every fault" if total == len(shown) else f"The first {len(shown)} faults"
-    return summary + f"<details><summary>{title} (of {total})</summary>{detail}{more}</details>"
+    return summary + f"<details><summary>{title} (of {total})</summary>{detail}{more}</details>" + fault_output_html(data)
+
+
+def fault_output_html(data):
+    """What the bots printed in the first faulty matches: the end of each seat's output."""
+    if not data["fault_output"]:
+        return ""
+    parts = ["<h3>What the bots printed</h3>",
+             f"<p>The last {SHORT_OUTPUT} characters each submitted agent printed in a faulty match "
+             f"(stdout and stderr), of the first {SHOWN_OUTPUTS} faulty matches; "
+             f"<code>arena faults {_e(data['run_id'])} MATCH</code> prints all of a match's.</p>"]
+    for m in data["fault_output"]:
+        faults = "; ".join(fault_line(f) for f in m["faults"])
+        printed = "".join(f"<p>{_e(output_heading(o))}</p><pre class=\"output\">"
+                          f"{_e(output_text(o['text'], o['cut'], SHORT_OUTPUT))}</pre>" for o in m["output"])
+        parts.append(f"<details><summary>match {_match_link(data, m['match_id'])} ({_e(m['game_id'])}): "
+                     f"{_e(faults)}</summary>{printed}</details>")
+    return "".join(parts)
 
 
 def reproduction_html(data: dict[str, Any]) -> str:
@@ -237,6 +258,8 @@ def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
                 words += ["--param", f"{k}={option_value(v)}"]
     words += ["--agents", ", ".join(agents), "--games", str(config.deals), "--seed", str(config.seed),
               "--time-limit", str(config.time_limit)]
+    if config.time_control is not None:
+        words += ["--time-control", str(config.time_control)]
     if config.sandbox.mode != "bwrap":
         words += ["--sandbox", config.sandbox.mode]
     for name, value in config.sandbox.limits:
@@ -281,6 +304,8 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
         body = "<p>No finished matches yet.</p>"
     note = unconfined_note(data["config"])
     warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
+    clock = time_note(data["config"])
+    warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -304,6 +329,7 @@ figure svg { max-width: 100%; height: auto; }
 th, td { text-align: left; } td.num { text-align: right; }
 .bad { color: #d62728; font-weight: 600; }
 small { color: #666; } pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
+pre.output { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 30em; overflow-y: auto; }
 ul.nav { list-style: none; padding: 0; } ul.nav li { display: inline; margin-right: 1.2em; }
 details { margin: 0.5em 0 1em; }
 ul.legend { color: #555; font-size: 0.85em; margin-top: 0.3em; }

@@ -103,16 +103,32 @@ def _data_fd(data):
 
 # ---------------------------------------------------------------- the command line
 
+def project_packages() -> list[str]:
+    """The folders of this project's three packages, as this process imported them."""
+    import agents
+    import engines
+    folders = []
+    for package in (engines, agents, sys.modules["arena"]):
+        assert package.__file__ is not None   # regular packages, each with its __init__.py
+        folders.append(os.path.dirname(os.path.abspath(package.__file__)))
+    return folders
+
+
+def python_command(module: str, settings: str) -> list[str]:
+    """`python -I -m MODULE SETTINGS` for a box (the fork server, a build), importing the project's
+    packages from where this process did (a checkout's, on PYTHONPATH, which -I ignores), not from
+    another copy installed in the runtime: the box shows only these."""
+    roots = list(dict.fromkeys(os.path.dirname(p) for p in project_packages()))
+    boot = f"import runpy, sys; sys.path[:0] = sys.argv[2:]; runpy.run_module({module!r}, run_name='__main__')"
+    return [sys.executable, "-I", "-c", boot, settings] + roots
+
+
 def runtime_paths() -> list[str]:
     """The Python runtime, its installed packages and this project's three packages (to unpickle
     states and to find the Agent base class): nothing else of the file system or the checkout."""
-    import agents
-    import engines
     paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
-    for package in (engines, agents, sys.modules["arena"]):
-        assert package.__file__ is not None   # regular packages, each with its __init__.py
-        paths.add(os.path.dirname(os.path.abspath(package.__file__)))
+    paths.update(project_packages())
     kept: list[str] = []
     for p in sorted(os.path.realpath(p) for p in paths) + sorted(paths):   # only the outermost of nested ones, once
         if not any(p == k or p.startswith(k.rstrip(os.sep) + os.sep) for k in kept):

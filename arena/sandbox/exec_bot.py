@@ -145,6 +145,7 @@ class ExecBot:
     """
 
     mirror_exit = True
+    clock = None   # the bot's clock (remaining, increment) before each request, under a time control
 
     def __init__(self, target: str, params: Optional[dict[str, Any]] = None) -> None:
         where = json.loads(target)
@@ -247,12 +248,18 @@ class ExecBot:
         seat = state.current_player()
         legal = state.legal_actions()
         names = [state.action_to_string(a) for a in legal]
-        clock = None if self.per_move is None else max(0.0, self.per_move - (time.monotonic() - received))
+        limit = self.per_move   # this reply's limit: the smaller of the per-move limit and the clock
+        if self.clock is not None and (limit is None or self.clock.remaining < limit):
+            limit = self.clock.remaining
+        spent = time.monotonic() - received
+        clock = {"left": None if limit is None else max(0.0, limit - spent),
+                 "remaining": None if self.clock is None else max(0.0, self.clock.remaining - spent),
+                 "increment": None if self.clock is None else self.clock.increment}
         request = {"type": "request", "observation": state.observation(seat),
                    "legal": [{"id": int(a), "text": t} for a, t in zip(legal, names)],
-                   "public_actions": self.public, "clock": {"left": clock}}
+                   "public_actions": self.public, "clock": clock}
         self.public = []
-        reply = self._exchange(request, "action", self._deadline(self.per_move))
+        reply = self._exchange(request, "action", self._deadline(limit))
         has_id, has_text = "id" in reply, "text" in reply
         if has_id == has_text:
             raise ExecFault("illegal", "an action with neither or both of id and text")

@@ -303,7 +303,7 @@ def build_in_box(source: str, name: str, build: list[str], language: str) -> lis
     limits = BUILD_LIMITS
     folders = toolchain(language)[1]
     settings = json.dumps({"name": name, "build": build, "limits": limits, "root": confine.BOT_ROOT})
-    program = [sys.executable, "-I", "-m", "arena.sandbox.exec_host", settings]
+    program = confine.python_command("arena.sandbox.exec_host", settings)
     root = os.geteuid() == 0
     slot, uid = confine.BOT_UIDS.take() if root else (None, None)
     _builds[0] += 1

@@ -19,12 +19,14 @@ LIMITS = {
 
 
 class AgentFault(Exception):
-    """An agent misbehaved: kind is exception, illegal, timeout or crash."""
+    """An agent misbehaved: kind is exception, illegal, timeout or crash. A submitted agent that
+    faults while it loads carries what it printed, as `RemoteAgent.captured` gives it."""
 
     def __init__(self, kind, message):
         message = printable(message, 300, keep="")
         super().__init__(f"{kind}: {message}")
         self.kind, self.message = kind, message
+        self.output = None
 
 
 def make_policy(mode: str = "bwrap", limits: Iterable[tuple[str, Any]] = ()) -> SandboxPolicy:

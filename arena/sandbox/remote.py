@@ -5,7 +5,9 @@ A request waits at most its deadline, for the write as for the reply: a bot that
 its request or does not answer in time faults with "timeout", a bot whose process dies faults with
 "crash", an exception in the bot's code is "exception", and a reply that is not a legal action, or
 that cannot even be read, is "illegal". After any fault the box is discarded. Between its moves a
-bot's processes are frozen, and while it moves they share one CPU.
+bot's processes are frozen, and while it moves they share one CPU. What the bot prints in a match
+is read while the arena waits on it (arena.sandbox.wire.Output) and kept: `RemoteAgent.captured`,
+or a load fault's `output`.
 """
 import atexit
 import json
@@ -16,7 +18,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 
@@ -24,7 +25,7 @@ from arena.sandbox import confine
 from arena.sandbox.exec_host import public_action
 from arena.sandbox.policy import DEFAULT_POLICY, AgentFault
 from arena.sandbox.staging import _load_target, code_dir, stage
-from arena.sandbox.wire import WireError, nonblocking, read_json, write_frame
+from arena.sandbox.wire import Output, WireError, nonblocking, read_json, write_frame
 from arena.text import printable
 
 STARTUP_LIMIT = 60.0   # seconds to start a box (the interpreter, numpy and the engines)
@@ -48,7 +49,7 @@ class Box:
         self.control, their_fd = ours, theirs.detach()   # the fd is the child's: closed below, once
         settings = json.dumps({"limits": limits, "code_dir": self.inner_code, "control": their_fd,
                                "boxed": boxed})
-        server = [sys.executable, "-I", "-m", "arena.sandbox.server", settings]
+        server = confine.python_command("arena.sandbox.server", settings)
         Box._count += 1
         if Box._count == 1:
             confine.Cgroup.sweep()
@@ -112,23 +113,25 @@ class Box:
         return value if isinstance(value, dict) else {"error": "a malformed answer"}
 
     def start_match(self):
-        """(write end of the requests, read end of the replies) of a fresh process."""
+        """(write end of the requests, read end of the replies, read end of the output) of a fresh
+        process."""
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        out_r, out_w = os.pipe()
         try:
-            reply = self._control(b"match", CONTROL_LIMIT, [req_r, rep_w])
+            reply = self._control(b"match", CONTROL_LIMIT, [req_r, rep_w, out_w])
         except AgentFault:
-            for fd in (req_w, rep_r):
+            for fd in (req_w, rep_r, out_r):
                 os.close(fd)
             raise
         finally:
-            os.close(req_r)
-            os.close(rep_w)
+            for fd in (req_r, rep_w, out_w):
+                os.close(fd)
         if "started" not in reply:
-            os.close(req_w)
-            os.close(rep_r)
+            for fd in (req_w, rep_r, out_r):
+                os.close(fd)
             raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")
-        return nonblocking(req_w), rep_r
+        return nonblocking(req_w), rep_r, out_r
 
     def end_match(self):
         """Kills what the match left and leaves the box thawed and idle, with nothing in it but its
@@ -202,6 +205,8 @@ class RemoteAgent:
     """A submitted agent in a fresh process of its box, for one match, with the `reset`/`act`
     interface of agents.Agent."""
 
+    clock = None   # the referee's reading of its clock before each move, under a time control
+
     def __init__(self, spec, time_limit=0.0, policy=None, pool=None, staged=True):
         """`staged=False` loads an installed module as it is (a built-in agent under check-agent)."""
         policy = policy or DEFAULT_POLICY
@@ -212,30 +217,37 @@ class RemoteAgent:
         self.seat, self.public = None, []   # an exec agent's seat, and the public actions since its last move
         self.box = pool.take(spec, policy, staged) if pool is not None else Box(spec, policy, staged)
         try:
-            self._out, self._in = self.box.start_match()
+            self._out, self._in, output = self.box.start_match()
         except AgentFault:
             self.box.kill()
             raise
+        self.output = Output(output)
         try:
             target = _load_target(spec, self.box.inner_code)
             self._call(("load", spec.kind, target, dict(spec.params), {"time_limit": self.time_limit}), LOAD_LIMIT)
-        except AgentFault:
+        except AgentFault as f:
             self.kill()
+            f.output = self.captured()
             raise
 
-    def _call(self, message, limit):
+    def _call(self, message, limit, late=None):
+        """The reply to `message` within `limit` seconds (None: no limit); `late` says why, for a
+        timeout (the per-move limit when not given)."""
         if not self.box.alive():
             self.broken = True
             raise AgentFault("crash", self.box.death())
         deadline = time.monotonic() + limit if limit else None
         self.box.thaw()
         try:
-            write_frame(self._out, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL), deadline)
-            reply = read_json(self._in, deadline)
+            write_frame(self._out, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL), deadline, self.output)
+            reply = read_json(self._in, deadline, self.output)
+            self.output.read()   # what it printed before its reply, still in the pipe
         except WireError as e:
             self.broken = True
             if e.timeout:
                 self.kill()
+                if late:
+                    raise AgentFault("timeout", f"{late}: no answer within the {limit:.3g} s left on it") from None
                 raise AgentFault("timeout", f"no answer within {limit:g} s" if "answer" in str(e)
                                  else f"did not take its request within {limit:g} s") from None
             if not self.box.alive():
@@ -264,12 +276,13 @@ class RemoteAgent:
 
     def act(self, state, check=False):
         """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
-        message: tuple
+        public = None
         if self.spec.kind == "exec":   # with the public actions since its last move
-            message, self.public = ("act", state, check, self.public), []
-        else:
-            message = ("act", state, check)
-        reply = self._call(message, self.time_limit)
+            public, self.public = self.public, []
+        limit, late = self.time_limit, None
+        if self.clock is not None and (limit is None or self.clock.remaining < limit):
+            limit, late = self.clock.remaining, "ran out of its clock"
+        reply = self._call(("act", state, check, public, self.clock), limit, late)
         action, modified = reply.get("action"), reply.get("modified", False)
         if type(action) is not int or (check and type(modified) is not bool):
             self.broken = True
@@ -310,16 +323,25 @@ class RemoteAgent:
                 self.box.end_match()
             except AgentFault:
                 self.box.kill()
-                return
-            self.pool.put(self.box)
+            else:
+                self.pool.put(self.box)
         else:
             self.box.kill()
+        self.output.close()
 
     def kill(self):
         """Done with this box: its processes are killed."""
         if self._out >= 0:
             self._close_pipes()
         self.box.kill()
+        self.output.close()
+
+    def captured(self):
+        """What the agent printed in this match, once it is closed: {"text", "cut"} (cut: the bytes
+        printed beyond the text, which were not kept), or None if it printed nothing."""
+        if not self.output.kept and not self.output.cut:
+            return None
+        return {"text": self.output.text(), "cut": self.output.cut}
 
 
 class BotPool:

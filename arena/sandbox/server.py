@@ -1,15 +1,18 @@
 """Inside the sandbox: a fork server, and the fresh process it forks for every match.
 
-`python -I -m arena.sandbox.server SETTINGS` starts the fork server. It imports Python, numpy, the
-engines and the agents once, then waits on its control socket. For each match the arena sends it a
-pair of fresh pipes; the server first removes everything the previous match left (every other
-process in the sandbox is killed and reaped, /tmp and /dev/shm are emptied), then forks a child.
-The child closes the control socket, sets its resource limits and serves the match on the pipes:
-it loads the bot's code, then answers `reset` and `act` requests, one at a time, until the arena
-closes the pipes. So a bot's state never outlives its match, and its start-up costs a fork.
+`python -I -m arena.sandbox.server SETTINGS` (arena.sandbox.confine.python_command) starts the fork
+server. It imports Python, numpy, the engines and the agents once, then waits on its control
+socket. For each match the arena sends it three fresh pipes; the server first removes everything
+the previous match left (every other process in the sandbox is killed and reaped, /tmp and
+/dev/shm are emptied), then forks a child. The child closes the control socket, sets its resource
+limits and serves the match on the pipes: it loads the bot's code, then answers `reset` and `act`
+requests, one at a time, until the arena closes the pipes; the third pipe takes everything the
+bot prints. So a bot's state never outlives its match, and its start-up costs a fork.
 
 Requests come from the arena (pickled states it built); replies go back as JSON plain data
-(arena.sandbox.wire). Everything the bot prints goes to stderr, so it cannot corrupt the protocol.
+(arena.sandbox.wire). Everything the bot prints, on stdout or stderr (an exec bot's program: on
+stderr), goes to the match's output pipe, flushed before each reply, so it cannot corrupt the
+protocol and the arena keeps it for the bot's author (with the traceback of an exception).
 The fork server is not dumpable, so a bot running as the same user cannot read or write its memory
 through /proc.
 """
@@ -24,6 +27,7 @@ import signal
 import socket
 import sys
 import time
+import traceback
 from typing import Any
 
 from arena.sandbox.exec_bot import ExecFault
@@ -92,9 +96,37 @@ def _action_reply(action):
     return {"action": None, "returned": repr(action)[:100]}
 
 
-def serve(requests, replies, code_dir):
-    """One match: answers the arena's requests on the two pipes until it closes them."""
-    os.dup2(2, 1)
+def _flush_output() -> None:
+    for stream in {sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__}:
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:   # a stream the bot replaced or closed
+            pass
+
+
+def _print_traceback(exc: BaseException) -> None:
+    """The traceback of the bot's exception for its author, from the first frame of the bot's own
+    code on (the sandbox's frames and the import machinery's before it left out); none for an
+    error of the sandbox's own (a missing class), whose message says it all."""
+    ours = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith((ours, "<frozen ")):
+        tb = tb.tb_next
+    if tb is None:
+        return
+    try:
+        traceback.print_exception(type(exc), exc, tb)
+    except Exception:   # a stderr the bot replaced or closed
+        pass
+
+
+def serve(requests, replies, output, code_dir):
+    """One match: answers the arena's requests on the two pipes until it closes them; stdout and
+    stderr go to `output`, in the order they are written."""
+    for fd in (1, 2):
+        os.dup2(output, fd)
+    os.close(output)
     sys.stdout = sys.stderr
     if code_dir:
         sys.path.insert(0, code_dir)
@@ -119,10 +151,12 @@ def serve(requests, replies, code_dir):
                 if hasattr(agent, "end"):
                     agent.end(message[1])
                 reply = {"ok": True}
-            else:   # act; the public actions since the last one may follow, for an exec agent
-                _, state, check, *public = message
-                if public and hasattr(agent, "observe"):
-                    agent.observe(public[0])
+            else:   # act, with the public actions since the last one (an exec agent's) and the clock
+                _, state, check, public, clock = message
+                if public is not None and hasattr(agent, "observe"):
+                    agent.observe(public)
+                if clock is not None:
+                    agent.clock = clock
                 before = (state.snapshot(), state.history()) if check else None
                 reply = _action_reply(agent.act(state))
                 if check:
@@ -130,7 +164,9 @@ def serve(requests, replies, code_dir):
         except ExecFault as f:   # an exec bot broke the protocol: its fault, not the adapter's error
             reply = f.reply
         except Exception as e:
+            _print_traceback(e)
             reply = {"error": describe(e)}
+        _flush_output()
         send_json(replies, reply)
 
 
@@ -233,7 +269,7 @@ def fork_server(settings):
     child = 0
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(control, 64, 2)
+            message, fds, _, _ = socket.recv_fds(control, 64, 3)
         except OSError:
             return
         if message == b"status":   # the match's process closed its pipes: how did it end?
@@ -248,7 +284,7 @@ def fork_server(settings):
             child = 0
             control.send(b'{"clean": true}')
             continue
-        if message != b"match" or len(fds) != 2:
+        if message != b"match" or len(fds) != 3:
             return
         try:
             clean(boxed, child, keep)
@@ -262,7 +298,7 @@ def fork_server(settings):
                 if not boxed:
                     os.setsid()
                 apply_limits(settings["limits"])
-                serve(fds[0], fds[1], settings["code_dir"])
+                serve(fds[0], fds[1], fds[2], settings["code_dir"])
             finally:
                 os._exit(0)
         for fd in fds:

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional, Sequence
 
-from arena.match import AgentSpec, SandboxPolicy
+from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.results.settle import StoppingRule
 from arena.text import jsonable
 
@@ -61,19 +61,23 @@ class TournamentConfig:
     code: str = ""
     compare: Optional[CompareSettings] = None
     kind: Optional[str] = None          # what started it besides `arena run` (e.g. "analyze"); None: a tournament
+    # A clock per bot (seconds a match + per move); kept in the JSON form only when set, so a run
+    # without one keeps its run id.
+    time_control: Optional[TimeControl] = None
     # A run played until each game's verdict is settled (`arena run` without --games), `deals` its cap.
     stop: Optional[StoppingRule] = None
 
     @classmethod
     def create(cls, games: Sequence[tuple[str, Mapping[str, Any]]], agents: Sequence[AgentSpec], deals: Optional[int],
                seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
-               code: str, stop: Optional[StoppingRule] = None) -> "TournamentConfig":
+               code: str, time_control: Optional[TimeControl] = None,
+               stop: Optional[StoppingRule] = None) -> "TournamentConfig":
         """A config from the checked pieces of a command line. Parameters are kept as plain JSON
         values (a tuple as a list), as the store gives them back."""
         return cls(games=tuple(GameSetting(g, jsonable(p)) for g, p in games),
                    agents=tuple(_agent(jsonable(a.as_dict())) for a in agents),
                    sandbox=sandbox, seed=int(seed), time_limit=float(time_limit), deals=deals,
-                   agent_defaults=jsonable(agent_defaults), code=code, stop=stop)
+                   agent_defaults=jsonable(agent_defaults), code=code, time_control=time_control, stop=stop)
 
     @property
     def run_id(self) -> str:
@@ -103,6 +107,8 @@ class TournamentConfig:
             out["compare"] = self.compare.to_json()
         if self.kind is not None:
             out["kind"] = self.kind
+        if self.time_control is not None:
+            out["time_control"] = self.time_control.to_json()
         if self.stop is not None:
             out["stop"] = self.stop.as_dict()
         return out
@@ -118,6 +124,7 @@ class TournamentConfig:
         try:
             sandbox = data.get("sandbox", {})
             compare = data.get("compare")
+            clock = data.get("time_control")
             return cls(games=tuple(GameSetting(g["game_id"], g["params"]) for g in data["games"]),
                        agents=tuple(_agent(a) for a in data["agents"]),
                        sandbox=make_policy(sandbox.get("mode", "bwrap"), tuple(sandbox.get("limits", {}).items())),
@@ -126,6 +133,7 @@ class TournamentConfig:
                        compare=CompareSettings(compare["candidate"], compare["baseline"], tuple(compare["field"]),
                                                compare["sprt"], compare["max_deals"]) if compare else None,
                        kind=data.get("kind"),
+                       time_control=TimeControl(clock["base"], clock["increment"]) if clock else None,
                        stop=StoppingRule(**data["stop"]) if data.get("stop") else None)
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"the stored run's configuration cannot be read ({type(e).__name__}: {e})") from None
@@ -134,3 +142,13 @@ class TournamentConfig:
 def _agent(data: Mapping[str, Any]) -> AgentSpec:
     return AgentSpec(data["label"], data["source"], tuple(data["params"].items()), data["kind"], data["target"],
                      data.get("code", ""))
+
+
+def time_note(data: Mapping[str, Any]) -> Optional[str]:
+    """The time rules of a stored run's config under a time control, one line (None without one)."""
+    clock = data.get("time_control")
+    if not clock:
+        return None
+    return (f"time control {clock['base']:g}+{clock['increment']:g}: each bot's clock has {clock['base']:g} s a "
+            f"match and gains {clock['increment']:g} s a move; a submitted agent's move has at most "
+            f"{data['time_limit']:g} s (--time-limit)")

@@ -28,7 +28,7 @@ from arena.tournament import schedule as sched
 from arena.tournament.config import TournamentConfig
 from arena.tournament.backends import check_backend, default_jobs, executor
 from arena.sandbox import describe
-from arena.match import MatchResult, MatchSpec
+from arena.match import MatchResult, MatchSpec, TimeControl
 from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
@@ -79,18 +79,20 @@ def check_time_limit(value: float) -> float:
     return float(value)
 
 
-def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = None, agents: Optional[str] = None,
-         deals: Optional[int] = None, max_deals: Optional[int] = None, seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT,
+def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] = None, agents: Optional[str] = None,
+         deals: Optional[int] = None, max_deals: Optional[int] = None, seed: int = 0,
+         time_limit: float = DEFAULT_TIME_LIMIT,
          params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None, kind: Optional[str] = None) -> Plan:
+         address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run), started by `kind`
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
     line-up, or without it each game until its verdict is settled, at most `max_deals` deals. Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well.
 
-    `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them.
+    `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them, `time_control`
+    "BASE+INC" (seconds) or None.
 
     :raises ValueError: an unknown game or agent, a malformed parameter or limit, a time limit or a
         schedule out of range, a submitted agent that does not load, no sandbox available, or a
@@ -116,6 +118,7 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
             stage(a)   # the copy made when the run started, or the unchanged original
     else:
         time_limit = check_time_limit(time_limit)
+        clock = TimeControl.parse(time_control) if time_control is not None else None
         games = sched.resolve_games(game_id, players, agent_list.param_options(params))
         policy = make_policy(sandbox, agent_list.parse_params(",".join(bot_limits), "--bot-limit"))
         if agents is not None and not agents.strip():
@@ -128,7 +131,8 @@ def plan(store: Store, game_id: Optional[str] = None, players: Optional[int] = N
             deals = rule.max_deals
         elif max_deals is not None:
             raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
-        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, rule), kind=kind)
+        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, clock, rule),
+                         kind=kind)
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = config.run_id

@@ -9,6 +9,9 @@ Every move is asked for and applied by the referee (arena.referee), as everywher
 * Built-in agents are trusted and run inside the worker, untimed by the arena. Submitted agents
   (files, modules, entry points) run in a sandboxed process of their own with the per-move time
   limit enforced (see arena.sandbox).
+* Under a time control (`--time-control BASE+INC`) every seat's agent, built in or submitted, has
+  a clock of its own (arena.referee.Clock): it runs only on that agent's moves, and running out is
+  a "timeout" fault like any other.
 * Results are a pure function of the tournament seed, whatever the backend and the number of
   workers, as long as every agent's budget is counted in iterations, depths or determinizations:
   an agent given seconds (`alphabeta[time=0.5]`, `minimax[time=1]`, `ismcts[time=...]`) plays
@@ -20,6 +23,8 @@ Every move is asked for and applied by the referee (arena.referee), as everywher
   among themselves as the played-out game placed them, and the stored returns are its final
   returns. A second agent that faults during the play-out is replaced the same way; the faulty
   agents come after every other seat, the one that faulted first last. The tournament goes on.
+* What a submitted agent prints in the match (see arena.sandbox.wire.Output) is kept with the
+  match's result, per seat.
 
 Why the match is played out: a fault rule that cannot be gamed. The old rule ended the match at
 the fault and gave every other seat a shared first place. With three or more seats that is
@@ -98,10 +103,21 @@ def play_match(spec: MatchSpec) -> MatchResult:
     players: list[Any] = [None] * n   # per seat: its LocalAgent or RemoteAgent, or the stand-in after a fault
     faults = []
     faulted = {}   # seat -> the move at which the agent holding it faulted; a stand-in plays it
+    output = {}    # seat -> what its submitted agent printed, once it is closed
+
+    def keep_output(seat, printed):
+        if printed:
+            output[seat] = {"seat": seat, "label": spec.seats[seat].label, **printed}
+
+    def close(seat, p):
+        p.close()
+        if hasattr(p, "captured"):
+            keep_output(seat, p.captured())
 
     def fault(seat, f, move):
         label = spec.seats[seat].label
         faults.append(Fault(seat, label, f.kind, f.message, move))
+        keep_output(seat, f.output)   # an agent that did not load prints before it faults
         for s in range(n):
             if spec.seats[s].label == label:
                 faulted[s] = move
@@ -109,7 +125,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
                 if p is not None:
                     if s == seat and hasattr(p, "broken"):
                         p.broken = True   # discarded, also when the runner saw the fault (illegal)
-                    p.close()
+                    close(s, p)
 
     try:
         for seat, a in enumerate(spec.seats):
@@ -120,6 +136,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
                 players[seat].reset(spec.game_id, dict(params), seat, agent_seed(spec, seat))
             except AgentFault as f:
                 fault(seat, f, -1)
+        clocks = [referee.Clock(spec.time_control) if spec.time_control else None for _ in range(n)]
         views = view_base(spec.seed, spec.match_id)
         watchers = [p for p in players if hasattr(p, "saw")]   # stand-ins, built in, keep nothing
         move = 0
@@ -128,7 +145,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
             # a stand-in is built in and trusted: an error of its own is the arena's, not a fault
             try:
                 referee.play_move(state, players[seat], views, move, trusted=seat in faulted,
-                                  apply=seen_by(state, watchers, seat))
+                                  apply=seen_by(state, watchers, seat), clock=clocks[seat])
             except AgentFault as f:
                 if seat in faulted:
                     raise
@@ -141,14 +158,14 @@ def play_match(spec: MatchSpec) -> MatchResult:
     finally:
         for s, p in enumerate(players):
             if p is not None and s not in faulted:
-                p.close()
+                close(s, p)
     places = [int(p) for p in state.placements()]
     if faulted:
         places = placements_after_faults(places, faulted)
     returns = [float(x) for x in state.returns()]
     metrics = {} if faults else jsonable(state.metrics())
     return MatchResult(spec.match_id, returns, places, state.history(), faults, metrics,
-                       time.perf_counter() - started)
+                       time.perf_counter() - started, [output[s] for s in sorted(output)])
 
 
 def play_matches(specs: Iterable[MatchSpec]) -> tuple[list[MatchResult], Optional[tuple[int, str]]]:

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 import agents as agent_registry
 import engines
 from arena.agent_list import ScheduleError
-from arena.match import AgentSpec, MatchSpec, SandboxPolicy
+from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
 from arena.results.settle import StoppingRule
 from arena.seeds import derive_seed
 from arena.tournament.config import TournamentConfig
@@ -65,7 +65,7 @@ def rotations(lineup: tuple[AgentSpec, ...]) -> list[tuple[AgentSpec, ...]]:
 
 def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
                   deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
-                  sandbox: Optional[SandboxPolicy] = None) -> list[MatchSpec]:
+                  sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None) -> list[MatchSpec]:
     """The matches of one game: for each deal, each line-up in each rotation."""
     params = tuple(sorted(game_params.items()))
     seats = game_params["players"]
@@ -76,13 +76,14 @@ def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], age
         for lineup in ups:
             for seating in rotations(lineup):
                 out.append(MatchSpec(run_id, match_id, game_id, params, deal_seed, seating, deal, time_limit,
-                                     sandbox))
+                                     sandbox, time_control))
                 match_id += 1
     return out
 
 
 def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_specs: Sequence[AgentSpec],
                       deals: Optional[int], seed: int, time_limit: float, sandbox: SandboxPolicy,
+                      time_control: Optional[TimeControl] = None,
                       stop: Optional[StoppingRule] = None) -> TournamentConfig:
     """The config of a tournament of these checked pieces, with what else determines its results:
     the built-in agents' defaults and the digest of the engines' and agents' code. A run played
@@ -92,7 +93,7 @@ def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_spec
         # Built-in defaults are part of the tournament: a new default budget makes a new run.
         agent_defaults={a.label: agent_registry.agent_class(a.source).PARAMS for a in agent_specs if a.kind == "builtin"},
         # Changed rules or agents make a new run: the same command never resumes with stale code.
-        code=code_digest())
+        code=code_digest(), time_control=time_control)
 
 
 def code_digest() -> str:
@@ -151,7 +152,8 @@ def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = 
         if len(playing) < 2:
             continue
         out += game_schedule(run_id, g.game_id, g.params, playing, config.deals or 0, config.seed,
-                             config.time_limit, first_id=len(out), deal_key=deal_key, sandbox=config.sandbox)
+                             config.time_limit, first_id=len(out), deal_key=deal_key, sandbox=config.sandbox,
+                             time_control=config.time_control)
     return out
 
 

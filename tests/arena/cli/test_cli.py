@@ -1,5 +1,6 @@
 """The `arena` command line: first tournament, listings, and one-line errors for bad input."""
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -121,3 +122,13 @@ def test_a_run_started_with_other_engine_code_is_not_resumed(tmp_path):
         db.execute("UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config), run["run_id"]))
     refused = CliRunner().invoke(cli, ["run", "--resume", run["run_id"], "--store", store])
     assert refused.exit_code == 2 and "changed since run" in refused.output
+
+
+def test_two_settings_of_one_file_bot_are_labelled_by_their_parameters(tmp_path):
+    from paths import FIXTURES
+    bots = os.path.join(FIXTURES, "bots.py")
+    result = invoke("run", "--game", "insert", "--agents", f"{bots}:GoodBot, {bots}:GoodBot[delay=0.0]",
+                    "--games", 1, "--jobs", 1, "--sandbox", "none", "--store", tmp_path / "s.sqlite", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["leaderboards"][0]["rows"]
+    assert sorted(r["label"] for r in rows) == ["GoodBot", "GoodBot[delay=0.0]"]

@@ -54,7 +54,7 @@ def _hostile_tournament(tmp_path, jobs, port):
         "FloatAction": "", "StringAction": "", "ChattyStdout": "",
     }
     agents = ", ".join([f"{other}:GoodBot as honest_file", "random"] +
-                       [f"{HOSTILE}:{name}[{params}]" if params else f"{HOSTILE}:{name}"
+                       [f"{HOSTILE}:{name}[{params}] as {name}" if params else f"{HOSTILE}:{name}"
                         for name, params in bots.items()])
     os.environ["ARENA_TEST_ENV_SECRET"] = SECRET
     try:
