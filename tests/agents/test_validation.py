@@ -123,6 +123,7 @@ TEXTS = st.one_of(
 VALUES = st.one_of(TEXTS, st.integers(-10, 300), st.integers(), st.floats(), st.booleans(), st.none())
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_agent_parameters_give_a_clean_error_or_an_agent_that_plays(data):

@@ -49,6 +49,7 @@ def test_deal_holds_wizards_and_jesters():
     assert seen["W"] > 50 and seen["J"] > 50
 
 
+@pytest.mark.slow
 def test_solver_equals_plain_search_on_seeded_small_deals():
     """Hundreds of seeded deals, 3-5 cards, 3-4 players, trump and no trump, from the first trick
     and from positions inside the round: the solver's value equals plain minimax's."""

@@ -37,6 +37,7 @@ def test_bad_parameters_are_refused():
         pyspiel.load_game("tabletop_insert", {"players": 3})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_id,params", CASES, ids=IDS)
 def test_openspiel_random_simulation(game_id, params):
     # serialize=False: OpenSpiel's SerializeGameAndState asks a sampled-stochastic game for its RNG

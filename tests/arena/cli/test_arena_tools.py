@@ -44,6 +44,7 @@ def _check_row(r):
     assert min(r["rates"]) <= r["median_per_s"] <= max(r["rates"])
 
 
+@pytest.mark.slow
 def test_bench_rows_pair_each_c_loop_with_its_python_baseline():
     result = invoke("bench", "--game", "insert", "--no-search", "--repeats", 2, "--json")
     assert result.exit_code == 0, result.output

@@ -433,6 +433,7 @@ def run_in_process(args, stdin, where):
 
 # ---------------------------------------------------------------- the tests
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_hundreds_of_random_command_lines_in_process(world, monkeypatch):
     monkeypatch.chdir(world["root"])
@@ -501,6 +502,7 @@ def run_subprocess(args, stdin, cwd, command=(sys.executable, "-m", "arena")):
     return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"), left
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_random_command_lines_as_real_processes_leave_nothing_behind(world):
     cases = [(a, s) for a, s in command_lines(SEED + 1, SUBPROCESS_CASES * 3, world)
@@ -525,6 +527,7 @@ def test_random_command_lines_as_real_processes_leave_nothing_behind(world):
         assert not left, f"{where}: processes {left} outlived it"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setsid", [False, True])
 def test_the_orphan_check_sees_a_process_left_behind(tmp_path, setsid):
     """The check above is worth something: a child that outlives its parent is found, even in a

@@ -16,6 +16,7 @@ def invoke(*args):
 
 
 # rich's tables (leaderboard) and click's lines (games --json, matches) alike
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["games", "--json"], ["leaderboard"], ["matches"]])
 def test_a_reader_that_stops_early_ends_the_command_quietly(command, insert_store):
     args = command + (["--store", insert_store] if command[0] != "games" else [])

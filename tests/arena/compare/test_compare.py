@@ -141,6 +141,7 @@ def _stored(path):
         return 0   # not created yet
 
 
+@pytest.mark.slow
 def test_kill_9_and_the_same_command_resume_to_the_same_decision(tmp_path):
     args = ["ismcts[iterations=1500]", "random", "--game", "insert", "--sprt", "elo0=0,elo1=100", "--jobs", "1"]
     reference = run_json(*args, "--store", tmp_path / "ref.sqlite")

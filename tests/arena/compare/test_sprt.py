@@ -179,6 +179,7 @@ def test_error_rates_of_the_pentanomial_test(capsys):
               f"{h0:.3f} at elo1; mean deals {mean_equal:.0f} (equal), {mean_better:.0f} (at elo1)")
 
 
+@pytest.mark.slow
 def test_error_rates_of_the_paired_difference_test(capsys):
     values = sprt.paired_values(4)
     params = sprt.SprtParams(0, 60, 0.05, 0.05)

@@ -121,6 +121,7 @@ def test_duplicate_deals_are_the_unit():
     assert analysis.cycles(matches) == []
 
 
+@pytest.mark.slow
 def test_intervals_shrink_as_games_are_added(tmp_path):
     widths = []
     for deals in (5, 20, 80):
@@ -140,6 +141,7 @@ def test_intervals_shrink_as_games_are_added(tmp_path):
 
 # ---- the cycle, in analysis, leaderboard, graph and report --------------------------------------
 
+@pytest.mark.slow
 def test_rps_cycle_found_everywhere(rps, report_file):
     path, ms = rps
     assert analysis.cycles(ms) == [{"game_id": "rps", "game_params": {"players": 2}, "cycle": CYCLE}]
@@ -271,6 +273,7 @@ def test_report_json_and_default_path(rps, tmp_path, monkeypatch):
     assert section["seed_range"] == [min(m["seed"] for m in rps[1]), max(m["seed"] for m in rps[1])]
 
 
+@pytest.mark.slow
 def test_report_renders_in_headless_browser(report_file, tmp_path):
     exe = chromium()
     if exe is None:

@@ -39,6 +39,7 @@ def fold_state(matches):
     return [json.dumps(t.closed().state()) for t in analysis.fold(matches).values()]
 
 
+@pytest.mark.slow
 @given(st.integers(0, 2 ** 32), st.integers(1, 25), st.sampled_from([2, 3, 4]), st.data())
 def test_a_fold_cut_anywhere_and_saved_as_json_gives_the_same_bits(seed, deals, seats, data):
     matches = synthetic_matches(random.Random(seed), deals, seats=seats)
@@ -61,6 +62,7 @@ def test_wrapped_list_functions_agree_with_the_tally():
     assert analysis.rating_history(matches) == summ["rating_history"]
 
 
+@pytest.mark.slow
 def test_the_rating_history_is_sampled_and_ends_on_the_rating():
     matches = synthetic_matches(random.Random(3), 1500, labels="ab", seats=2)
     summ = analysis.summary(matches)
@@ -156,6 +158,7 @@ def test_a_resumed_runs_checkpoint_equals_a_fresh_replay(tmp_path):
     assert [json.dumps(t.state()) for t in checkpoint.ordered()] == [json.dumps(t.state()) for t in fresh.values()]
 
 
+@pytest.mark.slow
 def test_the_reports_benchmark_prints_each_command_beside_the_floor(tmp_path):
     result = CliRunner().invoke(main, ["bench", "--reports", "--reports-sizes", "300", "--repeats", "1", "--json"])
     assert result.exit_code == 0, result.output

@@ -13,6 +13,9 @@ from arena.sandbox.wire import OUTPUT_LIMIT, Output
 from arena.store import Store
 from paths import FIXTURES
 
+# Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = pytest.mark.slow
+
 BOTS = os.path.join(FIXTURES, "printing_bots.py")
 sandboxed = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 

@@ -25,6 +25,9 @@ from arena.sandbox import exec_bot, exec_host, stage
 from arena.sandbox.staging import code_dir
 from paths import ROOT, FIXTURES
 
+# Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = pytest.mark.slow
+
 EXEC_FIXTURES = os.path.join(FIXTURES, "exec")
 HOSTILE = os.path.join(EXEC_FIXTURES, "hostile.py")
 RECORDER = os.path.join(EXEC_FIXTURES, "recorder.py")

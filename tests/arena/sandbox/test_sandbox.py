@@ -24,7 +24,8 @@ HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_bots.py")
 BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
 SECRET = "arena-test-secret-4f2a"
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+# Starts real processes and boxes: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")]
 
 
 def invoke(*args):

@@ -16,7 +16,8 @@ import unprivileged
 
 arena_user = unprivileged.arena_user   # each test runs with the arena as root and as an unprivileged user
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+# Starts real processes and boxes: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")]
 
 
 def stored_matches(store):

@@ -14,7 +14,8 @@ from arena.sandbox import confine
 
 arena_user = unprivileged.arena_user   # the fixture: each test that takes it runs as root and unprivileged
 
-pytestmark = pytest.mark.skipif(confine.bwrap_missing(), reason="bubblewrap is not installed")
+# Starts real processes and boxes: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(confine.bwrap_missing(), reason="bubblewrap is not installed")]
 
 USER = UID if is_root() else os.getuid()   # who the commands run as
 BOTS = "tests/fixtures/bots.py"

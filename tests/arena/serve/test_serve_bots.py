@@ -22,6 +22,9 @@ from arena.serve.app import create_app
 from arena.serve.sessions import MAX_IDLE, MAX_LIVE_BOTS, find_bots
 from paths import FIXTURES
 
+# Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = pytest.mark.slow
+
 BOTS = os.path.join(FIXTURES, "bots.py")
 AGENT_FILE = "from agents import Agent\n\nopen({marker!r}, 'w').close()   # ran\n\n\nclass Evil(Agent):\n    pass\n"
 

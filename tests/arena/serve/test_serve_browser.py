@@ -17,6 +17,9 @@ from arena.store import Store
 from arena_processes import start, wait_for_matches
 from browser import launch
 
+# Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = pytest.mark.slow
+
 sync_api = pytest.importorskip("playwright.sync_api")
 uvicorn = pytest.importorskip("uvicorn")
 

@@ -11,6 +11,9 @@ import engines
 from arena.serve import screenshots
 from browser import launch
 
+# Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = pytest.mark.slow
+
 sync_api = pytest.importorskip("playwright.sync_api")
 
 # (moves played from the deal; None: to the end)

@@ -57,6 +57,7 @@ def test_parallel_equals_serial_on_every_game(tmp_path):
     assert serial["leaderboards"] == parallel["leaderboards"]
 
 
+@pytest.mark.slow
 def test_dask_equals_local(tmp_path):
     distributed = pytest.importorskip("distributed")
     args = ("--game", "insert", "--agents", "random,greedy", "--games", 3)
@@ -69,6 +70,7 @@ def test_dask_equals_local(tmp_path):
     assert stored(tmp_path / "local.sqlite") == stored(tmp_path / "dask.sqlite")
 
 
+@pytest.mark.slow
 def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path):
     args = ["--game", "insert", "--agents", f"greedy, {BOTS}:GoodBot[delay=0.01] as good", "--games", 6,
             "--jobs", 2]
@@ -106,6 +108,7 @@ def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path)
     assert stored(cut) == stored(whole)
 
 
+@pytest.mark.slow
 def test_misbehaving_agents_lose_and_the_tournament_goes_on(tmp_path):
     bad = ["RaisingBot", "IllegalBot", "SlowBot", "HangingBot", "CrashingBot"]
     agents = ", ".join(["random", f"{BOTS}:GoodBot"] + [f"{BOTS}:{b}" for b in bad])
@@ -151,6 +154,7 @@ def test_misbehaving_agents_lose_and_the_tournament_goes_on(tmp_path):
         assert word in table.output
 
 
+@pytest.mark.slow
 def test_agents_from_a_file_a_module_and_an_entry_point(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(PACKAGE_DIR)
     monkeypatch.syspath_prepend(FIXTURES)

@@ -112,6 +112,7 @@ def test_a_check_that_never_ran_is_not_shown_ok(bot, failed):
     assert not any(ok and detail.startswith("0 ") for ok, detail in ran.values()), ran
 
 
+@pytest.mark.slow
 def test_a_run_books_each_attack_to_its_bot(tmp_path):
     store = tmp_path / "s.sqlite"
     agents = f"random, {PROTOCOL}:DeepJson, {PROTOCOL}:PipeHang"

@@ -15,6 +15,9 @@ from arena.results.analysis import pair_score, t_interval
 from arena.sandbox import make_policy, stage
 from paths import ROOT
 
+# Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = pytest.mark.slow
+
 BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
 KINGMAKER = os.path.join(ROOT, "tests", "fixtures", "kingmaker_bots.py")
 GAME = "belladone_bluff"

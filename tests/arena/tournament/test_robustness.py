@@ -16,6 +16,9 @@ from arena.store import Store
 from arena_processes import start, wait_for_matches
 from paths import ROOT
 
+# Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
+pytestmark = pytest.mark.slow
+
 BOTS = os.path.join(ROOT, "tests", "fixtures", "bots.py")
 SLOW_RUN = ["--game", "insert", "--agents", f"greedy, {BOTS}:GoodBot[delay=0.02] as good", "--games", 20,
             "--jobs", 2]
