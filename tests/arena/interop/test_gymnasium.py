@@ -3,6 +3,8 @@ seeded determinism, opponents that really act on their own determinized views, t
 rule and one-line errors for bad opponents."""
 import os
 import random
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -134,3 +136,12 @@ def test_random_episodes_counts_every_learner_step():
     row = random_episodes("insert", episodes=3, opponents="random")
     assert row["episodes"] == 3 and row["unit"] == "steps/s" and row["steps"] >= 3 * 9
     assert row["steps"] + row["opponent_moves"] >= 3 * 18
+
+
+def test_gymnasium_make_in_a_fresh_process_through_the_module_form():
+    """What the docs give for a fresh process: the "module:id" form imports the registering module."""
+    code = ("import gymnasium; env = gymnasium.make('arena.interop.gymnasium:tabletop/insert-v0'); "
+            "obs, info = env.reset(seed=1); print(type(env.unwrapped).__name__, sorted(obs))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.startswith("TabletopEnv")
