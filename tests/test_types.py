@@ -1,8 +1,11 @@
 """The type checker passes on the Python packages (arena/, agents/*.py, engines/*.py), with
 engines/core.pyi (and wizard.pyi) for the engines' Python face: `mypy` reads its settings from
 pyproject.toml, which has it check the bodies of unannotated functions too. Each installed package
-ships a `py.typed` marker, so other projects' type checkers read its annotations. Pyflakes' checks
+ships a `py.typed` marker, so other projects' type checkers read its annotations, and every public
+function there is annotated (its parameters and its return). Pyflakes' checks
 (ruff's F rules: unused imports and names, undefined names) pass on every Python file."""
+import ast
+import glob
 import os
 import subprocess
 import sys
@@ -35,3 +38,37 @@ def test_every_package_ships_its_py_typed_marker():
         assert package in setup["packages"]["find"]["include"]
         assert os.path.isfile(os.path.join(ROOT, package, "py.typed")), package
         assert "py.typed" in shipped.get(package, []), f"{package}'s py.typed is not in package-data"
+
+
+def _unannotated(path: str) -> list[str]:
+    """"FILE:LINE NAME" of each public function of `path` (top-level, or a method of a public class;
+    a name without a leading "_") with a parameter (self/cls excepted, *args and **kwargs not) or
+    its return unannotated."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    found = []
+
+    def visit(body: list[ast.stmt], cls: str = "") -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                visit(node.body, node.name)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+                a = node.args
+                params = a.posonlyargs + a.args + a.kwonlyargs
+                if cls and params and params[0].arg in ("self", "cls"):
+                    params = params[1:]
+                params += [p for p in (a.vararg, a.kwarg) if p is not None]
+                if node.returns is None or any(p.annotation is None for p in params):
+                    name = f"{cls}.{node.name}" if cls else node.name
+                    found.append(f"{os.path.relpath(path, ROOT)}:{node.lineno} {name}")
+
+    visit(tree.body)
+    return found
+
+
+def test_every_public_function_is_annotated():
+    paths = sorted(f for pattern in ("arena/**/*.py", "agents/*.py", "engines/*.py")
+                   for f in glob.glob(os.path.join(ROOT, pattern), recursive=True))
+    assert len(paths) > 50   # the walk found the packages
+    missing = [line for path in paths for line in _unannotated(path)]
+    assert not missing, "public functions without annotations:\n" + "\n".join(missing)

@@ -65,7 +65,7 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tabletop-arena")
-def main():
+def main() -> None:
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
 
 

@@ -1,5 +1,7 @@
 """`arena analyze`: what the games themselves are like (seat advantage, length, drama, skill), from
 seeded games it plays or from a stored run. The figures are computed in arena.gamestats.analyze."""
+from typing import Optional
+
 import click
 
 from arena.cli.common import (WholeNumber, ArenaError, echo_json, jobs_option, json_option, literal, out_option,
@@ -24,7 +26,9 @@ from arena.gamestats.analyze import DEFAULT_DEALS
 @out_option("Also write a self-contained HTML page with plots (in a folder that exists).")
 @json_option
 @user_errors
-def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path, out, as_json):
+def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Optional[str], deals: Optional[int],
+            seed: Optional[int], jobs: Optional[int], run_ids: tuple[str, ...], store_path: str, out: Optional[str],
+            as_json: bool) -> None:
     """Play seeded games of GAME (or read --run RUN) and report what the game is like: seat advantage,
     length and tempo, decisiveness and drama, and how much skill matters, each with a 95% interval
     and the number of games behind it."""
@@ -41,7 +45,7 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
             raise ArenaError(f"--run reads stored games: {', '.join(given)} cannot change them "
                              f"(leave them out, or play new games without --run)")
         store = Store(store_path, readonly=True)
-        run_ids = [store.run(r)["run_id"] for r in run_ids]
+        analyzed = [store.run(r)["run_id"] for r in run_ids]
     elif game_id is None:
         raise ArenaError("give a GAME to play (e.g. arena analyze insert) or --run RUN to read")
     else:
@@ -54,12 +58,12 @@ def analyze(game_id, params, agents_text, deals, seed, jobs, run_ids, store_path
                 err.print(literal(f"run {plan.run_id}: {len(plan.schedule)} matches, {plan.stored} already "
                                   f"stored, store {store_path}"))
         try:
-            run_ids = an.play_variants(store, game_id, params, agents_text or "greedy,random",
+            analyzed = an.play_variants(store, game_id, params, agents_text or "greedy,random",
                                        deals or DEFAULT_DEALS, 0 if seed is None else seed, jobs,
                                        on_plan=on_plan)
         except KeyboardInterrupt:
             raise click.Abort() from None
-    result = an.analyze_runs(store, run_ids, game_id)
+    result = an.analyze_runs(store, analyzed, game_id)
     if out is not None:
         with writing(out):
             an.write_html(result, out)

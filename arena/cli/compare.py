@@ -1,5 +1,6 @@
 """`arena compare`: is the candidate stronger than the baseline? A sequential test over duplicate deals."""
 import sys
+from typing import Optional
 
 import click
 
@@ -61,8 +62,10 @@ def _live(plan, outcome):
 @deal_key_option
 @json_option
 @user_errors
-def compare(candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed, store_path, jobs,
-            backend, address, time_limit, time_control, sandbox, deal_key, as_json):
+def compare(candidate: str, baseline: str, game_id: str, players: Optional[int], params: tuple[str, ...],
+            field: Optional[str], sprt_text: str, max_deals: int, seed: int, store_path: str, jobs: Optional[int],
+            backend: str, address: Optional[str], time_limit: float, time_control: Optional[str], sandbox: str,
+            deal_key: Optional[str], as_json: bool) -> None:
     from arena.compare import compare as cmp
     from arena.tournament import coordinator as tournament
     from arena.store import Store

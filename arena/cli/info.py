@@ -1,7 +1,7 @@
 """`arena games`, `arena agents` (what is registered), `arena check-agent` and `arena bench`."""
 import json
 import sys
-from typing import Any
+from typing import Any, Optional
 
 import click
 
@@ -18,7 +18,7 @@ MAX_REPEATS = 100        # bench measurements per case
 @click.command()
 @json_option
 @user_errors
-def games(as_json):
+def games(as_json: bool) -> None:
     """List the registered games with their players and parameters."""
     import engines
     from arena.text import format_value
@@ -48,7 +48,7 @@ def games(as_json):
 @click.command("agents")
 @json_option
 @user_errors
-def agents(as_json):
+def agents(as_json: bool) -> None:
     """List the built-in and installed agents with their parameters. A built-in agent that needs a
     library not installed here (the openspiel_* agents need OpenSpiel) is listed as unavailable,
     with what installs it."""
@@ -94,7 +94,8 @@ def _print_table(title, columns, rows, **options):
 @sandbox_option
 @json_option
 @user_errors
-def check_agent(agent, game_id, players, params, games, seed, time_limit, time_control, sandbox, as_json):
+def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[str, ...], games: int, seed: int,
+                time_limit: float, time_control: Optional[str], sandbox: str, as_json: bool) -> None:
     """Check a submitted agent (FILE.py:Class, module:Class) before a tournament.
 
     The agent plays --games matches against random agents, each replayed with the same seeds, in
@@ -182,8 +183,9 @@ def _sizes(text):
                    "(they repeat on a busy machine, where seconds do not).")
 @json_option
 @user_errors
-def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with_reports, reports_sizes,
-          with_instructions, as_json):
+def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: bool, arena_agents: str,
+          arena_games: Optional[int], with_reports: bool, reports_sizes: str, with_instructions: bool,
+          as_json: bool) -> None:
     """Measure playouts, clones and apply+undo per second (and more), each beside its baseline: a
     table, or with --json one JSON object per line (a row as soon as it is measured)."""
     import shutil
@@ -192,24 +194,24 @@ def bench(game_ids, repeats, search, with_arena, arena_agents, arena_games, with
     from arena import bench as b
     for g in game_ids:
         engines.spec(g)
-    game_ids = list(game_ids) or engines.game_ids()
+    games = list(game_ids) or engines.game_ids()
     sizes = _sizes(reports_sizes)
 
     def rows():
         if with_instructions:
             from arena.bench import instructions
-            yield from instructions.rows(game_ids, search)
+            yield from instructions.rows(games, search)
             return
         if with_reports:
             from arena.bench import reports
             yield from reports.rows(sizes, repeats=min(repeats, 3))
             return
-        for g in game_ids:
+        for g in games:
             yield from b.engine_rows(g, repeats=repeats)
         if search:
-            yield from b.search_rows(game_ids)
+            yield from b.search_rows(games)
         if with_arena:
-            for g in game_ids:
+            for g in games:
                 yield from b.arena_rows(g, repeats=min(repeats, 3), deals=arena_games, agents=arena_agents)
             if shutil.which("bwrap"):
                 yield from b.sandbox_rows(repeats=min(repeats, 3))

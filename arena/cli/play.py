@@ -30,7 +30,7 @@ def ask(text: str) -> str:
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
 @sandbox_option
 @user_errors
-def play(game_id, vs, seat, seed, params, sandbox):
+def play(game_id: str, vs: str, seat: int, seed: Optional[int], params: tuple[str, ...], sandbox: str) -> None:
     """Play GAME against bots in the terminal: moves by number or by name, q quits. Nothing is
     stored: a game played here, finished or left, is in no run."""
     import random
@@ -82,7 +82,7 @@ def play(game_id, vs, seat, seed, params, sandbox):
 @click.option("--to-end", is_flag=True, help="Print the final position and scores without stepping.")
 @store_option
 @user_errors
-def replay(args, seat, to_end, store_path):
+def replay(args: tuple[str, ...], seat: Optional[int], to_end: bool, store_path: str) -> None:
     """Step through a stored match (RUN defaults to the latest tournament): forward, back, jump, end."""
     number = args[-1] if args else ""
     if len(args) not in (1, 2) or not (number.isascii() and number.isdigit()) or int(number) >= 2 ** 63:

@@ -4,6 +4,7 @@ networkx, matplotlib and rich are imported inside the commands, so that register
 does not slow down every other `arena` command.
 """
 import json
+from typing import Optional
 
 import click
 
@@ -32,7 +33,7 @@ def _cell(iv):
 @store_option
 @json_option
 @user_errors
-def matchups(run_id, store_path, as_json):
+def matchups(run_id: Optional[str], store_path: str, as_json: bool) -> None:
     from arena.cli.layout import LABEL, Column, print_table
     from arena.results import analysis, tallies
     from arena.cli.run import print_legend, print_verdict
@@ -78,7 +79,7 @@ def matchups(run_id, store_path, as_json):
 @store_option
 @json_option
 @user_errors
-def graph(run_id, out, store_path, as_json):
+def graph(run_id: Optional[str], out: str, store_path: str, as_json: bool) -> None:
     from arena.reports import graphs
     from arena.results import analysis, tallies
     store, run_id = open_run(store_path, run_id)
@@ -100,7 +101,7 @@ def graph(run_id, out, store_path, as_json):
 @store_option
 @json_option
 @user_errors
-def report(run_id, out, store_path, as_json):
+def report(run_id: Optional[str], out: Optional[str], store_path: str, as_json: bool) -> None:
     """Write one self-contained HTML page for a tournament: per game the leaderboard (the columns,
     figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
     and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest

@@ -48,8 +48,10 @@ if TYPE_CHECKING:
 @deal_key_option
 @json_option
 @user_errors
-def run(game_id, players, agents_text, deals, max_deals, seed, store_path, jobs, backend, address, time_limit,
-        time_control, resume, params, sandbox, bot_limits, deal_key, as_json):
+def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[str], deals: Optional[int],
+        max_deals: Optional[int], seed: int, store_path: str, jobs: Optional[int], backend: str, address: Optional[str],
+        time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
+        bot_limits: tuple[str, ...], deal_key: Optional[str], as_json: bool) -> None:
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
@@ -290,7 +292,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
 @store_option
 @json_option
 @user_errors
-def leaderboard(run_id, game_id, store_path, as_json):
+def leaderboard(run_id: Optional[str], game_id: Optional[str], store_path: str, as_json: bool) -> None:
     if game_id is not None:
         import engines
         engines.spec(game_id)   # an unknown game is an error, not an empty leaderboard

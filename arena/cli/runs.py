@@ -2,7 +2,7 @@
 `arena replay` takes)."""
 import json
 import time
-from typing import Any
+from typing import Any, Optional
 
 import click
 
@@ -14,7 +14,7 @@ from arena.text import printable
 @store_option
 @json_option
 @user_errors
-def runs(store_path, as_json):
+def runs(store_path: str, as_json: bool) -> None:
     """List the runs of a store, oldest first: the run id, its kind (tournament of `arena run`,
     compare, analyze, play: a game played in `arena serve`), its status (finished; running;
     interrupted: stopped part-way, `arena run --resume RUN` continues a tournament), the matches
@@ -81,7 +81,7 @@ def _cells(row):
 @store_option
 @json_option
 @user_errors
-def matches(run_id, store_path, as_json):
+def matches(run_id: Optional[str], store_path: str, as_json: bool) -> None:
     """List the stored matches of a run in match order: the match number (`arena replay [RUN]
     MATCH` steps through it), the game, the line-up (seat: agent), the result (the winning seat,
     each seat's return) and the faults; --json gives the winners as seat numbers. RUN defaults to the latest tournament (`arena runs` lists the runs)."""

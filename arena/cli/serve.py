@@ -46,7 +46,7 @@ def is_loopback(host: str) -> bool:
                    "each class deriving from an Agent class becomes the bot FILE.py:Class of the play page, "
                    "run in the sandbox. Requests may name only these, the built-in and the installed agents.")
 @user_errors
-def serve(store_path, host, port, sandbox, bots):
+def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, str]) -> None:
     """Watch tournaments live, replay stored matches and play against bots, in the browser.
 
     The play page's bots are the built-in agents, the installed ones (entry points) and those offered

@@ -188,7 +188,7 @@ def faults_html(data: dict[str, Any]) -> str:
     return summary + f"<details><summary>{title} (of {total})</summary>{detail}{more}</details>" + fault_output_html(data)
 
 
-def fault_output_html(data):
+def fault_output_html(data: dict[str, Any]) -> str:
     """What the bots printed in the first faulty matches: the end of each seat's output."""
     if not data["fault_output"]:
         return ""

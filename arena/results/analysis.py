@@ -39,7 +39,7 @@ def t975(df: int) -> float:
 
 
 @functools.lru_cache(maxsize=4096)
-def t_quantile(confidence, df):
+def t_quantile(confidence: float, df: int) -> float:
     """The two-sided Student t quantile for `confidence` (t975 for 95%, the table every view uses)."""
     if confidence == 0.95:
         return t975(df)

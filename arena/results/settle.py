@@ -22,9 +22,13 @@ The rule (quoted in docs/reading-results.md):
 import itertools
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from arena.results.analysis import GroupTally
+from arena.match import MatchSpec
+from arena.results.analysis import GroupTally, Interval
+
+if TYPE_CHECKING:
+    from arena.store import Store
 
 FIRST_LOOK = 8         # fewer cannot settle even a clean sweep (two agents, the default cap)
 GROWTH = 1.5           # each look after about half as many deals again as the one before
@@ -60,7 +64,7 @@ class StoppingRule:
         return asdict(self)
 
 
-def pair_state(iv, level: float) -> Optional[str]:
+def pair_state(iv: Optional[Interval], level: float) -> Optional[str]:
     """">" (the first agent is stronger), "<" (weaker), "=" (level) or None (open) from an
     Interval of the first agent's score against the second."""
     if iv is None:
@@ -101,7 +105,7 @@ class Look:
     pairs: list = field(default_factory=list)   # the neighbours at the last look (see judge)
 
 
-def look(store, run_id: str, specs: list, done: set, rule: StoppingRule) -> Look:
+def look(store: "Store", run_id: str, specs: list[MatchSpec], done: set[int], rule: StoppingRule) -> Look:
     """Takes the looks a game's stored deals allow, in order, each on exactly the deals before it,
     and stops at the first that settles. `specs` are the game's MatchSpecs (deals in order,
     contiguous match ids), `done` the run's stored match ids."""
@@ -132,7 +136,8 @@ def look(store, run_id: str, specs: list, done: set, rule: StoppingRule) -> Look
     return out
 
 
-def looks(store, run_id: str, schedule: list, rule: StoppingRule, done: Optional[set] = None) -> list:
+def looks(store: "Store", run_id: str, schedule: list[MatchSpec], rule: StoppingRule,
+          done: Optional[set[int]] = None) -> list[tuple[list[MatchSpec], Look]]:
     """[(the game's MatchSpecs, its Look)] for each game of a run's schedule, in schedule order."""
     done = store.finished_ids(run_id) if done is None else done
     games = [list(specs) for _, specs in itertools.groupby(schedule, lambda s: (s.game_id, s.game_params))]

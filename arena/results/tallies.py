@@ -115,7 +115,7 @@ def sections(store: "Store", run_id: str, game_id: Optional[str] = None, first_m
     return out, summaries
 
 
-def settle_looks(store, run_id):
+def settle_looks(store: "Store", run_id: str) -> dict[Any, Any]:
     """{group key: settle.Look, "rule": StoppingRule} of a run played until settled; {} otherwise."""
     from arena.tournament import schedule as sched
     from arena.tournament.config import TournamentConfig

@@ -3,7 +3,7 @@ scores, when the 95% intervals allow it, or how many more deals would likely set
 from typing import Any, Optional
 
 from arena.results.analysis import Interval, deals_to_settle
-from arena.results.settle import pair_state
+from arena.results.settle import Look, StoppingRule, pair_state
 from arena.text import interval_part, interval_text
 
 
@@ -64,7 +64,7 @@ def verdict(rows: list[dict[str, Any]], h2h: dict[str, dict[str, Any]], cycles: 
     return text + f"; about {games - n} more deals would likely settle it (--games {games})"
 
 
-def settle_verdict(now, rule, agents):
+def settle_verdict(now: Look, rule: StoppingRule, agents: int) -> str:
     """One line on a game of a run played until settled (arena.results.settle): what its last look
     says, at the rule's corrected confidence, and why it stopped or where it stands."""
     if not now.looked:

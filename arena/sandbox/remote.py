@@ -20,13 +20,16 @@ import socket
 import subprocess
 import threading
 import time
+from typing import Any, Iterable, Optional, Sequence, Union
 
+from arena.match import AgentSpec, SandboxPolicy
 from arena.sandbox import confine
 from arena.sandbox.exec_host import public_action
 from arena.sandbox.policy import DEFAULT_POLICY, AgentFault
 from arena.sandbox.staging import _load_target, code_dir, stage
 from arena.sandbox.wire import Output, WireError, nonblocking, read_json, write_frame
 from arena.text import printable
+from engines.core import GameState
 
 STARTUP_LIMIT = 60.0   # seconds to start a box (the interpreter, numpy and the engines)
 LOAD_LIMIT = 30.0      # seconds for a match's process to load the agent's class
@@ -112,7 +115,7 @@ class Box:
             raise AgentFault("crash", "its sandbox broke the protocol") from None
         return value if isinstance(value, dict) else {"error": "a malformed answer"}
 
-    def start_match(self):
+    def start_match(self) -> tuple[int, int, int]:
         """(write end of the requests, read end of the replies, read end of the output) of a fresh
         process."""
         req_r, req_w = os.pipe()
@@ -133,14 +136,14 @@ class Box:
             raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")
         return nonblocking(req_w), rep_r, out_r
 
-    def end_match(self):
+    def end_match(self) -> None:
         """Kills what the match left and leaves the box thawed and idle, with nothing in it but its
         fork server waiting: nothing of a match runs between matches."""
         reply = self._control(b"clean", CONTROL_LIMIT)
         if not reply.get("clean"):
             raise AgentFault("crash", f"its sandbox failed: {printable(reply.get('error', 'no reason'))}")
 
-    def match_ended(self):
+    def match_ended(self) -> str:
         """Why the match's process stopped answering, from the fork server."""
         try:
             status = self._control(b"status", 10.0).get("status")
@@ -150,20 +153,20 @@ class Box:
             return "the agent's process closed its pipes"
         return _exit_text(status) if isinstance(status, int) else "the agent's process ended"
 
-    def freeze(self):
+    def freeze(self) -> None:
         if self.freezer is not None and not self.frozen and self.alive():
             self.freezer.freeze(True)
             self.frozen = True
 
-    def thaw(self):
+    def thaw(self) -> None:
         if self.freezer is not None and self.frozen:
             self.freezer.freeze(False)
             self.frozen = False
 
-    def alive(self):
+    def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def death(self):
+    def death(self) -> str:
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -173,7 +176,7 @@ class Box:
             code = 128 - code   # bwrap exits with 128 + the signal that killed the bot
         return _exit_text(code)
 
-    def kill(self):
+    def kill(self) -> None:
         if self.proc.poll() is None:
             self.thaw()   # a task frozen by cgroup v1 would not die until thawed
             try:
@@ -207,14 +210,17 @@ class RemoteAgent:
 
     clock = None   # the referee's reading of its clock before each move, under a time control
 
-    def __init__(self, spec, time_limit=0.0, policy=None, pool=None, staged=True):
+    def __init__(self, spec: AgentSpec, time_limit: float = 0.0, policy: Optional[SandboxPolicy] = None,
+                 pool: Optional["BotPool"] = None, staged: bool = True) -> None:
         """`staged=False` loads an installed module as it is (a built-in agent under check-agent)."""
         policy = policy or DEFAULT_POLICY
         spec = stage(spec) if staged else spec
         self.spec, self.policy, self.pool = spec, policy, pool
         self.time_limit = time_limit or None
         self.broken = False
-        self.seat, self.public = None, []   # an exec agent's seat, and the public actions since its last move
+        # an exec agent's seat, and the public actions since its last move
+        self.seat: Optional[int] = None
+        self.public: list[dict[str, Any]] = []
         self.box = pool.take(spec, policy, staged) if pool is not None else Box(spec, policy, staged)
         try:
             self._out, self._in, output = self.box.start_match()
@@ -270,11 +276,11 @@ class RemoteAgent:
             raise AgentFault(fault["kind"], fault["message"])
         return reply
 
-    def reset(self, game_id, game_params, seat, seed):
+    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         self.seat, self.public = seat, []
         self._call(("reset", game_id, game_params, seat, seed), max(self.time_limit or 0.0, 10.0))
 
-    def act(self, state, check=False):
+    def act(self, state: GameState, check: bool = False) -> Union[int, tuple[int, bool]]:
         """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
         public = None
         if self.spec.kind == "exec":   # with the public actions since its last move
@@ -291,13 +297,13 @@ class RemoteAgent:
                              if isinstance(returned, str) else "sent a malformed reply")
         return (action, modified) if check else action
 
-    def saw(self, state, mover, action):
+    def saw(self, state: GameState, mover: int, action: int) -> None:
         """`action` of seat `mover`, about to be applied to the true `state`: kept, as this seat
         sees it, for an exec agent's next request (nothing crosses to the box until then)."""
         if self.spec.kind == "exec" and self.seat is not None:
             self.public.append(public_action(state, self.seat, mover, action))
 
-    def end(self, returns):
+    def end(self, returns: Sequence[float]) -> None:
         """The match is over: an exec agent is told its returns (its process then ends)."""
         if self.spec.kind == "exec" and not self.broken and self._out >= 0:
             try:
@@ -313,7 +319,7 @@ class RemoteAgent:
                 pass
         self._out = self._in = -1
 
-    def close(self):
+    def close(self) -> None:
         """Done with this match: its process ends; a healthy box goes back to the pool."""
         if self._out < 0:
             return
@@ -329,14 +335,14 @@ class RemoteAgent:
             self.box.kill()
         self.output.close()
 
-    def kill(self):
+    def kill(self) -> None:
         """Done with this box: its processes are killed."""
         if self._out >= 0:
             self._close_pipes()
         self.box.kill()
         self.output.close()
 
-    def captured(self):
+    def captured(self) -> Optional[dict[str, Any]]:
         """What the agent printed in this match, once it is closed: {"text", "cut"} (cut: the bytes
         printed beyond the text, which were not kept), or None if it printed nothing."""
         if not self.output.kept and not self.output.cut:
@@ -350,7 +356,7 @@ class BotPool:
     def __init__(self):
         self.idle, self.lock = {}, threading.Lock()   # the web app takes boxes from several threads
 
-    def take(self, spec, policy, staged=True):
+    def take(self, spec: AgentSpec, policy: SandboxPolicy, staged: bool = True) -> Box:
         while True:
             with self.lock:
                 idle = self.idle.get((spec, policy, staged))
@@ -361,14 +367,14 @@ class BotPool:
                 return box
             box.kill()
 
-    def get(self, spec, time_limit, policy):
+    def get(self, spec: AgentSpec, time_limit: float, policy: Optional[SandboxPolicy]) -> "RemoteAgent":
         return RemoteAgent(spec, time_limit, policy or DEFAULT_POLICY, pool=self)
 
-    def put(self, box):
+    def put(self, box: Box) -> None:
         with self.lock:
             self.idle.setdefault((box.spec, box.policy, box.staged), []).append(box)
 
-    def close(self):
+    def close(self) -> None:
         with self.lock:
             idle, self.idle = self.idle, {}
         for boxes in idle.values():
@@ -389,7 +395,7 @@ def _close_at_exit():
         multiprocessing.util.Finalize(POOL, POOL.close, exitpriority=100)
 
 
-def check_available(policy):
+def check_available(policy: SandboxPolicy) -> None:
     """ValueError (one line) unless submitted agents can run under `policy` on this machine."""
     if policy.mode != "bwrap":
         return
@@ -402,7 +408,6 @@ def check_available(policy):
     except (ImportError, OSError) as e:
         raise ValueError(f"the sandbox's seccomp filter needs libseccomp ({printable(e)}): install the "
                          f"libseccomp2 package, or pass --sandbox none to run submitted agents unconfined") from None
-    from arena.match import AgentSpec
     probe = AgentSpec("probe", "agents.simple:RandomAgent", (), "module", "agents.simple:RandomAgent")
     try:
         RemoteAgent(probe, 10.0, policy, staged=False).kill()
@@ -411,7 +416,7 @@ def check_available(policy):
                          f"pass --sandbox none to run submitted agents unconfined") from None
 
 
-def validate(spec, policy=None):
+def validate(spec: AgentSpec, policy: Optional[SandboxPolicy] = None) -> Optional[str]:
     """None if a submitted agent loads and instantiates with its parameters, else the error text."""
     try:
         agent = RemoteAgent(spec, policy=policy)
@@ -421,7 +426,7 @@ def validate(spec, policy=None):
     return None
 
 
-def validate_all(specs, policy=None):
+def validate_all(specs: Iterable[AgentSpec], policy: Optional[SandboxPolicy] = None) -> None:
     """Raises ValueError (one line) for the first submitted agent that does not load and instantiate."""
     policy = policy or DEFAULT_POLICY
     submitted = [s for s in specs if s.submitted]

@@ -28,7 +28,7 @@ import socket
 import sys
 import time
 import traceback
-from typing import Any
+from typing import AbstractSet, Any, Callable, Mapping, Optional
 
 from arena.sandbox.exec_bot import ExecFault
 from arena.sandbox.wire import WireError, read_frame, send_json
@@ -41,7 +41,7 @@ WRITABLE = ("/tmp", "/dev/shm")   # in the sandbox, each a size-limited tmpfs of
 PR_SET_DUMPABLE = 4
 
 
-def apply_limits(limits):
+def apply_limits(limits: Mapping[str, float]) -> None:
     """Soft and hard limits at once: the bot cannot raise them again."""
     for name, (which, unit) in RLIMITS.items():
         if name in limits:
@@ -49,7 +49,7 @@ def apply_limits(limits):
             resource.setrlimit(which, (value, value))
 
 
-def load_class(kind, target):
+def load_class(kind: str, target: str) -> Callable[..., Any]:
     """The agent class named by a submitted agent's target (file path or module, then ':Class')."""
     import importlib
     import importlib.util
@@ -67,7 +67,7 @@ def load_class(kind, target):
         spec.loader.exec_module(module)
     else:
         module = importlib.import_module(where)
-    obj = module
+    obj: Any = module   # the module, then the attribute its target names
     for part in name.split("."):
         try:
             obj = getattr(obj, part)
@@ -78,7 +78,7 @@ def load_class(kind, target):
     return obj
 
 
-def describe(exc):
+def describe(exc: BaseException) -> str:
     """An exception as one line: "Type: message", at most 300 characters."""
     if isinstance(exc, SyntaxError):
         where = f"{os.path.basename(exc.filename or '?')}, line {exc.lineno}: " if exc.lineno else ""
@@ -121,7 +121,7 @@ def _print_traceback(exc: BaseException) -> None:
         pass
 
 
-def serve(requests, replies, output, code_dir):
+def serve(requests: int, replies: int, output: int, code_dir: Optional[str]) -> None:
     """One match: answers the arena's requests on the two pipes until it closes them; stdout and
     stderr go to `output`, in the order they are written."""
     for fd in (1, 2):
@@ -142,7 +142,7 @@ def serve(requests, replies, output, code_dir):
                 agent = load_class(kind, target)(**params)
                 if kind == "exec" and options:
                     agent.configure(options[0])
-                reply = {"ok": True}
+                reply: dict[str, Any] = {"ok": True}
             elif message[0] == "reset":
                 if hasattr(agent, "reset"):
                     agent.reset(*message[1:])
@@ -186,7 +186,7 @@ def _kill_the_rest():
             return
 
 
-def mount_points():
+def mount_points() -> set[str]:
     """The mount points of this box (the runtime may be bound under /tmp, as in a CI clone)."""
     with open("/proc/self/mountinfo") as f:
         return {line.split()[4] for line in f}
@@ -213,7 +213,7 @@ def _empty(folder, keep):
             os.unlink(path)
 
 
-def clean(boxed, previous, keep=frozenset()):
+def clean(boxed: bool, previous: int, keep: AbstractSet[str] = frozenset()) -> None:
     """Nothing of the previous match survives: in the sandbox, no process and no file (but the
     mount points `keep`)."""
     if boxed:
@@ -250,7 +250,7 @@ def _status(child, wait=2.0):
     return "running"
 
 
-def fork_server(settings):
+def fork_server(settings: dict[str, Any]) -> None:
     control = socket.socket(fileno=settings["control"])
     boxed = settings["boxed"] and os.getpid() == 1
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,

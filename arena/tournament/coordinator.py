@@ -158,8 +158,9 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
     return out
 
 
-def next_batch(store, plan, done=None):
+def next_batch(store: Store, plan: Plan, done: Optional[set[int]] = None) -> list[MatchSpec]:
     """The missing matches of every unsettled game's deals up to its next look (arena.results.settle)."""
+    assert plan.rule is not None   # called for a run played until settled only
     done = store.finished_ids(plan.run_id) if done is None else done
     return [s for specs, now in looks(store, plan.run_id, plan.schedule, plan.rule, done) if now.next_look
             for s in specs if s.deal < now.next_look and s.match_id not in done]
