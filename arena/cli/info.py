@@ -95,7 +95,7 @@ def _print_table(title, columns, rows, **options):
 @json_option
 @user_errors
 def check_agent(agent, game_id, players, params, games, seed, time_limit, time_control, sandbox, as_json):
-    """Check a submitted agent (FILE.py:Class, module:Class) before a tournament.
+    """Check a submitted agent (FILE.py:Class, module:Class, exec:PATH) before a tournament.
 
     The agent plays --games matches against random agents, each replayed with the same seeds, in
     its sandbox. Each check is ok, FAILED (with the first problem: the match, the move and the
@@ -103,11 +103,13 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, time_c
     failure, and a check that nothing tested (the moves of a bot that did not load; determinism
     before a match was played and replayed to its end) is never reported as passed. --json lists
     the checks that ran under "checks" and the others under "not_run". Exit code 1 unless every
-    check ran and passed.
+    check ran and passed. An exec:PATH bot also has the protocol's checks (docs/protocol.md): its
+    hello, its replies, a legal move in every phase of the game, and determinism only when its
+    bot.toml says deterministic = true.
     """
     from arena.tournament import schedule as sched
     from arena.agent_list import param_options, parse_agent
-    from arena.tournament.checks import CHECKS, not_run
+    from arena.tournament.checks import check_names, not_run
     from arena.tournament.checks import check_agent as run_checks
     from arena.sandbox import make_policy
     from arena.text import game_title
@@ -121,7 +123,8 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, time_c
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
                          policy=make_policy(sandbox), time_control=clock)
-    missing = not_run(results)
+    exec_agent = spec.kind == "exec"
+    missing = not_run(results, exec_agent)
     ok = all(r["ok"] for r in results) and not missing
     if as_json:
         echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results,
@@ -129,9 +132,13 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, time_c
     else:
         why = "the checks stopped at the first failure" if not all(r["ok"] for r in results) \
             else "the agent had no move"
+        names = check_names(exec_agent)
+        reasons = {names["deterministic"]: "its bot.toml does not say deterministic = true"} if exec_agent else {}
+        if exec_agent and all(r["ok"] for r in results):
+            reasons[names["phases"]] = "a phase of the game was not reached"
         rows = [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
-                for r in results] + [(name, "[yellow]not run[/]", why) for name in missing]
-        order = {name: i for i, name in enumerate(CHECKS.values())}
+                for r in results] + [(name, "[yellow]not run[/]", reasons.get(name, why)) for name in missing]
+        order = {name: i for i, name in enumerate(names.values())}
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
                      [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)],
                      sorted(rows, key=lambda row: order[row[0]]), title_justify="left")
