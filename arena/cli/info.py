@@ -104,12 +104,12 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, time_c
     before a match was played and replayed to its end) is never reported as passed. --json lists
     the checks that ran under "checks" and the others under "not_run". Exit code 1 unless every
     check ran and passed. An exec:PATH bot also has the protocol's checks (docs/protocol.md): its
-    hello, its replies, a legal move in every phase of the game, and determinism only when its
-    bot.toml says deterministic = true.
+    hello, its replies, a legal move in every phase of the game, its stderr, and determinism only
+    when its bot.toml says deterministic = true (else not run, and not required).
     """
     from arena.tournament import schedule as sched
     from arena.agent_list import param_options, parse_agent
-    from arena.tournament.checks import check_names, not_run
+    from arena.tournament.checks import check_names, not_required, not_run
     from arena.tournament.checks import check_agent as run_checks
     from arena.sandbox import make_policy
     from arena.text import game_title
@@ -125,7 +125,8 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, time_c
                          policy=make_policy(sandbox), time_control=clock)
     exec_agent = spec.kind == "exec"
     missing = not_run(results, exec_agent)
-    ok = all(r["ok"] for r in results) and not missing
+    optional = not_required(spec)
+    ok = all(r["ok"] for r in results) and not set(missing) - set(optional)
     if as_json:
         echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results,
                    "not_run": missing})
@@ -133,7 +134,7 @@ def check_agent(agent, game_id, players, params, games, seed, time_limit, time_c
         why = "the checks stopped at the first failure" if not all(r["ok"] for r in results) \
             else "the agent had no move"
         names = check_names(exec_agent)
-        reasons = {names["deterministic"]: "its bot.toml does not say deterministic = true"} if exec_agent else {}
+        reasons = {name: "its bot.toml does not say deterministic = true" for name in optional}
         if exec_agent and all(r["ok"] for r in results):
             reasons[names["phases"]] = "a phase of the game was not reached"
         rows = [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))

@@ -99,9 +99,8 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     load; "deterministic" when no match was played and replayed to its end; the move checks when no
     move was answered) is left out of the list, never reported as passed: `not_run` names them.
     """
-    from arena.sandbox.exec_host import declares_deterministic
     exec_agent = spec.kind == "exec"
-    replays = not exec_agent or declares_deterministic(spec)
+    replays = CHECKS["deterministic"] not in not_required(spec)
     builtin = not spec.submitted
     if builtin:
         import agents.registry
@@ -110,7 +109,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     spec = spec if builtin else stage(spec)
     names = check_names(exec_agent)
     problems: dict[str, list[str]] = {k: [] for k in names}
-    times, moves, loaded, replayed, met = [], 0, 0, 0, set()
+    times, moves, loaded, replayed, met, quiet = [], 0, 0, 0, set(), 0   # quiet: matches within the stderr cap
     printed = None   # what the agent printed in the last match it played
 
     def fail(key, text):
@@ -120,7 +119,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     def play(g, match_seed, me=None):
         """The agent's actions in match `g` (in seat `me`, else the match's in turn); _Failed at the
         first problem."""
-        nonlocal moves, loaded, printed
+        nonlocal moves, loaded, printed, quiet
         state = engines.make(game_id, seed=match_seed, **game_params)
         me = g % state.num_players if me is None else me
         others = random.Random(match_seed)
@@ -152,13 +151,15 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                     action = referee.play_move(state, player, views, len(state.history()), clock=clock)
                 except AgentFault as f:
                     # its own fault: a timeout (also past its clock), an exception, a crash, a bad reply
+                    # an exec bot's fault names the protocol message that was due: the adapter's
+                    # faults say it first, the referee's (an illegal action, a late one) are of the action
                     due, _, said = f.message.partition(": ")
-                    if exec_agent and due in ("hello", "action") and f.kind != "timeout":
-                        fail("handshake" if due == "hello" else "reply", f"{due}: {where}: {f.kind}: {said}")
-                    if exec_agent and due not in ("hello", "action"):
-                        f.message = f"action: {where}: {f.kind}: {f.message}"   # as the referee saw it
-                        where = ""
-                    text = f"{where}: {f.kind}: {f.message}" if where else f.message
+                    protocol = exec_agent and due in ("hello", "action")
+                    if exec_agent and not protocol:
+                        due, said = "action", f.message
+                    text = f"{due}: {where}: {f.kind}: {said}" if exec_agent else f"{where}: {f.kind}: {f.message}"
+                    if protocol and f.kind != "timeout":
+                        fail("handshake" if due == "hello" else "reply", text)
                     if not player.answered or f.kind == "timeout":
                         fail(MOVE_FAULTS.get(f.kind, "legal"), text)
                     illegal = text   # an answer the referee refused
@@ -180,6 +181,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
         if exec_agent and printed and printed["cut"]:
             fail("stderr", f"stderr: match {g}: {printed['cut']:,} bytes printed beyond the "
                            f"{OUTPUT_LIMIT:,} kept")
+        quiet += 1
         return actions
 
     phases = phase_deals(game_id, game_params, seed) if exec_agent else {}
@@ -212,7 +214,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
         detail["budget"] = f"action: {detail['budget']}"
     ran = {"loads": loaded > 0, "runs": moves > 0, "legal": moves > 0, "unmodified": moves > 0,
            "budget": moves > 0, "deterministic": replayed > 0, "handshake": moves > 0, "reply": moves > 0,
-           "stderr": loaded > 0,
+           "stderr": quiet > 0,
            "phases": bool(phases) and met >= set(phases)}
     return [{"check": names[k], "ok": not problems[k], "detail": problems[k][0] if problems[k] else detail[k]}
             | ({"output": printed} if problems[k] else {}) for k in names if problems[k] or ran[k]]
@@ -222,3 +224,10 @@ def not_run(results: list[dict[str, Any]], exec_agent: bool = False) -> list[str
     """The names of the checks missing from `check_agent`'s results, which nothing tested."""
     done = {r["check"] for r in results}
     return [name for name in check_names(exec_agent).values() if name not in done]
+
+
+def not_required(spec: AgentSpec) -> list[str]:
+    """The checks an agent passes check-agent without: determinism, for an exec bot whose bot.toml
+    does not say `deterministic = true` (it is then not run)."""
+    from arena.sandbox.exec_host import declares_deterministic
+    return [CHECKS["deterministic"]] if spec.kind == "exec" and not declares_deterministic(spec) else []
