@@ -116,3 +116,10 @@ def test_bench_arena_gives_an_exec_bots_moves_per_second_beside_a_python_file_bo
     assert kit["baseline"] == base["case"]
     assert kit["speedup"] == round(kit["median_per_s"] / base["median_per_s"], 2)
     assert "arena/insert/bare_loop" not in rows   # a bare loop plays no sandboxed bot
+
+
+def test_a_bot_past_its_clock_fails_the_budget_check_on_its_action():
+    out = check(f"exec:{HOSTILE}[attack=silent]", "insert", "--time-control", "0.3+0")
+    failed = [r for r in out["checks"] if not r["ok"]]
+    assert [r["check"] for r in failed] == ["keeps to its time budget"], out
+    assert failed[0]["detail"].startswith("action: ") and "ran out of its clock" in failed[0]["detail"]
