@@ -32,7 +32,7 @@ import os
 import random
 import tempfile
 import time
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 import engines
 import engines.core as core
@@ -104,22 +104,21 @@ def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agen
     """Games per second through the arena at 1 and 2 workers, against a bare loop of the same matches.
 
     Without `deals`, enough deals that the bare loop takes about `seconds` (at least ARENA_DEALS), so
-    that starting the worker pool does not dominate quick games.
+    that starting the worker pool does not dominate quick games. A bare loop plays no submitted agent
+    (an exec bot or a Python file bot, each in its sandbox): with one in `agents`, `submitted_rows`.
     """
     import agents as agent_registry
-    from arena.tournament import schedule as sched
     from arena.agent_list import parse_agents
-    from arena.tournament.coordinator import play_specs
     from arena.tournament.runner import agent_seed
-    from arena.sandbox import DEFAULT_POLICY
-    from arena.store import Store
 
     specs = parse_agents(agents)
+    submitted = [s for s in specs if s.submitted]
+    if submitted:
+        return submitted_rows(game_id, submitted, repeats, deals or SUBMITTED_DEALS)
     params = engines.registry.resolve(game_id)
 
     def schedule(n):
-        config = sched.tournament_config([(game_id, params)], specs, n, 0, 10.0, DEFAULT_POLICY)
-        return config, sched.schedule_from_config("bench", config)
+        return arena_schedule(game_id, params, specs, n)
 
     def bare():
         for m in matches:
@@ -131,11 +130,7 @@ def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agen
                 state.apply_action(players[state.current_player()].act(state))
 
     def through_arena(jobs):
-        with tempfile.TemporaryDirectory() as tmp:
-            store = Store(os.path.join(tmp, "bench.sqlite"))
-            store.create_run("bench", config.to_json(), len(matches))
-            play_specs(store, matches, "local", jobs)
-            store.close()
+        play_through_arena(config, matches, jobs)
 
     if deals is None:
         config, matches = schedule(ARENA_DEALS)
@@ -161,6 +156,66 @@ def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agen
         versus(base, r, digits=2)
         r["overhead_pct"] = round(100 * (base["median_per_s"] / r["median_per_s"] - 1), 1)
     return [base, one, two]
+
+
+def arena_schedule(game_id: str, params: dict[str, Any], specs: Sequence[Any], deals: int) -> tuple[Any, list[Any]]:
+    """(the tournament config, its MatchSpecs) of `deals` deals of `specs` on one game, as `arena run` plays them."""
+    from arena.sandbox import DEFAULT_POLICY
+    from arena.tournament import schedule as sched
+    config = sched.tournament_config([(game_id, params)], specs, deals, 0, 10.0, DEFAULT_POLICY)
+    return config, sched.schedule_from_config("bench", config)
+
+
+def play_through_arena(config: Any, matches: Sequence[Any], jobs: int) -> int:
+    """Plays `matches` through the arena (a throwaway store, `jobs` workers); returns the moves played."""
+    from arena.store import Store
+    from arena.tournament.coordinator import play_specs
+    moves = [0]
+
+    def count(result):
+        moves[0] += len(result.actions)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(os.path.join(tmp, "bench.sqlite"))
+        store.create_run("bench", config.to_json(), len(matches))
+        play_specs(store, matches, "local", jobs, on_match=count)
+        store.close()
+    return moves[0]
+
+
+SUBMITTED_DEALS = 5   # deals of each submitted agent against random: each match starts its sandboxes
+
+
+def submitted_rows(game_id: str, submitted: Sequence[Any], repeats: int = 3, deals: int = SUBMITTED_DEALS) -> list[Row]:
+    """Moves per second of each submitted agent against random through the arena (1 worker, its
+    sandbox), beside a Python file bot that plays random (agents/simple.py:RandomAgent as a file) on
+    the same deals: the ratio is what the agent's way of playing (an exec bot: the protocol's JSON
+    lines and its own process) costs per move, beyond a sandboxed Python bot."""
+    import agents.simple
+    from arena.agent_list import parse_agents
+    from arena.sandbox import stage
+    params = engines.registry.resolve(game_id)
+    baseline_file = os.path.splitext(agents.simple.__file__)[0] + ".py"
+
+    def moves_per_s(spec):
+        specs = [stage(spec), opponent]
+        config, matches = arena_schedule(game_id, params, specs, deals)
+        rates = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            moves = play_through_arena(config, matches, 1)
+            rates.append(moves / (time.perf_counter() - t))
+        return rates, len(matches)
+
+    opponent, file_bot = parse_agents(f"random, {baseline_file}:RandomAgent as python-file-random")
+    rates, games = moves_per_s(file_bot)
+    base = row(f"arena/{game_id}/python_file_random", "moves/s", rates, games=games, agents="python-file-random, random")
+    out = [base]
+    for spec in submitted:
+        rates, games = moves_per_s(spec)
+        mine = row(f"arena/{game_id}/{spec.label}", "moves/s", rates, games=games, agents=f"{spec.label}, random")
+        out.append(versus(base, mine, digits=2)[1])
+    return out
 
 
 def sandbox_rows(repeats: int = 3, moves: int = 300, matches: int = 30) -> list[Row]:

@@ -96,7 +96,7 @@ def _print_table(title, columns, rows, **options):
 @user_errors
 def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[str, ...], games: int, seed: int,
                 time_limit: float, time_control: Optional[str], sandbox: str, as_json: bool) -> None:
-    """Check a submitted agent (FILE.py:Class, module:Class) before a tournament.
+    """Check a submitted agent (FILE.py:Class, module:Class, exec:PATH) before a tournament.
 
     The agent plays --games matches against random agents, each replayed with the same seeds, in
     its sandbox. Each check is ok, FAILED (with the first problem: the match, the move and the
@@ -104,11 +104,13 @@ def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[
     failure, and a check that nothing tested (the moves of a bot that did not load; determinism
     before a match was played and replayed to its end) is never reported as passed. --json lists
     the checks that ran under "checks" and the others under "not_run". Exit code 1 unless every
-    check ran and passed.
+    check ran and passed. An exec:PATH bot also has the protocol's checks (docs/protocol.md): its
+    hello, its replies, a legal move in every phase of the game, its stderr, and determinism only
+    when its bot.toml says deterministic = true (else not run, and not required).
     """
     from arena.tournament import schedule as sched
     from arena.agent_list import param_options, parse_agent
-    from arena.tournament.checks import CHECKS, not_run
+    from arena.tournament.checks import check_names, not_required, not_run
     from arena.tournament.checks import check_agent as run_checks
     from arena.sandbox import make_policy
     from arena.text import game_title
@@ -122,17 +124,23 @@ def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[
     full = json.loads(json.dumps(full))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
                          policy=make_policy(sandbox), time_control=clock)
-    missing = not_run(results)
-    ok = all(r["ok"] for r in results) and not missing
+    exec_agent = spec.kind == "exec"
+    missing = not_run(results, exec_agent)
+    optional = not_required(spec)
+    ok = all(r["ok"] for r in results) and not set(missing) - set(optional)
     if as_json:
         echo_json({"agent": spec.label, "game_id": game, "params": full, "ok": ok, "checks": results,
                    "not_run": missing})
     else:
         why = "the checks stopped at the first failure" if not all(r["ok"] for r in results) \
             else "the agent had no move"
+        names = check_names(exec_agent)
+        reasons = {name: "its bot.toml does not say deterministic = true" for name in optional}
+        if exec_agent and all(r["ok"] for r in results):
+            reasons[names["phases"]] = "a phase of the game was not reached"
         rows = [(r["check"], "[green]ok[/]" if r["ok"] else "[red]FAILED[/]", literal(r["detail"]))
-                for r in results] + [(name, "[yellow]not run[/]", why) for name in missing]
-        order = {name: i for i, name in enumerate(CHECKS.values())}
+                for r in results] + [(name, "[yellow]not run[/]", reasons.get(name, why)) for name in missing]
+        order = {name: i for i, name in enumerate(names.values())}
         _print_table(literal(f"{spec.label} on {game_title(game, full, only_changed=True)}"),
                      [Column("check", wrap=TEXT), Column("result"), Column("detail", wrap=TEXT)],
                      sorted(rows, key=lambda row: order[row[0]]), title_justify="left")
@@ -169,7 +177,8 @@ def _sizes(text):
 @click.option("--arena", "with_arena", is_flag=True, help="Also measure the arena's games/s at 1 and 2 "
               "workers against a bare loop.")
 @click.option("--arena-agents", default="greedy, random", show_default=True,
-              help="The agents of the --arena measurement.")
+              help="The agents of the --arena measurement; a submitted one (exec:PATH, FILE.py:Class) is "
+                   "measured in moves/s beside a Python file bot that plays random, as no bare loop plays it.")
 @click.option("--arena-games", type=WholeNumber(min=1, max=MAX_CHECK_GAMES), default=None,
               help="Deals of the --arena measurement, each played in every seating "
                    "[default: about two seconds of bare play].")

@@ -38,17 +38,18 @@ SEED_BITS = 53                # the seed in `start` is exact in every language's
 
 
 class ExecFault(Exception):
-    """The bot broke the protocol: `kind` is illegal or timeout, `what` what it sent (a noun phrase).
+    """The bot broke the protocol: `kind` is illegal or timeout, `what` what it sent (a noun phrase),
+    `due` the protocol message that was due (hello or action), which the fault's message names first.
     `reply` is the match process's answer to the arena: no action, as from a Python bot that
     returned nonsense (the arena's "illegal: returned WHAT, not a legal action"), and the fault."""
 
-    def __init__(self, kind: str, what: str) -> None:
+    def __init__(self, kind: str, what: str, due: str = "action") -> None:
         super().__init__(what)
-        self.kind, self.what = kind, what
+        self.kind, self.what, self.due = kind, what, due
 
     @property
     def reply(self) -> dict[str, Any]:
-        message = self.what if self.kind == "timeout" else f"sent {self.what}"
+        message = f"{self.due}: " + (self.what if self.kind == "timeout" else f"sent {self.what}")
         return {"action": None, "returned": self.what, "fault": {"kind": self.kind, "message": message}}
 
 
@@ -228,11 +229,12 @@ class ExecBot:
             hello = self._exchange(start, "hello", self._deadline(limit))
             version = hello.get("protocol")
             if version != PROTOCOL or isinstance(version, bool):
-                raise ExecFault("illegal", f"a hello in protocol {printable_type(version)}, not {PROTOCOL}")
+                raise ExecFault("illegal", f"a hello in protocol version {printable_type(version)}, expected {PROTOCOL}")
             name = hello.get("name")
             if not isinstance(name, str) or not 0 < len(name) <= 64:
                 raise ExecFault("illegal", "a hello without a name (a string of 1 to 64 characters)")
         except ExecFault as f:
+            f.due = "hello"
             self.failed = f
 
     def observe(self, public: list[Any]) -> None:

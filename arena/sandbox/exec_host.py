@@ -24,7 +24,7 @@ from engines.core import GameState
 
 StagedFile = tuple[str, bytes, bool]   # (path relative to the bot's parent folder, content, executable)
 MANIFEST = "bot.toml"
-MANIFEST_KEYS = {"name", "command", "build", "language"}
+MANIFEST_KEYS = {"name", "command", "build", "language", "deterministic"}
 SEARCH_PATH = ("/usr/local/bin", "/usr/bin", "/bin")   # where a command's program is looked up
 VISIBLE = ("/usr/", "/bin/", "/lib/", "/lib64/")        # what the box shows of the host, read-only
 MAX_FILES = 10_000
@@ -68,7 +68,9 @@ def parse_exec(source: str, label: Optional[str], params: tuple[tuple[str, str],
 
 
 def read_manifest(data: bytes, default_name: str) -> dict[str, Any]:
-    """bot.toml's content as {"name", "command", "build", "language"}; ValueError on a bad one."""
+    """bot.toml's content as {"name", "command", "build", "language", "deterministic"}; ValueError on a
+    bad one. `deterministic = true` says the bot plays the same moves under the same seed (check-agent
+    then checks it)."""
     try:
         import tomllib
     except ImportError:   # Python 3.10
@@ -89,8 +91,11 @@ def read_manifest(data: bytes, default_name: str) -> dict[str, Any]:
     language = raw.get("language", "")
     if not isinstance(language, str) or len(language) > 32 or not language.isprintable():
         raise ValueError(f"{MANIFEST}: language must be a short name (python, cpp, rust, java, javascript, ...)")
+    deterministic = raw.get("deterministic", False)
+    if not isinstance(deterministic, bool):
+        raise ValueError(f"{MANIFEST}: deterministic must be true or false")
     return {"name": name, "command": _argv(raw.get("command"), "command", required=True),
-            "build": _argv(raw.get("build"), "build"), "language": language.lower()}
+            "build": _argv(raw.get("build"), "build"), "language": language.lower(), "deterministic": deterministic}
 
 
 def _argv(value, key, required=False):
@@ -182,6 +187,14 @@ def resolve_command(argv: list[str], folder: str, check: bool = False, language:
     if check and not os.path.isfile(path):
         raise ValueError(f"its command's program {program} is not in its folder (does it need a build?)")
     return [path] + argv[1:]
+
+
+def declares_deterministic(spec: AgentSpec) -> bool:
+    """Whether an exec agent's bot.toml says `deterministic = true` (a program alone never does)."""
+    if not os.path.isdir(spec.target):
+        return False
+    with open(os.path.join(spec.target, MANIFEST), "rb") as f:
+        return read_manifest(f.read(), os.path.basename(spec.target))["deterministic"]
 
 
 def load_target(spec: AgentSpec, staged: str, root: str) -> str:

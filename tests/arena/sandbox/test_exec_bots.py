@@ -156,6 +156,8 @@ ATTACKS = {   # attack -> (kind, words of the message)
     "flood": ("illegal", "no request was pending"),
     "prehello": ("illegal", "not JSON"),
     "wrong_type": ("illegal", "where an action message was due"),
+    "wrong_version": ("illegal", "hello: sent a hello in protocol version 2, expected 1"),
+    "stall": ("timeout", "no answer within 0.5 s"),   # half a line, then nothing
 }
 
 
