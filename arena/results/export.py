@@ -128,7 +128,7 @@ def verify(line: dict[str, Any]) -> None:
     returns = [float(x) for x in state.returns()]
     if returns != line["returns"]:
         raise ValueError(f"{what}: replayed, it returns {returns}, not {line['returns']}")
-    faulted = {s: f["move"] for f in line["faults"] for s, seat in enumerate(line["seats"])
+    faulted = {s: f.get("move", -1) for f in line["faults"] for s, seat in enumerate(line["seats"])
                if seat["label"] == f["label"]}
     places = [int(p) for p in state.placements()]
     if faulted:
