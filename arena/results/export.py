@@ -166,14 +166,15 @@ def import_export(store_path: str, lines: IO[str], name: str) -> tuple[str, int,
             raise ValueError(f"{name}: match {line.get('match_id', '?')} is malformed ({type(e).__name__}: "
                              f"{e}): not written by `arena export`?") from None
     try:
-        run = {"run_id": str(head["run_id"]), "created": float(head["created"]), "config": dict(head["config"]),
+        run_id = str(head["run_id"])
+        run = {"run_id": run_id, "created": float(head["created"]), "config": dict(head["config"]),
                "total": int(head["total"]), "status": str(head["status"]), "deal_key": str(head.get("deal_key", ""))}
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{name}: its run header is malformed ({type(e).__name__}: {e})") from None
     store = Store(store_path)
     try:
         added = store.import_run(run, rows)
-        Checkpoint(store, run["run_id"]).save()   # the imported matches folded into the run's tallies
-        return run["run_id"], added, store.count(run["run_id"])
+        Checkpoint(store, run_id).save()   # the imported matches folded into the run's tallies
+        return run_id, added, store.count(run_id)
     finally:
         store.close()

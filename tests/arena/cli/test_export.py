@@ -9,22 +9,11 @@ import pathlib
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
-from arena.cli import main
+from cli import invoke, ok
 from paths import FIXTURES, ROOT
 
 SCHEMA = json.loads((pathlib.Path(ROOT) / "docs" / "export" / "line.schema.json").read_text())
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def ok(*args):
-    result = invoke(*args)
-    assert result.exit_code == 0, (args, result.output)
-    return result.output
 
 
 def refused(*args, says):
