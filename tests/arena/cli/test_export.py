@@ -182,3 +182,20 @@ def test_a_faulty_match_replays(tmp_path):
     ok("import", out, "--store", target)
     assert without_store(ok("leaderboard", "--json", "--store", target)) == \
         without_store(ok("leaderboard", "--json", "--store", source))
+
+
+def test_a_run_imported_without_its_deal_key_is_not_played_on(tmp_path, monkeypatch):
+    """Its remaining (or further) deals would come from another key: resuming it is refused, and a
+    longer run of the same line-up plays all its deals afresh instead of taking the imported ones."""
+    monkeypatch.delenv("ARENA_DEAL_KEY")   # each run its own secret key, as outside the tests
+    source, target, out = tmp_path / "s.sqlite", tmp_path / "t.sqlite", tmp_path / "r.jsonl"
+    command = ("run", "--game", "insert", "--agents", "random, greedy", "-j", 1)
+    ok(*command, "--games", 1, "--store", source)
+    ok("export", "--store", source, "--out", out)
+    ok("import", out, "--store", target)
+    refused(*command, "--games", 1, "--store", target, says="imported without its deal key")
+    assert "0 already stored" in ok(*command, "--games", 2, "--store", target)
+    keyed = tmp_path / "keyed.jsonl"
+    ok("export", "--store", source, "--out", keyed, "--with-deal-key")
+    ok("import", keyed, "--store", target)
+    assert "2 already stored" in ok(*command, "--games", 1, "--store", target)
