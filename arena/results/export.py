@@ -24,10 +24,11 @@ CSV_COLUMNS = ("run_id", "match_id", "game_id", "game_params", "deal", "seed", "
 
 def header(store: "Store", run_id: str, with_deal_key: bool = False) -> dict[str, Any]:
     """The export's first line: what the run is."""
+    from arena.store import run_kind
     run = store.run(run_id)
     config = run["config"]
     out = {"format": FORMAT, "version": VERSION, "type": "run", "run_id": run_id,
-           "kind": config.get("kind") or ("compare" if "compare" in config else "tournament"),
+           "kind": run_kind(run),
            "status": run["status"], "created": run["created"], "total": run["total"], "config": config,
            "code": config.get("code", ""),
            "agent_code": {a["label"]: a.get("code", "") for a in config.get("agents", [])},
