@@ -276,6 +276,45 @@ class Store:
                                     "WHERE run_id = ? AND match_id = ?", (target, new, source, old))
         return copied
 
+    def import_run(self, run: dict[str, Any], matches: list[dict[str, Any]]) -> int:
+        """Merges a run and its matches (as `matches` gives them) in one transaction; returns how
+        many matches were added. A run already stored with another config or deal key, or a match
+        stored with other contents, is a conflict: StoreError, and nothing is written."""
+        run_id = run["run_id"]
+        with self.db:
+            row = self.db.execute("SELECT config, deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO runs (run_id, created, config, total, status, deal_key) "
+                                "VALUES (?, ?, ?, ?, ?, ?)",
+                                (run_id, run["created"], json.dumps(run["config"], sort_keys=True), run["total"],
+                                 run["status"], run["deal_key"]))
+            elif json.loads(row[0]) != run["config"]:
+                raise StoreError(f"{self.path} holds another run {run_id} (another config): not imported")
+            elif row[1] and run["deal_key"] and row[1] != run["deal_key"]:
+                raise StoreError(f"{self.path} holds run {run_id} with another deal key: not imported")
+            elif run["deal_key"] and not row[1]:
+                self.db.execute("UPDATE runs SET deal_key = ? WHERE run_id = ?", (run["deal_key"], run_id))
+            compared = ("game_id", "game_params", "seed", "deal", "seats", "returns", "placements", "actions",
+                        "faults")
+            added = 0
+            for m in matches:
+                stored = self.db.execute("SELECT * FROM matches WHERE run_id = ? AND match_id = ?",
+                                         (run_id, m["match_id"])).fetchone()
+                if stored is not None:
+                    stored = _match_dict(stored)
+                    if any(stored[k] != m[k] for k in compared):
+                        raise StoreError(f"match {m['match_id']} of run {run_id} differs from the one in "
+                                         f"{self.path}: a conflicting run, not imported")
+                    continue
+                self.db.execute(
+                    "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run_id, m["match_id"], m["game_id"], json.dumps(m["game_params"], sort_keys=True), m["seed"],
+                     m["deal"], json.dumps(m["seats"]), json.dumps(m["returns"]), json.dumps(m["placements"]),
+                     json.dumps(m["actions"]), json.dumps(m["faults"]), json.dumps(m["metrics"], sort_keys=True),
+                     m["duration"], time.time()))
+                added += 1
+        return added
+
     def finished_ids(self, run_id: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ?", (run_id,))}
 

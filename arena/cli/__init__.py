@@ -69,10 +69,10 @@ def main() -> None:
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
 
 
-from arena.cli import analyze, compare, faults, info, play, reports, run, runs, serve  # noqa: E402  (the command modules, which import this one)
+from arena.cli import analyze, compare, export, faults, info, play, reports, run, runs, serve  # noqa: E402  (the command modules, which import this one)
 
 for _command in (run.run, run.leaderboard, runs.runs, runs.matches, faults.faults, info.games, info.agents,
                  info.check_agent, info.bench, reports.matchups, reports.graph, reports.report, play.play, play.replay,
                  analyze.analyze,
-                 compare.compare, serve.serve):
+                 compare.compare, serve.serve, export.export, export.import_):
     main.add_command(_command)

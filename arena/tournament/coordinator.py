@@ -139,6 +139,14 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
     extends = None if resume else smaller_run(store, config, wanted_key)
     if extends and store.deal_key(run_id) not in (None, extends.deal_key):
         extends = None   # this run was started on other deals
+    old = sched.schedule_from_config(extends.run_id, extends.config, extends.deal_key) if extends else []
+    if extends and not dealt_as_scheduled(store, extends.run_id, old):
+        extends = None   # imported without its deal key: its deals cannot be continued
+    if store.deal_key(run_id) == "" and not dealt_as_scheduled(store, run_id,
+                                                                sched.schedule_from_config(run_id, config, "")):
+        raise ValueError(f"run {run_id} in {store.path} was imported without its deal key (`arena export` without "
+                         f"--with-deal-key): its remaining deals cannot be played; import an export with the key, "
+                         f"or use another store")
     key = deal_key_for(store, run_id, wanted_key or (extends.deal_key if extends else None))
     human = any(a.source == "human" for a in config.agents)
     if human and backend != "local":
@@ -150,12 +158,18 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
     store.create_run(run_id, config.to_json(), len(schedule), key)
     taken = 0
     if extends:
-        old = sched.schedule_from_config(extends.run_id, extends.config, extends.deal_key)
         taken = store.copy_matches(extends.run_id, run_id, shared_matches(old, schedule))
     done = store.finished_ids(run_id)
     out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken)
     out.todo = next_batch(store, out, done) if out.rule else [s for s in schedule if s.match_id not in done]
     return out
+
+
+def dealt_as_scheduled(store: Store, run_id: str, schedule: Sequence[MatchSpec]) -> bool:
+    """Whether the run's stored matches were dealt by `schedule` (its deal key): one stored match
+    tells, every deal of a run coming from the same key. Not so for a run imported without its key."""
+    stored = store.listing(run_id, 0, 1)
+    return not stored or any(s.match_id == stored[0]["match_id"] and s.seed == stored[0]["seed"] for s in schedule)
 
 
 def next_batch(store: Store, plan: Plan, done: Optional[set[int]] = None) -> list[MatchSpec]:

@@ -17,6 +17,7 @@ def invoke(*args):
 ARGS = {
     "graph": [],
     "report": [],
+    "export": [],
     "analyze": ["insert", "--games", 1, "-j", 1],
 }
 

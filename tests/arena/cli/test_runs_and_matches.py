@@ -4,22 +4,11 @@ an `arena analyze` or `arena compare` run made since."""
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli import main
+from cli import invoke, ok
 from arena.seeds import analyze_deal_key
 from arena.store import Store, run_kind
 from arena.tournament import coordinator
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def ok(*args):
-    result = invoke(*args)
-    assert result.exit_code == 0, (args, result.output)
-    return result.output
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,201 @@
+"""`arena export` writes a run as JSONL (every line valid against docs/export/line.schema.json) or
+CSV, and `arena import` merges it into a store after replaying every match: the imported store
+shows the same leaderboard and matchups, a tampered or conflicting file is refused with nothing
+written, and importing twice changes nothing."""
+import csv
+import io
+import json
+import pathlib
+
+import jsonschema
+import pytest
+
+from cli import invoke, ok
+from paths import FIXTURES, ROOT
+
+SCHEMA = json.loads((pathlib.Path(ROOT) / "docs" / "export" / "line.schema.json").read_text())
+
+
+def refused(*args, says):
+    result = invoke(*args)
+    assert result.exit_code == 2, (args, result.output)
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert says in result.output, result.output
+    return result.output
+
+
+@pytest.fixture(scope="module")
+def every_game(tmp_path_factory):
+    """A store with one tournament of every game (random and greedy, one deal each)."""
+    path = tmp_path_factory.mktemp("export") / "s.sqlite"
+    ok("run", "--agents", "random, greedy", "--games", 1, "-j", 1, "--store", path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def exported(every_game, tmp_path_factory):
+    out = tmp_path_factory.mktemp("file") / "run.jsonl"
+    ok("export", "--store", every_game, "--out", out)
+    return out
+
+
+def lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def without_store(text):
+    data = json.loads(text)
+    data.pop("store", None)
+    return data
+
+
+def test_every_line_of_every_game_follows_the_schema(exported):
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    rows = lines(exported)
+    assert rows[0]["type"] == "run" and rows[0]["matches"] == len(rows) - 1
+    assert "deal_key" not in rows[0]
+    assert {r["game_id"] for r in rows[1:]} == {g["game_id"] for g in rows[0]["config"]["games"]}
+    for row in rows:
+        validator.validate(row)
+    assert all(m["mover"] < len(r["seats"]) for r in rows[1:] for m in r["moves"])
+
+
+def test_the_deal_key_only_when_asked(every_game, tmp_path):
+    from arena.store import Store
+    store = Store(str(every_game), readonly=True)
+    key = store.deal_key(store.run()["run_id"])
+    store.close()
+    first = json.loads(ok("export", "--store", every_game, "--with-deal-key").splitlines()[0])
+    assert first["deal_key"] == key and key
+
+
+def test_import_gives_the_same_leaderboard_and_matchups_and_twice_changes_nothing(every_game, exported, tmp_path):
+    target = tmp_path / "t.sqlite"
+    assert "imported" in ok("import", exported, "--store", target)
+    for view in (("leaderboard", "--json"), ("matchups", "--json")):
+        assert without_store(ok(*view, "--store", target)) == without_store(ok(*view, "--store", every_game))
+    before = ok("export", "--store", target)
+    assert " 0 matches imported" in ok("import", exported, "--store", target)
+    assert ok("export", "--store", target) == before == exported.read_text()
+
+
+def test_a_partial_store_is_completed(exported, tmp_path):
+    """A store holding part of the run takes the rest (the checkpointed tallies stay right)."""
+    part = tmp_path / "part.jsonl"
+    rows = lines(exported)
+    rows[0]["matches"] = 3
+    part.write_text("".join(json.dumps(r) + "\n" for r in rows[:4]))
+    target = tmp_path / "t.sqlite"
+    ok("import", part, "--store", target)
+    ok("leaderboard", "--json", "--store", target)
+    assert f" {len(rows) - 4} matches imported" in ok("import", exported, "--store", target)
+    ok("leaderboard", "--json", "--store", target)
+
+
+def tampered(exported, tmp_path, change):
+    rows = lines(exported)
+    change(rows[3])
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path, rows[3]["match_id"]
+
+
+def swap_action(row):
+    row["moves"][-1]["action"] = max(m["action"] for m in row["moves"]) + 1000
+
+
+def change_return(row):
+    row["returns"][0] += 1
+
+
+def change_mover(row):
+    row["moves"][0]["mover"] = 1 - row["moves"][0]["mover"] if len(row["seats"]) == 2 else \
+        (row["moves"][0]["mover"] + 1) % len(row["seats"])
+
+
+@pytest.mark.parametrize("change", [swap_action, change_return, change_mover])
+def test_a_tampered_match_is_refused_naming_it_and_nothing_is_written(every_game, exported, tmp_path, change):
+    target = tmp_path / "t.sqlite"
+    ok("import", exported, "--store", target)
+    other = ok("run", "--game", "insert", "--agents", "random, greedy", "--games", 1, "--seed", 7, "-j", 1,
+               "--store", target)
+    before = ok("runs", "--json", "--store", target)
+    path, match_id = tampered(exported, tmp_path, change)
+    refused("import", path, "--store", target, says=f"match {match_id}")
+    assert ok("runs", "--json", "--store", target) == before and other
+    fresh = tmp_path / "fresh.sqlite"
+    refused("import", path, "--store", fresh, says=f"match {match_id}")
+    assert not fresh.exists()
+
+
+def test_a_conflicting_run_is_refused(exported, tmp_path):
+    target = tmp_path / "t.sqlite"
+    ok("import", exported, "--store", target)
+    rows = lines(exported)
+    a, b = rows[1], rows[2]   # two matches' contents under each other's ids: each replays, but the run differs
+    a["match_id"], b["match_id"] = b["match_id"], a["match_id"]
+    path = tmp_path / "other.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    before = ok("export", "--store", target)
+    refused("import", path, "--store", target, says="conflicting run")
+    assert ok("export", "--store", target) == before
+
+
+def test_csv_has_one_row_per_match_and_seat(every_game, exported):
+    rows = list(csv.DictReader(io.StringIO(ok("export", "--format", "csv", "--store", every_game))))
+    matches = lines(exported)[1:]
+    assert len(rows) == sum(len(m["seats"]) for m in matches)
+    assert {(int(r["match_id"]), int(r["seat"])) for r in rows} == \
+        {(m["match_id"], s) for m in matches for s in range(len(m["seats"]))}
+    by_key = {(m["match_id"], s): m for m in matches for s in range(len(m["seats"]))}
+    for r in rows:
+        m = by_key[int(r["match_id"]), int(r["seat"])]
+        assert float(r["return"]) == m["returns"][int(r["seat"])] and int(r["moves"]) == len(m["moves"])
+
+
+def test_malformed_input_is_one_line(exported, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    refused("import", bad, "--store", tmp_path / "t.sqlite", says="not JSON")
+    rows = lines(exported)
+    rows[0]["version"] = 99
+    bad.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    refused("import", bad, "--store", tmp_path / "t.sqlite", says="version 99")
+    text = exported.read_text()
+    bad.write_text(text[: len(text) // 2])
+    refused("import", bad, "--store", tmp_path / "t.sqlite", says="bad.jsonl")
+    bad.write_text("\n".join(text.splitlines()[:-1]) + "\n")
+    refused("import", bad, "--store", tmp_path / "t.sqlite", says="truncated")
+    refused("import", tmp_path / "missing.jsonl", "--store", tmp_path / "t.sqlite", says="cannot read")
+    refused("export", "--store", exported.parent / "none.sqlite", says="no store")
+    refused("export", "--out", tmp_path / "nofolder" / "x.jsonl", "--store", tmp_path / "t.sqlite", says="no folder")
+    assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_a_faulty_match_replays(tmp_path):
+    """A fault's stand-in moves and the faulty seat's placement survive the round trip."""
+    source, target, out = tmp_path / "s.sqlite", tmp_path / "t.sqlite", tmp_path / "r.jsonl"
+    ok("run", "--game", "insert", "--agents", f"random, {FIXTURES}/bots.py:RaisingBot as raising", "--games", 1,
+       "-j", 1, "--sandbox", "none", "--store", source)
+    ok("export", "--store", source, "--out", out)
+    assert any(r.get("faults") for r in lines(out)[1:])
+    ok("import", out, "--store", target)
+    assert without_store(ok("leaderboard", "--json", "--store", target)) == \
+        without_store(ok("leaderboard", "--json", "--store", source))
+
+
+def test_a_run_imported_without_its_deal_key_is_not_played_on(tmp_path, monkeypatch):
+    """Its remaining (or further) deals would come from another key: resuming it is refused, and a
+    longer run of the same line-up plays all its deals afresh instead of taking the imported ones."""
+    monkeypatch.delenv("ARENA_DEAL_KEY")   # each run its own secret key, as outside the tests
+    source, target, out = tmp_path / "s.sqlite", tmp_path / "t.sqlite", tmp_path / "r.jsonl"
+    command = ("run", "--game", "insert", "--agents", "random, greedy", "-j", 1)
+    ok(*command, "--games", 1, "--store", source)
+    ok("export", "--store", source, "--out", out)
+    ok("import", out, "--store", target)
+    refused(*command, "--games", 1, "--store", target, says="imported without its deal key")
+    assert "0 already stored" in ok(*command, "--games", 2, "--store", target)
+    keyed = tmp_path / "keyed.jsonl"
+    ok("export", "--store", source, "--out", keyed, "--with-deal-key")
+    ok("import", keyed, "--store", target)
+    assert "2 already stored" in ok(*command, "--games", 1, "--store", target)
