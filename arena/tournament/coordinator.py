@@ -33,7 +33,7 @@ from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
 from arena.store import Store
 from arena.results.tallies import Checkpoint
-from arena.results.settle import DEFAULT_MAX_DEALS, StoppingRule, looks
+from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
 
 DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
 MAX_TIME_LIMIT = 3600.0
@@ -174,10 +174,17 @@ def dealt_as_scheduled(store: Store, run_id: str, schedule: Sequence[MatchSpec])
 
 def next_batch(store: Store, plan: Plan, done: Optional[set[int]] = None) -> list[MatchSpec]:
     """The missing matches of every unsettled game's deals up to its next look (arena.results.settle)."""
+    return _batch_and_looks(store, plan, done)[0]
+
+
+def _batch_and_looks(store: Store, plan: Plan, done: Optional[set[int]] = None) -> tuple[list[MatchSpec], list[Look]]:
+    """`next_batch`, and the Look of every game it was chosen from (one fold of the stored matches for both)."""
     assert plan.rule is not None   # called for a run played until settled only
     done = store.finished_ids(plan.run_id) if done is None else done
-    return [s for specs, now in looks(store, plan.run_id, plan.schedule, plan.rule, done) if now.next_look
-            for s in specs if s.deal < now.next_look and s.match_id not in done]
+    games = looks(store, plan.run_id, plan.schedule, plan.rule, done)
+    batch = [s for specs, now in games if now.next_look
+             for s in specs if s.deal < now.next_look and s.match_id not in done]
+    return batch, [now for _, now in games]
 
 
 def smaller_run(store: Store, config: TournamentConfig, wanted_key: Optional[str] = None) -> Optional[StoredRun]:
@@ -233,13 +240,19 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
         jobs = 1   # a person answers on this terminal: one match at a time, in this process
     status = "finished"
     with running(store, plan.run_id) as ended:
+        now: Optional[list[Look]] = None   # the games' Looks as the last batch was chosen
+
         def look(batch):
             if plan.rule and on_look:
-                on_look([now for _, now in looks(store, plan.run_id, plan.schedule, plan.rule)], batch)
+                on_look(now if now is not None else [g for _, g in looks(store, plan.run_id, plan.schedule, plan.rule)],
+                        batch)
         while plan.todo and status == "finished":
             look(plan.todo)
             status = play_specs(store, plan.todo, backend, jobs, address, on_match)
-            plan.todo = next_batch(store, plan) if plan.rule else []
+            if plan.rule:
+                plan.todo, now = _batch_and_looks(store, plan)
+            else:
+                plan.todo = []
         if status == "finished":
             look([])
             if plan.rule:   # every game settled or at its cap: these are all its matches
