@@ -143,6 +143,15 @@ cdef inline int _log2(int n) noexcept nogil:
     return k
 
 
+cdef inline double _log_avail(Edge* ed) noexcept nogil:
+    return LOG[ed.avail] if ed.avail < LOG_TABLE else log(<double>ed.avail)
+
+
+cdef inline double _mean_ucb(Edge* ed, double c) noexcept nogil:
+    """UCB on an unproven edge's mean reward (its availability not yet counted for this visit)."""
+    return ed.reward / ed.visits + c * sqrt(_log_avail(ed) / ed.visits)
+
+
 cdef class SearchSettings:
     """The settings of one search from `state`, validated, the per-state defaults resolved, in the C
     struct the search reads (`SearchConfig`, by pointer).
@@ -646,26 +655,24 @@ cdef class Search:
             v[p] = s.c_returns(p) if terminal else s.c_score(p) - base[p]
             total += v[p]
         lo = hi = v[0]
-        for p in range(1, n):
-            if v[p] < lo:
-                lo = v[p]
-            if v[p] > hi:
-                hi = v[p]
+        if span <= 0:
+            for p in range(1, n):
+                lo = v[p] if v[p] < lo else lo
+                hi = v[p] if v[p] > hi else hi
         for p in range(n):
-            r = 0.0
+            # p's rank without a branch per player (whose outcome a rollout makes unpredictable):
+            # 1 per player below, 1/2 per tie, p's tie with itself taken off; sums of halves are exact
+            r = -0.5
             for q in range(n):
-                if q != p:
-                    if v[q] < v[p]:
-                        r += 1.0
-                    elif v[q] == v[p]:
-                        r += 0.5
+                r += (v[q] < v[p]) + 0.5 * (v[q] == v[p])
             r = r / (n - 1) if n > 1 else 0.5
             if span > 0:
                 # p's margin over the mean of the others, on the game's scale
                 m = 0.5 + (v[p] - (total - v[p]) / (n - 1)) / (2.0 * span) if n > 1 else 0.5
-                m = 0.0 if m < 0.0 else (1.0 if m > 1.0 else m)
             else:
                 m = (v[p] - lo) / (hi - lo) if hi > lo else 0.5
+            m = 0.0 if m < 0.0 else m
+            m = 1.0 if m > 1.0 else m
             out[p] = (1.0 - margin) * r + margin * m
 
     cdef void _evaluated_rewards(self, GameState s, int n, double margin, double span,
@@ -785,11 +792,12 @@ cdef class Search:
             by_view = cfg.pom and mover != self.me and not cfg.opponent_policy
             if by_view:
                 k = self._view_classes(s, legal, k, &views)
-            best = self._select(node, mover, legal, k, untried, &n_untried, cfg)
+            best = self._select(node, mover, legal, k, &n_untried, cfg)
             self._path_room(depth)
             self.path_nodes[depth] = node
             if n_untried and (best < 0 or not cfg.solver or self.edges[best].proof <= 0
                               or self.edges[best].proof == PROOF_DRAW):
+                self._untried(legal, k, untried)
                 self._expand(s, node, depth, mover, legal, k, untried, n_untried, &views, by_view, cfg)
                 return depth + 1
             if cfg.halving and depth == 0:
@@ -806,48 +814,65 @@ cdef class Search:
                 self.edges[best].child = node
         return depth
 
-    cdef inline int _select(self, int node, int mover, action_t* legal, int k, action_t* untried,
-                            int* n_untried, const SearchConfig* cfg) noexcept nogil:
+    cdef inline int _select(self, int node, int mover, action_t* legal, int k, int* n_untried,
+                            const SearchConfig* cfg) noexcept nogil:
         """Selection at `node`, where `mover` may take legal[:k]: each edge of theirs is counted as
-        available and the one of highest UCB value (`_ucb`) returned, -1 if none; the legal actions
-        without an edge go to untried[:n_untried] (marks: legal_mark, child_mark)."""
-        cdef int e, end, best = -1, i, n = 0
-        cdef double u, best_ucb = -1e300
-        cdef Edge* ed
+        available and the one of highest UCB value (`_ucb`) returned, -1 if none; n_untried: the
+        legal actions without an edge (each legal action has at most one edge of its mover), which
+        `_untried` lists from the marks (legal_mark, child_mark)."""
+        cdef int i, found = 0
+        cdef double u, best_ucb = -1e300, c = cfg.c
+        cdef bint plain = not (cfg.bias > 0)
+        cdef Edge* edges = self.edges
+        cdef Edge* ed = &edges[self.nodes[node].first]
+        cdef Edge* end = ed + self.nodes[node].count
+        cdef Edge* best = NULL
+        cdef uint32_t stamp
+        # the marks, the stamp and the settings in locals: the edge writes below would make the
+        # compiler reload them from memory for every edge
+        cdef uint32_t* legal_mark = self.legal_mark
+        cdef uint32_t* child_mark = self.child_mark
         self._next_stamp()
+        stamp = self.stamp
         for i in range(k):
-            self.legal_mark[legal[i]] = self.stamp
-        e = self.nodes[node].first
-        end = e + self.nodes[node].count
-        while e < end:
-            ed = &self.edges[e]
-            if ed.player == mover and self.legal_mark[ed.action] == self.stamp:
-                self.child_mark[ed.action] = self.stamp
-                u = self._ucb(e, ed, cfg)
+            legal_mark[legal[i]] = stamp
+        while ed < end:
+            if ed.player == mover and legal_mark[ed.action] == stamp:
+                child_mark[ed.action] = stamp
+                if plain and ed.proof == 0:
+                    u = _mean_ucb(ed, c)   # _ucb's plain case, with c in a local
+                else:
+                    u = self._ucb(<int>(ed - edges), ed, cfg)
                 if u > best_ucb:
                     best_ucb = u
-                    best = e
+                    best = ed
                 ed.avail += 1
-            e += 1
+                found += 1
+            ed += 1
+        n_untried[0] = k - found
+        return -1 if best == NULL else <int>(best - edges)
+
+    cdef inline void _untried(self, action_t* legal, int k, action_t* untried) noexcept nogil:
+        """Writes into `untried` the legal actions of legal[:k] that `_select` found no edge for,
+        in their order."""
+        cdef int i, n = 0
         for i in range(k):
             if self.child_mark[legal[i]] != self.stamp:
                 untried[n] = legal[i]
                 n += 1
-        n_untried[0] = n
-        return best
 
     cdef inline double _ucb(self, int e, Edge* ed, const SearchConfig* cfg) noexcept nogil:
         """Edge e's value for selection (its availability not yet counted for this visit): UCB on
         its mean reward, plus the progressive bias; a proven draw as a mean of 0.5; a proven win
         above everything (the fastest first), a proven loss below (the slowest first)."""
-        cdef double logn = LOG[ed.avail] if ed.avail < LOG_TABLE else log(<double>ed.avail), u
+        cdef double u
         if ed.proof == 0:
-            u = ed.reward / ed.visits + cfg.c * sqrt(logn / ed.visits)
+            u = _mean_ucb(ed, cfg.c)
             if cfg.bias > 0:
                 u += cfg.bias * (2.0 * self.priors[e] - 1.0) / (ed.visits + 1)
             return u
         if ed.proof == PROOF_DRAW:
-            return 0.5 + cfg.c * sqrt(logn / ed.visits)
+            return 0.5 + cfg.c * sqrt(_log_avail(ed) / ed.visits)
         if ed.proof > 0:
             return 1e9 - ed.proof        # the fastest proven win
         return -1e9 - ed.proof           # a proven loss only when all else loses: the slowest

@@ -48,6 +48,7 @@ from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
 DEF EXACT_DEPTH = 127      # TT depth of a subtree searched to the end of the game
 DEPTH_LIMITS = (1, 64)     # plies, for both agents; below EXACT_DEPTH (the table stores depths in 8 bits)
 DEF MAX_PLAYERS = 16
+DEF EVAL_BITS = 12         # entries of the alphabeta evaluation cache (16 bytes each)
 DEF F_EXACT = 1
 DEF F_LOWER = 2
 DEF F_UPPER = 3
@@ -56,6 +57,11 @@ cdef double WIN = 1e6          # terminal bonus: wins and losses dominate any he
 cdef double DECAY = 1.0 / 1024.0   # per ply from the root: prefer faster wins, slower losses
 cdef double INF = 1e300
 cdef double ABORTED = -7.25e299    # sentinel return of an aborted search (never a real value)
+
+
+cdef struct EvalEntry:
+    uint64_t key
+    double value
 
 
 cdef struct TTEntry:
@@ -84,9 +90,13 @@ cdef class Searcher:
     cdef public int align               # > 0: past the depth, search on (at most this many plies)
                                         # until the root player is to move, and evaluate there
     cdef TTEntry* tt
+    cdef int evals_root                 # the root player whose evaluations `evals` holds
     cdef uint64_t tt_mask
+    cdef EvalEntry* evals               # leaf evaluations by position key (with the table only)
+    cdef uint64_t evals_mask
     cdef uint32_t gen
     cdef public long nodes
+    cdef public long evaluations        # leaf values computed with c_evaluate (not found in the cache)
     cdef long horizon_hits
     cdef double deadline
     cdef bint can_abort
@@ -95,6 +105,8 @@ cdef class Searcher:
 
     def __cinit__(self, int tt_bits=0, bint margin=False, bint ordering=True):
         self.tt = NULL
+        self.evals = NULL
+        self.evals_root = -1
         self.use_tt = tt_bits > 0
         self.use_order = ordering
         self.tt_min_depth = 3     # measured on Insert: the fastest to a given depth
@@ -108,23 +120,38 @@ cdef class Searcher:
             if self.tt == NULL:
                 raise MemoryError("transposition table")
             self.tt_mask = (<uint64_t>1 << tt_bits) - 1
+            if not margin:
+                self.evals = <EvalEntry*>calloc(<size_t>1 << EVAL_BITS, sizeof(EvalEntry))
+                if self.evals == NULL:
+                    raise MemoryError("evaluation cache")
+                self.evals_mask = (<uint64_t>1 << EVAL_BITS) - 1
         self.gen = 1
         memset(self.history, 0, sizeof(self.history))
 
     def __dealloc__(self):
         free(self.tt)
+        free(self.evals)
 
     def clear(self):
         """Forgets the transposition table and the move-ordering history."""
         if self.tt != NULL:
             memset(self.tt, 0, (self.tt_mask + 1) * sizeof(TTEntry))
+        if self.evals != NULL:
+            memset(self.evals, 0, (self.evals_mask + 1) * sizeof(EvalEntry))
+        self.evals_root = -1
         memset(self.history, 0, sizeof(self.history))
 
     cdef void begin(self, GameState st, int root, double time_budget) noexcept:
         self.st = st
+        if self.evals != NULL and root != self.evals_root:
+            # the cache holds c_evaluate(root): another root player makes it stale (-1: still empty)
+            if self.evals_root != -1:
+                memset(self.evals, 0, (self.evals_mask + 1) * sizeof(EvalEntry))
+            self.evals_root = root
         self.root = root
         self.nplayers = st.num_players
         self.nodes = 0
+        self.evaluations = 0
         self.horizon_hits = 0
         self.aborted = False
         self.can_abort = False
@@ -137,8 +164,22 @@ cdef class Searcher:
 
     cdef inline double utility(self) noexcept nogil:
         """The leaf value for the root player."""
-        cdef double v = self.st.c_evaluate(self.root), best = -INF, e
+        cdef double v, best = -INF, e
         cdef int o
+        cdef uint64_t key
+        cdef EvalEntry* hit
+        if self.evals != NULL:
+            # Two-player perfect information: equal keys are equal positions (as for the table), so
+            # a position reached again by another order of moves is not evaluated again.
+            key = self.st.c_infoset_key(self.root)
+            hit = &self.evals[key & self.evals_mask]
+            if hit.key != key or key == 0:
+                hit.key = key
+                hit.value = self.st.c_evaluate(self.root)
+                self.evaluations += 1
+            return hit.value
+        v = self.st.c_evaluate(self.root)
+        self.evaluations += 1
         if self.margin:
             for o in range(self.nplayers):
                 if o != self.root:
@@ -371,7 +412,8 @@ cdef class _Core:
             a = moves[i]; moves[i] = moves[j]; moves[j] = a
         best_move = moves[0]
         if n == 1 and not force:
-            return best_move, {"depth": 0, "value": None, "nodes": 0, "exact": False, "seconds": 0.0}
+            return best_move, {"depth": 0, "value": None, "nodes": 0, "evaluations": 0, "exact": False,
+                               "seconds": 0.0}
         for d in range(1, max_depth + 1):
             hits0 = s.horizon_hits
             best = -INF
@@ -404,7 +446,8 @@ cdef class _Core:
                 if monotonic_seconds() - t0 > 0.5 * time_budget:
                     break
         nodes = s.nodes
-        return best_move, {"depth": done_depth, "value": value, "nodes": nodes, "exact": bool(exact),
+        return best_move, {"depth": done_depth, "value": value, "nodes": nodes, "evaluations": s.evaluations,
+                           "exact": bool(exact),
                            "seconds": monotonic_seconds() - t0}
 
     def pimc(self, GameState state, int samples, int depth, double time_budget, bint vote, bint maxn=False,

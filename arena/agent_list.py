@@ -1,8 +1,8 @@
 """The `--agents` mini-language: `name`, `name[k=v,...]`, `FILE.py:Class`, `package.module:Class`, an
 installed entry point, `exec:PATH` (a program in any language), each optionally followed by `as LABEL`, as
 AgentSpecs."""
+import ast
 import dataclasses
-import importlib.metadata
 import importlib.util
 import os
 import re
@@ -75,6 +75,7 @@ def param_options(values: Iterable[str]) -> tuple[tuple[str, str], ...]:
 
 def entry_points() -> dict[str, str]:
     """Installed agents: entry point name -> "module:attr" in the `tabletop_arena.agents` group."""
+    import importlib.metadata   # here: reading the installed packages' metadata is slow to import
     return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
@@ -175,3 +176,24 @@ def parse_agents(text: str, run_code: bool = False) -> list[AgentSpec]:
             raise ScheduleError(f"agent label {s.label!r} appears twice; rename one with 'as LABEL'")
         seen.add(s.label)
     return specs
+
+
+def agent_classes(path: str) -> list[str]:
+    """The public top-level classes of a Python file that derive from an Agent class (by name: agents.Agent,
+    any `...Agent` class, or another such class of the file); the file is parsed, never run."""
+    with open(path, "rb") as f:
+        source = f.read()
+    try:
+        tree = ast.parse(source, path)
+    except (RecursionError, MemoryError):   # what Python's parser raises for code nested too deep
+        raise ValueError(f"{path} cannot be parsed: it is nested too deep") from None
+    known, found = set(), []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                     for b in node.bases]
+            if any(b.endswith("Agent") or b in known for b in bases):
+                known.add(node.name)
+                if not node.name.startswith("_"):
+                    found.append(node.name)
+    return found

@@ -1,20 +1,29 @@
 """SQLite storage for tournaments: one row per run, one row per finished match.
 
-Only the coordinating process writes. WAL mode and one transaction per match make every finished
-match durable as soon as it arrives, so a killed tournament resumes without losing or repeating one.
+Only the coordinating process writes. WAL mode and one transaction per batch of finished matches
+(those that arrived together) make every match stored whole or not at all, so a killed tournament
+resumes without losing or repeating one: it plays again the matches whose batch was not stored.
 The coordinator of a run holds a lock on it (an flock on `STORE.<digest of the run id>.lock`, which
 dies with its process): a second coordinator of the same run is refused, and a run marked running
 whose lock nobody holds is shown as interrupted. Reporting commands open the store read-only and
 never create it.
+
+The schema has a version, kept in the database header (`PRAGMA user_version`): a new store is made
+at SCHEMA_VERSION. A store of an older version is read as it is, but written only after `arena
+store migrate` (`migrate`) has brought it up to date in one transaction; a store of a newer version
+(made by a newer arena) is refused, read or written. To add a table: add it to SCHEMA and add one
+to SCHEMA_VERSION; a new column of an existing table also needs its step in MIGRATIONS.
+docs/store.md describes every table.
 """
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import sqlite3
 import time
 import urllib.parse
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
@@ -66,6 +75,24 @@ CREATE TABLE IF NOT EXISTS outputs (
 );
 CREATE INDEX IF NOT EXISTS matches_with_faults ON matches(run_id, match_id) WHERE faults != '[]';
 """
+
+
+def _add_deal_key(db: sqlite3.Connection) -> None:
+    columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
+    if "deal_key" not in columns:   # a store from before deal keys: its runs keep unkeyed deals
+        db.execute("ALTER TABLE runs ADD COLUMN deal_key TEXT NOT NULL DEFAULT ''")
+
+
+SCHEMA_VERSION = 1
+# The steps that change tables an older store already has (a new column), by the version they
+# bring it to; the tables and indexes of SCHEMA it lacks are created after them (migrate).
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_deal_key}
+
+# json.dumps (sort_keys=True), without building an encoder on every call
+_encode = json.JSONEncoder().encode
+_encode_sorted = json.JSONEncoder(sort_keys=True).encode
+_raw_decode = json.JSONDecoder().raw_decode   # json.loads of text with no surrounding spaces, as _encode writes it
+
 # What the folds read of a match: everything but its actions (the bulk of a row).
 RESULT_COLUMNS = "match_id, game_id, game_params, seed, deal, seats, returns, placements, faults, metrics"
 
@@ -83,6 +110,9 @@ class Store:
         """
         self.path = path
         self._claims: dict[str, int] = {}
+        self._texts: dict[tuple[int, int], tuple[Any, Any, str, str]] = {}   # record_many's caches (see there)
+        # json.loads of a match's parameters or seats, decoded once per text: they repeat from match to match
+        self._decoded: Callable[[str], Any] = functools.lru_cache(maxsize=1024)(lambda text: _raw_decode(text)[0])
         try:
             self.db = self._open_readonly(path) if readonly else self._open_for_writing(path)
             self.db.row_factory = sqlite3.Row
@@ -91,26 +121,9 @@ class Store:
 
     @staticmethod
     def _open_for_writing(path):
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        db = sqlite3.connect(path, timeout=30)
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if tables and "runs" not in tables:
-            db.close()
-            raise StoreError(f"{path} is an SQLite database of something else, not a tournament store: "
-                             f"give another --store")
-        problems = [r[0] for r in db.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            db.close()
-            raise StoreError(f"the store {path} is damaged ({problems[0]}); nothing was written to it: "
-                             f"use another store (the reporting commands may still read what is intact)")
-        db.execute("PRAGMA journal_mode=WAL")
-        # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
-        # a power cut can lose the last matches, and commits no longer wait for the disk.
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(SCHEMA)
-        columns = {r[1] for r in db.execute("PRAGMA table_info(runs)")}
-        if "deal_key" not in columns:   # a store from before deal keys: its runs keep unkeyed deals
-            db.execute("ALTER TABLE runs ADD COLUMN deal_key TEXT NOT NULL DEFAULT ''")
+        db, version = _open_checked(path, older=False)
+        if version == -1:   # a new store, made in one transaction
+            db.executescript(f"BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         return db
 
     @staticmethod
@@ -128,6 +141,7 @@ class Store:
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone() is None:
             db.close()
             raise StoreError(f"{path} is not a tournament store")
+        _version(db, path)
         return db
 
     def close(self) -> None:
@@ -238,27 +252,57 @@ class Store:
 
     # ---- matches ----
     def record(self, spec: MatchSpec, result: MatchResult) -> None:
-        """Writes one finished match in its own transaction. The coordinator plays only matches
+        """Writes one finished match in its own transaction (`record_many` of one)."""
+        self.record_many([(spec, result)])
+
+    def record_many(self, finished: Sequence[tuple[MatchSpec, MatchResult]]) -> list[dict[str, Any]]:
+        """Writes finished matches in one transaction: all of them or, if the process dies or a
+        write fails, none (a resumed run plays those again). The coordinator plays only matches
         that are not stored, so a row already there was written by someone else: StoreError, and
-        neither row silently wins."""
+        neither row silently wins.
+
+        Returns the matches as `results` reads them back (decoded from the very text written), to
+        be read only: a match's parameters and seats are shared with the other matches that have them."""
+        matches, outputs, out = [], [], []
+        now = time.time()
+        for spec, result in finished:
+            params, seats = self._spec_text(spec)
+            row = (spec.run_id, spec.match_id, spec.game_id, params, spec.seed, spec.deal, seats,
+                   _encode(result.returns), _encode(result.placements), _encode(result.actions),
+                   _encode([f.__dict__ for f in result.faults]) if result.faults else "[]",
+                   _encode_sorted(result.metrics), result.duration, now)
+            matches.append(row)
+            outputs += [(spec.run_id, spec.match_id, o["seat"], o["label"], o["text"], o["cut"])
+                        for o in result.output]
+            out.append({"match_id": spec.match_id, "game_id": spec.game_id, "game_params": self._decoded(params),
+                        "seed": spec.seed, "deal": spec.deal, "seats": self._decoded(seats),
+                        "returns": _raw_decode(row[7])[0], "placements": _raw_decode(row[8])[0],
+                        "faults": _raw_decode(row[10])[0], "metrics": _raw_decode(row[11])[0]})
         try:
-            self._insert_match(spec, result)
+            with self.db:
+                self.db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", matches)
+                if outputs:
+                    self.db.executemany("INSERT INTO outputs VALUES (?, ?, ?, ?, ?, ?)", outputs)
         except sqlite3.IntegrityError:
+            have = self.finished_ids(finished[0][0].run_id)
+            spec = next((spec for spec, _ in finished if spec.match_id in have), finished[0][0])
             raise StoreError(f"match {spec.match_id} of run {spec.run_id} appeared in {self.path} while it "
                              f"was being played: something else writes this store") from None
+        return out
 
-    def _insert_match(self, spec, result):
-        with self.db:
-            self.db.execute(
-                "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (spec.run_id, spec.match_id, spec.game_id, json.dumps(spec.params_dict(), sort_keys=True),
-                 spec.seed, spec.deal, json.dumps([s.as_dict() for s in spec.seats]),
-                 json.dumps(result.returns), json.dumps(result.placements), json.dumps(result.actions),
-                 json.dumps([f.__dict__ for f in result.faults]), json.dumps(result.metrics, sort_keys=True),
-                 result.duration, time.time()))
-            self.db.executemany("INSERT INTO outputs VALUES (?, ?, ?, ?, ?, ?)",
-                                [(spec.run_id, spec.match_id, o["seat"], o["label"], o["text"], o["cut"])
-                                 for o in result.output])
+    def _spec_text(self, spec: MatchSpec) -> tuple[str, str]:
+        """(game_params, seats) of a match as stored: JSON, encoded once per parameter set and seating
+        (the schedule gives all its matches the same objects; by identity, as equal tuples may encode
+        differently: True == 1)."""
+        key = (id(spec.game_params), id(spec.seats))
+        known = self._texts.get(key)
+        if known is None or known[0] is not spec.game_params or known[1] is not spec.seats:
+            known = (spec.game_params, spec.seats, _encode_sorted(spec.params_dict()),
+                     _encode([s.as_dict() for s in spec.seats]))
+            if len(self._texts) >= 1024:
+                self._texts.clear()
+            self._texts[key] = known
+        return known[2], known[3]
 
     def copy_matches(self, source: str, target: str, ids: dict[int, int]) -> int:
         """Copies run `source`'s stored matches into run `target`, match `old` as `ids[old]`, but
@@ -415,6 +459,99 @@ class Store:
         return _match_dict(row)
 
 
+def migrate(path: str) -> tuple[int, int]:
+    """Brings the store at `path` to SCHEMA_VERSION: the steps of MIGRATIONS past its version, the
+    tables and indexes of SCHEMA it lacks, and the new version number, in one transaction (a kill
+    leaves it as it was); returns (version before, version after). A store at SCHEMA_VERSION is
+    left alone.
+
+    :raises StoreError: no store there, not a tournament store, damaged, or newer than this arena.
+    """
+    if not os.path.isfile(path):
+        raise StoreError(f"no store at {path} (give --store)")
+    try:
+        db, version = _open_checked(path, older=True)
+        try:
+            if version < SCHEMA_VERSION:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    for step in range(version + 1, SCHEMA_VERSION + 1):
+                        if step in MIGRATIONS:
+                            MIGRATIONS[step](db)
+                    # SCHEMA's missing tables and indexes; not executescript, which would commit
+                    for statement in _statements(SCHEMA):
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    db.commit()
+                except BaseException:
+                    db.rollback()
+                    raise
+            return version, SCHEMA_VERSION
+        finally:
+            db.close()
+    except (OSError, sqlite3.DatabaseError) as e:
+        raise StoreError(f"cannot migrate the store {path}: {e}") from None
+
+
+def _statements(script: str) -> Iterator[str]:
+    """The SQL statements of a script, one at a time (a ";" in a comment does not end one)."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+
+
+def _open_checked(path, older):
+    """(connection, schema version) for writing to the SQLite file at `path` (created when missing,
+    version -1), checked intact and of a version this arena writes (with `older`: an existing store
+    it migrates), in WAL mode. Nothing is written to a file that is refused."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    db = sqlite3.connect(path, timeout=30)
+    version = _version(db, path)
+    if version == -1 and older:
+        db.close()
+        raise StoreError(f"{path} is not a tournament store")
+    if 0 <= version < SCHEMA_VERSION and not older:
+        db.close()
+        raise StoreError(f"the store {path} has schema version {version}, older than this arena's "
+                         f"{SCHEMA_VERSION}: it can be read but not written; upgrade it with "
+                         f"`arena store migrate --store {path}`")
+    problems = [r[0] for r in db.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        db.close()
+        raise StoreError(f"the store {path} is damaged ({problems[0]}); nothing was written to it: "
+                         f"use another store (the reporting commands may still read what is intact)")
+    db.execute("PRAGMA journal_mode=WAL")
+    # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
+    # a power cut can lose the last matches, and commits no longer wait for the disk.
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db, version
+
+
+def _version(db, path):
+    """The store's schema version; -1 for an empty database. StoreError (and the connection closed)
+    for a database of something else, or a store newer than this arena."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return -1
+    if "runs" not in tables:
+        db.close()
+        raise StoreError(f"{path} is an SQLite database of something else, not a tournament store: "
+                         f"give another --store")
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version < 0:
+        db.close()
+        raise StoreError(f"the store {path} has schema version {version}, which no arena writes: it is damaged "
+                         f"or not a tournament store")
+    if version > SCHEMA_VERSION:
+        db.close()
+        raise StoreError(f"the store {path} has schema version {version}, newer than this arena's "
+                         f"{SCHEMA_VERSION}: use a newer arena")
+    return version
+
+
 def run_kind(run: dict[str, Any]) -> str:
     """What started the run: "tournament" (`arena run`), "compare", "analyze", "play" (a game in
     `arena serve`), or the "kind" its config names. An `arena analyze` run from before analyze runs
@@ -445,10 +582,13 @@ def _run_dict(row):
 
 
 def _effective(store, run):
-    """A run marked running whose coordinator is gone (killed) is interrupted."""
+    """A run marked running whose coordinator is gone (killed) is interrupted; a ladder that no
+    `ladder run` plays is idle, as it never finishes (it plays on when run again)."""
     if run["status"] == "running" and run["run_id"] not in store._claims and \
             not store._played_elsewhere(run["run_id"]):
         run["status"] = "interrupted"
+    elif run["status"] == "finished" and run["config"].get("kind") == "ladder":
+        run["status"] = "idle"
     return run
 
 

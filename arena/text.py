@@ -1,10 +1,10 @@
 """Text shown to people and data written for programs, shared by every part of the arena: user and
 bot text made safe (no control character reaches a terminal or a page), games and parameter values
-written as the command line takes them, a mean with its interval as every view writes it, and any
-result as plain JSON data. The tables' columns and legend are arena.reports.tables; the verdict,
+written as the command line takes them, a mean with its interval as every view writes it, a
+match's result in a line, and any result as plain JSON data. The tables' columns and legend are arena.reports.tables; the verdict,
 arena.results.verdict."""
 import math
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 
 def first_line(e: object) -> str:
@@ -78,3 +78,17 @@ def interval_text(iv: Any, digits: int = 2) -> str:
         return ""
     mean, low, high = (interval_part(iv, k) for k in ("mean", "low", "high"))
     return f"{mean:.{digits}f} [{low:.{digits}f}-{high:.{digits}f}]"
+
+
+def book_text(book: Mapping[str, str]) -> str:
+    """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits...)"."""
+    return f"{printable(book['name'], keep='')} (sha256 {book['digest'][:16]})"
+
+
+def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float]) -> str:
+    """A stored match's result in a line, by seat and label: "1: greedy won (returns -1 / 1)", "draw
+    (...)" when every seat placed first, "0: a and 2: b tied first (...)" when some did."""
+    winners = [seat for seat, place in enumerate(placements) if place == 1]   # seats: a label may hold two
+    names = " and ".join(f"{seat}: {labels[seat]}" for seat in winners)
+    result = "draw" if len(winners) == len(labels) else f"{names} won" if len(winners) == 1 else f"{names} tied first"
+    return result + " (returns " + " / ".join(f"{x:g}" for x in returns) + ")"

@@ -36,6 +36,8 @@ from libc.stdint cimport uint64_t, uint8_t, uint16_t, int8_t, int16_t
 from libc.string cimport memset
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, MAX_ACTIONS
 from engines.registry import engine_params
+from engines.events import Event, ended
+cimport cython
 
 cdef enum:
     NCARDS = 80
@@ -499,6 +501,14 @@ cdef void _sort_hand_for(BBPos* s, int q, int viewer) noexcept nogil:
         s.hand[q][j + 1] = c
 
 
+SPECIALS = {"rev": "Reverse", "target": "Target", "jar": "Jar", "eye": "Eye"}
+
+
+def _value(card: str) -> int:
+    """A card's printed value; specials are 0 (RULES.md 3.1)."""
+    return 0 if card[2:] in SPECIALS else int(card[1:])
+
+
 cdef class BelladoneBluffState(GameState):
     cdef BBPos s
 
@@ -866,6 +876,48 @@ cdef class BelladoneBluffState(GameState):
             here.update(self.s.row[r][i] for i in range(self.s.row_n[r]))
         here.update(self.s.deck[i] for i in range(self.s.deck_n))
         return sorted(card_name(c) for c in range(NCARDS) if c not in here)
+
+    @cython.boundscheck(True)       # plain Python indexing here, negative indices included
+    @cython.wraparound(True)
+    def _events(self, GameState before, int action):
+        """Belladone Bluff's events of `action`, played from `before` to here (GameState.apply_with_events)."""
+        p = before.current_player()
+        name = before.action_to_string(action)
+        turn = before.observation(p)["turn"]
+        rows = {"I": 0, "II": 1, "III": 2}
+        row = turn["row"]
+        cards = before.preparation(rows[row]) if row else []
+        out = []
+        if name.startswith("play "):
+            card, row = name[5:].split(" on ")
+            cards = before.preparation(rows[row]) + [card]
+            pos = len(cards)
+            out.append(Event("card_placed", p, card, f"{row} {pos}"))
+            if card[2:] in SPECIALS:
+                out.append(Event("special_played", p, SPECIALS[card[2:]], "face up" if pos % 2 else "face down"))
+        elif name.startswith("eye: swap "):
+            card, pos = name[10:].split(" into position ")
+            out.append(Event("eye_swap", p, card, cards[int(pos) - 1]))
+            cards[int(pos) - 1] = card
+        elif name == "eye: no swap":
+            out.append(Event("eye_look", p, "Eye", row))
+        elif name.startswith("discard "):
+            out.append(Event("card_discarded", p, name[8:]))
+        elif name.startswith("give row to P"):
+            q = int(name[13:])
+            out.append(Event("row_scored", q, row, str(before.observation(p)["jar_score"])))
+        if len(cards) == 7 and len(self.preparation(rows[row])) < 7:      # the row was scored just now
+            up = cards[0::2]
+            score = sum(_value(c) for c in cards) * (-1) ** sum(c.endswith("-rev") for c in up)
+            out.append(Event("row_won", p, row, str(score)))
+            out.extend(Event("special_in_won_row", p, SPECIALS[c[2:]], "face up" if i % 2 == 0 else "face down")
+                       for i, c in enumerate(cards) if c[2:] in SPECIALS)
+            if self.phase() != "jar":
+                jar = any(c.endswith("-jar") for c in up)
+                out.append(Event("row_scored", 1 - p if jar else p, row, str(score)))
+        if ended(before, self):
+            out.extend(Event("held_at_end", q, c) for q in range(self.num_players) for c in self.hand(q))
+        return out
 
     def observation(self, player):
         cdef int q, r, i, c

@@ -44,6 +44,8 @@ from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from libc.string cimport memset, memcpy
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, rng_shuffle
 from engines.registry import engine_params
+from engines.events import Event, ended
+cimport cython
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
@@ -222,10 +224,14 @@ def _load_cards(guest_file=None, belle_file=None):
 
 
 INTERESTS, GUESTS, BELLES = _load_cards()
+with open(os.path.join(_DATA, "belle_guests.json")) as _f:
+    INTEREST_TIER = {i: tier for tier, names in json.load(_f)["interests"].items() for i in names}
 GUEST_NAMES = [g["name"] for g in GUESTS]
 BELLE_NAMES = [b["name"] for b in BELLES]
 _GUEST_ID = {n: i for i, n in enumerate(GUEST_NAMES)}
 _BELLE_ID = {n: i for i, n in enumerate(BELLE_NAMES)}
+_GUEST_CARD = {g["name"]: g for g in GUESTS}
+_BELLE_CARD = {b["name"]: b for b in BELLES}
 
 
 def _action_names():
@@ -956,6 +962,22 @@ cdef class BelleState(GameState):
         """What group g of p would score now (real points)."""
         return _group_points(&self.s, self.seat(p), g)
 
+    def points_of(self, cards):
+        """What a group holding `cards` (Guest and Belle names) scores under this game's rules
+        (RULES.md 4.3 step 3), e.g. a group as it stood when it was scored; the position is not changed."""
+        cdef BellePos t = self.s
+        if len(cards) > GSIZE:
+            raise ValueError("a group holds at most 4 cards")
+        t.gcount[0][0] = t.gguests[0][0] = 0
+        for name in cards:
+            if name in _GUEST_ID:
+                _group_add(&t, 0, 0, _GUEST_ID[name])
+            elif name in _BELLE_ID:
+                _group_add(&t, 0, 0, BELLE_CODE + _BELLE_ID[name])
+            else:
+                raise ValueError(f"unknown card {name!r}")
+        return _group_points(&t, 0, 0)
+
     def hand(self, p):
         h = self.s.hand[self.seat(p)]
         return [BELLE_NAMES[b] for b in range(NB) if (h >> b) & 1]
@@ -998,6 +1020,68 @@ cdef class BelleState(GameState):
         return ([GUEST_NAMES[self.s.gdeck[i]] for i in range(self.s.ghead + LINE, self.s.gend)],
                 [GUEST_NAMES[self.s.regface[i]] for i in range(self.s.nregface)],
                 [BELLE_NAMES[self.s.bdeck[i]] for i in range(self.s.bhead + LINE, self.s.bend)])
+
+    @cython.boundscheck(True)       # plain Python indexing here, negative indices included
+    @cython.wraparound(True)
+    def _events(self, GameState before, int action):
+        """Belle of the Ball's events of `action`, played from `before` to here (GameState.apply_with_events)."""
+        belles, guests = _BELLE_CARD, _GUEST_CARD
+        p = before.current_player()
+        name = before.action_to_string(action)
+        phase = before.phase()
+        belle, guest = before.pending()
+        pre = before.party(p)            # the mover's groups as this action leaves them, before step 3
+        out = []
+
+        def seated(q, x, g):
+            out.append(Event("guest_seated", q, x, f"group {g + 1}"))
+            out.extend(Event("interest_seated", q, i, INTEREST_TIER[i]) for i in guests[x]["interests"])
+
+        if name.startswith("play "):
+            b = name[5:]
+            out.append(Event("belle_played", p, b, belles[b]["mode"]))
+        elif name.startswith("take guest ") or name.startswith("take Belle "):
+            k = int(name.rsplit(" ", 1)[1])
+            line = before.guest_line() if name.startswith("take guest ") else before.belle_line()
+            kind = "guest_taken" if name.startswith("take guest ") else "belle_taken"
+            out.append(Event(kind, p, line[k - 1][0], f"position {k}"))
+        elif name.startswith("group "):
+            g = int(name[6:]) - 1
+            if phase == "choose your group for the Belle":
+                out.append(Event("belle_target", p, belle, f"group {g + 1}"))
+                pre[g].append(belle)
+            else:
+                seated(p, guest, g)
+                pre[g].append(guest)
+        elif name.startswith("player "):
+            q, g = int(name.split()[1]), int(name.split()[3]) - 1
+            out.append(Event("belle_target", q, belle, f"group {g + 1}"))
+        elif name.startswith("guest "):
+            x = name[6:]
+            owner, g = next((q, g) for q in range(before.num_players)
+                            for g, grp in enumerate(before.party(q)) if x in grp)
+            out.append(Event("belle_target", owner, belle, f"guest {x}"))
+            if owner == p:
+                i = pre[g].index(x)
+                if belles[belle]["effect"] == "switch_with_line":
+                    pre[g][i] = before.guest_line()[0][0]
+                else:
+                    del pre[g][i]
+        left = self.party(p)
+        for g, cards in enumerate(pre):
+            full = len(cards) == 4 or before.group_is_full(p, g) or (
+                cards and cards[-1] == belle and belles[belle]["effect"] == "full")
+            if cards and full and not left[g]:
+                points = str(before.points_of(cards))
+                out.append(Event("group_scored", p, f"group {g + 1}", points))
+                out.extend(Event("belle_scored", p, c, points) for c in cards if c in belles)
+        if ended(before, self):
+            for q in range(self.num_players):
+                out.extend(Event("belle_held_at_end", q, b, "hand") for b in self.hand(q))
+                out.extend(Event("belle_held_at_end", q, c, f"group {g + 1}")
+                           for g, grp in enumerate(self.party(q)) for c in grp if c in belles)
+                out.append(Event("regrets_held_at_end", q, "Regret", str(self.regrets(q))))
+        return out
 
     def observation(self, player):
         player = self.seat(player)

@@ -2,6 +2,8 @@
 inspection methods (`hand`, `voids`, `groups`, ...) on top."""
 from typing import Any, Optional
 
+from engines.events import Event
+
 
 class GameState:
     game_id: str
@@ -16,6 +18,10 @@ class GameState:
         """The legal actions of the player to move, in increasing order; [] once terminal."""
     def apply_action(self, action: int) -> None:
         """:raises ValueError: the action is not legal here."""
+    def apply_with_events(self, action: int) -> list["Event"]:
+        """apply_action, and what happened in it (engines/events.py has each game's vocabulary).
+
+        :raises ValueError: the action is not legal here."""
     def undo_action(self) -> int:
         """:raises IndexError: nothing to undo."""
     def history(self) -> list[int]: ...

@@ -168,6 +168,22 @@ cdef class GameState:
         self.c_apply_undoable(action)
         self._history.append(int(action))
 
+    def apply_with_events(self, action):
+        """Plays `action` exactly as `apply_action` does and returns what happened in it, as a list of
+        `engines.events.Event` (the referee's view: hidden cards named; the vocabulary of each game is
+        in engines/events.py). The action that ends the game also reports what each seat holds then.
+        Nothing in the engine records events: they are read off the position before and after the
+        action, here only, so `apply_action`, `c_apply` and the search loops pay nothing for them."""
+        cdef GameState before = self._new_empty()
+        before.c_copy_from(self)
+        self.apply_action(action)
+        return self._events(before, action)
+
+    def _events(self, GameState before, int action):
+        """engine: the events of `action`, just played from `before` to this position (position only:
+        `before` has no history), as a list of engines.events.Event."""
+        raise NotImplementedError(f"{self.game_id} reports no events")
+
     def undo_action(self):
         """Takes back the last action applied through `apply_action` and returns it."""
         if not self._history or self._undo_len == 0:

@@ -5,10 +5,13 @@ player 1 white (W). An action is the square a ring is placed on.
 """
 import json
 import os
+from functools import lru_cache
 from libc.stdint cimport uint64_t, int8_t
 from libc.string cimport memset
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below
 from engines.registry import engine_params
+from engines.events import Event, ended
+cimport cython
 
 DEF N = 36          # squares
 DEF RINGS = 30      # 15 per player: the game ends after 30 plies
@@ -226,6 +229,26 @@ cdef void _place(InsertPos* p, int s) noexcept nogil:
         _finish_by_groups(p)
 
 
+QUADRANTS = ("top-left", "top-right", "bottom-left", "bottom-right")
+
+
+@lru_cache(maxsize=64)
+def _tiles(layout: str) -> tuple:
+    """(tile, turns) in each quadrant of a board layout, found by matching every tile and turn."""
+    found = []
+    for q in range(4):
+        squares = [sq for sq in range(36) if _quadrant(sq) == q]
+        found.append(next(((t, k) for t in sorted(TILES) for k in range(4)
+                           if all(layout_from_tiles([t] * 4, (k,) * 4)[sq] == layout[sq] for sq in squares)),
+                          ("", 0)))       # a layout given square by square, not made of the tiles
+    return tuple(found)
+
+
+def _quadrant(sq: int) -> int:
+    rank, file = divmod(sq, 6)
+    return 2 * ((5 - rank) // 3) + file // 3
+
+
 cdef class InsertState(GameState):
     cdef InsertPos s
 
@@ -425,6 +448,29 @@ cdef class InsertState(GameState):
 
     def layout(self):
         return "".join(ORIENT_CHARS[self.s.orient[i]] for i in range(N))
+
+    @cython.boundscheck(True)       # plain Python indexing here, negative indices included
+    @cython.wraparound(True)
+    def _events(self, GameState before, int action):
+        """Insert's events of `action`, played from `before` to here (GameState.apply_with_events)."""
+        p = before.current_player()
+        tiles = _tiles(before.layout())
+        out = []
+        if before.observation(p)["rings_placed"] == 0:
+            out.extend(Event("tile_laid", -1, t, f"{QUADRANTS[q]} turned {k}") for q, (t, k) in enumerate(tiles))
+        rank, file = divmod(action, 6)
+        where = "centre" if 1 <= rank <= 4 and 1 <= file <= 4 else "edge"
+        sq_name = before.action_to_string(action)
+        out.append(Event("ring_placed", p, tiles[_quadrant(action)][0], f"{sq_name} {where}"))
+        board_before, board_after = before.observation(p)["board"], self.observation(p)["board"]
+        for sq in range(36):
+            r, f = divmod(sq, 6)
+            if sq != action and board_before[5 - r][f] != board_after[5 - r][f]:
+                out.append(Event("ring_flipped", p, tiles[_quadrant(sq)][0], before.action_to_string(sq)))
+        if ended(before, self):
+            out.extend(Event("largest_group_at_end", q, "group", str(max(self.groups(q), default=0)))
+                       for q in range(self.num_players))
+        return out
 
     def observation(self, player):
         player = self.seat(player)

@@ -112,8 +112,31 @@ def spec(game_id: str) -> GameSpec:
         raise UnknownGame(f"unknown game {game_id!r}; valid games: {', '.join(game_ids())}") from None
 
 
+_checked: dict[Any, tuple[GameSpec, dict[str, Any]]] = {}   # _params' answers (values are immutable), by its arguments
+_classes: dict[str, tuple[GameSpec, type]] = {}             # game id -> its GameState class
+
+
+def _exact(value):
+    return value if type(value) in (str, int, bool, type(None)) else repr(value)
+
+
 def _params(game_id, players, params):
-    """The parameters of a game with the defaults filled in, each coerced to its declared type."""
+    """The parameters of a game with the defaults filled in, each coerced to its declared type (a
+    new dict). Checked once per game and set of parameters (every match makes a state with them)."""
+    # with their types: True, 1 and 1.0 are equal keys but not the same parameter value (and the
+    # text of others: -0.0 == 0.0, (True,) == (1,)); and the declaration they were checked against
+    declared = spec(game_id)
+    key = (game_id, type(players), _exact(players), *[(k, type(v), _exact(v)) for k, v in params.items()])
+    known = _checked.get(key)
+    if known is None or known[0] is not declared:
+        known = (declared, _check_params(game_id, players, params))
+        if len(_checked) >= 1024:
+            _checked.clear()
+        _checked[key] = known
+    return dict(known[1])
+
+
+def _check_params(game_id, players, params):
     s = spec(game_id)
     unknown = sorted(set(params) - set(s.params))
     if unknown:
@@ -140,7 +163,8 @@ def engine_params(game_id: str, params: dict, capacity: int) -> dict[str, Any]:
     :raises BadParameter: as `resolve`, for what the registry declares, or more players than the
         engine holds.
     """
-    declared = {name: value for name, value in params.items() if name in spec(game_id).params}
+    names = spec(game_id).params
+    declared = {name: value for name, value in params.items() if name in names}
     full = dict(params)
     full.update(_params(game_id, params.get("players"), declared))
     if full["players"] > capacity:
@@ -152,12 +176,17 @@ def _new_state(game_id, full, seed):
     """The engine's state for complete parameters; what the engine refuses (a value out of its
     range, parameters that conflict) is a BadParameter naming the game."""
     try:
-        return spec(game_id).state_class()(full, seed)
+        declared = spec(game_id)
+        known = _classes.get(game_id)
+        if known is None or known[0] is not declared:
+            known = _classes[game_id] = (declared, declared.state_class())
+        return known[1](full, seed)
     except ValueError as e:
         raise BadParameter(f"{game_id}: {e}") from None
 
 
-def resolve(game_id: str, players: Optional[int] = None, **params: Any) -> dict[str, Any]:
+# game_id is positional only: a parameter of that name (from a command line, a file) is an unknown one
+def resolve(game_id: str, /, players: Optional[int] = None, **params: Any) -> dict[str, Any]:
     """The complete, validated parameters of a game (defaults filled in), players included.
 
     Validated fully: the engine itself is set up once with them, so every rule it checks (ranges,
@@ -173,7 +202,7 @@ def resolve(game_id: str, players: Optional[int] = None, **params: Any) -> dict[
     return full
 
 
-def make(game_id: str, players: Optional[int] = None, seed: int = 0, **params: Any) -> "GameState":
+def make(game_id: str, /, players: Optional[int] = None, seed: int = 0, **params: Any) -> "GameState":
     """A new game state of `game_id` with the given parameters, its chance seeded by `seed`.
 
     :raises UnknownGame: no such game.

@@ -32,6 +32,8 @@ from libc.string cimport memset
 from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_next, rng_below,
                            HORIZON_ROUND)
 from engines.registry import engine_params
+from engines.events import Event, ended
+cimport cython
 
 DEF NT = 7              # card types
 DEF MAXP = 4
@@ -831,6 +833,45 @@ cdef class RoyalBallState(GameState):
 
     def active_player(self):
         return int(self.s.active)
+
+    @cython.boundscheck(True)       # plain Python indexing here, negative indices included
+    @cython.wraparound(True)
+    def _events(self, GameState before, int action):
+        """Royal Ball's events of `action`, played from `before` to here (GameState.apply_with_events)."""
+        p = before.current_player()
+        name = before.action_to_string(action)
+        verb, _, what = name.partition(" ")
+        out = []
+        hands = [before.hand(q) for q in range(before.num_players)]
+        pile = [c for c, _how in before.king_pile()]
+        if verb in ("take", "keep"):
+            up, hidden = before.table()
+            card, how = (hidden, "face-down") if what == "face-down" else (what, "face-up")
+            out.append(Event("card_taken" if verb == "take" else "card_kept", p, card, how))
+            if verb == "keep":
+                given, given_how = self.king_pile()[-1]
+                out.append(Event("king_given", p, given, "face-up" if given_how == "up" else "face-down"))
+        elif verb == "give":
+            out.append(Event("gift", p, what))
+            hands[p][what] -= 1
+            pile.append(what)
+        if self.round() > before.round():
+            rnd = f"round {self.round()}"
+            king = king_counts(pile)
+            eaten = {c: pile.count(c) - king[c] for c in ("Salami", "Chicken", "Carrot", "Apple")}
+            out.extend(Event("animal_fed", -1, "Dog" if c in ("Salami", "Chicken") else "Horse", c)
+                       for c, n in eaten.items() for _ in range(n))
+            out.extend(Event("king_count", -1, c, str(n)) for c, n in king.items())
+            for q, hand in enumerate(hands):
+                out.extend(Event("hand_scored", q, c, str(n)) for c, n in hand.items() if n)
+                _score, fed = score_hand(hand, king, chicken=before.params["chicken"])
+                out.extend(Event("animal_fed", q, "Dog" if c in ("Salami", "Chicken") else "Horse", c)
+                           for c, n in fed.items() for _ in range(n))
+            scores = self.last_round_scores()
+            out.extend(Event("round_scored", q, str(scores[q]), rnd) for q in range(self.num_players))
+            out.extend(Event("favour", q, "favour", rnd)
+                       for q, (a, b) in enumerate(zip(self.favours(), before.favours())) if a > b)
+        return out
 
     def observation(self, player):
         cdef RBPos* s = &self.s

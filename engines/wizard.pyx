@@ -22,6 +22,8 @@ from libc.math cimport exp
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND
 from engines.wizard_rules cimport may_play, hand_promise, suited_promise
 from engines.registry import engine_params
+from engines.events import Event, ended
+cimport cython
 
 cdef extern from *:
     """
@@ -46,14 +48,17 @@ cdef extern from *:
                 if (b >> i & 1) wz_select8[b][r++] = (unsigned char)i;
         }
     }
-    /* The position of the k-th (0-based) set bit of x, k < popcount(x): byte prefix counts,
-       a SWAR compare to find the byte, a table inside it. No data-dependent branch. */
-    static inline int wz_select(unsigned long long x, int k) {
-        const unsigned long long L = 0x0101010101010101ULL, H = 0x8080808080808080ULL;
+    /* Byte i of the result: the set bits of x in bytes 0..i; its top byte is popcount(x). */
+    static inline unsigned long long wz_byte_prefix(unsigned long long x) {
         unsigned long long b = x - ((x >> 1) & 0x5555555555555555ULL);
         b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
         b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-        unsigned long long prefix = b * L;
+        return b * 0x0101010101010101ULL;
+    }
+    /* The position of the k-th (0-based) set bit of x, k < popcount(x), given wz_byte_prefix(x):
+       a SWAR compare to find the byte, a table inside it. No data-dependent branch. */
+    static inline int wz_select_in(unsigned long long x, unsigned long long prefix, int k) {
+        const unsigned long long L = 0x0101010101010101ULL, H = 0x8080808080808080ULL;
         unsigned long long le = ((((unsigned long long)k * L) | H) - prefix) & H;
         int j = (int)(((le >> 7) * L) >> 56);
         int before = (int)(((prefix << 8) >> (8 * j)) & 0xFF);
@@ -62,7 +67,8 @@ cdef extern from *:
     """
     int wz_popcount(unsigned long long x) nogil
     int wz_ctz(unsigned long long x) nogil
-    int wz_select(unsigned long long x, int k) nogil
+    unsigned long long wz_byte_prefix(unsigned long long x) nogil
+    int wz_select_in(unsigned long long x, unsigned long long prefix, int k) nogil
     void wz_init_select()
 
 cdef enum:
@@ -90,6 +96,8 @@ cdef uint64_t JES = (<uint64_t>0xF) << 56
 cdef uint64_t ALL = (<uint64_t>1 << 60) - 1
 cdef uint64_t SUIT_MASK[4]
 cdef int8_t SUIT_OF[NCARDS]
+cdef int8_t POP4[16]               # set bits of a 4-bit number (the Wizards or Jesters of a hand)
+cdef uint64_t ALIKE_ACTIONS[256]   # by hand bits 52..59: the bits of A_WIZ and A_JES if it holds any
 # Per card action (0..53), for a trick update without unpredictable branches:
 cdef uint64_t PICK[A_BID]          # the hand bits the action takes its card from
 cdef int8_t CODE[A_BID]            # suit 0..3; 4 Wizard; 6 Jester (matches no suit and no led code)
@@ -98,6 +106,7 @@ cdef int8_t VOIDBIT[A_BID][6]      # the void this card reveals, by the led code
 cdef int8_t BASE[A_BID]            # trick strength: Wizard 64 (+16 as "led"), trump 32+rank,
 cdef int8_t TRUMPV[A_BID]          # led suit 16+rank, anything else 0; the first card of the
 cdef int8_t LEDV[A_BID]            # greatest strength takes the trick
+cdef int8_t STRENGTH[5][6][A_BID]  # by trump + 1, led code after the card, card: that strength
 
 SUITS = "degh"     # dwarves, elves, giants, humans
 
@@ -111,9 +120,13 @@ cdef void _init_tables() noexcept:
     cdef int c, s
     for s in range(4):
         SUIT_MASK[s] = ((<uint64_t>1 << 13) - 1) << (13 * s)
-    cdef int a, led
+    cdef int a, led, t
     for c in range(NCARDS):
         SUIT_OF[c] = c // 13 if c < 52 else (4 if c < 56 else 5)
+    for c in range(16):
+        POP4[c] = (c & 1) + (c >> 1 & 1) + (c >> 2 & 1) + (c >> 3 & 1)
+    for c in range(256):
+        ALIKE_ACTIONS[c] = (<uint64_t>((c & 0xF) != 0) << A_WIZ) | (<uint64_t>((c >> 4) != 0) << A_JES)
     for a in range(A_BID):
         PICK[a] = (<uint64_t>1 << a) if a < 52 else (WIZ if a == A_WIZ else JES)
         CODE[a] = a // 13 if a < 52 else (4 if a == A_WIZ else 6)
@@ -126,6 +139,10 @@ cdef void _init_tables() noexcept:
             else:
                 LEDNEXT[a][led] = led
             VOIDBIT[a][led] = (1 << led) if (a < 52 and led < 4 and CODE[a] != led) else 0
+    for a in range(A_BID):
+        for t in range(-1, 4):
+            for led in range(6):
+                STRENGTH[t + 1][led][a] = BASE[a] + (TRUMPV[a] if CODE[a] == t else (LEDV[a] if CODE[a] == led else 0))
 
 _init_tables()
 wz_init_select()
@@ -174,7 +191,7 @@ cdef inline uint64_t _mix(uint64_t k, uint64_t x) noexcept nogil:
 
 cdef inline uint64_t _canon(uint64_t h) noexcept nogil:
     """A hand with its Wizards and Jesters as counts (they are indistinguishable)."""
-    return (h & SUITED) | (<uint64_t>wz_popcount(h & WIZ) << 52) | (<uint64_t>wz_popcount(h & JES) << 56)
+    return (h & SUITED) | (<uint64_t>POP4[(h >> 52) & 0xF] << 52) | (<uint64_t>POP4[(h >> 56) & 0xF] << 56)
 
 cdef inline int _canon_card(int c) noexcept nogil:
     if c < 0:
@@ -224,21 +241,24 @@ cdef void _deal(WizPos* s, Rng* chance) noexcept nogil:
     cdef int n = s.nplayers, r = s.sched[s.round], need, i, j, p, k
     cdef int8_t t
     cdef uint64_t h
+    cdef Rng c = chance[0]      # a local copy, kept in registers (see WizardState.c_rollout)
     need = r * n
     for i in range(NCARDS):
         deck[i] = i
-    k = need + 1 if need < NCARDS else NCARDS
-    for i in range(k):
-        j = i + rng_below(chance, NCARDS - i)
-        t = deck[i]; deck[i] = deck[j]; deck[j] = t
     i = 0
-    for p in range(n):
+    for p in range(n):      # a Fisher-Yates shuffle of the first need + 1 places, dealt as drawn
         h = 0
-        for j in range(r):
-            h |= <uint64_t>1 << deck[i]
+        for k in range(r):
+            j = i + rng_below(&c, NCARDS - i)
+            t = deck[j]; deck[j] = deck[i]; deck[i] = t
+            h |= <uint64_t>1 << t
             i += 1
         s.hand[p] = h
-    s.turn_up = deck[need] if need < NCARDS else -1
+    s.turn_up = -1
+    if need < NCARDS:
+        j = need + rng_below(&c, NCARDS - need)
+        s.turn_up = deck[j]
+    chance[0] = c
     _begin_round(s)
 
 
@@ -324,37 +344,67 @@ cdef inline int _forbidden_bid(WizPos* s) noexcept nogil:
     return -1
 
 
-cdef inline void _play(WizPos* s, int a, Rng* chance) noexcept nogil:
-    cdef int p = s.to_move, code = CODE[a], led, st
-    cdef uint64_t m = s.hand[p] & PICK[a]
-    cdef uint64_t bit = m & (~m + 1)
-    s.hand[p] &= ~bit
-    s.gone |= bit
-    s.plays[s.n_plays] = a
-    s.play_by[s.n_plays] = p
-    s.n_plays += 1
-    s.pub_key = _mix(s.pub_key, a)
-    s.void[p] |= VOIDBIT[a][s.led]
-    led = LEDNEXT[a][s.led]
-    s.led = led
-    st = BASE[a] + (TRUMPV[a] if code == s.trump else (LEDV[a] if code == led else 0))
-    if st > s.win_str:
-        s.win_str = st
-        s.win_player = p
-    s.trick_len += 1
-    if s.trick_len < s.nplayers:
-        s.to_move = _next(s, p)
-        return
-    p = s.win_player
-    s.tricks[p] += 1
-    s.tricks_done += 1
+cdef inline int _strength(int a, int trump, int led) noexcept nogil:
+    """Card action a's strength in a trick of trump suit `trump` (-1: none) whose led code is
+    `led` once a is played (see BASE): one load from the table of every case."""
+    return STRENGTH[trump + 1][led][a]
+
+
+cdef inline void _play_cards(WizPos* s, int a, Rng* rng, Rng* chance) noexcept nogil:
+    """Plays card action `a` for the player to move or, with a < 0, uniformly random cards drawn
+    from `rng` to the end of the round (each as _random_card would draw it). The trick in
+    progress lives in locals meanwhile: in the position, each of its byte-sized fields would be
+    stored and loaded back between two cards, on the path from one card to the next."""
+    cdef bint random = a < 0
+    cdef int p = s.to_move, led = s.led, win_str = s.win_str, win_p = s.win_player
+    cdef int trick_len = s.trick_len, n_plays = s.n_plays, st
+    cdef uint64_t key = s.pub_key, gone = s.gone, m, bit
+    while True:
+        if random:
+            a = _random_card_in(may_play(s.hand[p], led), rng)
+        m = s.hand[p] & PICK[a]
+        bit = m & (~m + 1)
+        s.hand[p] &= ~bit
+        gone |= bit
+        s.plays[n_plays] = a
+        s.play_by[n_plays] = p
+        n_plays += 1
+        key = _mix(key, a)
+        s.void[p] |= VOIDBIT[a][led]
+        if led == LED_NONE:     # a branch, not a table: the next card need not wait for this one
+            led = LEDNEXT[a][led]
+        st = _strength(a, s.trump, led)
+        win_p = p if st > win_str else win_p
+        win_str = st if st > win_str else win_str
+        trick_len += 1
+        if trick_len < s.nplayers:
+            p = _next(s, p)
+        else:
+            s.tricks[win_p] += 1
+            s.tricks_done += 1
+            p = win_p
+            trick_len = 0
+            led = LED_NONE
+            win_str = -1
+            win_p = -1
+            if s.tricks_done == s.cards:
+                break
+        if not random:
+            break
     s.to_move = p
-    s.trick_len = 0
-    s.led = LED_NONE
-    s.win_str = -1
-    s.win_player = -1
+    s.led = led
+    s.win_str = win_str
+    s.win_player = win_p
+    s.trick_len = trick_len
+    s.n_plays = n_plays
+    s.pub_key = key
+    s.gone = gone
     if s.tricks_done == s.cards:
         _end_round(s, chance)
+
+
+cdef inline void _play(WizPos* s, int a, Rng* chance) noexcept nogil:
+    _play_cards(s, a, NULL, chance)
 
 
 cdef inline uint64_t _playable(WizPos* s) noexcept nogil:
@@ -391,15 +441,23 @@ cdef int _legal(WizPos* s, action_t* out) noexcept nogil:
     return n
 
 
+cdef inline int _random_card(WizPos* s, Rng* rng) noexcept nogil:
+    """A uniformly random card action of the player to move (phase PH_PLAY)."""
+    return _random_card_in(_playable(s), rng)
+
+
+cdef inline int _random_card_in(uint64_t m, Rng* rng) noexcept nogil:
+    """A uniformly random card action among the playable hand bits m."""
+    # the playable card actions as a bit set: action ids 0..53 are bit positions
+    cdef uint64_t acts = (m & SUITED) | ALIKE_ACTIONS[m >> 52]
+    cdef uint64_t prefix = wz_byte_prefix(acts)
+    return wz_select_in(acts, prefix, rng_below(rng, <int>(prefix >> 56)))
+
+
 cdef inline int _random_action(WizPos* s, Rng* rng) noexcept nogil:
-    cdef uint64_t m, acts
     cdef int k, f
     if s.phase == PH_PLAY:
-        m = _playable(s)
-        # the playable card actions as a bit set: action ids 0..53 are bit positions
-        acts = ((m & SUITED) | (<uint64_t>((m & WIZ) != 0) << A_WIZ)
-                | (<uint64_t>((m & JES) != 0) << A_JES))
-        return wz_select(acts, rng_below(rng, wz_popcount(acts)))
+        return _random_card(s, rng)
     if s.phase == PH_BID:
         f = _forbidden_bid(s)
         if f >= 0 and f <= s.cards:
@@ -507,7 +565,32 @@ cdef bint _hall_ok(int* rem, int* cap, int8_t* void, int n, int skip, int stock)
     return True
 
 
+cdef void _deal_unseen(WizPos* s, int p, uint64_t unseen, int* cap, Rng* rng) noexcept nogil:
+    """The unseen cards dealt at random, cap[q] to each other player q, the rest left in the stock."""
+    cdef int8_t deck[NCARDS]
+    cdef int8_t c
+    cdef int k = 0, i = 0, j, q, r
+    cdef uint64_t h
+    while unseen:
+        deck[k] = wz_ctz(unseen)
+        unseen &= unseen - 1
+        k += 1
+    for q in range(s.nplayers):
+        if q == p:
+            continue
+        h = 0
+        for r in range(cap[q]):     # a Fisher-Yates shuffle, stopped once the hands are full
+            j = i + rng_below(rng, k - i)
+            c = deck[j]
+            deck[j] = deck[i]
+            h |= <uint64_t>1 << c
+            i += 1
+        s.hand[q] = h
+
+
 cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
+    """The other players' hands drawn from the unseen cards: uniform over the deals that give each
+    its hand size and no card of a suit it is known void in."""
     cdef int n = s.nplayers, q, i, j, k, c, t, suit, total, pick, cand_n
     cdef int cap[MAXP]
     cdef int rem[4]
@@ -524,6 +607,12 @@ cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
         total += cap[q]
         if q != p:
             s.hand[q] = 0
+            voids |= s.void[q]
+    if not voids:
+        # hand sizes are the only constraint: a plain deal has the distribution of the weighted
+        # draw below (which picks each card's holder by the room left), at a fraction of its cost
+        _deal_unseen(s, p, unknown, cap, rng)
+        return
     rem[0] = rem[1] = rem[2] = rem[3] = 0
     k = 0
     m = unknown
@@ -535,9 +624,6 @@ cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
         if c < 52:
             rem[SUIT_OF[c]] += 1
     stock = k - total
-    for q in range(n):
-        if q != p:
-            voids |= s.void[q]
     for i in range(k - 1, 0, -1):
         j = rng_below(rng, i + 1)
         t = order[i]; order[i] = order[j]; order[j] = t
@@ -572,7 +658,7 @@ cdef void _resample_hands(WizPos* s, int p, Rng* rng) noexcept nogil:
             else:
                 cap[q] -= 1
             # a choice that keeps the rest placeable always exists (the true deal is one)
-            if not voids or _hall_ok(rem, cap, s.void, n, p, stock) or total == weight[j]:
+            if _hall_ok(rem, cap, s.void, n, p, stock) or total == weight[j]:
                 break
             if q == n:
                 stock += 1
@@ -826,10 +912,17 @@ cdef class WizardState(GameState):
     cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil:
         cdef WizPos* s = &self.s
         cdef int start = s.round
+        # A local copy of the RNG: the compiler may keep it in registers, which it may not do
+        # through a pointer that the position's byte-sized stores could alias.
+        cdef Rng r = rng[0]
         while s.phase != PH_OVER:
             if horizon == HORIZON_ROUND and s.round != start:
                 break
-            _apply(s, _random_action(s, rng), &self.chance)
+            if s.phase == PH_PLAY:
+                _play_cards(s, -1, &r, &self.chance)     # the rest of the round's cards
+            else:
+                _apply(s, _random_action(s, &r), &self.chance)
+        rng[0] = r
         return 0
 
     cdef action_t c_policy_action(self, Rng* rng) noexcept nogil:
@@ -864,8 +957,7 @@ cdef class WizardState(GameState):
         last = s.trick_len == s.nplayers - 1
         for i in range(n):
             a = acts[i]
-            v = BASE[a] + (TRUMPV[a] if CODE[a] == s.trump else
-                           (LEDV[a] if CODE[a] == LEDNEXT[a][s.led] else 0))
+            v = _strength(a, s.trump, LEDNEXT[a][s.led])
             if v > s.win_str:
                 v = 16 * v + (a % 13 if a < 52 else 0)
                 if win_i < 0 or (v < win_v if last else v > win_v):
@@ -998,10 +1090,54 @@ cdef class WizardState(GameState):
         k = self.s.n_plays - self.s.trick_len
         return [(int(self.s.play_by[i]), card_to_string(self.s.plays[i])) for i in range(k, self.s.n_plays)]
 
+    def trick_winner_with(self, int action):
+        """The seat that takes the current trick if the player to move completes it with card
+        `action` (-1 if the trick is not complete after it): the engine's own play on a copy of
+        the position, for events (engines/events.py); the position is not changed."""
+        cdef WizPos t = self.s
+        cdef Rng unused
+        if self.s.phase != PH_PLAY or not 0 <= action < A_BID:
+            raise ValueError(f"{self.action_to_string(action)} is not a card play here")
+        t.cards = 127          # never the round's last trick: _play then leaves the winner to move
+        _play(&t, action, &unused)
+        return -1 if t.trick_len else int(t.to_move)
+
     def metrics(self):
         """Per-player bid accuracy: rounds bid exactly / rounds scored."""
         r = self.s.rounds_scored
         return {"bid_accuracy": [self.s.exact[q] / r if r else 0.0 for q in range(self.num_players)]}
+
+    @cython.boundscheck(True)       # plain Python indexing here, negative indices included
+    @cython.wraparound(True)
+    def _events(self, GameState before, int action):
+        """Wizard's events of `action`, played from `before` to here (GameState.apply_with_events)."""
+        p, dealer = before.current_player(), before.dealer()
+        rnd = f"round {before.round() + 1}"
+        name = before.action_to_string(action)
+        out = []
+        opens_round = before.phase() == "trump" or (
+            before.phase() == "bid" and all(b is None for b in before.bids()) and before.turn_up() != "W")
+        if opens_round:
+            out.append(Event("turn_up", dealer, before.turn_up() or "none", rnd))
+            if before.phase() == "bid":
+                out.append(Event("trump_suit", dealer, before.trump() or "none", rnd))
+        if name.startswith("trump "):
+            out.append(Event("trump_suit", dealer, self.trump(), rnd))
+        elif name.startswith("bid "):
+            out.append(Event("bid", p, name[4:], rnd))
+        else:
+            trick = before.trick()
+            out.append(Event("card_played", p, name, rnd))
+            if not trick:
+                out.append(Event("card_led", p, name, rnd))
+            winner = before.trick_winner_with(action)
+            if winner >= 0:
+                card = dict(trick + [(p, name)])[winner]
+                out.append(Event("trick_won", winner, card, rnd))
+            if self.round() != before.round() or self.is_terminal():
+                out += [Event("round_scored", q, f"{a - b:g}", rnd)
+                        for q, (a, b) in enumerate(zip(self.scores(), before.scores()))]
+        return out
 
     def observation(self, player):
         cdef WizPos* s = &self.s

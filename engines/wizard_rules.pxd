@@ -10,11 +10,12 @@ cdef extern from *:
 cdef inline uint64_t may_play(uint64_t hand, int led) noexcept nogil:
     """The cards of `hand` its owner may play when suit `led` was led (4 or more: no suit led yet):
     the led suit when it holds one, together with its Wizards and Jesters (RULES.md 1.4); else any."""
-    cdef uint64_t suited
+    cdef uint64_t suit, follow
     if led < 4:
-        suited = hand & ((<uint64_t>0x1FFF) << (13 * led))
-        if suited:
-            return suited | (hand & ((<uint64_t>0xFF) << 52))
+        suit = (<uint64_t>0x1FFF) << (13 * led)
+        # all ones when the hand holds the led suit: no branch (a coin flip in a random playout)
+        follow = <uint64_t>0 - ((hand & suit) != 0)
+        return hand & (suit | ((<uint64_t>0xFF) << 52) | ~follow)
     return hand
 
 

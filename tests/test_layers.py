@@ -212,6 +212,35 @@ def test_no_import_cycle():
     assert not cycles, f"{len(cycles)} import cycles: {describe_cycles(cycles)}"
 
 
+# arena's subpackages in the order of docs/architecture.md, top first; a ladder imports only below it.
+LADDER = "arena.ladder"
+ABOVE_LADDER = ("arena.cli", "arena.serve", "arena.bench")
+BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.interop", "arena.table", "arena.results",
+                "arena.referee", "arena.sandbox", "arena.agent_list", "arena.match", "arena.seeds", "arena.store",
+                "arena.server_address", "arena.text")
+
+
+def _under(module, packages):
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def ladder_violations(g=None):
+    """[(importer, imported, [where])]: arena.ladder importing a layer above it or a sibling
+    (gamestats, compare), or a layer below it importing arena.ladder."""
+    g = graph() if g is None else g
+    return sorted((a, b, w) for a, b, w in g.edges(data="where")
+                  if (_under(a, (LADDER,)) and b.startswith("arena.") and not _under(b, (LADDER,) + BELOW_LADDER))
+                  or (_under(b, (LADDER,)) and _under(a, BELOW_LADDER)))
+
+
+def test_the_ladder_sits_above_tournament_and_results_and_below_serve_bench_and_cli():
+    g = graph()
+    assert {"arena.ladder.store", "arena.ladder.play"} <= set(g) and g.has_edge("arena.ladder.play",
+                                                                                "arena.tournament.schedule")
+    bad = ladder_violations(g)
+    assert not bad, f"imports against the ladder's layer: {describe(bad)}"
+
+
 def report(out=sys.stdout):
     """Prints every violation, each import with its file and line (`python tests/test_layers.py`);
     returns how many there are."""

@@ -9,6 +9,11 @@ median). Engine rows per game:
   playouts through the Python face (make, legal_actions, random choice, apply_action).
 - `<game>/clones`: copies of the start position into a scratch state (`run_clones`); baseline
   `<game>/clones_python`, `state.clone()`.
+- `wizard/rollouts_plain_c`: the same Wizard hand played by a plain C program compiled with
+  `cc -O2` (arena/bench/yardstick/wizard_hand.c), timed in rounds interleaved with `wizard/rollouts`
+  (engine, yardstick, engine, ...), both in CPU time: it is then the baseline of `wizard/rollouts`,
+  whose `speedup` is the median of the per-round ratios (`ratios`), and `wizard/rollouts_python`
+  stands alone. Without a C compiler, `wizard/rollouts` is measured as elsewhere.
 - `<game>/apply_undo`: apply+undo pairs of random legal actions at the start (`run_apply_undo`);
   baseline `<game>/apply_undo_python`, `apply_action` + `undo_action`.
 
@@ -19,7 +24,9 @@ Search rows come from `arena.bench.ismcts` and `arena.bench.minimax` when they a
 With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tournament, enough
 deals in both seatings for about two seconds of play, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
 (the same matches through the arena: determinized views, fault checks, a process pool started for
-the run, a SQLite store); `overhead_pct` is how much longer the arena takes than the bare loop.
+the run, a SQLite store); `overhead_pct` is how much longer the arena takes than the bare loop, and
+`playout_pct` its games/s as a percentage of `arena/<game>/playouts`, the raw random playouts/s of
+`engines.core.run_rollouts` measured in the same run (bench_state's game: Wizard one hand).
 Also with `--arena`, the cost of the sandbox for submitted agents (the built-in random agent loaded
 as a submitted one): `sandbox/starts_bwrap` (a bot process started under bubblewrap and its class
 loaded, per second) and `sandbox/moves_bwrap` (act requests answered per second, a Wizard position
@@ -32,12 +39,17 @@ import os
 import random
 import tempfile
 import time
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
 
 import engines
 import engines.core as core
+from arena.bench import yardstick
 from arena.bench.measure import Row, calibrated_rates, row, timed, versus
 from engines.core import GameState
+
+if TYPE_CHECKING:   # the tournament modules load only when a bench plays through the arena
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.schedule import Schedule
 
 # The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
 BENCH_PARAMS: dict[str, dict[str, Any]] = {"wizard": {"players": 4, "hands": (10,)}, "royal_ball": {"match": "single_round"}}
@@ -76,9 +88,12 @@ def engine_rows(game_id: str, repeats: int = 5, seconds: float = 0.2) -> list[Ro
             s.undo_action()
 
     rows = []
-    rows += versus(row(f"{game_id}/rollouts_python", "playouts/s", calibrated_rates(python_rollouts, repeats, seconds)),
-                    row(f"{game_id}/rollouts", "playouts/s",
-                        calibrated_rates(lambda n: core.run_rollouts(proto, n, 7), repeats, seconds)))
+    python = row(f"{game_id}/rollouts_python", "playouts/s", calibrated_rates(python_rollouts, repeats, seconds))
+    if game_id == "wizard" and yardstick.compiler():
+        rows += [python] + yardstick_rows(proto, 2 * repeats + 1, seconds)
+    else:
+        rows += versus(python, row(f"{game_id}/rollouts", "playouts/s",
+                                   calibrated_rates(lambda n: core.run_rollouts(proto, n, 7), repeats, seconds)))
     rows += versus(row(f"{game_id}/clones_python", "clones/s", calibrated_rates(python_clones, repeats, seconds)),
                     row(f"{game_id}/clones", "clones/s",
                         calibrated_rates(lambda n: core.run_clones(proto, n), repeats, seconds)))
@@ -90,6 +105,20 @@ def engine_rows(game_id: str, repeats: int = 5, seconds: float = 0.2) -> list[Ro
         for r in rows:
             r["params"] = {k: list(v) if isinstance(v, tuple) else v for k, v in setup.items()}
     return rows
+
+
+def yardstick_rows(proto: GameState, rounds: int, seconds: float) -> list[Row]:
+    """`wizard/rollouts_plain_c` (the plain-C yardstick, arena.bench.yardstick) and `wizard/rollouts`
+    timed in interleaved rounds on the same number of playouts, in CPU time; the engine's row has
+    the yardstick as its baseline and, as its speedup, the median of its per-round ratios."""
+    program, folder = yardstick.temporary_program()
+    with folder:
+        mine, plain = yardstick.interleaved(lambda n, r: core.run_rollouts(proto, n, 7 + r), program, rounds, seconds)
+    base = row("wizard/rollouts_plain_c", "playouts/s", plain, rounds=rounds, clock="cpu",
+               source="arena/bench/yardstick/wizard_hand.c (cc -O2)")
+    fast = row("wizard/rollouts", "playouts/s", mine, rounds=rounds, clock="cpu", baseline=base["case"],
+               speedup=round(yardstick.median_ratio(mine, plain), 3), ratios=[round(a / b, 3) for a, b in zip(mine, plain)])
+    return [base, fast]
 
 
 def search_rows(game_ids: Iterable[str]) -> Iterator[Row]:
@@ -152,13 +181,17 @@ def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agen
     base = row(f"arena/{game_id}/bare_loop", "games/s", games_per_s(bare), **info)
     one = row(f"arena/{game_id}/workers_1", "games/s", games_per_s(lambda: through_arena(1)), **info)
     two = row(f"arena/{game_id}/workers_2", "games/s", games_per_s(lambda: through_arena(2)), **info)
+    proto = bench_state(game_id)
+    playouts = row(f"arena/{game_id}/playouts", "playouts/s",
+                   calibrated_rates(lambda n: core.run_rollouts(proto, n, 7), repeats, 0.2))
     for r in (one, two):
         versus(base, r, digits=2)
         r["overhead_pct"] = round(100 * (base["median_per_s"] / r["median_per_s"] - 1), 1)
-    return [base, one, two]
+        r["playout_pct"] = round(100 * r["median_per_s"] / playouts["median_per_s"], 2)
+    return [base, one, two, playouts]
 
 
-def arena_schedule(game_id: str, params: dict[str, Any], specs: Sequence[Any], deals: int) -> tuple[Any, list[Any]]:
+def arena_schedule(game_id: str, params: dict[str, Any], specs: Sequence[Any], deals: int) -> tuple["TournamentConfig", "Schedule"]:
     """(the tournament config, its MatchSpecs) of `deals` deals of `specs` on one game, as `arena run` plays them."""
     from arena.sandbox import DEFAULT_POLICY
     from arena.tournament import schedule as sched

@@ -12,13 +12,20 @@ round), each row beside its baseline from the same run:
 
 - `<game>/rollouts`: one random playout from a fresh deal to the end, the loop in C
   (`engines.core.run_rollouts`); baseline `<game>/rollouts_python`, the same through the Python face.
+- `wizard/rollouts_plain_c`: one playout of the same hand by the plain-C yardstick
+  (arena/bench/yardstick/wizard_hand.c, `cc -O2`), counted on the program itself; when a C compiler
+  is present it is the baseline of `wizard/rollouts` (whose `python_ratio` then compares it with
+  `wizard/rollouts_python`).
+- `arena/<game>/matches`: one match of `random` against `random` (default parameters) through the
+  arena in one process (`--jobs 1`: the match played, stored in SQLite, folded into the run's
+  tallies); baseline `<game>/rollouts`, so its ratio (`playout_pct`, in percent) is the arena's match
+  rate as a fraction of the raw playout rate on one core.
 - `ismcts/<game>/iterations`: one iteration of the ISMCTS search with its core settings (c=0.7,
   horizon=round) from the game's first decision; baseline `<game>/rollouts`, a playout.
 
 Rows: `{"case", "unit", "instructions", "n", "baseline", "ratio"}` (ratio: baseline / this row).
 Run a single count with `python -m arena.bench.instructions CASE GAME N` (what the child runs).
 """
-import json
 import os
 import re
 import shutil
@@ -27,9 +34,13 @@ import sys
 import tempfile
 from typing import Any, Iterable, Iterator, Optional
 
+from arena.bench import yardstick
+from arena.bench.measure import run_alone
+
 UNITS = {"rollouts": "instructions/playout", "rollouts_python": "instructions/playout",
-         "iterations": "instructions/iteration"}
-WORK = {"rollouts": 200, "rollouts_python": 10, "iterations": 500}   # n of each case
+         "rollouts_plain_c": "instructions/playout",
+         "iterations": "instructions/iteration", "arena": "instructions/match"}
+WORK = {"rollouts": 200, "rollouts_plain_c": 200, "rollouts_python": 10, "iterations": 500, "arena": 200}   # n of each case
 
 
 class ValgrindMissing(ValueError):
@@ -58,38 +69,56 @@ def work(case: str, game_id: str, n: int) -> None:
         search = Search()
         search.seed(7)
         search.search(proto, n, 0.0, 0.7, "round", 0.5)
+    elif case == "arena":
+        from arena.agent_list import parse_agents
+        from arena.bench import arena_schedule, play_through_arena
+        config, matches = arena_schedule(game_id, engines.registry.resolve(game_id),
+                                         parse_agents("random, random as random2"), (n + 1) // 2)
+        play_through_arena(config, matches[:n], 1)
     else:
         raise ValueError(f"unknown instruction case {case!r}; cases: {', '.join(UNITS)}")
 
 
 def count(case: str, game_id: str, n: int) -> int:
     """Instructions a child process executes doing n units of the case, under callgrind."""
+    return callgrind([sys.executable, "-m", "arena.bench.instructions", case, game_id, str(n)], f"{case} {game_id}")
+
+
+def callgrind(command: list[str], what: str) -> int:
+    """Instructions the process of `command` executes, under callgrind."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise ValgrindMissing("--instructions needs valgrind (Debian: apt-get install valgrind)")
     with tempfile.TemporaryDirectory(prefix="arena-callgrind-") as folder:
-        run = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={os.path.join(folder, 'out')}",
-                              sys.executable, "-m", "arena.bench.instructions", case, game_id, str(n)],
-                             capture_output=True, text=True, env=dict(os.environ, PYTHONHASHSEED="0"))
+        run = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={os.path.join(folder, 'out')}"]
+                             + command, capture_output=True, text=True, env=dict(os.environ, PYTHONHASHSEED="0"))
     found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
     if run.returncode != 0 or not found:
         tail = run.stderr.strip().splitlines()[-1:] or ["no output"]
-        raise RuntimeError(f"callgrind failed on {case} {game_id} (exit {run.returncode}): {tail[0]}")
+        raise RuntimeError(f"callgrind failed on {what} (exit {run.returncode}): {tail[0]}")
     return int(found.group(1))
 
 
 def per_unit(case: str, game_id: str, n: Optional[int] = None) -> tuple[float, int]:
     """Instructions of one unit of the case: (count(2n) - count(n)) / n."""
     n = n or WORK[case]
+    if case == "rollouts_plain_c":
+        program, folder = yardstick.temporary_program()
+        with folder:
+            counts = [callgrind([program, str(k), "7"], "the plain-C yardstick") for k in (n, 2 * n)]
+        return (counts[1] - counts[0]) / n, n
     return (count(case, game_id, 2 * n) - count(case, game_id, n)) / n, n
 
 
 def _row(case, name, game_id, baseline=None, n=None):
     instructions, n = per_unit(case, game_id, n)
-    out = {"case": name, "unit": UNITS[case], "instructions": round(instructions), "n": n}
-    if baseline:
+    shown = round(instructions)
+    out = {"case": name, "unit": UNITS[case], "instructions": shown, "n": n}
+    if baseline:   # ratios of the printed counts, so that a reader dividing the row's figures gets the same
         out["baseline"] = baseline["case"]
-        out["ratio"] = round(baseline["instructions"] / max(instructions, 1), 2)
+        out["ratio"] = round(baseline["instructions"] / max(shown, 1), 2)
+        if case == "arena":   # the ratio as the arena's share of the raw playout rate, to a hundredth of a percent
+            out["playout_pct"] = round(100 * baseline["instructions"] / max(shown, 1), 2)
     return out
 
 
@@ -100,15 +129,21 @@ def rows(game_ids: Iterable[str], search: bool = True, scale: float = 1.0) -> It
     for game_id in game_ids:
         python = _row("rollouts_python", f"{game_id}/rollouts_python", game_id, n=n("rollouts_python"))
         yield python
-        rollouts = _row("rollouts", f"{game_id}/rollouts", game_id, python, n=n("rollouts"))
+        if game_id == "wizard" and yardstick.compiler():
+            plain = _row("rollouts_plain_c", "wizard/rollouts_plain_c", game_id, n=n("rollouts"))
+            yield plain
+            rollouts = _row("rollouts", f"{game_id}/rollouts", game_id, plain, n=n("rollouts"))
+            rollouts["python_ratio"] = round(python["instructions"] / max(rollouts["instructions"], 1), 2)
+        else:
+            rollouts = _row("rollouts", f"{game_id}/rollouts", game_id, python, n=n("rollouts"))
         yield rollouts
+        yield _row("arena", f"arena/{game_id}/matches", game_id, rollouts, n=n("arena"))
         if search:
             yield _row("iterations", f"ismcts/{game_id}/iterations", game_id, rollouts, n=n("iterations"))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4:
+    if len(sys.argv) == 4 and sys.argv[1] in WORK:   # one count, in callgrind's child
         work(sys.argv[1], sys.argv[2], int(sys.argv[3]))
     else:
-        for r in rows(sys.argv[1:] or ["insert"]):
-            print(json.dumps(r), flush=True)
+        run_alone("arena.bench.instructions", rows, default=["insert"])

@@ -25,9 +25,16 @@
 
 Each rate is iterations (OpenSpiel: simulations) divided by the wall time of one whole search;
 `repeats` searches per case. Run it alone with `python -m arena.bench.ismcts [game ...]`.
+
+`openspiel_rounds(rounds)` measures the OpenSpiel ratio on a shared machine, where one run's seconds
+move with the load: in each round, at each point, OpenSpiel's row then ours (A B A B ...), one
+pair of rows per round (each with its "round", ours with its "speedup"), then per point a row
+`ismcts/wizard_4p_hand10/<point>/rounds` with every round's speedup and their median
+(`median_speedup`). Run it with `python -m arena.bench.ismcts --rounds N`.
 """
 import json
 import random
+import statistics
 import sys
 import time
 from typing import Any, Iterable, Iterator
@@ -35,7 +42,7 @@ from typing import Any, Iterable, Iterator
 import agents
 import engines
 from agents.ismcts import Search
-from arena.bench.measure import Row, row, timed, versus
+from arena.bench.measure import Row, row, run_alone, timed, versus
 
 WIZARD_HAND: dict[str, Any] = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
@@ -137,17 +144,47 @@ def cases(game_ids: Iterable[str], repeats: int = 5, seconds: float = 0.15,
     wizard = _wizard_points()
     oh_hell = _oh_hell_points(pyspiel)[1] if pyspiel else {}
     for point, state in wizard.items():
-        row_case = f"ismcts/wizard_4p_hand10/{point}"
         if pyspiel is None:
-            yield _ismcts_row(row_case, state, repeats, seconds, baseline=None,
+            yield _ismcts_row(f"ismcts/wizard_4p_hand10/{point}", state, repeats, seconds, baseline=None,
                               note="pyspiel (OpenSpiel) is not installed: no baseline")
             continue
-        base = _openspiel_row(pyspiel, f"openspiel_ismcts/oh_hell_4p_10tricks/{point}",
-                              oh_hell[point], repeats, baseline_iterations)
-        yield base
-        yield versus(base, _ismcts_row(row_case, state, repeats, seconds), digits=2)[1]
+        yield from _against_openspiel(pyspiel, point, state, oh_hell[point], repeats, seconds, baseline_iterations)
+
+
+def _against_openspiel(pyspiel, point, state, oh_hell_state, repeats, seconds, baseline_iterations, **extra):
+    """OpenSpiel's row at `point`, then ours measured against it."""
+    base = _openspiel_row(pyspiel, f"openspiel_ismcts/oh_hell_4p_10tricks/{point}", oh_hell_state, repeats,
+                          baseline_iterations)
+    return versus(base, _ismcts_row(f"ismcts/wizard_4p_hand10/{point}", state, repeats, seconds, **extra), digits=2)
+
+
+def openspiel_rounds(rounds: int = 6, repeats: int = 3, seconds: float = 0.15,
+                     baseline_iterations: int = 10000) -> Iterator[Row]:
+    """The OpenSpiel ratio in interleaved rounds (module docstring); needs pyspiel."""
+    import pyspiel
+    wizard = _wizard_points()
+    oh_hell = _oh_hell_points(pyspiel)[1]
+    speedups: dict[str, list[float]] = {point: [] for point in wizard}
+    for r in range(rounds):
+        for point, state in wizard.items():
+            base, ours = _against_openspiel(pyspiel, point, state, oh_hell[point], repeats, seconds,
+                                            baseline_iterations, round=r)
+            base["round"] = r
+            speedups[point].append(ours["speedup"])
+            yield base
+            yield ours
+    for point, values in speedups.items():
+        yield {"case": f"ismcts/wizard_4p_hand10/{point}/rounds", "unit": "x OpenSpiel", "speedups": values,
+               "median_speedup": round(statistics.median(values), 2)}
 
 
 if __name__ == "__main__":
-    for r in cases(sys.argv[1:] or engines.game_ids()):
-        print(json.dumps(r), flush=True)
+    if sys.argv[1:2] == ["--rounds"]:
+        if len(sys.argv) != 3 or not sys.argv[2].isdigit() or int(sys.argv[2]) < 1:
+            print("python -m arena.bench.ismcts: error: --rounds takes a whole number of rounds, at least 1",
+                  file=sys.stderr)
+            sys.exit(2)
+        for r in openspiel_rounds(int(sys.argv[2])):
+            print(json.dumps(r), flush=True)
+    else:
+        run_alone("arena.bench.ismcts", cases)

@@ -1,8 +1,10 @@
 """How `arena bench` measures: rates of a function over repeats, and its JSON rows (shared by the
 engine, search, arena and reporting benchmarks)."""
+import argparse
+import json
 import statistics
 import time
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 Row = dict[str, Any]   # one benchmark row, as `arena bench` prints it
 
@@ -43,3 +45,18 @@ def versus(base: Row, fast: Row, digits: int = 1) -> list[Row]:
     fast["baseline"] = base["case"]
     fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], digits)
     return [base, fast]
+
+
+def run_alone(prog: str, rows: Callable[[list[str]], Iterable[Row]], default: Optional[Sequence[str]] = None,
+              argv: Optional[Sequence[str]] = None) -> None:
+    """`python -m PROG [game ...]`: prints `rows(games)` as JSON lines. Games default to `default`,
+    else every registered game; an unknown game ends it with a one-line error (exit 2)."""
+    import engines
+    ap = argparse.ArgumentParser(prog=f"python -m {prog}")
+    ap.add_argument("games", nargs="*", metavar="game", help=f"default: {', '.join(default or ['every game'])}")
+    games = ap.parse_args(argv).games or list(default or engines.game_ids())
+    unknown = [g for g in games if g not in engines.game_ids()]
+    if unknown:
+        ap.error(f"unknown game {unknown[0]!r}; valid games: {', '.join(engines.game_ids())}")
+    for r in rows(games):
+        print(json.dumps(r), flush=True)

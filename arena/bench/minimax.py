@@ -27,17 +27,15 @@ CPU time, so other processes on a shared machine do not deflate it; it is also o
 every search is single-threaded); `repeats` of them per row. Run alone:
 `python -m arena.bench.minimax [game ...]` (default: every registered game).
 """
-import json
 import random
 import statistics
-import sys
 import time
 from typing import Iterable, Iterator
 
 import agents
 import engines
 from agents.minimax import AlphaBetaAgent, MinimaxAgent, Searcher, run_determinizations
-from arena.bench.measure import Row, row
+from arena.bench.measure import Row, row, run_alone
 
 
 def _row(case, unit, rates, **extra):
@@ -139,5 +137,4 @@ def _minimax_rows(game_id, point, state, repeats):
     yield _row(f"greedy/{case}", "evaluations/s", _greedy_rate(state, repeats))
 
 if __name__ == "__main__":
-    for r in cases(sys.argv[1:] or engines.game_ids()):
-        print(json.dumps(r), flush=True)
+    run_alone("arena.bench.minimax", cases)

@@ -26,16 +26,14 @@ Rates are per second of the process's CPU time, one core. Run alone: `python -m 
 
 Wizard bid accuracy by hand size, from the matches of a run: `arena analyze --run RUN --store FILE`.
 """
-import json
 import statistics
-import sys
 import time
 from typing import Iterable, Iterator
 
 import engines
 from agents.pimc import PIMCAgent
 from engines.wizard import WizardState
-from arena.bench.measure import Row, row
+from arena.bench.measure import Row, row, run_alone
 
 SIZES = (5, 8, 10, 15)
 HANDS = 3
@@ -134,5 +132,4 @@ def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
 
 
 if __name__ == "__main__":
-    for r in cases(sys.argv[1:] or engines.game_ids()):
-        print(json.dumps(r), flush=True)
+    run_alone("arena.bench.pimc", cases)

@@ -48,7 +48,12 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except click.UsageError as e:
-            command = f" (arena {e.ctx.info_name} -h for help)" if e.ctx and e.ctx.parent else ""
+            names: list[str] = []
+            level = e.ctx
+            while level is not None and level.parent is not None:   # `arena ladder run`: the whole path
+                names.insert(0, level.info_name or "")
+                level = level.parent
+            command = f" (arena {' '.join(names)} -h for help)" if names else ""
             raise ArenaError(e.format_message() + command) from None
         except (KeyboardInterrupt, click.Abort):
             raise _interrupted() from None
@@ -69,10 +74,14 @@ def main() -> None:
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
 
 
-from arena.cli import analyze, compare, export, faults, info, play, reports, run, runs, serve  # noqa: E402  (the command modules, which import this one)
+from arena.cli import (analyze, compare, deals, export, faults, info, ladder, ladder_tokens, play,  # noqa: E402  (the command
+                       reports, run, runs, serve, store)  # modules, which import this one)
 
 for _command in (run.run, run.leaderboard, runs.runs, runs.matches, faults.faults, info.games, info.agents,
                  info.check_agent, info.bench, reports.matchups, reports.graph, reports.report, play.play, play.replay,
                  analyze.analyze,
-                 compare.compare, serve.serve, export.export, export.import_):
+                 compare.compare, serve.serve, export.export, export.import_, store.store,
+                 deals.deals, ladder.ladder, ladder.ladders):
     main.add_command(_command)
+for _command in ladder_tokens.COMMANDS:
+    ladder.ladder.add_command(_command)

@@ -1,12 +1,13 @@
-"""`arena analyze`: what the games themselves are like (seat advantage, length, drama, skill), from
-seeded games it plays or from a stored run. The figures are computed in arena.gamestats.analyze."""
+"""`arena analyze`: what the games themselves are like (seat advantage, length, drama, skill, the
+balance of their components), from seeded games it plays or from a stored run. The figures are
+computed in arena.gamestats.analyze (components: arena.gamestats.balance)."""
 from typing import Optional
 
 import click
 
 from arena.cli.common import (WholeNumber, ArenaError, echo_json, jobs_option, json_option, literal, out_option,
                               rich_console, store_option, user_errors, writing)
-from arena.gamestats.analyze import DEFAULT_DEALS
+from arena.defaults import ANALYZE_DEALS as DEFAULT_DEALS
 
 
 @click.command(short_help="What a game is like: seats, length, drama, skill.")
@@ -30,8 +31,9 @@ def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Option
             seed: Optional[int], jobs: Optional[int], run_ids: tuple[str, ...], store_path: str, out: Optional[str],
             as_json: bool) -> None:
     """Play seeded games of GAME (or read --run RUN) and report what the game is like: seat advantage,
-    length and tempo, decisiveness and drama, and how much skill matters, each with a 95% interval
-    and the number of games behind it."""
+    length and tempo, decisiveness and drama, how much skill matters, and the balance of its
+    components (each card, tile or animal: the effect on the score share of the seat that plays or
+    holds it), each with a 95% interval and the number of games behind it."""
     import engines
     from arena.gamestats import analyze as an
     from arena.store import Store
@@ -145,6 +147,7 @@ def _print(data):
             if table_rows:
                 head, rows = table_rows
                 show(title, head, rows)
+        _print_components(show, g["components"])
     for diff in data["differences"]:
         rows = []
         for r in diff["figures"]:
@@ -154,3 +157,19 @@ def _print(data):
         show(f"{diff['variant']} minus {diff['base']}", ["figure", "base", "variant", "difference [95%]", "at 95%"], rows)
     for note in data["notes"]:
         console.print(literal("note: " + note), style="dim")
+
+
+def _print_components(show, section):
+    from arena.gamestats.analyze import fmt
+    from arena.gamestats.balance import effect_text
+
+    if section["bid_total_equals_tricks"] is not None:
+        show("bids", ["figure", "mean [95%]", "games"],
+             [["rounds whose bids add up to the tricks", fmt(section["bid_total_equals_tricks"], True),
+               str(section["bid_total_equals_tricks"]["games"])]])
+    if section["rows"]:
+        show(f"components: effect on the seat's score share [95%], flagged beyond +/-{section['margin']} after "
+             f"{section['correction']}" + ("" if section["duplicate"] else " (not duplicate deals: unpaired)"),
+             ["component", "how", "effect [95%]", "flag", "deals", "games"],
+             [[f"{r['family']} {r['item']}", r["how"] + ("" if r["paired"] else " (unpaired)"), effect_text(r),
+               r["flag"], str(r["deals"]), str(r["games"])] for r in section["rows"]])

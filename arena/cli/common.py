@@ -117,10 +117,16 @@ deal_key_option = click.option(
          "also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
 
 
-def out_option(help: str, required: bool = False) -> Callable[[F], F]:
-    """--out FILE, checked as click reads it, before anything is played or read: its folder must
-    exist (it is never created, and nothing is written outside it), and it must not be an SQLite
-    file (a tournament store must not be overwritten)."""
+deals_option = click.option(
+    "--deals", "book", default=None, metavar="BOOK",
+    help="Play the deals of a deal book (`arena deals make`): its game and parameters, the same deals on "
+         "any machine and store.")
+
+
+def out_option(help: str, required: bool = False, flag: str = "--out") -> Callable[[F], F]:
+    """--out FILE (or `flag` FILE), checked as click reads it, before anything is played or read: its
+    folder must exist (it is never created, and nothing is written outside it), and it must not be an
+    SQLite file (a tournament store must not be overwritten)."""
     def check(ctx, param, out):
         if out is None:
             return None
@@ -139,7 +145,7 @@ def out_option(help: str, required: bool = False) -> Callable[[F], F]:
             raise click.BadParameter(f"{printable(out)} is an SQLite database (a tournament store?): give "
                                      f"another file", ctx, param)
         return out
-    return click.option("--out", "out", required=required, default=None, type=click.Path(dir_okay=False),
+    return click.option(flag, "out", required=required, default=None, type=click.Path(dir_okay=False),
                         callback=check, help=help)
 
 
@@ -155,7 +161,7 @@ def writing(out: str) -> Iterator[None]:
 def play_options(fn: F) -> F:
     """--jobs, --backend, --address, --time-limit and --time-control: where and how fast matches are
     played."""
-    from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
+    from arena.defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT
     for option in reversed([
             jobs_option,
             click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True),

@@ -4,9 +4,9 @@ from typing import Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, deal_key_option, echo_json, json_option, literal, play_options,
+from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, play_options,
                               rich_console, sandbox_option, store_option, user_errors)
-from arena.compare.compare import DEFAULT_MAX_DEALS
+from arena.defaults import COMPARE_MAX_DEALS as DEFAULT_MAX_DEALS
 
 
 def _range(r, digits=0, sign=1):
@@ -45,7 +45,7 @@ def _live(plan, outcome):
                     "stored: the same command resumes it or prints it again.")
 @click.argument("candidate")
 @click.argument("baseline")
-@click.option("--game", "game_id", required=True, help="Game id.")
+@click.option("--game", "game_id", default=None, help="Game id (required without --deals).")
 @click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
 @click.option("--field", default=None, metavar="AGENTS",
@@ -53,30 +53,34 @@ def _live(plan, outcome):
                    "[default: the baseline].")
 @click.option("--sprt", "sprt_text", default="elo0=0,elo1=10,alpha=0.05,beta=0.05", show_default=True,
               help="Hypotheses in logistic Elo and error rates; parts left out keep these defaults.")
-@click.option("--max-deals", type=WholeNumber(min=1), default=DEFAULT_MAX_DEALS, show_default=True,
-              help="Stop undecided after this many deals (two matches each).")
+@click.option("--max-deals", type=WholeNumber(min=1), default=None,
+              help=f"Stop undecided after this many deals (two matches each)  [default: {DEFAULT_MAX_DEALS}; "
+                   f"with --deals, the book's deals].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
 @store_option
 @play_options
 @sandbox_option
 @deal_key_option
+@deals_option
 @json_option
 @user_errors
-def compare(candidate: str, baseline: str, game_id: str, players: Optional[int], params: tuple[str, ...],
-            field: Optional[str], sprt_text: str, max_deals: int, seed: int, store_path: str, jobs: Optional[int],
-            backend: str, address: Optional[str], time_limit: float, time_control: Optional[str], sandbox: str,
-            deal_key: Optional[str], as_json: bool) -> None:
+def compare(candidate: str, baseline: str, game_id: Optional[str], players: Optional[int], params: tuple[str, ...],
+            field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, store_path: str,
+            jobs: Optional[int], backend: str, address: Optional[str], time_limit: float, time_control: Optional[str],
+            sandbox: str, deal_key: Optional[str], book: Optional[str], as_json: bool) -> None:
     from arena.compare import compare as cmp
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
     plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
-                    time_limit, sandbox, deal_key, backend, address, time_control)
+                    time_limit, sandbox, deal_key, backend, address, time_control, book)
     err = rich_console(stderr=True)
     if not as_json:
+        from arena.text import book_text
+        dealt = f", the deals of book {book_text(plan.config.book)}" if plan.config.book else ""
         err.print(literal(f"run {plan.run_id}: {plan.candidate.label} against {plan.baseline.label} on "
-                          f"{plan.game_id}, SPRT {plan.test.text()}, store {store_path} "
+                          f"{plan.game_id}{dealt}, SPRT {plan.test.text()}, store {store_path} "
                           f"(Ctrl-C stops; the same command resumes)"))
 
     def on_batch(outcome):

@@ -9,7 +9,7 @@ from arena.cli.common import (ArenaError, WholeNumber, echo_json, json_option, l
                               time_control_option, user_errors)
 from arena.cli.layout import TEXT, Column
 from arena.text import printable
-from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
+from arena.defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
 MAX_REPEATS = 100        # bench measurements per case

@@ -1,13 +1,16 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by
 move): the terminal player, its input and output; the game itself is arena.table's, the drawing of a
 position agents.drawing's."""
+import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
-from arena.cli.common import open_run, sandbox_option, store_option, user_errors
+from arena.cli.common import open_run, out_option, sandbox_option, store_option, user_errors, writing
+from arena.text import printable
 
 if TYPE_CHECKING:
+    from arena.store import Store
     from engines.core import GameState
 
 REPLAY_HELP = "Enter/n next, b back, s start, e end, a number jumps to that move, q quits"
@@ -80,19 +83,60 @@ def play(game_id: str, vs: str, seat: int, seed: Optional[int], params: tuple[st
 @click.argument("args", nargs=-1, metavar="[RUN] MATCH")
 @click.option("--seat", type=int, default=None, help="Show only what this seat could see.")
 @click.option("--to-end", is_flag=True, help="Print the final position and scores without stepping.")
+@out_option("Write the match as one self-contained HTML page to FILE (in a folder that exists), to open in "
+            "any browser; with a RUN and no MATCH, FILE is an index of the run's matches and a folder beside "
+            "it (run.html: run_files/) holds one such page per match.", flag="--html")
 @store_option
 @user_errors
-def replay(args: tuple[str, ...], seat: Optional[int], to_end: bool, store_path: str) -> None:
-    """Step through a stored match (RUN defaults to the latest tournament): forward, back, jump, end."""
+def replay(args: tuple[str, ...], seat: Optional[int], to_end: bool, out: Optional[str], store_path: str) -> None:
+    """Step through a stored match (RUN defaults to the latest tournament): forward, back, jump, end.
+    With --html, write it (or a whole RUN) as HTML pages instead."""
     number = args[-1] if args else ""
+    if out is not None and len(args) == 1 and not (number.isascii() and number.isdigit()):   # a whole run
+        if seat is not None or to_end:
+            raise click.UsageError("--seat and --to-end are for one match, not a whole run")
+        store, run_id = open_run(store_path, args[0])
+        with writing(out):
+            replay_run_html(store, run_id, out)
+        store.close()
+        return
     if len(args) not in (1, 2) or not (number.isascii() and number.isdigit()) or int(number) >= 2 ** 63:
         raise click.UsageError("give the match as [RUN] MATCH, MATCH being its number (arena matches [RUN] lists them)")
     store, run_id = open_run(store_path, args[0] if len(args) == 2 else None)
     match = store.match(run_id, int(args[-1]))
+    if out is not None:
+        if to_end:
+            raise click.UsageError("--to-end is for the terminal, not --html")
+        from arena.serve.replay_html import match_page
+        text = match_page(run_id, match, seat)
+        with writing(out), open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+        click.echo(printable(f"wrote {out}: {_size(len(text.encode()))}, {len(match['actions'])} moves of "
+                             f"{match['game_id']} match {match['match_id']} of run {run_id}"
+                             + ("" if seat is None else f", seat {seat}'s view")))
+        store.close()
+        return
     if seat is not None and not 0 <= seat < len(match["seats"]):
         raise click.UsageError(f"--seat must be between 0 and {len(match['seats']) - 1}")
     replay_match(match, seat=seat, to_end=to_end)
     store.close()
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
+
+
+def replay_run_html(store: "Store", run_id: str, out: str) -> None:
+    """Writes the run's index to `out` and its matches' HTML replays beside it, with a progress line
+    on a terminal."""
+    from arena.serve.replay_html import files_folder, write_run
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            click.echo(f"\rmatches {done}/{total}", nl=done == total, err=True)
+
+    matches, size = write_run(store, run_id, out, progress)
+    click.echo(printable(f"wrote {out} and {matches} match replays in {files_folder(out)}/: {_size(size)} in all"))
 
 
 def replay_match(match: dict[str, Any], seat: Optional[int] = None, to_end: bool = False) -> "GameState":

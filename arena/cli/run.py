@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, deal_key_option, echo_json, json_option, literal, open_run, play_options,
-                              rich_console, sandbox_option, store_option, user_errors)
+from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
+                              play_options, rich_console, sandbox_option, store_option, user_errors)
 from arena.reports.tables import leaderboard_help
-from arena.results.settle import DEFAULT_MAX_DEALS
+from arena.defaults import RUN_MAX_DEALS as DEFAULT_MAX_DEALS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
               help='Agents, e.g. "ismcts, greedy, ismcts[iterations=5000] as ismcts5k, ./bot.py:MyBot".'
                    "  [default: greedy,random]")
 @click.option("--games", "deals", type=WholeNumber(min=1), default=None,
-              help="Deals per line-up, each played in every seat rotation [default: until settled].")
+              help="Deals per line-up, each played in every seat rotation [default: until settled; with "
+                   "--deals, every deal of the book].")
 @click.option("--max-deals", type=WholeNumber(min=1), default=None,
               help=f"Without --games: the most deals per line-up before a game stops unsettled "
                    f"[default: {DEFAULT_MAX_DEALS}].")
@@ -46,12 +47,13 @@ if TYPE_CHECKING:
               help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
                    "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
 @deal_key_option
+@deals_option
 @json_option
 @user_errors
 def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[str], deals: Optional[int],
         max_deals: Optional[int], seed: int, store_path: str, jobs: Optional[int], backend: str, address: Optional[str],
         time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
-        bot_limits: tuple[str, ...], deal_key: Optional[str], as_json: bool) -> None:
+        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], as_json: bool) -> None:
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
@@ -59,7 +61,7 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
     plan = tournament.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals,
                            max_deals=max_deals, seed=seed, time_limit=time_limit, params=params, sandbox=sandbox,
                            bot_limits=bot_limits, deal_key=deal_key, resume=resume, backend=backend,
-                           address=address, time_control=time_control)
+                           address=address, time_control=time_control, book=book)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -69,7 +71,10 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
                  + ("deal)" if deals == 1 else f"{deals} deals)")) if plan.extends and plan.taken else ""
         size = f"{len(plan.schedule)} matches" if plan.rule is None else \
             f"each game until its verdict is settled, at most {len(plan.schedule):,} matches ({stop_text(plan.rule)})"
-        err.print(f"run [bold]{plan.run_id}[/]: {size}, {plan.stored} already stored{taken}, "
+        from rich.markup import escape
+        from arena.text import book_text
+        dealt = f", the deals of book {escape(book_text(plan.config.book))}" if plan.config.book else ""
+        err.print(f"run [bold]{plan.run_id}[/]: {size}, {plan.stored} already stored{taken}{dealt}, "
                   f"store {store_path}" + (" (Ctrl-C stops; the same command resumes)" if plan.todo else ""),
                   highlight=False, markup=True)
     try:
@@ -227,7 +232,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
-    from arena.tournament.config import time_note
+    from arena.tournament.config import book_note, time_note
     from arena.text import game_title, jsonable
     from rich import box
 
@@ -243,13 +248,14 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
                    "time_limit": run_row["config"].get("time_limit"),
                    "time_control": run_row["config"].get("time_control"),
+                   "book": run_row["config"].get("book"),
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()
-    clock = time_note(run_row["config"])
-    if clock:
-        console.print(literal(clock))
+    for note in (time_note(run_row["config"]), book_note(run_row["config"])):
+        if note:
+            console.print(literal(note))
     if not boards:
         console.print(f"run {run_id} has no finished match{f' of {game_id}' if game_id else ''} yet")
     shown = []

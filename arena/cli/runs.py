@@ -7,7 +7,7 @@ from typing import Any, Optional
 import click
 
 from arena.cli.common import echo_json, json_option, literal, open_run, rich_console, store_option, user_errors
-from arena.text import printable
+from arena.text import match_result, printable
 
 
 @click.command(short_help="List the runs of a store: kind, status, matches, games, agents.")
@@ -16,18 +16,25 @@ from arena.text import printable
 @user_errors
 def runs(store_path: str, as_json: bool) -> None:
     """List the runs of a store, oldest first: the run id, its kind (tournament of `arena run`,
-    compare, analyze, play: a game played in `arena serve`), its status (finished; running;
-    interrupted: stopped part-way, `arena run --resume RUN` continues a tournament), the matches
-    played of those planned (a comparison plans its most deals and may decide sooner), its games and
-    agents, and when it was created. The reading commands (leaderboard, matchups, graph, report,
+    compare, analyze, play: a game played in `arena serve`, ladder), its status (finished; running;
+    interrupted: stopped part-way, `arena run --resume RUN` continues a tournament; idle: a ladder
+    that no `arena ladder run` plays now), the matches played of those planned (a comparison plans
+    its most deals and may decide sooner; a ladder plans none ahead: its matches played), its games and
+    agents (a ladder's: its active entries), and when it was created. The reading commands (leaderboard, matchups, graph, report,
     matches, replay) take a RUN and default to the latest tournament."""
+    from arena.ladder import store as ladders
     from arena.store import Store, run_kind
     store = Store(store_path, readonly=True)
     played = store.played()
-    rows = [{"run_id": r["run_id"], "kind": run_kind(r), "status": r["status"], "played": played.get(r["run_id"], 0),
-             "planned": r["total"], "games": list(dict.fromkeys(g["game_id"] for g in r["config"].get("games", []))),
-             "agents": [a["label"] for a in r["config"].get("agents", [])], "created": r["created"]}
-            for r in store.runs()]
+    entered = ladders.active_names(store)   # a ladder's agents are its active entries
+    rows = []
+    for r in store.runs():
+        kind = run_kind(r)
+        rows.append({"run_id": r["run_id"], "kind": kind, "status": r["status"], "played": played.get(r["run_id"], 0),
+                     "planned": None if kind == "ladder" else r["total"],   # a ladder plans no end
+                     "games": list(dict.fromkeys(g["game_id"] for g in r["config"].get("games", []))),
+                     "agents": entered.get(r["run_id"], [a["label"] for a in r["config"].get("agents", [])]),
+                     "created": r["created"], "book": r["config"].get("book")})
     store.close()
     if as_json:
         echo_json(rows)
@@ -38,14 +45,18 @@ def runs(store_path: str, as_json: bool) -> None:
     if not rows:
         console.print(literal(f"no run in {store_path} yet: start one with `arena run`"))
         return
+    from arena.text import book_text
+    books = any(r["book"] for r in rows)   # a column only for a store where a deal book was played
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in ("run", "kind", "status", "matches", "games", "agents", "created"):
+    for name in ("run", "kind", "status", "matches", "games", "agents", "created") + (("deal book",) if books else ()):
         table.add_column(name, justify="right" if name == "matches" else "left",
                          no_wrap=name in ("run", "matches", "created"))
     for r in rows:
-        table.add_row(literal(r["run_id"]), r["kind"], r["status"], f"{r['played']}/{r['planned']}",
+        matches = f"{r['played']}" if r["planned"] is None else f"{r['played']}/{r['planned']}"
+        table.add_row(literal(r["run_id"]), r["kind"], r["status"], matches,
                       literal(", ".join(r["games"])), literal(", ".join(r["agents"])),
-                      time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])))
+                      time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
+                      *([book_text(r["book"]) if r["book"] else "-"] if books else []))
     console.print(table)
 
 
@@ -62,14 +73,7 @@ def match_row(match: dict[str, Any], title: str) -> dict[str, Any]:
 
 def _cells(row):
     """The text columns of a match_row: match, game, line-up, result, faults."""
-    winners = " and ".join(f"{seat}: {row['seats'][seat]}" for seat in row["winners"])
-    if len(row["winners"]) == len(row["seats"]):
-        result = "draw"
-    elif len(row["winners"]) == 1:
-        result = f"{winners} won"
-    else:
-        result = f"{winners} tied first"
-    result += " (returns " + " / ".join(f"{x:g}" for x in row["returns"]) + ")"
+    result = match_result(row["seats"], row["placements"], row["returns"])
     faults = "; ".join(f"seat {f['seat']} {f['label']}: {f['kind']}" for f in row["faults"]) or "-"
     return tuple(printable(c, keep="") for c in (
         str(row["match_id"]), row["game"], ", ".join(f"{i}: {label}" for i, label in enumerate(row["seats"])),

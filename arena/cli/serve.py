@@ -1,5 +1,7 @@
 """`arena serve`: the local web app to watch tournaments, replay matches and play against bots."""
+import contextlib
 import ipaddress
+import signal
 
 from typing import Sequence
 
@@ -47,7 +49,7 @@ def is_loopback(host: str) -> bool:
                    "run in the sandbox. Requests may name only these, the built-in and the installed agents.")
 @user_errors
 def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, str]) -> None:
-    """Watch tournaments live, replay stored matches and play against bots, in the browser.
+    """Watch tournaments and ladders live, replay stored matches and play against bots, in the browser.
 
     The play page's bots are the built-in agents, the installed ones (entry points) and those offered
     with --bots, read when the server starts: never a file or module a request names. Each submitted
@@ -58,14 +60,21 @@ def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, s
 
     import uvicorn
 
+    import os
+
     from arena.server_address import announced
     from arena.serve.app import create_app
+    from arena.store import Store
+
+    if os.path.exists(store_path):
+        Store(store_path, readonly=True).close()   # a store this arena cannot read is refused now, not per page
 
     # On a loopback address, only requests naming this machine are answered (see create_app).
     app = create_app(store_path, sandbox, hosts=LOOPBACK_NAMES + [host] if is_loopback(host) else None, bots=bots)
     if not is_loopback(host):
         click.echo(f"warning: listening on {host}: anyone on the network can then play and read the store "
-                   f"{store_path}", err=True)
+                   f"{store_path}, and ladder tokens cross it in clear text: put a TLS proxy in front "
+                   f"(docs/ladder-web.md)", err=True)
     # The socket is bound here, so the URL printed and announced names the real port (also for --port 0).
     try:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -82,5 +91,19 @@ def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, s
         click.echo(f"bots offered: {', '.join(bots)}")
     # log_config=None: no handlers bound to this moment's stderr; warnings and errors still print.
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None))
-    with announced(store_path, url):
+    with announced(store_path, url), _terminated_as_exit():
         server.run(sockets=[sock])
+
+
+@contextlib.contextmanager
+def _terminated_as_exit():
+    """SIGTERM ends the server as Ctrl-C does, leaving through `finally` (the announcement is
+    removed), where Python's default would end the process at once. uvicorn catches the signal
+    first, stops serving, then raises it again for this handler."""
+    def leave(signum, frame):
+        raise SystemExit(128 + signum)
+    previous = signal.signal(signal.SIGTERM, leave)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -42,8 +42,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
 import engines
-from arena import agent_list, seeds
+from arena import agent_list, defaults, seeds
 from arena.compare import sprt
+from arena.tournament import books
 from arena.tournament import coordinator as tournament
 from arena.tournament import schedule as sched
 from arena.tournament.config import CompareSettings, TournamentConfig
@@ -54,7 +55,7 @@ from arena.sandbox import make_policy, stage, validate_all
 from arena.store import Store
 from arena.text import option_value
 
-DEFAULT_MAX_DEALS = 1000
+DEFAULT_MAX_DEALS = defaults.COMPARE_MAX_DEALS
 MAX_DEALS = sched.MAX_MATCHES // 2
 
 
@@ -74,6 +75,7 @@ class ComparePlan:
     time_limit: float
     sandbox: SandboxPolicy
     time_control: Optional[TimeControl] = None
+    book: Optional[books.Book] = None   # the deal book whose deals it plays (--deals)
 
     @property
     def players(self) -> int:
@@ -86,7 +88,8 @@ class ComparePlan:
     def deal_specs(self, deal: int) -> list:
         """The two matches of a deal (match ids 2 deal and 2 deal + 1)."""
         game_params = tuple(sorted(self.params.items()))
-        seed = seeds.derive_seed(self.seed, self.game_id, game_params, deal, key=bytes.fromhex(self.deal_key))
+        seed = self.book.seeds[deal] if self.book else \
+            seeds.derive_seed(self.seed, self.game_id, game_params, deal, key=bytes.fromhex(self.deal_key))
         if self.players == 2:
             seatings = [(self.candidate, self.baseline), (self.baseline, self.candidate)]
         else:
@@ -124,28 +127,40 @@ def _item(spec: AgentSpec) -> str:
     return text + (f" as {spec.label}" if spec.label != default else "")
 
 
-def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Optional[int] = None,
+def plan(store: Store, candidate: str, baseline: str, game_id: Optional[str], players: Optional[int] = None,
          params: Sequence[str] = (), field: Optional[str] = None, sprt_text: Optional[str] = None,
-         max_deals: int = DEFAULT_MAX_DEALS, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
+         max_deals: Optional[int] = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
          sandbox: str = "bwrap", deal_key: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None, time_control: Optional[str] = None) -> ComparePlan:
+         address: Optional[str] = None, time_control: Optional[str] = None,
+         book: Optional[str] = None) -> ComparePlan:
     """The comparison to play, new or resumed (the same arguments on the same store are the same run).
-    Everything is checked before the run is stored.
+    Everything is checked before the run is stored. With `book` (a deal book's path) it plays the
+    book's deals of its game, at most all of them (`max_deals`: at most the first ones); otherwise
+    at most `max_deals` (None: DEFAULT_MAX_DEALS).
 
     :raises ValueError: an unknown game or agent, a malformed parameter or --sprt, equal labels, a
         field for a two-player game, --max-deals out of range, a stored run with other deals than
-        `deal_key`, or another process playing the run.
+        `deal_key`, a bad deal book, or another process playing the run.
     """
     wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
+    deal_book = books.load_for(book, deal_key, seed) if book is not None else None
+    if deal_book:
+        wanted_key = deal_book.key
+        max_deals = books.take(deal_book, max_deals, "--max-deals")
+    elif max_deals is None:
+        max_deals = DEFAULT_MAX_DEALS
     check_backend(backend, address)
     test = sprt.parse_sprt(sprt_text)
     if not (isinstance(max_deals, int) and 1 <= max_deals <= MAX_DEALS):
         raise ValueError(f"--max-deals must be between 1 and {MAX_DEALS:,}, not {max_deals}")
     time_limit = tournament.check_time_limit(time_limit)
     clock = TimeControl.parse(time_control) if time_control is not None else None
-    if not game_id:
-        raise ValueError("compare needs --game")
-    [(game_id, game_params)] = sched.resolve_games(game_id, players, agent_list.param_options(params))
+    if deal_book:
+        [(game_id, game_params)] = books.games(deal_book, game_id, players, params)
+    elif not game_id:
+        raise ValueError("compare needs --game (or --deals)")
+    else:
+        [(game_id, game_params)] = sched.resolve_games(game_id, players, agent_list.param_options(params))
     policy = make_policy(sandbox)
     trusted = policy.mode == "none"
     cand, base = (stage(agent_list.parse_agent(t, trusted)) for t in (candidate, baseline))
@@ -171,6 +186,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
     validate_all(agents, policy)
     # No fixed number of deals: the test stops it (`arena run --resume` and its rerun line refuse it).
     config = replace(sched.tournament_config([(game_id, game_params)], agents, None, seed, time_limit, policy, clock),
+                     book=deal_book.ref() if deal_book else None,
                      compare=CompareSettings(cand.label, base.label, tuple(a.label for a in others) if n > 2 else (),
                                              {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
                                               "beta": test.beta}, max_deals))
@@ -179,7 +195,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: str, players: Opt
     store.claim(run_id)
     store.create_run(run_id, config.to_json(), 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
-                       seed, time_limit, policy, clock)
+                       seed, time_limit, policy, clock, deal_book)
 
 
 def _share(placements, seat):
@@ -291,7 +307,7 @@ def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
         words += ["--sandbox", plan.sandbox.mode]
     if store_path:
         words += ["--store", store_path]
-    words += ["--deal-key", plan.deal_key]
+    words += ["--deals", plan.book.path] if plan.book else ["--deal-key", plan.deal_key]
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -322,6 +338,7 @@ def summary(plan: ComparePlan, outcome: Outcome, status: str, store_path: Option
     est = outcome.estimates
     return {
         "run_id": plan.run_id, "status": status, "game_id": plan.game_id, "params": plan.params,
+        "book": plan.config.book,
         "candidate": plan.candidate.label, "baseline": plan.baseline.label,
         "field": [a.label for a in plan.field] if plan.players > 2 else [],
         "model": "pentanomial" if plan.players == 2 else "paired-difference",

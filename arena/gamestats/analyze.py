@@ -1,5 +1,6 @@
-"""What the games themselves are like (`arena analyze`): seat advantage, length and tempo, drama, and
-how much skill matters, from the stored matches of a run, each figure with a 95% interval.
+"""What the games themselves are like (`arena analyze`): seat advantage, length and tempo, drama, how
+much skill matters and the balance of the components (arena.gamestats.balance), from the stored
+matches of a run, each figure with a 95% interval.
 
     from arena.gamestats import analyze
     from arena.store import Store
@@ -50,7 +51,9 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import engines
 from engines.wizard import WizardState
-from arena import agent_list, seeds
+from arena import agent_list, defaults, seeds
+from arena.gamestats import balance, components
+from arena.gamestats.balance import Component
 from arena.results.analysis import Interval, interval, pair_score, t975, t_interval
 from arena.text import game_title
 
@@ -78,8 +81,6 @@ NOTES = [
     "figures compared, about one in twenty looks significant by chance.",
     "Skill: agents in the order listed, the first against each other: score gap (mean return of the first "
     "minus the other's, same matches) and pairwise score share.",
-    "Not yet measured: per-component balance (Belles, animals, special cards, tiles) needs a per-move event "
-    "hook in the engine contract, which the engines do not have yet.",
 ]
 
 
@@ -90,13 +91,15 @@ class Trace:
     """What the replay of one match shows: per decision the seat to move, its number of legal moves
     and the round; `scores` after 0, 1, ..., plies actions (plies + 1 rows); `hand_sizes` the cards
     dealt in each round, where the game deals hands by round (Wizard), else None; `bid_outcomes`
-    (Wizard) per finished round (bids, tricks taken), per seat, where the scores tell the tricks."""
+    (Wizard) per finished round (bids, tricks taken), per seat, where the scores tell the tricks; `components` what each seat
+    played and held (arena.gamestats.components)."""
     players: list[int]
     legal: list[int]
     rounds: list[int]
     scores: list[list[float]]
     hand_sizes: Optional[list[int]] = None
     bid_outcomes: Optional[list[tuple[list[int], list[int]]]] = None
+    components: Optional[list[set[Component]]] = None
 
     @property
     def plies(self) -> int:
@@ -109,6 +112,7 @@ def trace(match: dict[str, Any]) -> Trace:
     state = engines.make(match["game_id"], seed=match["seed"], **match["game_params"])
     wizard = isinstance(state, WizardState)
     players, legal, rounds, scores, outcomes = [], [], [], [[float(x) for x in state.scores()]], []
+    collector = components.Collector(state)
     for k, action in enumerate(match["actions"]):
         moves = state.legal_actions()
         if action not in moves:
@@ -121,14 +125,15 @@ def trace(match: dict[str, Any]) -> Trace:
         if isinstance(state, WizardState) and playing:
             bids = [b for b in state.bids() if b is not None]   # every bid is made once the play starts
             tricks = list(state.tricks())
-        state.apply_action(action)
+        collector.before(state)
+        collector.add(state.apply_with_events(action))
         scores.append([float(x) for x in state.scores()])
         if playing and (state.is_terminal() or state.round() != rounds[-1]):
             final = round_tricks(bids, tricks, [a - b for a, b in zip(scores[-1], scores[-2])])
             if final is not None:
                 outcomes.append((bids, final))
     return Trace(players, legal, rounds, scores, list(state.rounds()) if isinstance(state, WizardState) else None,
-                 outcomes if wizard else None)
+                 outcomes if wizard else None, collector.result(state))
 
 
 def round_tricks(bids: list[int], tricks: list[int], points: list[float]) -> Optional[list[int]]:
@@ -202,7 +207,7 @@ def match_figures(match: dict[str, Any], tr: Optional[Trace] = None) -> dict[tup
     n = len(places)
     firsts = [s for s in range(n) if places[s] == 1]
     win = [1.0 / len(firsts) if s in firsts else 0.0 for s in range(n)]
-    share = [sum(pair_score(places[s], places[o]) for o in range(n) if o != s) / max(n - 1, 1) for s in range(n)]
+    share = balance.score_shares(places)
     out: dict[tuple, float] = {}
     for s in range(n):
         out["seat", s, "win_share"] = win[s]
@@ -250,6 +255,8 @@ def match_figures(match: dict[str, Any], tr: Optional[Trace] = None) -> dict[tup
                 misses[labels[s]].append(tricks[s] - bids[s])
         for (label, bid), values in by_bid.items():
             out["bid_value", label, bid] = sum(values) / len(values)
+        out["bid_total", "equals_tricks"] = (sum(sum(bids) == sum(tricks) for bids, tricks in tr.bid_outcomes)
+                                             / len(tr.bid_outcomes))
         for label, offs in misses.items():
             out["bid_miss", label, "over"] = sum(1 for x in offs if x > 0) / len(offs)
             out["bid_miss", label, "under"] = sum(1 for x in offs if x < 0) / len(offs)
@@ -281,7 +288,7 @@ BOUNDED = {"win_share", "score_share", "forced_share", "winner_leads_for_good", 
 
 def _bounded(key):
     return key[-1] in BOUNDED or (key[0] == "skill" and key[-1] == "score_share") or \
-        key[0] in ("bids", "bid_value", "bid_miss")
+        key[0] in ("bids", "bid_value", "bid_miss", "bid_total")
 
 
 def per_deal(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] = None
@@ -400,6 +407,10 @@ def summarize(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] 
         "bid_accuracy_by_hand": {a: bids[a] for a in order if a in bids},
         "bid_accuracy_by_bid": {a: by_bid[a] for a in order if a in by_bid},
         "bid_misses": {a: misses[a] for a in order if a in misses},
+        "components": {**balance.section(played, {mid: tr.components for mid, tr in traces.items()
+                                                  if tr.components is not None},
+                                         components.expected(game_id, params)),
+                       "bid_total_equals_tricks": _iv(figs, ("bid_total", "equals_tricks"))},
         "_figures": figs,
     }
 
@@ -432,7 +443,7 @@ FIGURE_NAMES = {
     "all": "legal moves per decision", "forced_share": "forced decisions",
     "winner_leads_for_good": "winner leads for good from", "lead_changes": "lead changes",
     "decided_last_round": "decided in the last round", "draw_rate": "draws", "tie_rate": "ties at the top",
-    "score_gap": "score gap",
+    "score_gap": "score gap", "equals_tricks": "rounds whose bids add up to the tricks",
 }
 
 
@@ -454,6 +465,8 @@ def figure_name(key: tuple) -> str:
         return f"bid accuracy with {rest[1]} cards, {rest[0]}"
     if kind == "bid_value":
         return f"bids of {_bid_name(rest[1])} met, {rest[0]}"
+    if kind == "bid_total":
+        return last
     if kind == "bid_miss":
         return f"rounds {rest[1]} the bid, {rest[0]}"
     return last
@@ -500,7 +513,7 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: Optional[str] 
     if not out:
         raise ValueError(f"no finished match{' of ' + game_id if game_id else ''} in run "
                          f"{', '.join(run_ids)}: nothing to analyze")
-    return {"runs": list(run_ids), "notes": NOTES, "groups": [public(g) for g in out],
+    return {"runs": list(run_ids), "notes": NOTES + balance.NOTES, "groups": [public(g) for g in out],
             "differences": differences(out), "_groups": out}
 
 
@@ -560,7 +573,7 @@ def check(game_id: str, params: Sequence[str] = (), agents: str = "greedy,random
     return todo, agents
 
 
-DEFAULT_DEALS = 10   # deals per line-up and variant
+DEFAULT_DEALS = defaults.ANALYZE_DEALS
 
 
 def play_variants(store: "Store", game_id: str, params: Sequence[str] = (), agents: str = "greedy,random",
@@ -653,6 +666,28 @@ def _branching_figure(group):
     return fig
 
 
+def _components_html(group, e, table, figure):
+    """The components section of a group in the HTML page: its table and its forest plot."""
+    from arena.reports import graphs
+    section = group["components"]
+    parts = []
+    if section["bid_total_equals_tricks"] is not None:
+        parts += ["<h3>Bids</h3>", table(["figure", "mean [95%]", "games"],
+                                         [["rounds whose bids add up to the tricks",
+                                           e(fmt(section["bid_total_equals_tricks"], True)),
+                                           section["bid_total_equals_tricks"]["games"]]])]
+    if not section["rows"]:
+        return parts
+    rows = [[e(f"{r['family']} {r['item']}"), e(r["how"] + ("" if r["paired"] else " (unpaired)")),
+             e(balance.effect_text(r)), e(r["flag"]), r["deals"], r["games"]] for r in section["rows"]]
+    caption = (f"Each component's effect on the score share of the seat with it, with its 95% interval over deals, "
+               f"largest at the top; dotted lines: the margin +/-{section['margin']}; red: flagged after "
+               f"{section['correction']}'s correction.")
+    return parts + ["<h3>Components</h3>",
+                    figure(graphs.forest_figure(group["title"], section["rows"], section["margin"]), e(caption)),
+                    table(["component", "how", "effect [95%]", "flag", "deals", "games"], rows)]
+
+
 def write_html(result: dict[str, Any], path: str) -> str:
     """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
     import html
@@ -723,6 +758,7 @@ def write_html(result: dict[str, Any], path: str) -> str:
             head, rows = bid_value_table
             parts += [f"<h3>{e(BID_VALUE_TITLE)}</h3>",
                       table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
+        parts += _components_html(g, e, table, figure)
         parts.append("</section>")
     for d in result["differences"]:
         rows = [[e(r["figure"]), f"{r['base']:.3f}", f"{r['variant']:.3f}",

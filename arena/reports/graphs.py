@@ -18,6 +18,7 @@ import networkx as nx  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from arena.gamestats.balance import component_name  # noqa: E402
 from arena.results import analysis  # noqa: E402
 from arena.reports.tables import GRAPH_LEGEND  # noqa: E402
 from arena.text import game_title, interval_text  # noqa: E402
@@ -237,5 +238,27 @@ def rating_figure(title: str, history: dict[str, list[tuple]]) -> Figure:
     ax.grid(alpha=0.3)
     if history:
         ax.legend(fontsize=8, loc="best", ncol=2 if len(history) > 6 else 1)
+    fig.tight_layout()
+    return fig
+
+
+def forest_figure(title: str, rows: Sequence[dict[str, Any]], margin: float) -> Figure:
+    """Each component's effect on its seat's score share with its 95% interval, ordered from the
+    largest effect down (rows as arena.gamestats.balance.effects gives them; those without an
+    interval are left out). Flagged rows are red; dotted lines mark the margin of the flags."""
+    shown = sorted((r for r in rows if r["low"] is not None), key=lambda r: r["mean"])
+    fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.22 * max(1, len(shown))))
+    ys = range(len(shown))
+    for y, r in zip(ys, shown):
+        colour = CYCLE if r["flag"] else "#4c72b0"
+        ax.plot([r["low"], r["high"]], [y, y], color=colour, lw=1.4)
+        ax.plot([r["mean"]], [y], "o", color=colour, ms=4 if r["paired"] else 5, mfc=colour if r["paired"] else "white")
+    ax.axvline(0.0, color="#333333", lw=0.8)
+    for x in (-margin, margin):
+        ax.axvline(x, color="#888888", lw=0.8, linestyle=":")
+    ax.set_yticks(list(ys), [component_name(r) + ("" if r["paired"] else " *") for r in shown], fontsize=7)
+    ax.set_xlabel("effect on the seat's score share [95% interval over deals]; * unpaired; red: flagged")
+    ax.set_title(textwrap.fill(title, 80) + ("" if shown else "\nno component has an interval yet"), fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig

@@ -24,10 +24,10 @@ from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, outp
 from arena.results import analysis, tallies
 from arena import server_address
 from arena.sandbox import LIMITS, unconfined_note
-from arena.tournament.config import TournamentConfig, time_note
+from arena.tournament.config import TournamentConfig, book_note, time_note
 from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
                                   level_note)
-from arena.text import interval_text, option_value
+from arena.text import book_text, interval_text, option_value
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -222,8 +222,10 @@ def reproduction_html(data: dict[str, Any]) -> str:
                  [[_match_link(data, x["match_id"]), x["deal"], x["seed"], _e(", ".join(x["seats"])),
                    _e(x["placements"]), _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
     command = rerun_command(data["config"], data["deal_key"])
+    book = data["config"].get("book")
+    key = f"BOOK being the file of deal book {book_text(book)}" if book else "the deal key"
     again = (f"<p>To play it again (same schedule, deals and run id; in this store an unfinished run "
-             f"resumes, and in another store the deal key gives the same deals):</p>"
+             f"resumes, and in another store {_e(key)} gives the same deals):</p>"
              f"<pre>{_e(command)}</pre>") if command else ""
     return (again + "<h3>Agents</h3>" + agents + "<h3>Games</h3>" + games
             + "<h3>Tournament configuration</h3><pre>" + _e(json.dumps(data["config"], indent=2, sort_keys=True))
@@ -265,7 +267,9 @@ def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
     for name, value in config.sandbox.limits:
         if value != LIMITS[name][0]:
             words += ["--bot-limit", f"{name}={value}"]
-    if deal_key:
+    if config.book:   # its file is named on the page beside the command
+        words += ["--deals", "BOOK"]
+    elif deal_key:
         words += ["--deal-key", deal_key]
     return " ".join(shlex.quote(w) for w in words)
 
@@ -306,6 +310,8 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
     clock = time_note(data["config"])
     warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
+    book = book_note(data["config"])
+    warning += f"<p class=\"meta\" id=\"deal-book\">{_e(book)}</p>" if book else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

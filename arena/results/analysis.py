@@ -16,12 +16,13 @@ import itertools
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Optional
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 from arena.results import ratings
 from arena.text import jsonable
+
+if TYPE_CHECKING:
+    import networkx as nx   # imported where a graph is made: it costs a command a quarter second to start
 
 Z95 = 1.959963984540054
 # Student t 97.5% quantiles for 1..30 degrees of freedom; beyond, a Cornish-Fisher expansion.
@@ -266,7 +267,9 @@ def _new_state():
 
 def _bump(table, key, value):
     """table[key] = [sum, count] plus one value."""
-    total = table.setdefault(key, [0.0, 0])
+    total = table.get(key)
+    if total is None:
+        total = table[key] = [0.0, 0]
     total[0] += value
     total[1] += 1
 
@@ -297,6 +300,7 @@ class GroupTally:
         self.game_id, self.params = game_id, params
         self.s = state if state is not None else _new_state()
         self._env = ratings.environment()
+        self._lineup_keys: dict[tuple[str, ...], str] = {}
 
     def state(self) -> dict[str, Any]:
         return self.s
@@ -319,33 +323,45 @@ class GroupTally:
         s["matches"] += 1
         s["first"] = m["match_id"] if s["first"] is None else s["first"]
         s["players"] = max(s["players"], len(labels))
-        s["seeds"] = [min(s["seeds"][0], m["seed"]), max(s["seeds"][1], m["seed"])] if s["seeds"] else [m["seed"]] * 2
+        seed, seeds = m["seed"], s["seeds"]
+        if not seeds:
+            s["seeds"] = [seed, seed]
+        elif not seeds[0] <= seed <= seeds[1]:
+            s["seeds"] = [min(seeds[0], seed), max(seeds[1], seed)]
+        agents = s["agents"]
         for seat in m["seats"]:
-            s["agents"].setdefault(seat["label"], seat)
+            if seat["label"] not in agents:
+                agents[seat["label"]] = seat
         self._rate(m)
         deal = s["open"]
+        share, place, returns, totals = deal["share"], deal["place"], m["returns"], s["returns"]
         # One observation per agent and match (an agent may hold several seats), so that with two
         # agents the two score shares of a match, and of a deal, add up to 1.
         for a in dict.fromkeys(labels):
             mine = [i for i, b in enumerate(labels) if b == a]
             pairs = [pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != a]
             if pairs:
-                _bump(deal["share"], a, sum(pairs) / len(pairs))
-            _bump(deal["place"], a, sum(places[i] for i in mine) / len(mine))
+                _bump(share, a, sum(pairs) / len(pairs))
+            _bump(place, a, sum(places[i] for i in mine) / len(mine))
             for i in mine:
-                _bump(s["returns"], a, m["returns"][i])
+                _bump(totals, a, returns[i])
         met: dict[str, set[str]] = {}
-        for i, j in itertools.permutations(range(len(labels)), 2):
-            a, b = labels[i], labels[j]
-            if a != b:
-                _bump(deal["pairs"].setdefault(a, {}), b, pair_score(places[i], places[j]))
-                met.setdefault(a, set()).add(b)
+        deal_pairs = deal["pairs"]
+        for i, a in enumerate(labels):
+            for j, b in enumerate(labels):
+                if i != j and a != b:   # itertools.permutations' order
+                    _bump(deal_pairs.setdefault(a, {}), b, pair_score(places[i], places[j]))
+                    met.setdefault(a, set()).add(b)
+        h2h_games = s["h2h_games"]
         for a, bs in met.items():
-            row = s["h2h_games"].setdefault(a, {})
+            row = h2h_games.setdefault(a, {})
             for b in sorted(bs):
                 row[b] = row.get(b, 0) + 1
-        lineup = deal["lineups"].setdefault(json.dumps(sorted(labels)), {
-            "labels": labels, "seatings": [], "faulty": False, "sums": {}, "total": 0.0, "n": 0})
+        lineup_key = self._lineup_key(labels)
+        lineup = deal["lineups"].get(lineup_key)
+        if lineup is None:
+            lineup = deal["lineups"][lineup_key] = {
+                "labels": labels, "seatings": [], "faulty": False, "sums": {}, "total": 0.0, "n": 0}
         if labels not in lineup["seatings"]:
             lineup["seatings"].append(labels)
         lineup["faulty"] = lineup["faulty"] or bool(m["faults"])
@@ -360,6 +376,13 @@ class GroupTally:
                 f.get("kind", "fault"), {"count": 0, "first": {"match_id": m["match_id"], "game_id": m["game_id"], **f}})
             kind["count"] += 1
 
+    def _lineup_key(self, labels):
+        """The key of a line-up in a deal's state, JSON of its sorted labels (made once per seating)."""
+        key = self._lineup_keys.get(tuple(labels))
+        if key is None:
+            key = self._lineup_keys[tuple(labels)] = json.dumps(sorted(labels))
+        return key
+
     def _rate(self, m):
         s = self.s
         ranked = ratings.agent_ranks(m)
@@ -367,14 +390,16 @@ class GroupTally:
         for label, _ in ranked:
             current[label] = self._rating(label)
         if len(ranked) > 1:
-            new = self._env.rate([(current[label],) for label, _ in ranked], ranks=[r for _, r in ranked])
-            for (label, _), (rating,) in zip(ranked, new):
+            new = ratings.rate(self._env, [current[label] for label, _ in ranked], [r for _, r in ranked])
+            for (label, _), rating in zip(ranked, new):
                 current[label] = rating
                 s["ratings"][label] = [rating.pi, rating.tau]
         firsts = sum(1 for _, r in ranked if r == 1)
         faulty = {f["label"] for f in m["faults"]}
         for label, r in ranked:
-            c = s["counts"].setdefault(label, {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0})
+            c = s["counts"].get(label)
+            if c is None:
+                c = s["counts"][label] = {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0}
             c["games"] += 1
             c["wins" if r == 1 and firsts == 1 else "draws" if r == 1 else "losses"] += 1
             c["faults"] += label in faulty
@@ -382,11 +407,11 @@ class GroupTally:
 
     def _rating(self, label):
         """The agent's TrueSkill rating, rebuilt from its exact (pi, tau) (mu and sigma are rounded)."""
+        known = self.s["ratings"].get(label)
+        if known is not None:
+            return ratings.from_bits(*known)
         r = self._env.create_rating()
-        if label in self.s["ratings"]:
-            r.pi, r.tau = self.s["ratings"][label]
-        else:
-            self.s["ratings"][label] = [r.pi, r.tau]
+        self.s["ratings"][label] = [r.pi, r.tau]
         return r
 
     def _sample(self, label, games, rating):
@@ -555,12 +580,13 @@ def summary(matches: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 # ---- dominance and cycles -----------------------------------------------------------------------
 
-def dominance_graph(h2h: dict[str, dict[str, Any]]) -> nx.DiGraph:
+def dominance_graph(h2h: dict[str, dict[str, Any]]) -> "nx.DiGraph":
     """nx.DiGraph with an edge a -> b wherever a scores above 1/2 against b.
 
     Edge attributes: win_rate, low, high, games and `confident` (the whole 95% interval lies above
     1/2). Every agent of the matrix is a node, even one that beats nobody.
     """
+    import networkx as nx
     g = nx.DiGraph()
     for a, row in h2h.items():
         g.add_node(a)
@@ -577,6 +603,7 @@ def separated_ranks(h2h: dict[str, dict[str, Optional[Interval]]]) -> dict[str, 
     when it beats it with 95% confidence (its head-to-head score's interval lies above 1/2), or beats
     one that is surely above it; agents in a cycle of such wins are level with each other. Agents
     that no result separates share a rank, and an agent surely above another always ranks higher."""
+    import networkx as nx
     sure = nx.DiGraph()
     sure.add_nodes_from(a for row in h2h.values() for a in row)
     sure.add_nodes_from(h2h)
@@ -587,8 +614,9 @@ def separated_ranks(h2h: dict[str, dict[str, Optional[Interval]]]) -> dict[str, 
     return {a: 1 + above[k] for a, k in blocks.graph["mapping"].items()}
 
 
-def graph_cycles(g: nx.DiGraph, limit: int = MAX_CYCLES) -> list[list[str]]:
+def graph_cycles(g: "nx.DiGraph", limit: int = MAX_CYCLES) -> list[list[str]]:
     """Cycles of confident edges (a beats b beats c beats a), each starting at its smallest label."""
+    import networkx as nx
     strong = nx.DiGraph((a, b) for a, b, d in g.edges(data=True) if d["confident"])
     found = []
     for c in itertools.islice(nx.simple_cycles(strong), limit):

@@ -19,11 +19,11 @@ The rule (quoted in docs/reading-results.md):
   tests/arena/results/test_settle.py measures the rate by simulation. Timing (--jobs, the backend, a
   kill and resume) never changes what a look sees, nor so at which look a game stops.
 """
-import itertools
 import math
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
+from arena import defaults
 from arena.match import MatchSpec
 from arena.results.analysis import GroupTally, Interval
 
@@ -34,7 +34,7 @@ FIRST_LOOK = 8         # fewer cannot settle even a clean sweep (two agents, the
 GROWTH = 1.5           # each look after about half as many deals again as the one before
 LEVEL = 0.05           # a score within 0.50 +- LEVEL (about 35 Elo) counts as level
 ALPHA = 0.05           # a settled verdict is wrong at most this often
-DEFAULT_MAX_DEALS = 100
+DEFAULT_MAX_DEALS = defaults.RUN_MAX_DEALS
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class Look:
     pairs: list = field(default_factory=list)   # the neighbours at the last look (see judge)
 
 
-def look(store: "Store", run_id: str, specs: list[MatchSpec], done: set[int], rule: StoppingRule) -> Look:
+def look(store: "Store", run_id: str, specs: Sequence[MatchSpec], done: set[int], rule: StoppingRule) -> Look:
     """Takes the looks a game's stored deals allow, in order, each on exactly the deals before it,
     and stops at the first that settles. `specs` are the game's MatchSpecs (deals in order,
     contiguous match ids), `done` the run's stored match ids."""
@@ -136,9 +136,9 @@ def look(store: "Store", run_id: str, specs: list[MatchSpec], done: set[int], ru
     return out
 
 
-def looks(store: "Store", run_id: str, schedule: list[MatchSpec], rule: StoppingRule,
-          done: Optional[set[int]] = None) -> list[tuple[list[MatchSpec], Look]]:
-    """[(the game's MatchSpecs, its Look)] for each game of a run's schedule, in schedule order."""
+def looks(store: "Store", run_id: str, schedule: Any, rule: StoppingRule,
+          done: Optional[set[int]] = None) -> list[tuple[Sequence[MatchSpec], Look]]:
+    """[(the game's MatchSpecs, its Look)] for each game of a run's schedule (an
+    arena.tournament.schedule.Schedule), in schedule order."""
     done = store.finished_ids(run_id) if done is None else done
-    games = [list(specs) for _, specs in itertools.groupby(schedule, lambda s: (s.game_id, s.game_params))]
-    return [(specs, look(store, run_id, specs, done, rule)) for specs in games]
+    return [(specs, look(store, run_id, specs, done, rule)) for specs in schedule.games]

@@ -11,7 +11,7 @@ ignored: the view then folds every match, slower, to the same figures.
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
 from arena.results.settle import looks
@@ -31,6 +31,7 @@ class RunTallies:
     def __init__(self, store: "Store", run_id: str, checkpoint: bool = True) -> None:
         self.store, self.run_id = store, run_id
         self.upto, self.groups = 0, {}
+        self._seen: tuple[Any, Any, Any] = (None, None, None)   # (game id, game_params dict, group key) of the last match
         upto, rows = store.tallies(run_id) if checkpoint else (0, [])
         try:
             groups = {}
@@ -45,7 +46,11 @@ class RunTallies:
         self.upto, self.groups = upto, groups
 
     def add(self, match: dict[str, Any]) -> None:
-        key = group_key(match)
+        game_id, params, key = self._seen
+        if match["game_params"] is not params or match["game_id"] != game_id:
+            # a run's matches share one parameters dict when they come from Store.record_many
+            key = group_key(match)
+            self._seen = (match["game_id"], match["game_params"], key)
         if key not in self.groups:
             self.groups[key] = GroupTally(match["game_id"], match["game_params"])
         self.groups[key].add(match)
@@ -132,30 +137,42 @@ def settle_looks(store: "Store", run_id: str) -> dict[Any, Any]:
 
 
 class Checkpoint(RunTallies):
-    """The coordinator's side: `stored(match_id)` after each match is recorded advances the fold
-    over the contiguous prefix; `save()` writes it (also every SAVE_SECONDS)."""
+    """The coordinator's side: `recorded(matches)` after a batch is recorded (the matches as
+    `Store.record_many` returns them; `stored(match_id)`: read back from the store) advances the
+    fold over the contiguous prefix; `save()` writes it (also every SAVE_SECONDS)."""
 
     def __init__(self, store: "Store", run_id: str) -> None:
         super().__init__(store, run_id)
-        self.waiting = set()     # stored match ids beyond a gap
+        self.waiting: dict[int, Optional[dict[str, Any]]] = {}   # stored matches beyond a gap (None: not in memory)
         for match in store.results(run_id, self.upto):   # a resumed run: what was stored after the checkpoint
             if match["match_id"] == self.upto:
                 self.add(match)
                 self.upto += 1
             else:
-                self.waiting.add(match["match_id"])
+                self.waiting[match["match_id"]] = None
         self.saved = time.monotonic()
 
     def stored(self, match_id: int) -> None:
-        self.waiting.add(match_id)
+        """After a match is recorded: folds whatever prefix it completes, read back from the store."""
+        self._advance({match_id: None})
+
+    def recorded(self, matches: Iterable[dict[str, Any]]) -> None:
+        """After a batch is recorded, with its matches as the store reads them back
+        (`Store.record_many` gives them): folds whatever prefix they complete, reading nothing."""
+        self._advance({m["match_id"]: m for m in matches})
+
+    def _advance(self, matches: dict[int, Optional[dict[str, Any]]]) -> None:
+        self.waiting.update(matches)
         stop = self.upto
         while stop in self.waiting:
-            self.waiting.discard(stop)
             stop += 1
         if stop > self.upto:
-            # Read back as stored (through JSON), so the fold sees exactly what a later view reads.
-            for match in self.store.results(self.run_id, self.upto, stop):
-                self.add(match)
+            prefix = [self.waiting.pop(i) for i in range(self.upto, stop)]
+            if any(m is None for m in prefix):
+                # Read back as stored (through JSON), so the fold sees exactly what a later view reads.
+                prefix = self.store.results(self.run_id, self.upto, stop)   # type: ignore[assignment]
+            for match in prefix:
+                self.add(match)   # type: ignore[arg-type]
             self.upto = stop
         if time.monotonic() - self.saved >= SAVE_SECONDS:
             self.save()

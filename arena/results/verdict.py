@@ -13,6 +13,10 @@ def _round_up(x):
     return -(-x // step) * step
 
 
+def _deals(n) -> str:
+    return "1 deal" if int(n) == 1 else f"{n} deals"
+
+
 def verdict(rows: list[dict[str, Any]], h2h: dict[str, dict[str, Any]], cycles: list[list[str]]) -> Optional[str]:
     """One line on who is stronger in one game, from its Standing rows and head-to-head matrix (plain
     data), when the 95% intervals allow it; otherwise how many more deals would likely settle it.
@@ -26,7 +30,7 @@ def verdict(rows: list[dict[str, Any]], h2h: dict[str, dict[str, Any]], cycles: 
 
     def said(a, b):
         iv = cell(a, b)
-        return f"{a} scores {interval_text(iv)} against {b} over {interval_part(iv, 'deals')} deals"
+        return f"{a} scores {interval_text(iv)} against {b} over {_deals(interval_part(iv, 'deals'))}"
 
     if cycles:
         return ("no single strongest agent: " + "; ".join(" > ".join(c + c[:1]) for c in cycles)
@@ -77,7 +81,7 @@ def settle_verdict(now: Look, rule: StoppingRule, agents: int) -> str:
            + f": a settled verdict is wrong at most {rule.alpha:.0%} of the time")
 
     def said(a, b, iv):
-        return f"{a} scores {interval_text(iv)} against {b} over {interval_part(iv, 'deals')} deals"
+        return f"{a} scores {interval_text(iv)} against {b} over {_deals(interval_part(iv, 'deals'))}"
 
     def claim(a, b, iv):
         state = pair_state(iv, rule.level)

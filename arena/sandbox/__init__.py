@@ -10,10 +10,27 @@ seccomp filter, resource limits, and a fresh process for every match (docs/sandb
 - exec_host, exec_bot: bots in any language (`exec:PATH`), the host's side and the adapter in the
   box that speaks the Tabletop Bot Protocol to them (docs/protocol.md)
 """
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from arena.sandbox.policy import DEFAULT_POLICY, LIMITS, SANDBOXES, AgentFault, make_policy, unconfined_note
-from arena.sandbox.remote import POOL, BotPool, RemoteAgent, check_available, validate, validate_all
-from arena.sandbox.server import describe, load_class
 from arena.sandbox.staging import code_dir, stage
+
+if TYPE_CHECKING:
+    from arena.sandbox.remote import POOL, BotPool, RemoteAgent, check_available, validate, validate_all
+    from arena.sandbox.server import describe, load_class
+
+# The arena's and the box's sides load on first use: a command that only reads a run's policy
+# (`arena ladder show`, the reports) then starts without them (multiprocessing, ctypes, seccomp).
+_LAZY = {"POOL": "remote", "BotPool": "remote", "RemoteAgent": "remote", "check_available": "remote",
+         "validate": "remote", "validate_all": "remote", "describe": "server", "load_class": "server"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"arena.sandbox.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["DEFAULT_POLICY", "LIMITS", "SANDBOXES", "AgentFault", "make_policy", "unconfined_note", "POOL",
            "BotPool", "RemoteAgent", "check_available", "validate", "validate_all", "describe", "load_class",

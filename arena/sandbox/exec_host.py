@@ -82,6 +82,8 @@ def read_manifest(data: bytes, default_name: str) -> dict[str, Any]:
         raw = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise ValueError(f"{MANIFEST} is not TOML: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{MANIFEST} is not TOML this arena reads: it is nested too deep") from None
     unknown = sorted(set(raw) - MANIFEST_KEYS)
     if unknown:
         raise ValueError(f"{MANIFEST} has unknown keys {', '.join(unknown)} (it may have {', '.join(sorted(MANIFEST_KEYS))})")

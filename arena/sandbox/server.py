@@ -39,6 +39,7 @@ RLIMITS = {"memory": (resource.RLIMIT_AS, 1 << 20), "cpu": (resource.RLIMIT_CPU,
 EXTRA_PROCESSES = 2   # the fork server and bubblewrap's own process share the bot's user
 WRITABLE = ("/tmp", "/dev/shm")   # in the sandbox, each a size-limited tmpfs of its own
 PR_SET_DUMPABLE = 4
+PR_SET_PDEATHSIG = 1
 
 
 def apply_limits(limits: Mapping[str, float]) -> None:
@@ -250,6 +251,15 @@ def _status(child, wait=2.0):
     return "running"
 
 
+def _die_with_parent() -> None:
+    """This process gets SIGKILL when the fork server ends (the arena kills the server's group,
+    which a match process in a session of its own is not part of)."""
+    parent = os.getppid()
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:   # the server ended before the line above
+        os._exit(0)
+
+
 def fork_server(settings: dict[str, Any]) -> None:
     control = socket.socket(fileno=settings["control"])
     boxed = settings["boxed"] and os.getpid() == 1
@@ -296,7 +306,8 @@ def fork_server(settings: dict[str, Any]) -> None:
             try:
                 control.close()
                 if not boxed:
-                    os.setsid()
+                    os.setsid()   # its own group, which clean() kills whole ...
+                    _die_with_parent()   # ... and which dies if this server is killed first
                 apply_limits(settings["limits"])
                 serve(fds[0], fds[1], fds[2], settings["code_dir"])
             finally:

@@ -129,6 +129,13 @@ def code_dir(digest: str) -> str:
 _verified: set[str] = set()
 
 
+def discard(digest: str) -> None:
+    """Removes the staged copy `digest` (the copy a check made of code that was then refused); the
+    next stage of that code writes it again."""
+    _verified.discard(digest)
+    shutil.rmtree(code_dir(digest), ignore_errors=True)
+
+
 def _intact(digest):
     """Whether the staged copy `digest` exists and still has exactly its content."""
     if digest in _verified:

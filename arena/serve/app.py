@@ -13,7 +13,9 @@ import asyncio
 import contextlib
 import functools
 import html
+import json
 import os
+import re
 import sqlite3
 import threading
 from typing import Optional, Sequence
@@ -22,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.datastructures import Headers
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -32,15 +34,18 @@ import engines
 from arena.agent_list import entry_points
 from arena.table import replay_states
 from arena.sandbox import make_policy
-from arena.serve import views
+from arena.serve import inputs, ladders, views
 from arena.serve.sessions import PlaySession, Sessions, UnknownSession
 from arena.store import Store, StoreError
 from arena.text import first_line, jsonable, printable
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "RULES.md")
 NOT_FOUND = (StoreError, UnknownSession, engines.registry.UnknownGame)
 MATCH_ID_LIMIT = 2 ** 63   # SQLite integers
 SWEEP_EVERY = 60           # seconds between two looks for games left alone (Sessions.expire)
+MAX_JSON = 64 << 10        # bytes of a JSON request body (a game's settings, a move)
+HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\[\]:]*)(?::[0-9]*)?")   # name or [IPv6], then a port
 
 
 def _error(request, status, message):
@@ -61,11 +66,31 @@ async def _store_unreadable(request, exc):
 
 
 async def _http_error(request, exc):
-    return _error(request, exc.status_code, exc.detail)
+    response = _error(request, exc.status_code, exc.detail)
+    response.headers.update(exc.headers or {})   # e.g. a 429's Retry-After
+    return response
 
 
 async def _unexpected(request, exc):
     return _error(request, 500, f"internal error: {type(exc).__name__}: {first_line(exc)}")
+
+
+class HostCheck:
+    """Answers only requests whose Host header is one of `hosts` (port aside); others get a JSON 400."""
+
+    def __init__(self, app, hosts):
+        self.app, self.hosts = app, set(hosts)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            host = Headers(scope=scope).get("host", "")
+            parsed = HOST.fullmatch(host)
+            if not parsed or parsed[1] not in self.hosts:
+                response = JSONResponse({"error": f"this server does not answer for the host {printable(host, limit=100)!r}"},
+                                        status_code=400)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _viewer(request, players, allow_all=True):
@@ -88,9 +113,14 @@ def _int_param(request, name, default, limit):
 async def _body(request):
     # Only JSON: a page of another site cannot send it without the browser asking first (CORS), and
     # this server never says yes, so no other site can start games or move for you.
+    inputs.only(request)
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-        raise ValueError("send the request body as JSON (Content-Type: application/json)")
-    data = await request.json()
+        raise HTTPException(415, "send the request body as JSON (Content-Type: application/json)")
+    body = await inputs.read_body(request, MAX_JSON, f"a request body is at most {MAX_JSON >> 10} KiB")
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise ValueError("the request body is JSON nested too deep") from None
     if not isinstance(data, dict):
         raise ValueError("the request body must be a JSON object")
     return data
@@ -137,6 +167,12 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         match, states, names = stored_match(run_id, match_id)
         return [views.move_label(states[k].clone(), action, viewer, names) for k, action in enumerate(match["actions"])]
 
+    @functools.lru_cache(maxsize=64)
+    def replay_notes(run_id, match_id, viewer):
+        """The step_notes of each move of a stored match, as `viewer` saw them."""
+        match, states, _ = stored_match(run_id, match_id)
+        return [views.step_notes(states[k], action, states[k + 1], viewer) for k, action in enumerate(match["actions"])]
+
     # ---- pages ----
     def page(name):
         async def endpoint(request):
@@ -148,12 +184,27 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
             store.run(request.path_params["run_id"])
         return FileResponse(os.path.join(STATIC, "run.html"))
 
+    @functools.lru_cache(maxsize=1)
+    def rules_html():
+        import markdown   # installed with mkdocs, which builds the same page into the docs site
+        with open(RULES, encoding="utf-8") as f:
+            body = markdown.markdown(f.read(), extensions=["toc", "tables"])
+        return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>The rules</title>"
+                f"<link rel=\"stylesheet\" href=\"/static/style.css\"></head><body class=\"doc\">{body}</body></html>")
+
+    def rules_page(request):
+        """The docs' rules page (docs/RULES.md), which the games' rules panels link to."""
+        if not os.path.isfile(RULES):
+            raise StoreError("the rules page is not installed here: see docs/RULES.md in the project")
+        return HTMLResponse(rules_html())
+
     def replay_page(request):
         stored_match(request.path_params["run_id"], request.path_params["match_id"])
         return FileResponse(os.path.join(STATIC, "replay.html"))
 
     # ---- tournaments ----
     def api_runs(request):
+        inputs.only(request)
         if not os.path.isfile(store_path):
             return JSONResponse({"store": store_path, "runs": []})
         with reading() as store:
@@ -161,10 +212,12 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
                 views.run_row(run) | {"finished": store.count(run["run_id"])} for run in store.runs()]})
 
     def api_progress(request):
+        inputs.only(request)
         with reading() as store:
             return JSONResponse(progress(store, request.path_params["run_id"]))
 
     def api_run(request):
+        inputs.only(request)
         run_id = request.path_params["run_id"]
         with summary_lock, reading() as store:
             now = progress(store, run_id)
@@ -176,6 +229,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
             return JSONResponse(summaries[run_id][1] | now)
 
     def api_matches(request):
+        inputs.only(request, "offset", "limit")
         offset = _int_param(request, "offset", 0, MATCH_ID_LIMIT)
         limit = _int_param(request, "limit", 100, 1000)
         with reading() as store:
@@ -187,27 +241,26 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
              "faults": len(m["faults"]), "moves": m["moves"]} for m in rows]})
 
     def api_match(request):
+        inputs.only(request, "viewer")
         run_id, match_id = request.path_params["run_id"], request.path_params["match_id"]
         match, _, names = stored_match(run_id, match_id)
         viewer = _viewer(request, len(names))
-        return JSONResponse({
-            "run_id": run_id, "match_id": match_id, "game_id": match["game_id"], "params": match["game_params"],
-            "names": names, "steps": len(match["actions"]), "moves": replay_moves(run_id, match_id, viewer),
-            "returns": match["returns"], "placements": match["placements"], "faults": match["faults"],
-            "perfect_information": engines.spec(match["game_id"]).perfect_information
-            if match["game_id"] in engines.game_ids() else False})
+        return JSONResponse(views.match_view(run_id, match, names, replay_moves(run_id, match_id, viewer),
+                                             replay_notes(run_id, match_id, viewer), viewer))
 
     def api_step(request):
+        inputs.only(request, "viewer")
         run_id, match_id, k = (request.path_params[p] for p in ("run_id", "match_id", "step"))
         _, states, names = stored_match(run_id, match_id)
         viewer = _viewer(request, len(names))
         if k >= len(states):
             raise ValueError(f"step must be from 0 to {len(states) - 1}")
-        last = replay_moves(run_id, match_id, viewer)[k - 1] if k else None
-        return JSONResponse(views.position_view(states[k].clone(), viewer, names, last))
+        return JSONResponse(views.step_view(states[k].clone(), viewer, names, replay_moves(run_id, match_id, viewer),
+                                            replay_notes(run_id, match_id, viewer), k))
 
     # ---- playing ----
     def api_games(request):
+        inputs.only(request)
         games = []
         for game_id in engines.game_ids():
             spec = engines.spec(game_id)
@@ -235,6 +288,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         return JSONResponse(session.view(await run_in_threadpool(sessions.open, session)))
 
     def api_game(request):
+        inputs.only(request)
         session_id = request.path_params["session"]
         return JSONResponse(sessions.get(session_id).view(session_id))
 
@@ -248,22 +302,26 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
     async def api_bot(request):
         session_id = request.path_params["session"]
         session = sessions.get(session_id)
+        await _body(request)
         await run_in_threadpool(session.bot_move)
         return JSONResponse(session.view(session_id))
 
     async def api_save(request):
         session_id = request.path_params["session"]
         session = sessions.get(session_id)
+        await _body(request)
         run_id = await run_in_threadpool(session.save, store_path)
         return JSONResponse(session.view(session_id) | {"replay": f"/runs/{run_id}/matches/0"})
 
     async def api_end(request):
+        await _body(request)
         await run_in_threadpool(sessions.end, request.path_params["session"])
         return JSONResponse({"ended": request.path_params["session"]})
 
     routes = [
         Route("/", page("index.html")),
         Route("/play", page("play.html")),
+        Route("/rules", rules_page),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
         Route("/runs/{run_id}", run_page),
         Route("/runs/{run_id}/matches/{match_id:int}", replay_page),
@@ -280,6 +338,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         Route("/api/play/{session}/move", api_move, methods=["POST"]),
         Route("/api/play/{session}/bot", api_bot, methods=["POST"]),
         Route("/api/play/{session}/save", api_save, methods=["POST"]),
+        *ladders.routes(store_path, reading),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {ValueError: _user_error, sqlite3.DatabaseError: _store_unreadable,
@@ -299,7 +358,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
             sweeper.cancel()
             sessions.close()   # the bots of the games still in progress
 
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)] if hosts else []
+    middleware = [Middleware(HostCheck, hosts=hosts)] if hosts else []
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan, middleware=middleware)
     app.state.sessions = sessions
     return app

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 import engines
-from arena.serve.views import move_label, position_view
+from arena.serve.views import move_label, position_view, step_notes
 from engines.core import GameState
 
 if TYPE_CHECKING:
@@ -50,12 +50,13 @@ def played_position(game_id: str, seed: int, moves: int | None, players: int | N
 def view_of(state: GameState, viewer: int | None, names: list[str]) -> dict:
     """The view the server sends of `state` to `viewer` (None: everything), built by the server's own
     `position_view`, the last move labelled as `viewer` saw it."""
-    last_move = None
+    last_move, notes = None, []
     if state.history():
         before = state.clone()
         action = before.undo_action()
         last_move = move_label(before, action, viewer, names)
-    return position_view(state, viewer, names, last_move)
+        notes = [step_notes(before, action, state, viewer)]   # a trick it completed stays drawn
+    return position_view(state, viewer, names, last_move, notes)
 
 
 def seat_names(players: int, viewer: int | None) -> list[str]:

@@ -14,7 +14,6 @@ it is one of those. Each submitted bot of a game runs in a sandboxed process of 
 (never handed to a pool) when the game ends, fails or is dropped; at most `MAX_LIVE_BOTS` run at
 once, and starting a game beyond that stops the bots of the least recently used games.
 """
-import ast
 import os
 import random
 import re
@@ -28,6 +27,7 @@ import agents as agent_registry
 import engines
 from arena.agent_list import (
     _ITEM,
+    agent_classes,
     ScheduleError,
     code_param,
     entry_points,
@@ -42,7 +42,7 @@ from arena.table import seat_names
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available
 from arena.tournament.schedule import check_can_play, code_digest
 from arena.seeds import derive_seed, view_base
-from arena.serve.views import legal_moves, move_label, position_view
+from arena.serve.views import legal_moves, move_label, position_view, step_notes
 from arena.store import Store
 from arena.text import first_line
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
@@ -90,7 +90,7 @@ def find_bots(paths: Sequence[str]) -> tuple[dict[str, str], list[str]]:
                 why = "its name may hold only letters, digits and _.+-"
             else:
                 try:
-                    classes = _agent_classes(real)
+                    classes = agent_classes(real)
                 except (OSError, SyntaxError, ValueError) as e:
                     why = first_line(f"{type(e).__name__}: {e}")
             if not classes:
@@ -103,22 +103,6 @@ def find_bots(paths: Sequence[str]) -> tuple[dict[str, str], list[str]]:
         if not found:
             raise ValueError(skipped[-1] if path in files else f"{path}: no Agent class in its .py files")
     return offered, skipped
-
-
-def _agent_classes(path):
-    """The public top-level classes of a Python file that derive from an Agent class (by name)."""
-    with open(path, "rb") as f:
-        tree = ast.parse(f.read(), path)
-    known, found = set(), []
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
-                     for b in node.bases]
-            if any(b.endswith("Agent") or b in known for b in bases):
-                known.add(node.name)
-                if not node.name.startswith("_"):
-                    found.append(node.name)
-    return found
 
 
 def web_agent(item: str, offered: dict[str, str]) -> AgentSpec:
@@ -178,6 +162,7 @@ class PlaySession:
         self.names = seat_names(players, seat, [s.label for s in specs])
         self.moves: list[dict[str, Any]] = []           # the moves as the person saw them
         self.last_move: Optional[dict[str, Any]] = None
+        self.notes: list[dict[str, Any]] = []           # views.step_notes of each move, for the person's seat
         self.saved: Optional[str] = None         # the run id once saved
         self.failure: Optional[str] = None       # why the game cannot go on (a bot failed, or was stopped)
         self.started = time.time()
@@ -223,7 +208,7 @@ class PlaySession:
         return {
             "session": session_id,
             "seat": self.seat,
-            "view": position_view(state, self.seat, self.names, self.last_move),
+            "view": position_view(state, self.seat, self.names, self.last_move, self.notes),
             "moves": self.moves,
             "legal": legal_moves(state) if state.current_player() == self.seat and not self.failure else [],
             "bot_to_move": not over and not self.failure and state.current_player() != self.seat,
@@ -236,7 +221,9 @@ class PlaySession:
         label = move_label(self.state, action, self.seat, self.names)
         self.moves.append(label)
         self.last_move = label
+        before = self.state.clone()
         self.state.apply_action(action)
+        self.notes.append(step_notes(before, action, self.state, self.seat))
 
     def human_move(self, action: object) -> None:
         with self.lock:

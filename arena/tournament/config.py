@@ -15,7 +15,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.results.settle import StoppingRule
-from arena.text import jsonable
+from arena.text import book_text, jsonable
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ class TournamentConfig:
     time_control: Optional[TimeControl] = None
     # A run played until each game's verdict is settled (`arena run` without --games), `deals` its cap.
     stop: Optional[StoppingRule] = None
+    # The deal book whose deals the run plays (arena.tournament.books): {"name", "digest"}.
+    book: Optional[Mapping[str, str]] = None
 
     @classmethod
     def create(cls, games: Sequence[tuple[str, Mapping[str, Any]]], agents: Sequence[AgentSpec], deals: Optional[int],
@@ -111,6 +113,8 @@ class TournamentConfig:
             out["time_control"] = self.time_control.to_json()
         if self.stop is not None:
             out["stop"] = self.stop.as_dict()
+        if self.book is not None:
+            out["book"] = dict(self.book)
         return out
 
     @classmethod
@@ -134,7 +138,8 @@ class TournamentConfig:
                                                compare["sprt"], compare["max_deals"]) if compare else None,
                        kind=data.get("kind"),
                        time_control=TimeControl(clock["base"], clock["increment"]) if clock else None,
-                       stop=StoppingRule(**data["stop"]) if data.get("stop") else None)
+                       stop=StoppingRule(**data["stop"]) if data.get("stop") else None,
+                       book=data.get("book"))
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"the stored run's configuration cannot be read ({type(e).__name__}: {e})") from None
 
@@ -152,3 +157,9 @@ def time_note(data: Mapping[str, Any]) -> Optional[str]:
     return (f"time control {clock['base']:g}+{clock['increment']:g}: each bot's clock has {clock['base']:g} s a "
             f"match and gains {clock['increment']:g} s a move; a submitted agent's move has at most "
             f"{data['time_limit']:g} s (--time-limit)")
+
+
+def book_note(data: Mapping[str, Any]) -> Optional[str]:
+    """Which deal book a stored run's config played, one line (None without one)."""
+    book = data.get("book")
+    return f"the deals of deal book {book_text(book)}" if book else None

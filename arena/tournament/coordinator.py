@@ -16,17 +16,20 @@ Everything is checked before the run is created (games, parameters, agents, limi
 so a tournament that cannot be played never leaves a run behind. The CLI (`arena run`) is a thin
 layer over these two calls.
 """
+import collections
 import concurrent.futures as cf
 import contextlib
+import itertools
 import math
 import signal
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-from arena import agent_list, seeds
+from arena import agent_list, defaults, seeds
+from arena.tournament import books
 from arena.tournament import schedule as sched
 from arena.tournament.config import TournamentConfig
-from arena.tournament.backends import check_backend, default_jobs, executor
+from arena.tournament.backends import SerialExecutor, check_backend, default_jobs, executor
 from arena.sandbox import describe
 from arena.match import MatchResult, MatchSpec, TimeControl
 from arena.tournament.runner import play_matches
@@ -35,7 +38,7 @@ from arena.store import Store
 from arena.results.tallies import Checkpoint
 from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
 
-DEFAULT_TIME_LIMIT = 10.0     # seconds per move for submitted agents
+DEFAULT_TIME_LIMIT = defaults.TIME_LIMIT
 MAX_TIME_LIMIT = 3600.0
 TASK_SECONDS = 0.05           # the work sent to a worker at once, when matches are quick
 
@@ -49,8 +52,8 @@ class Plan:
     run_id: str
     config: TournamentConfig
     deal_key: str
-    schedule: list[MatchSpec]   # every match of the run
-    todo: list[MatchSpec]       # the matches not stored yet
+    schedule: sched.Schedule    # every match of the run, made as it is read
+    todo: Sequence[MatchSpec]   # the matches not stored yet
     stored: int                 # matches already stored
     human: bool                 # a person plays: one match at a time, in this process
     extends: Optional["StoredRun"] = None   # the stored run with fewer deals whose matches this one took
@@ -84,7 +87,8 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
          time_limit: float = DEFAULT_TIME_LIMIT,
          params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[str] = None) -> Plan:
+         address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[str] = None,
+         book: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run), started by `kind`
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
@@ -92,15 +96,26 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
     line) for anything that cannot be played; creates the run in the store only when all is well.
 
     `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them, `time_control`
-    "BASE+INC" (seconds) or None.
+    "BASE+INC" (seconds) or None. `book` is the path of a deal book (arena.tournament.books) whose
+    deals the run plays: its game and parameters, all its deals or the first `deals`.
 
     :raises ValueError: an unknown game or agent, a malformed parameter or limit, a time limit or a
-        schedule out of range, a submitted agent that does not load, no sandbox available, or a
-        stored run with other deals than `deal_key`.
+        schedule out of range, a submitted agent that does not load, no sandbox available, a bad deal
+        book, or a stored run with other deals than `deal_key`.
     :raises StoreError: another process plays this run (a ValueError too).
     """
     wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
     check_backend(backend, address)
+    deal_book = None
+    if book is not None:
+        if resume:
+            raise ValueError("--deals starts a run: a resumed run keeps its deals (leave --deals out)")
+        if max_deals is not None:
+            raise ValueError("--max-deals is for a run played until settled: a deal book's run plays its deals "
+                             "(--games N: the first N)")
+        deal_book = books.load_for(book, deal_key, seed)
+        wanted_key = deal_book.key
+        deals = books.take(deal_book, deals, "--games")
     if resume:
         stored = store.run(resume)["config"]
         run_id = resume
@@ -119,7 +134,8 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
     else:
         time_limit = check_time_limit(time_limit)
         clock = TimeControl.parse(time_control) if time_control is not None else None
-        games = sched.resolve_games(game_id, players, agent_list.param_options(params))
+        games = books.games(deal_book, game_id, players, params) if deal_book else \
+            sched.resolve_games(game_id, players, agent_list.param_options(params))
         policy = make_policy(sandbox, agent_list.parse_params(",".join(bot_limits), "--bot-limit"))
         if agents is not None and not agents.strip():
             raise agent_list.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
@@ -132,14 +148,14 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
         elif max_deals is not None:
             raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
         config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, clock, rule),
-                         kind=kind)
+                         kind=kind, book=deal_book.ref() if deal_book else None)
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = config.run_id
     extends = None if resume else smaller_run(store, config, wanted_key)
     if extends and store.deal_key(run_id) not in (None, extends.deal_key):
         extends = None   # this run was started on other deals
-    old = sched.schedule_from_config(extends.run_id, extends.config, extends.deal_key) if extends else []
+    old = sched.schedule_from_config(extends.run_id, extends.config, extends.deal_key) if extends else sched.Schedule([])
     if extends and not dealt_as_scheduled(store, extends.run_id, old):
         extends = None   # imported without its deal key: its deals cannot be continued
     if store.deal_key(run_id) == "" and not dealt_as_scheduled(store, run_id,
@@ -161,15 +177,40 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
         taken = store.copy_matches(extends.run_id, run_id, shared_matches(old, schedule))
     done = store.finished_ids(run_id)
     out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken)
-    out.todo = next_batch(store, out, done) if out.rule else [s for s in schedule if s.match_id not in done]
+    out.todo = next_batch(store, out, done) if out.rule else Unplayed(schedule, done)
     return out
+
+
+class Unplayed(Sequence[MatchSpec]):
+    """The matches of `schedule` whose ids are not in `done` (all stored matches of its run), in
+    order, read from the schedule as they are iterated; equal to the list of them."""
+
+    def __init__(self, schedule: Sequence[MatchSpec], done: set[int]) -> None:
+        self.schedule, self.done = schedule, done
+
+    def __len__(self) -> int:
+        return len(self.schedule) - len(self.done)
+
+    def __iter__(self) -> Iterator[MatchSpec]:
+        return (s for s in self.schedule if s.match_id not in self.done)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return list(self)[index]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None   # type: ignore[assignment]
 
 
 def dealt_as_scheduled(store: Store, run_id: str, schedule: Sequence[MatchSpec]) -> bool:
     """Whether the run's stored matches were dealt by `schedule` (its deal key): one stored match
     tells, every deal of a run coming from the same key. Not so for a run imported without its key."""
     stored = store.listing(run_id, 0, 1)
-    return not stored or any(s.match_id == stored[0]["match_id"] and s.seed == stored[0]["seed"] for s in schedule)
+    if not stored:
+        return True
+    match_id = stored[0]["match_id"]   # a match's id is its place in the schedule
+    return 0 <= match_id < len(schedule) and schedule[match_id].seed == stored[0]["seed"]
 
 
 def next_batch(store: Store, plan: Plan, done: Optional[set[int]] = None) -> list[MatchSpec]:
@@ -240,6 +281,9 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
         jobs = 1   # a person answers on this terminal: one match at a time, in this process
     status = "finished"
     with running(store, plan.run_id) as ended:
+        if not plan.todo:
+            # Killed after its last matches were stored but before its checkpoint was saved: save it now.
+            Checkpoint(store, plan.run_id).save()
         now: Optional[list[Look]] = None   # the games' Looks as the last batch was chosen
 
         def look(batch):
@@ -308,73 +352,85 @@ def stop_requests(immediate: bool) -> Iterator[Callable[[], bool]]:
 
 
 def play_specs(store: Store, todo: Sequence[MatchSpec], backend: str = "local", jobs: Optional[int] = None,
-               address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None) -> str:
-    """Plays the MatchSpecs `todo` (of one run) on the chosen backend, storing each result as it
-    arrives, advancing the run's checkpointed tallies (arena.results.tallies) and calling `on_match(result)`;
+               address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None,
+               checkpoint: bool = True) -> str:
+    """Plays the MatchSpecs `todo` (of one run) on the chosen backend, storing the results as they
+    arrive (one transaction for those that arrive together), advancing the run's checkpointed
+    tallies (arena.results.tallies; not with `checkpoint` False: a ladder keeps tallies of its own)
+    and calling `on_match(result)`;
     returns "finished", or "interrupted" by Ctrl-C, SIGTERM or SIGHUP (the matches in progress are
     abandoned at once; a resume replays them)."""
     if not todo:
         return "finished"
-    specs = {s.match_id: s for s in todo}
-    checkpoint = Checkpoint(store, todo[0].run_id)
+    tallies = Checkpoint(store, next(iter(todo)).run_id) if checkpoint else None
     on_match = on_match or (lambda result: None)
 
-    def stored(result):
-        checkpoint.stored(result.match_id)
-        on_match(result)
+    def stored(results, matches):
+        if tallies:
+            tallies.recorded(matches)
+        for result in results:
+            on_match(result)
 
     try:
         serial = backend == "local" and (jobs or default_jobs()) == 1
         with stop_requests(immediate=serial) as stop_requested, \
                 executor(backend, jobs, address) as (pool, slots):
-            _play(pool, slots, store, specs, list(todo), stored, stop_requested)
+            _play(pool, slots, store, todo, stored, stop_requested)
     except KeyboardInterrupt:   # the workers are killed already (executor())
         return "interrupted"
     finally:
         POOL.close()
-        checkpoint.save()
+        if tallies:
+            tallies.save()
     return "finished"
 
 
-def _play(pool, slots, store, specs, queue, on_match, stop_requested):
-    """Submits `queue` in batches, at most 2 per slot in flight, and stores each result as it arrives."""
-    window = 2 * slots   # tasks in flight: enough that no worker waits for the coordinator
-    pending: dict[cf.Future, list[int]] = {}   # future -> its batch of match ids
-    durations = []
-    chunk, next_up = 1, 0
-    while next_up < len(queue) or pending:
-        while next_up < len(queue) and len(pending) < window:
-            batch = queue[next_up:next_up + chunk]
-            next_up += len(batch)
-            pending[pool.submit(play_matches, batch)] = [b.match_id for b in batch]
+def _play(pool, slots, store, todo, on_stored, stop_requested):
+    """Submits the MatchSpecs `todo` in batches, at most 2 per slot in flight, reading them as they
+    are sent (only the batches in flight are in memory), and stores the results that arrive
+    together in one transaction, then calls `on_stored(results, the matches as the store reads them)`."""
+    # Tasks in flight: enough that no worker waits for the coordinator. In this process a task is
+    # played as it is submitted: one at a time, so that nothing is played after a failed match.
+    window = 1 if isinstance(pool, SerialExecutor) else 2 * slots
+    pending: dict[cf.Future, dict[int, MatchSpec]] = {}   # future -> its batch {match id: spec}
+    durations: collections.deque = collections.deque(maxlen=100)
+    queue, left = iter(todo), len(todo)
+    chunk = 1
+    while left or pending:
+        while left and len(pending) < window:
+            batch = list(itertools.islice(queue, chunk))
+            left = left - len(batch) if batch else 0
+            if batch:
+                pending[pool.submit(play_matches, batch)] = {b.match_id: b for b in batch}
         finished, _ = cf.wait(list(pending), timeout=0.1, return_when=cf.FIRST_COMPLETED)
         if stop_requested():
             raise KeyboardInterrupt
-        failed = None
-        for future in sorted(finished, key=lambda f: pending[f][0]):
-            ids = pending.pop(future)
+        failed, arrived = None, []
+        for future in sorted(finished, key=lambda f: next(iter(pending[f]))):
+            specs = pending.pop(future)
             if future.cancelled():
                 continue
             try:
                 results, error = future.result()
             except Exception as e:
-                results, error = [], (ids[0], describe(e))
-            for result in results:
-                store.record(specs[result.match_id], result)
-                durations.append(result.duration)
-                on_match(result)
+                results, error = [], (next(iter(specs)), describe(e))
+            arrived += [(specs[r.match_id], r) for r in results]
             if error and not failed:
                 # A bug in an engine or the arena, not an agent's fault: stop, keep what is stored.
                 spec = specs[error[0]]
                 failed = MatchFailed(f"match {spec.match_id} ({spec.game_id}, seed {spec.seed}) "
                                      f"failed: {error[1]}")
+        if arrived:
+            matches = store.record_many(arrived)
+            durations.extend(r.duration for _, r in arrived)
+            on_stored([r for _, r in arrived], matches)
         if failed:
             for future in pending:
                 future.cancel()
             raise failed
-        if slots > 1 and durations:
-            # Cheap matches travel in batches of about TASK_SECONDS, fewer round trips; never so
-            # large that the last batches leave a worker idle.
-            mean = sum(durations[-100:]) / len(durations[-100:])
-            left = len(queue) - next_up
+        if durations:
+            # Cheap matches travel in batches of about TASK_SECONDS, fewer round trips and
+            # transactions (in this process too); never so large that the last batches leave a
+            # worker idle.
+            mean = sum(durations) / len(durations)
             chunk = max(1, min(64, int(TASK_SECONDS / max(mean, 1e-6)), left // (2 * slots)))

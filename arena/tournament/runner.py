@@ -6,6 +6,9 @@ Every move is asked for and applied by the referee (arena.referee), as everywher
   `state.determinize(seat, seed)`, a copy with everything that seat cannot see resampled, never the
   true state (in perfect-information games the copy differs only in its future chance); the seeds
   of a match's views derive from its deal's seed and its match id.
+* A match between cheap built-in agents only (`random`, `greedy`, default parameters, no clock) is
+  played whole in C (agents.playloop), with exactly the moves the referee's loop gives them, views
+  and seeds included; every other match goes through the referee move by move.
 * Built-in agents are trusted and run inside the worker, untimed by the arena. Submitted agents
   (files, modules, entry points) run in a sandboxed process of their own with the per-move time
   limit enforced (see arena.sandbox).
@@ -50,6 +53,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 import agents as agent_registry
 import engines
+from agents import playloop
 from arena import referee
 from agents.base import Agent
 from arena.match import Fault, MatchResult, MatchSpec
@@ -93,10 +97,40 @@ def placements_after_faults(places: Sequence[int], faulted: dict[int, int]) -> l
     return [1 + sum(k < mine for k in key) for mine in key]
 
 
+def loop_kinds(spec: MatchSpec) -> Optional[list[int]]:
+    """The agents of `spec` as `agents.playloop` plays them (one kind per seat) when every seat is a
+    cheap built-in agent with its default parameters and no clock runs; None otherwise."""
+    if spec.time_control is not None:
+        return None
+    kinds = []
+    for a in spec.seats:
+        if a.kind != "builtin" or a.params or a.source not in playloop.KINDS:
+            return None
+        kinds.append(playloop.KINDS[a.source])
+    return kinds
+
+
 def play_match(spec: MatchSpec) -> MatchResult:
-    """Plays `spec` to the end, a faulty agent's seats played by a stand-in from its fault on (see
-    the module docstring), and returns its MatchResult."""
+    """Plays `spec` to the end and returns its MatchResult: in C (agents.playloop) when only cheap
+    built-in agents play, with the very moves the referee's loop gives; through the referee
+    (`play_refereed`) otherwise, or when the C loop declines."""
     started = time.perf_counter()
+    kinds = loop_kinds(spec)
+    if kinds is not None:
+        state = engines.make(spec.game_id, seed=spec.seed, **spec.params_dict())
+        actions = playloop.play(state, kinds, [agent_seed(spec, s) for s in range(len(kinds))],
+                                view_base(spec.seed, spec.match_id))
+        if actions is not None:
+            return MatchResult(spec.match_id, [float(x) for x in state.returns()],
+                               [int(p) for p in state.placements()], actions, [], jsonable(state.metrics()),
+                               time.perf_counter() - started)
+    return play_refereed(spec, started)
+
+
+def play_refereed(spec: MatchSpec, started: Optional[float] = None) -> MatchResult:
+    """Plays `spec` to the end through the referee, a faulty agent's seats played by a stand-in
+    from its fault on (see the module docstring), and returns its MatchResult."""
+    started = time.perf_counter() if started is None else started
     params = spec.params_dict()
     state = engines.make(spec.game_id, seed=spec.seed, **params)
     n = state.num_players

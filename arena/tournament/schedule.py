@@ -24,8 +24,9 @@ import glob
 import hashlib
 import importlib.util
 import itertools
+import operator
 import os
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar, Union
 
 import agents as agent_registry
 import engines
@@ -35,11 +36,14 @@ from arena.results.settle import StoppingRule
 from arena.seeds import derive_seed
 from arena.tournament.config import TournamentConfig
 
+T = TypeVar("T")
+
 
 # ---------------------------------------------------------------- line-ups and matches
 
-def lineups(agent_specs: Sequence[AgentSpec], seats: int) -> list[tuple[AgentSpec, ...]]:
-    """Every group of agents that meets at one table, in a fixed order."""
+def lineups(agent_specs: Sequence[T], seats: int) -> list[tuple[T, ...]]:
+    """Every group of agents (AgentSpecs, or anything comparable: a ladder's entry numbers) that
+    meets at one table, in a fixed order."""
     if len(agent_specs) >= seats:
         return [tuple(c) for c in itertools.combinations(agent_specs, seats)]
     # Fewer agents than seats: the agents fill the seats in turn, once starting from each agent, so
@@ -53,7 +57,7 @@ def lineups(agent_specs: Sequence[AgentSpec], seats: int) -> list[tuple[AgentSpe
     return out
 
 
-def rotations(lineup: tuple[AgentSpec, ...]) -> list[tuple[AgentSpec, ...]]:
+def rotations(lineup: tuple[T, ...]) -> list[tuple[T, ...]]:
     """The distinct seatings of a line-up rotated through the seats (A B A B has only two)."""
     out = []
     for r in range(len(lineup)):
@@ -67,18 +71,86 @@ def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], age
                   deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
                   sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None) -> list[MatchSpec]:
     """The matches of one game: for each deal, each line-up in each rotation."""
-    params = tuple(sorted(game_params.items()))
-    seats = game_params["players"]
-    ups = lineups(agent_specs, seats)
-    out, match_id = [], first_id
-    for deal in range(deals):
-        deal_seed = derive_seed(seed, game_id, params, deal, key=bytes.fromhex(deal_key))
-        for lineup in ups:
-            for seating in rotations(lineup):
-                out.append(MatchSpec(run_id, match_id, game_id, params, deal_seed, seating, deal, time_limit,
-                                     sandbox, time_control))
+    return list(GameMatches(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id, deal_key,
+                            sandbox, time_control))
+
+
+class GameMatches(Sequence[MatchSpec]):
+    """The matches of one game (`game_schedule`) as a sequence that makes each MatchSpec when it is
+    asked for: for each deal, each line-up in each rotation, match ids from `first_id` on. A run of
+    a million matches so holds none of them in memory."""
+
+    def __init__(self, run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
+                 deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
+                 sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None) -> None:
+        self.run_id, self.game_id, self.deals, self.seed, self.first_id = run_id, game_id, deals, seed, first_id
+        self.params = tuple(sorted(game_params.items()))
+        self.game_params, self.deal_key = game_params, deal_key
+        self.seatings = [seating for lineup in lineups(agent_specs, game_params["players"])
+                         for seating in rotations(lineup)]
+        self.limits = (time_limit, sandbox, time_control)
+
+    def deal_seed(self, deal: int) -> int:
+        return deal_seed(self.seed, self.game_id, self.game_params, deal, self.deal_key)
+
+    def __len__(self) -> int:
+        return self.deals * len(self.seatings)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = operator.index(index)
+        i += len(self) if i < 0 else 0
+        if not 0 <= i < len(self):
+            raise IndexError("match index out of range")
+        deal, k = divmod(i, len(self.seatings))
+        return MatchSpec(self.run_id, self.first_id + i, self.game_id, self.params, self.deal_seed(deal),
+                         self.seatings[k], deal, *self.limits)
+
+    def __iter__(self) -> Iterator[MatchSpec]:
+        match_id = self.first_id
+        for deal in range(self.deals):
+            deal_seed = self.deal_seed(deal)
+            for seating in self.seatings:
+                yield MatchSpec(self.run_id, match_id, self.game_id, self.params, deal_seed, seating, deal,
+                                *self.limits)
                 match_id += 1
-    return out
+
+
+class Schedule(Sequence[MatchSpec]):
+    """A run's whole schedule (`schedule_from_config`): its games' GameMatches one after the other,
+    each MatchSpec made when it is asked for; `games` lists them. Equal to any sequence of the same
+    MatchSpecs."""
+
+    def __init__(self, games: Sequence[GameMatches]) -> None:
+        self.games = list(games)
+
+    def __len__(self) -> int:
+        return sum(len(g) for g in self.games)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = operator.index(index)
+        i += len(self) if i < 0 else 0
+        for g in self.games:
+            if 0 <= i < len(g):
+                return g[i]
+            i -= len(g)
+        raise IndexError("match index out of range")
+
+    def __iter__(self) -> Iterator[MatchSpec]:
+        return itertools.chain.from_iterable(self.games)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None   # type: ignore[assignment]
+
+
+def deal_seed(seed: int, game_id: str, game_params: Mapping[str, Any], deal: int, deal_key: str) -> int:
+    """The seed of deal `deal` of a game in a run of tournament seed `seed` under `deal_key` (hex)."""
+    return derive_seed(seed, game_id, tuple(sorted(game_params.items())), deal, key=bytes.fromhex(deal_key))
 
 
 def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_specs: Sequence[AgentSpec],
@@ -127,7 +199,7 @@ def check_can_play(specs: Iterable[AgentSpec], game_id: str, players: int) -> No
             raise ScheduleError(f"{spec.label} cannot play {game_id} with {players} players: {reason}")
 
 
-MAX_MATCHES = 1_000_000   # per run: the schedule is held in memory (about 1 KB a match)
+MAX_MATCHES = 1_000_000   # per run
 
 
 def check_size(config: TournamentConfig) -> None:
@@ -143,18 +215,20 @@ def check_size(config: TournamentConfig) -> None:
                             f"(give fewer --games or agents)")
 
 
-def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = "") -> list[MatchSpec]:
-    """The full schedule of a run, from its config and deal key (the same for a resumed run).
-    Agents that cannot play a game sit it out; a game left with fewer than two agents is not played."""
-    out: list[MatchSpec] = []
+def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = "") -> Schedule:
+    """The full schedule of a run, from its config and deal key (the same for a resumed run), made
+    match by match as it is read. Agents that cannot play a game sit it out; a game left with fewer
+    than two agents is not played."""
+    games, first = [], 0
     for g in config.games:
         playing = [a for a in config.agents if sits_out(a, g.game_id, g.players) is None]
         if len(playing) < 2:
             continue
-        out += game_schedule(run_id, g.game_id, g.params, playing, config.deals or 0, config.seed,
-                             config.time_limit, first_id=len(out), deal_key=deal_key, sandbox=config.sandbox,
-                             time_control=config.time_control)
-    return out
+        games.append(GameMatches(run_id, g.game_id, g.params, playing, config.deals or 0, config.seed,
+                                 config.time_limit, first_id=first, deal_key=deal_key, sandbox=config.sandbox,
+                                 time_control=config.time_control))
+        first += len(games[-1])
+    return Schedule(games)
 
 
 def resolve_games(game_id: Optional[str], players: Optional[int],

@@ -294,6 +294,24 @@ def test_the_benchmark_rows():
         assert hand["speedup"] == round(hand["median_per_s"] / base["median_per_s"], 2)
 
 
+
+def test_the_openspiel_ratio_in_interleaved_rounds():
+    """Each round measures OpenSpiel's row then ours at each Wizard point; the last rows give every
+    round's speedup per point and their median."""
+    pytest.importorskip("pyspiel")
+    from arena.bench.ismcts import openspiel_rounds
+    rows = list(openspiel_rounds(rounds=3, repeats=1, seconds=0.005, baseline_iterations=200))
+    points = ("first_bid", "first_card")
+    timed = rows[:-2]
+    assert [(r["round"], r["case"]) for r in timed] == [
+        (k, f"{side}/{point}") for k in range(3) for point in points
+        for side in ("openspiel_ismcts/oh_hell_4p_10tricks", "ismcts/wizard_4p_hand10")]
+    for point, summary in zip(points, rows[-2:]):
+        ours = [r for r in timed if r["case"] == f"ismcts/wizard_4p_hand10/{point}"]
+        assert summary["case"] == f"ismcts/wizard_4p_hand10/{point}/rounds"
+        assert summary["speedups"] == [r["speedup"] for r in ours]
+        assert summary["median_speedup"] == round(statistics.median(summary["speedups"]), 2)
+
 # ---- the solver (MCTS-Solver) on Insert: proven wins and losses ----
 
 # plain minimax and the five-in-a-row threat, shared with the alphabeta tests

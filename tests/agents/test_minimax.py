@@ -460,3 +460,25 @@ def test_minimax_values_match_a_reference_search(game_id, players):
                 world.undo_action()
             assert agent.last["value"] == pytest.approx(max(values.values()), abs=1e-9)
             assert values[action] == pytest.approx(max(values.values()), abs=1e-9)
+
+
+# (seed, random plies, depth) -> (action, value, nodes, depth reached, exact), as the search gave them
+# before leaf evaluations were cached: the cache changes how fast it searches, never what it finds.
+SEARCHED = [((0, 2, 9), (4, 7.0, 4202, 9, False)), ((1, 6, 9), (25, 33.0, 3406, 9, False)),
+            ((2, 10, 10), (6, 1000999.9951171875, 36105, 10, False)),
+            ((3, 14, 12), (26, 1000999.9892578125, 1604, 12, False)),
+            ((4, 18, 14), (11, -1000999.98828125, 716, 12, True)),
+            ((5, 22, 16), (0, -1000999.998046875, 910, 8, True))]
+
+
+def test_cached_leaf_evaluations_keep_every_search_result():
+    for (seed, plies, depth), expected in SEARCHED:
+        s = engines.make("insert", seed=seed)
+        r = random.Random(seed)
+        for _ in range(plies):
+            s.apply_action(r.choice(s.legal_actions()))
+        agent = agents.make("alphabeta", depth=depth, seed=seed)
+        agent.reset("insert", s.params, s.current_player(), seed)
+        info = agent.analyse(s)
+        assert (info["action"], info["value"], info["nodes"], info["depth"], info["exact"]) == expected
+        assert 0 < info["evaluations"] < info["nodes"]

@@ -79,8 +79,9 @@ def test_deterministic_under_its_seed():
     seats = [("pimc", dict(SMALL, seed=7)), ("greedy", {}), ("pimc", dict(SMALL, seed=8)), ("random", {})]
     first = play({}, seats, 4, 9, (3, 5))[0]
     assert play({}, seats, 4, 9, (3, 5))[0] == first
-    other = [("pimc", dict(SMALL, seed=99))] + seats[1:]
-    assert play({}, other, 4, 9, (3, 5, 7))[0] != play({}, seats, 4, 9, (3, 5, 7))[0]
+    # another seed may happen to play the same game (6 samples a decision), so two are tried
+    base = play({}, seats, 4, 9, (3, 5, 7))[0]
+    assert any(play({}, [("pimc", dict(SMALL, seed=s))] + seats[1:], 4, 9, (3, 5, 7))[0] != base for s in (99, 98))
 
 
 def test_refuses_games_without_a_solver():

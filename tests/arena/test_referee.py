@@ -2,6 +2,10 @@
 asks an agent for a move (a tournament with its stand-ins, `arena play`, `arena serve`'s games,
 check-agent, the experiments, the Gymnasium environment) asks through it."""
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -13,7 +17,7 @@ from arena.tournament import schedule
 from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
 from arena.seeds import view_base, view_seed
 
-from paths import FIXTURES
+from paths import FIXTURES, ROOT
 BOTS = os.path.join(FIXTURES, "bots.py")
 HOSTILE = os.path.join(FIXTURES, "hostile_bots.py")
 
@@ -154,7 +158,9 @@ def counted(monkeypatch):
 
 def test_a_tournament_match_and_its_stand_in_go_through_the_referee(counted, monkeypatch):
     import agents.simple
-    from arena.tournament.runner import play_match
+    # random and greedy alone are played by the C loop (tests/agents/test_playloop.py: the same moves);
+    # every other match, and any match the C loop declines, is refereed like this one
+    from arena.tournament.runner import play_refereed as play_match
     params = dict(engines.registry.resolve("insert"))
     specs = [agent_list.parse_agent("random"), agent_list.parse_agent("greedy")]
     match = schedule.game_schedule("t", "insert", params, specs, 1, 3, 5.0, deal_key="")[0]
@@ -231,3 +237,63 @@ def test_check_agent_goes_through_the_referee(counted):
     failed = [r for r in bad if not r["ok"]]
     assert [r["check"] for r in failed] == ["returns legal actions"]
     assert "illegal: returned" in failed[0]["detail"] and "not a legal action" in failed[0]["detail"]
+
+
+
+def _servers():
+    """The pids of this Python's bot servers (of the fork server and of its match processes)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv[0] == sys.executable.encode() and any(b"arena.sandbox.server" in a for a in argv):
+            found.add(int(entry))
+    return found
+
+
+def _ends(pid, within=10.0):
+    """Whether process `pid` ends (or is a zombie) within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+DIES_DURING_A_MOVE = f"""
+import os, signal, sys, threading, time
+sys.path[:0] = [{ROOT!r}]
+import engines
+from arena import agent_list, referee
+from arena.sandbox import RemoteAgent, make_policy, stage
+agent = RemoteAgent(stage(agent_list.parse_agent({BOTS!r} + ":HangingBot", run_code=True)), 60, make_policy("none"))
+agent.reset("insert", dict(engines.make("insert").params), 0, 1)
+threading.Thread(target=referee.play_move, args=(engines.make("insert", seed=3), agent, 7, 0), daemon=True).start()
+time.sleep(2)
+os.kill(os.getpid(), signal.SIGKILL)   # the arena dies while its bot thinks, closing nothing
+"""
+
+
+@pytest.mark.parametrize("how", ["its move times out", "the arena is killed"])
+def test_a_hanging_bot_without_the_sandbox_ends_with_its_box(how):
+    """Without the sandbox a match process runs in a session of its own, so killing its server's
+    group missed it: a hanging bot outlived its match and its arena. It now ends with its server."""
+    before = _servers()
+    if how == "its move times out":
+        agent = _remote("HangingBot", 0.5)
+        with pytest.raises(AgentFault):
+            referee.play_move(engines.make("insert", seed=3), agent, 7, 0)
+        agent.kill()
+    else:
+        arena = subprocess.run([sys.executable, "-c", DIES_DURING_A_MOVE], timeout=120)
+        assert arena.returncode == -signal.SIGKILL
+    started = _servers() - before
+    assert all(_ends(p) for p in started), [p for p in started if not _ends(p, 0)]

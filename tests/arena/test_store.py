@@ -65,3 +65,26 @@ def test_closing_a_store_never_frees_another_process_claim(tmp_path, holder):
     third.claim("held")
     third.close()
     assert locks(tmp_path) == []
+
+
+def test_a_batch_of_matches_is_stored_whole_or_not_at_all(tmp_path):
+    from arena.match import MatchResult
+    from arena.tournament import schedule
+    from arena.agent_list import parse_agents
+    import engines
+    store = Store(str(tmp_path / "s.sqlite"))
+    specs = schedule.game_schedule("r", "insert", engines.registry.resolve("insert"),
+                                   parse_agents("random, greedy"), 2, 0, 1.0)
+    store.create_run("r", {}, len(specs))
+
+    def result(spec):
+        return MatchResult(spec.match_id, [1.0, 0.0], [1, 2], [3, 4])
+
+    store.record(specs[1], result(specs[1]))
+    with pytest.raises(StoreError, match="match 1 of run r appeared"):
+        store.record_many([(s, result(s)) for s in specs[:3]])   # match 1 is there: none of the batch is
+    assert store.finished_ids("r") == {1}
+    store.record_many([(s, result(s)) for s in specs[2:]])
+    assert store.finished_ids("r") == {1, 2, 3}
+    assert [m["actions"] for m in store.matches("r")] == [[3, 4]] * 3
+    store.close()

@@ -498,3 +498,29 @@ def test_a_jar_row_to_either_opponent_of_a_team_is_one_outcome():
     v = views(s, 1)
     assert v["give row to P1"] == v["give row to P3"] != v["give row to P2"]
     assert len({s.action_view(0, a) for a in s.legal_actions()}) == 3
+
+
+# ---- events (engines/events.py) ----
+
+def test_events_of_an_eye_revealed_and_its_swap():
+    """RULES.md 3.5: an Eye placed face up lets its player look at the row's face-down cards and swap one."""
+    from engines.events import Event
+    s = deal(["R-eye R+5 R-4 G+1 G+2", "B+1 B+2 B+3 B+4 B+5"], deck="Y+1 Y+2 Y+3",
+             preps=("P+1 B-6", "P+2", "P+3"))
+    assert s.apply_with_events(s.string_to_action("play R-eye on I")) == [
+        Event("card_placed", 0, "R-eye", "I 3"), Event("special_played", 0, "Eye", "face up")]
+    assert s.apply_with_events(s.string_to_action("play R-4 on I")) == [Event("card_placed", 0, "R-4", "I 4")]
+    assert s.apply_with_events(s.string_to_action("end turn")) == []
+    assert s.apply_with_events(s.string_to_action("eye: swap R+5 into position 2")) == [
+        Event("eye_swap", 0, "R+5", "B-6")]
+
+
+def test_events_of_a_jar_row_given_away():
+    """RULES.md 3.5 and 3.6: the winner of a row with a face-up Jar gives its score to another player."""
+    from engines.events import Event
+    s = deal(["B+4 R+1 R+2 R+3 R+4", "G+1 G+2 G+3 G+4 G+5", "Y-1 Y-2 Y-3 Y-4 Y-5"], deck=FILLER,
+             preps=("P+1 B+1 Y-jar B+2 P+3 B+3", "P+4", "P+5"))
+    assert s.apply_with_events(s.string_to_action("play B+4 on I")) == [
+        Event("card_placed", 0, "B+4", "I 7"), Event("row_won", 0, "I", "14"),
+        Event("special_in_won_row", 0, "Jar", "face up")]
+    assert s.apply_with_events(s.string_to_action("give row to P2")) == [Event("row_scored", 2, "I", "14")]

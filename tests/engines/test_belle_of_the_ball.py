@@ -639,3 +639,37 @@ def test_every_seat_sees_the_real_half_point_scores(seed):
         for p in range(st.num_players):
             assert st.observation(p)["scores"] == [v / 2 for v in st.doubled_scores()]
     assert st.observation(0)["scores"] == st.returns()
+
+
+# ---------------------------------------------------------------------- events (engines/events.py)
+def test_events_of_a_mirth_belle_played_and_its_group_scored():
+    """RULES.md 4.3 steps 1-3 and 7.3 #1: Earl Grey, Hot played into one's own group; the guest taken
+    fills the group, which is scored at once with the Belle's +2 per Tea icon."""
+    from engines.events import Event
+    tea = [G("Chat", "Tea", "Fish"), G("Chat", "Tea", "Tree")]
+    line = [G("Flirt", "Tea", "Sun")] + [n for n in GUEST_NAMES if n not in tea][10:15]
+    st = setup([[tea, [], []], empty_party()], guests=line, hands=[["Earl Grey, Hot"], []])
+    assert st.apply_with_events(st.string_to_action("play Earl Grey, Hot")) == [
+        Event("belle_played", 0, "Earl Grey, Hot", "mirth")]
+    assert st.apply_with_events(st.string_to_action("group 1")) == [
+        Event("belle_target", 0, "Earl Grey, Hot", "group 1")]
+    assert st.apply_with_events(st.string_to_action("take guest 1")) == [
+        Event("guest_taken", 0, line[0], "position 1")]
+    # Chat 2 + Tea 3 + Fish 0 = 5, +2 x 3 Tea = 11
+    assert st.apply_with_events(st.string_to_action("group 1")) == [
+        Event("guest_seated", 0, line[0], "group 1"), Event("interest_seated", 0, "Flirt", "A"),
+        Event("interest_seated", 0, "Tea", "B"), Event("interest_seated", 0, "Sun", "C"),
+        Event("group_scored", 0, "group 1", "11"), Event("belle_scored", 0, "Earl Grey, Hot", "11")]
+    assert st.scores()[0] == 11.0
+
+
+def test_events_at_the_end_say_which_belles_each_seat_holds():
+    """RULES.md 4.4: the game ends when the last Guest is taken; every Belle in a hand or a party is held."""
+    from engines.events import Event
+    st = setup([[["A Wink"], [], []], empty_party()], guests=[G("Chat", "Music", "Fish")],
+               hands=[[], ["Hush"]], regrets=[1, 2])
+    events = st.apply_with_events(st.string_to_action("take guest 1"))
+    assert st.is_terminal()
+    assert [e for e in events if e.kind.endswith("_at_end")] == [
+        Event("belle_held_at_end", 0, "A Wink", "group 1"), Event("regrets_held_at_end", 0, "Regret", "1"),
+        Event("belle_held_at_end", 1, "Hush", "hand"), Event("regrets_held_at_end", 1, "Regret", "2")]

@@ -3,9 +3,10 @@ import inspect
 import json
 import pickle
 import random
+from collections import Counter
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 import engines
@@ -458,3 +459,176 @@ def test_every_method_taking_a_seat_refuses_one_that_does_not_exist(game_id, pla
             with pytest.raises(ValueError, match=f"no player {seat} in this {players}-player game"):
                 call(state, seat)
     assert state.snapshot() == before
+
+
+# ---- events: apply_with_events reports what happened, and plays exactly as apply_action ----
+
+def _wizard_events_agree(state, steps):
+    """Trick winners add up to each round's tricks, and the round's points follow from the bid and
+    tricks the events report (RULES.md 1.5); the cards played left the hands."""
+    bids, tricks, total = {}, Counter(), Counter()
+    for before, events, after in steps:
+        for e in events:
+            if e.kind == "card_played":
+                assert e.item in before.hand(e.seat)
+                assert after.hand(e.seat).count(e.item) == before.hand(e.seat).count(e.item) - 1 or after.round() != before.round()
+            elif e.kind == "bid":
+                bids[e.seat] = int(e.item)
+            elif e.kind == "trick_won":
+                tricks[e.seat] += 1
+                if after.round() == before.round():
+                    assert after.tricks()[e.seat] == before.tricks()[e.seat] + 1
+            elif e.kind == "round_scored":
+                b, t = bids[e.seat], tricks[e.seat]
+                assert int(e.item) == (20 + 10 * t if b == t else -10 * abs(t - b))
+                total[e.seat] += int(e.item)
+        if any(e.kind == "round_scored" for e in events):
+            assert sum(tricks.values()) == before.cards_this_round()
+            tricks.clear()
+    assert [total[q] for q in range(state.num_players)] == state.returns()
+
+
+def _belle_events_agree(state, steps):
+    """A Belle played leaves the hand; a guest seated is in that group unless the group was scored
+    (RULES.md 4.3); the Belles held at the end are those in the hands and parties (4.4)."""
+    held = []
+    for before, events, after in steps:
+        scored = {(e.seat, e.item) for e in events if e.kind == "group_scored"}
+        for e in events:
+            if e.kind == "belle_played":
+                assert e.item in before.hand(e.seat) and e.item not in after.hand(e.seat)
+            elif e.kind == "guest_seated":
+                g = int(e.detail.split()[1]) - 1
+                assert e.item in after.party(e.seat)[g] or (e.seat, e.detail) in scored
+            elif e.kind == "group_scored":
+                assert int(e.detail) >= 0
+            elif e.kind == "belle_held_at_end":
+                held.append((e.seat, e.item))
+    from engines.belle_of_the_ball import BELLE_NAMES
+    expected = ([(q, b) for q in range(state.num_players) for b in state.hand(q)]
+                + [(q, c) for q in range(state.num_players) for grp in state.party(q) for c in grp if c in BELLE_NAMES])
+    assert sorted(held) == sorted(expected)
+
+
+def _royal_events_agree(state, steps):
+    """Cards taken and kept join the taker's hand, gifts leave it (RULES.md 5.3, 5.4); the round
+    scores and favours are the engine's (5.5)."""
+    favours = Counter()
+    for before, events, after in steps:
+        resolved = after.round() != before.round()
+        for e in events:
+            if e.kind in ("card_taken", "card_kept"):
+                assert after.hand(e.seat).get(e.item, 0) == before.hand(e.seat).get(e.item, 0) + 1
+            elif e.kind == "gift" and not resolved:
+                assert after.hand(e.seat).get(e.item, 0) == before.hand(e.seat)[e.item] - 1
+            elif e.kind == "round_scored":
+                assert int(e.item) == after.last_round_scores()[e.seat]
+            elif e.kind == "favour":
+                favours[e.seat] += 1
+    assert [favours[q] for q in range(state.num_players)] == state.favours()
+
+
+def _belladone_events_agree(state, steps):
+    """A card placed left the hand for its row position, unless the row was won by it (RULES.md
+    3.4, 3.6); the row scores add up to the final scores (teammates share one); the cards held at
+    the end are the final hands."""
+    rows = {"I": 0, "II": 1, "III": 2}
+    received = Counter()
+    for before, events, after in steps:
+        won = {e.item for e in events if e.kind == "row_won"}
+        for e in events:
+            if e.kind == "card_placed":
+                row, pos = e.detail.split()
+                assert e.item in before.hand(e.seat) and e.item not in after.hand(e.seat)
+                assert row in won or after.preparation(rows[row])[int(pos) - 1] == e.item
+            elif e.kind == "row_scored":
+                received[e.seat] += int(e.detail)
+    held = sorted((e.seat, e.item) for _, events, _ in steps for e in events if e.kind == "held_at_end")
+    assert held == sorted((q, c) for q in range(state.num_players) for c in state.hand(q))
+    if not state.params["easy"]:     # easy mode clamps scores at 0
+        n = state.num_players
+        team = state.params["teams"] and n == 4
+        expect = [received[q] + (received[(q + 2) % 4] if team else 0) for q in range(n)]
+        assert expect == state.returns()
+
+
+def _insert_events_agree(state, steps):
+    """Rings are placed and flipped where the board says, on the tile the layout has there
+    (RULES.md 2.1, 2.3, 7.1); the largest groups at the end are the board's."""
+    from engines.insert import layout_from_tiles
+    tiles = {}
+    for before, events, after in steps:
+        board = after.observation(0)["board"]
+        for e in events:
+            if e.kind == "tile_laid":
+                tiles[e.detail.split()[0]] = (e.item, int(e.detail.split()[-1]))
+            elif e.kind in ("ring_placed", "ring_flipped"):
+                square = e.detail.split()[0]
+                sq = after.string_to_action(square)
+                assert board[5 - sq // 6][sq % 6] == "RW"[e.seat]
+                quadrant = ("top" if sq // 6 >= 3 else "bottom") + ("-left" if sq % 6 < 3 else "-right")
+                assert e.item == tiles[quadrant][0]
+                assert e.detail.endswith("centre") == (1 <= sq // 6 <= 4 and 1 <= sq % 6 <= 4) or e.kind == "ring_flipped"
+            elif e.kind == "largest_group_at_end":
+                assert int(e.detail) == max(state.groups(e.seat), default=0)
+    order = [tiles[q] for q in ("top-left", "top-right", "bottom-left", "bottom-right")]
+    assert layout_from_tiles([t for t, _ in order], [k for _, k in order]) == state.layout()
+
+
+EVENTS_AGREE = {"wizard": _wizard_events_agree, "belle_of_the_ball": _belle_events_agree,
+                "royal_ball": _royal_events_agree, "belladone_bluff": _belladone_events_agree,
+                "insert": _insert_events_agree}
+
+
+@pytest.mark.parametrize("game_id,players,variant", CONFIGS)
+def test_events_agree_with_the_game(game_id, players, variant):
+    """A random game's events, each of its game's kinds, about seats that exist, and consistent
+    with the positions before and after each action (the per-game checks above)."""
+    from engines.events import KINDS, Event
+    for seed in range(2):
+        state = engines.make(game_id, players=players, seed=seed, **variant)
+        rng = random.Random(seed)
+        steps = []
+        while not state.is_terminal():
+            before = state.clone()
+            events = state.apply_with_events(rng.choice(state.legal_actions()))
+            assert all(isinstance(e, Event) and e.kind in KINDS[game_id] and -1 <= e.seat < players
+                       and isinstance(e.item, str) and isinstance(e.detail, str) for e in events)
+            steps.append((before, events, state.clone()))
+        EVENTS_AGREE[game_id](state, steps)
+        assert {e.kind for _, events, _ in steps for e in events} >= {k for k in KINDS[game_id] if k in ALWAYS_SEEN}
+
+
+# kinds every game of that kind reports at least once
+ALWAYS_SEEN = {"bid", "trick_won", "round_scored", "belle_taken", "guest_seated", "interest_seated",
+               "card_taken", "card_kept", "king_given", "card_placed", "row_won", "row_scored", "ring_placed",
+               "tile_laid", "largest_group_at_end", "turn_up", "trump_suit", "card_led"}
+
+
+@settings(max_examples=30, deadline=None)
+@given(config=st.sampled_from([c.values for c in CONFIGS]), seed=st.integers(0, 2**32), steps=st.integers(0, 300))
+def test_apply_with_events_plays_exactly_as_apply_action(config, seed, steps):
+    """For any position and action, apply_with_events leaves the state (position, undo, history)
+    equal to apply_action's, and the undo takes it back the same."""
+    game_id, players, variant = config
+    state = engines.make(game_id, players=players, seed=seed, **variant)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            return
+        a = rng.choice(state.legal_actions())
+        plain, evented = state.clone(), state.clone()
+        plain.apply_action(a)
+        evented.apply_with_events(a)
+        assert evented == plain and evented.history() == plain.history()
+        assert evented.undo_action() == a and evented == state
+        state.apply_action(a)
+
+
+def test_apply_with_events_refuses_an_illegal_action_and_changes_nothing():
+    state = engines.make("insert", seed=1)
+    state.apply_action(state.legal_actions()[0])
+    before = state.clone()
+    with pytest.raises(ValueError, match="illegal action"):
+        state.apply_with_events(before.history()[0])
+    assert state == before and state.history() == before.history()

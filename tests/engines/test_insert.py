@@ -390,3 +390,24 @@ def test_the_evaluation_sees_a_five_the_mover_can_complete():
     w_to_move = InsertState.from_board(["......", "....W.", "...W..", "RRRR..", "..W...", ".....W"],
                                        to_move=1, last="d3", tiles=LAYOUT)
     assert abs(w_to_move.evaluate(0)) < 500
+
+
+def test_events_of_an_insertion_name_the_tiles_and_squares():
+    """RULES.md 2.3.4: W_W -> WRW -> RRR flips both bounding rings; 7.1: tiles A B / C D, so rank 1,
+    files a-c are tile C; b1 is on the board's edge."""
+    from engines.events import Event
+    s = InsertState.from_board(EMPTY[:5] + ["W.W..."], tiles=LAYOUT)
+    assert s.apply_with_events(sq("b1")) == [Event("ring_placed", 0, "C", "b1 edge"),
+                                             Event("ring_flipped", 0, "C", "a1"), Event("ring_flipped", 0, "C", "c1")]
+
+
+def test_events_of_the_first_ring_lay_out_the_tiles():
+    """RULES.md 7.1: the four tiles in a permutation of the 2x2 positions, reported with the first ring."""
+    from engines.events import Event
+    s = engines.make("insert", tiles="BADC", seed=0)
+    mover = s.current_player()
+    events = s.apply_with_events(sq("c3"))
+    assert events[:4] == [Event("tile_laid", -1, "B", "top-left turned 0"), Event("tile_laid", -1, "A", "top-right turned 0"),
+                          Event("tile_laid", -1, "D", "bottom-left turned 0"),
+                          Event("tile_laid", -1, "C", "bottom-right turned 0")]
+    assert events[4] == Event("ring_placed", mover, "D", "c3 centre")

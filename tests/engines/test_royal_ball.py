@@ -468,3 +468,19 @@ def test_a_gift_is_seen_as_a_gift_until_the_last_reveals_the_pile():
     a.apply_action(a.string_to_action("give Cake"))
     v = {a.action_to_string(x): a.action_view(1, x) for x in a.legal_actions()}
     assert len(set(v.values())) == len(v), "the last decision: the pile is revealed at once"
+
+
+def test_events_of_the_kings_dog_and_a_players_dog_fed():
+    """RULES.md 5.5.1: a King's Dog eats the next meat revealed after it; 5.5.3: a player feeds their own
+    Dog one meat card when that scores better (here 2 Chickens, more than the King's none, are -3; 1 is 0)."""
+    from engines.events import Event
+    hands = [["Dog", "Chicken", "Chicken", "Cake"], ["Cake"]]
+    s = RoyalBallState.position(2, hands, king=["Dog", "Salami", "Cake"], match="single_round",
+                                removed_animal="horse")
+    assert s.apply_with_events(s.string_to_action("stop")) == []
+    events = s.apply_with_events(s.string_to_action("stop"))
+    fed = [e for e in events if e.kind == "animal_fed"]
+    assert fed == [Event("animal_fed", -1, "Dog", "Salami"), Event("animal_fed", 0, "Dog", "Chicken")]
+    assert Event("king_count", -1, "Salami", "0") in events and Event("hand_scored", 0, "Chicken", "2") in events
+    assert [e for e in events if e.kind == "round_scored"] == [
+        Event("round_scored", q, str(v), "round 1") for q, v in enumerate(s.last_round_scores())]

@@ -345,6 +345,55 @@ def test_determinize_varies_the_other_hands():
     assert len(futures) > 10, "the next round's deal must follow the reseeded chance"
 
 
+def _no_void_states():
+    """Two moments with no void known: the first bid of a 4-player hand of 10 (as `arena bench`), and
+    the first trick of that hand played (a Wizard led, so nothing revealed), with cards gone."""
+    s = engines.make("wizard", players=4, seed=0, hands=(10,))
+    first_bid = s.clone()
+    rng = random.Random(0)
+    while s.phase() != "play" or len(s.observation(0)["plays"]) < 4:
+        s.apply_action(rng.choice(s.legal_actions()))
+    assert not any(s.voids(q) for q in range(4))
+    return [first_bid, s]
+
+
+def _chi_square(counts, probs, n):
+    assert set(counts) <= set(probs), "a holder that cannot hold the card"
+    return sum((counts[cell] - n * p) ** 2 / (n * p) for cell, p in probs.items())
+
+
+@pytest.mark.parametrize("moment", [0, 1])
+def test_determinize_without_voids_deals_the_unseen_cards_uniformly(moment):
+    """RULES.md 1.6: with no void known, hand sizes are the only constraint, so each unseen card is in
+    another player's hand q with chance size(q) / unseen (else in the stock), and two cards are
+    together in q with chance size(q) (size(q) - 1) / (unseen (unseen - 1)). Chi-square tests, each at
+    p = 1e-5 with fixed seeds, of every unseen suited card's holder and of ten pairs' joint holders."""
+    s = _no_void_states()[moment]
+    me, n = s.current_player(), 6000
+    obs = s.observation(me)
+    seen = set(obs["hand"]) | {obs["turn_up"]} | {c for _, c in obs["plays"]}
+    unseen = [c for c in (f"{r}{x}" for x in SUITS for r in range(1, 14)) if c not in seen]
+    k = 60 - len(obs["hand"]) - 1 - len(obs["plays"])
+    size = {q: len(s.hand(q)) for q in range(4) if q != me}
+    size[-1] = k - sum(size.values())                  # -1: the stock
+    singles = {c: Counter() for c in unseen}
+    pairs = [(unseen[i], unseen[i + 1]) for i in range(0, 20, 2)]
+    joint = {pair: Counter() for pair in pairs}
+    for seed in range(n):
+        d = s.determinize(me, seed=seed)
+        holder = {c: q for q in size if q >= 0 for c in d.hand(q)}
+        for c in unseen:
+            singles[c][holder.get(c, -1)] += 1
+        for a, b in pairs:
+            joint[a, b][holder.get(a, -1), holder.get(b, -1)] += 1
+    one = {q: size[q] / k for q in size}
+    two = {(q, r): size[q] * (size[r] - (q == r)) / (k * (k - 1)) for q in size for r in size}
+    worst_single = max(_chi_square(singles[c], one, n) for c in unseen)
+    worst_pair = max(_chi_square(joint[pair], two, n) for pair in pairs)
+    assert worst_single < 25.90, f"a card's holder is off (chi-square {worst_single:.1f}, 3 degrees of freedom)"
+    assert worst_pair < 50.49, f"a pair's joint holders are off (chi-square {worst_pair:.1f}, 15 degrees of freedom)"
+
+
 def _consistent_deals(state, me):
     """Every assignment of the unknown cards to the other hands, respecting sizes and voids
     (the last round: no undealt cards)."""
@@ -690,3 +739,30 @@ def test_plausibility_weighs_a_world_by_the_others_bids():
     play(bluffing, "W")                           # P1 leads a Wizard: still dealt to it
     assert bluffing.plausibility(0) < 0.2
     assert bid_zero_with("W W 13h", hidden_bids=True).plausibility(0) == 1.0
+
+
+# ---- events (engines/events.py) ----
+
+def test_events_of_a_wizard_led_and_the_trick_it_takes():
+    """RULES.md 1.4: a Wizard led leaves no suit to follow and the first Wizard played takes the
+    trick (a later Wizard and a trump lose); 1.5: exact bid +20 + 10 per trick, else -10 per trick off."""
+    from engines.events import Event
+    s = deal(3, ["W", "13h", "W"], turn_up="5h", dealer=2)
+    events = [s.apply_with_events(s.string_to_action(m)) for m in ("bid 1", "bid 1", "bid 0", "W", "13h", "W")]
+    r = "round 1"
+    assert events[0] == [Event("turn_up", 2, "5h", r), Event("trump_suit", 2, "h", r), Event("bid", 0, "1", r)]
+    assert events[3] == [Event("card_played", 0, "W", r), Event("card_led", 0, "W", r)]
+    assert events[4] == [Event("card_played", 1, "13h", r)]
+    assert events[5] == [Event("card_played", 2, "W", r), Event("trick_won", 0, "W", r),
+                         Event("round_scored", 0, "30", r), Event("round_scored", 1, "-10", r),
+                         Event("round_scored", 2, "20", r)]
+    assert s.returns() == [30, -10, 20]
+
+
+def test_events_of_a_trump_chosen_after_a_wizard_turn_up():
+    """RULES.md 1.2: a Wizard turned up lets the dealer choose trump after seeing their hand."""
+    from engines.events import Event
+    s = deal(3, ["5d", "6d", "7e"], turn_up="W", dealer=1)
+    assert s.apply_with_events(s.string_to_action("trump e")) == [
+        Event("turn_up", 1, "W", "round 1"), Event("trump_suit", 1, "e", "round 1")]
+    assert s.apply_with_events(s.string_to_action("bid 0")) == [Event("bid", 2, "0", "round 1")]

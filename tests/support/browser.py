@@ -1,4 +1,5 @@
 """The real browser the tests look through: Debian's chromium, driven directly or by Playwright."""
+import contextlib
 import shutil
 
 import pytest
@@ -18,3 +19,16 @@ def launch(playwright):
         pytest.skip("no chromium binary (apt-get install -y chromium) to look through")
     # --no-sandbox: CI runs as root, where chromium's own sandbox refuses to start.
     return playwright.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
+
+
+@contextlib.contextmanager
+def headless_browser():
+    """Playwright's headless chromium (see `launch`) for as long as the block lasts: a module's
+    `browser` fixture."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -12,3 +12,15 @@ def ok(*args: object) -> str:
     result = invoke(*args)
     assert result.exit_code == 0, (args, result.output)
     return result.output
+
+
+def run_matches(store: object, *args: object) -> tuple[str, list]:
+    """`arena run ARGS -j 1 --store STORE`, then (its run id, its matches by match id)."""
+    from arena.store import Store
+    ok("run", *args, "-j", "1", "--store", store)
+    reader = Store(str(store), readonly=True)
+    try:
+        run_id = reader.run()["run_id"]
+        return run_id, [reader.match(run_id, m["match_id"]) for m in sorted(reader.matches(run_id), key=lambda m: m["match_id"])]
+    finally:
+        reader.close()

@@ -55,18 +55,48 @@ export function addStyle(id, css) {
   document.head.append(style);
 }
 
-const drawings = {};
+const modules = {};
 
-function drawing(gameId) {
-  if (!(gameId in drawings)) {
-    drawings[gameId] = import(`/static/games/${gameId}.js`).then((m) => m.draw, () => null);
-  }
-  return drawings[gameId];
+function gameModule(gameId) {
+  if (!(gameId in modules)) modules[gameId] = import(`/static/games/${gameId}.js`).catch(() => ({}));
+  return modules[gameId];
+}
+
+// The game module's `moveName` (a move's text in the words its cards use: "3 giants" for "3g"),
+// or the engine's text as it is.
+export async function moveNamer(gameId) {
+  return (await gameModule(gameId)).moveName || ((text) => text);
+}
+
+// What one completed exchange of the game is called ("trick", "row"), when it has them.
+export async function exchangeName(gameId) {
+  return (await gameModule(gameId)).exchangeName || "trick";
+}
+
+// Why the game ended as it did, when its module says (Insert: five in a row or the largest group).
+export async function endReason(view) {
+  const why = (await gameModule(view.game_id)).why;
+  return why && view.terminal ? why(view) : null;
+}
+
+// The rules and legend panel of a game: its module's RULES (a short paragraph, a link to the
+// whole rules, served at /rules from docs/RULES.md, what the colours and marks mean) and which side
+// the reader is (`seat`: a seat's view, or the person's seat in a game they play; null: everything).
+export async function rulesPanel(gameId, seat, names) {
+  const game = (await gameModule(gameId)).RULES;
+  const side = seat === null || seat === undefined ? "You see everything: every hand is face up." : `You are ${names[seat]}.`;
+  if (!game) return el("details", { class: "rules" }, el("summary", {}, `${gameName(gameId)}: rules`), el("p", {}, side));
+  return el("details", { class: "rules", open: window.innerWidth > 700 },   // folded on a phone
+    el("summary", {}, `${gameName(gameId)}: rules and legend`),
+    // an HTML replay (window.arenaReplay) has no server to serve the rules page
+    el("p", {}, game.rules, " ", window.arenaReplay ? null : el("a", { href: `/rules#${game.anchor}`, target: "_blank" }, "The whole rules.")),
+    el("ul", { class: "legend" }, game.legend.map((line) => el("li", {}, line))),
+    el("p", { class: "side" }, side));
 }
 
 // Draws `view` (the server's position view) into `container` with its game's module.
 export async function drawPosition(container, view) {
-  const draw = await drawing(view.game_id);
+  const draw = (await gameModule(view.game_id)).draw;
   if (draw) {
     try {
       draw(container, view);
@@ -97,15 +127,59 @@ export function drawAsText(container, view) {
   container.replaceChildren(el("div", { class: "fallback" }, parts));
 }
 
-// "seat 1 (ismcts): 12h" lines for the moves so far.
-export function moveText(move) {
-  return `${move.name}: ${move.text}`;
+// "seat 1, ismcts: 3 giants" lines for the moves so far (`name`: a moveNamer).
+export function moveText(move, name = (text) => text) {
+  return `${move.name}: ${move.text === "?" ? "?" : name(move.text)}`;
 }
 
-export function finalScores(view) {
+// "belle_of_the_ball" -> "Belle of the Ball"
+export function gameName(gameId) {
+  return gameId.split("_").map((w, i) => (i && ["of", "the"].includes(w) ? w : w[0].toUpperCase() + w.slice(1))).join(" ");
+}
+
+export function plural(n, word, words = `${word}s`) {
+  return `${n} ${n === 1 ? word : words}`;
+}
+
+// "seat 1, greedy won by 40 points (70 to 30)": who won, by how much; `seat` is the person's seat
+// in a game they played ("you won" / "you lost"), else null.
+export function resultText(view, seat = null) {
+  const seats = [...view.names.keys()];
+  const first = seats.filter((p) => view.placements[p] === 1);
+  const rest = seats.filter((p) => view.placements[p] !== 1).map((p) => view.returns[p]);
+  const best = view.returns[first[0]];
+  const margin = rest.length ? best - Math.max(...rest) : 0;
+  // a win worth a fixed +1/-1 has no "how much"
+  const scored = seats.some((p) => Math.abs(view.returns[p]) > 1);
+  const by = scored && margin > 0 ? ` by ${plural(Math.round(margin * 100) / 100, "point")} (${best} to ${Math.max(...rest)})` : "";
+  const names = first.map((p) => view.names[p]).join(" and ");
+  const who = first.length > 1 ? `${names} tied for first` : `${names} won${by}`;
+  if (seat === null) return who;
+  if (first.includes(seat)) return first.length > 1 ? `A tie: ${who}` : `You won${by}`;
+  return `You lost: ${who}`;
+}
+
+// The end banner: the result and why (`reason`: endReason), then every seat's score and place.
+export function finalScores(view, seat = null, reason = null) {
   if (!view.terminal) return null;
   const order = [...view.names.keys()].sort((a, b) => view.placements[a] - view.placements[b]);
-  return el("div", { class: "final" }, el("b", {}, "final scores: "),
-    order.map((p, i) => el("span", { class: "score", "data-seat": p },
-      `${i ? ", " : ""}${view.names[p]} ${view.returns[p]} (place ${view.placements[p]})`)));
+  return el("div", { class: "final", role: "status" },
+    el("p", { class: "banner" }, resultText(view, seat), reason ? el("span", { class: "reason" }, `: ${reason}`) : null),
+    el("p", { class: "scores" }, el("b", {}, "final scores: "),
+      order.map((p, i) => el("span", { class: "score", "data-seat": p },
+        `${i ? " · " : ""}${view.names[p]}: ${view.returns[p]}, place ${view.placements[p]}`))));
+}
+
+// Each round that ended: bids, tricks taken, points and running totals (what the game keeps).
+export function roundSummary(view) {
+  if (!view.rounds || !view.rounds.length) return null;
+  const seats = [...view.names.keys()];
+  const cell = (r, p) => [
+    r.bids ? `bid ${r.bids[p] ?? "-"}` : null,
+    r.tricks ? `took ${r.tricks[p]}` : null,
+    r.points ? `${r.points[p] > 0 ? "+" : ""}${r.points[p]}` : null,
+    r.totals ? `total ${r.totals[p]}` : null].filter((x) => x !== null).join(" · ");
+  return el("details", { class: "rounds", open: true }, el("summary", {}, "Rounds so far"),
+    table(["round", ...seats.map((p) => view.names[p])],
+      view.rounds.map((r) => [String(r.round), ...seats.map((p) => cell(r, p))]), "round-table"));
 }

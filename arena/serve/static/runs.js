@@ -15,7 +15,7 @@ async function refresh() {
       el("a", { href: `/runs/${encodeURIComponent(r.run_id)}` }, r.run_id),
       r.kind, r.games.join(", "),
       el("span", { class: `status-${r.status}` }, r.status),
-      `${r.finished}/${r.total}`,
+      r.kind === "ladder" ? `${r.finished}` : `${r.finished}/${r.total}`,   // a ladder plans no end
       new Date(r.created * 1000).toLocaleString(),
     ]);
     where.replaceChildren(table(["run", "kind", "games", "status", "finished/total", "started"], rows, "runs"));

@@ -6,7 +6,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from arena.bench import instructions
+from arena.bench import instructions, yardstick
 from arena.cli import main
 
 pytestmark = [pytest.mark.slow,
@@ -29,6 +29,18 @@ def test_the_rows_per_game_beside_their_baselines():
     assert 0 < c["instructions"] * 5 < python["instructions"]
     assert c["ratio"] == round(python["instructions"] / c["instructions"], 2)
     assert search["instructions"] > 0
+    arena = rows["arena/royal_ball/matches"]
+    assert arena["unit"] == "instructions/match" and arena["baseline"] == c["case"] and arena["instructions"] > 0
+    assert arena["playout_pct"] == round(100 * c["instructions"] / arena["instructions"], 2)
+
+
+@pytest.mark.skipif(yardstick.compiler() is None, reason="no C compiler")
+def test_the_plain_c_yardstick_is_the_baseline_of_wizard_playouts():
+    rows = {r["case"]: r for r in instructions.rows(["wizard"], search=False, scale=0.05)}
+    plain, c = rows["wizard/rollouts_plain_c"], rows["wizard/rollouts"]
+    assert plain["unit"] == c["unit"] == "instructions/playout" and plain["instructions"] > 0
+    assert c["baseline"] == plain["case"] and c["ratio"] == round(plain["instructions"] / c["instructions"], 2)
+    assert c["python_ratio"] == round(rows["wizard/rollouts_python"]["instructions"] / c["instructions"], 2)
 
 
 def test_without_valgrind_it_is_one_line(monkeypatch):

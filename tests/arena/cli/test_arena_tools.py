@@ -59,7 +59,11 @@ def test_bench_rows_pair_each_c_loop_with_its_python_baseline():
 
 def test_bench_arena_rows():
     rows = bench.arena_rows("insert", repeats=1, deals=2)
-    assert [r["case"] for r in rows] == ["arena/insert/bare_loop", "arena/insert/workers_1", "arena/insert/workers_2"]
+    assert [r["case"] for r in rows] == ["arena/insert/bare_loop", "arena/insert/workers_1", "arena/insert/workers_2",
+                                         "arena/insert/playouts"]
     for r in rows:
         _check_row(r)
+    for r in rows[:3]:
         assert r["unit"] == "games/s" and r["games"] == 4
+    for r in rows[1:3]:   # a share of the raw rate, rounded: on a loaded machine 4 games can round to 0.0
+        assert r["playout_pct"] == round(100 * r["median_per_s"] / rows[3]["median_per_s"], 2) < 100

@@ -1,4 +1,4 @@
-"""Fuzz of the `arena` command line (issue 15): random bad (and some valid) command lines for every
+"""Fuzz of the `arena` command line: random bad (and some valid) command lines for every
 subcommand never give a traceback, an "internal error", a hang or an exit code other than 0, 2 or
 130; an error is one line starting with "Error:"; a real `arena` process leaves no process behind.
 
@@ -45,7 +45,8 @@ def _registry(what):
 AGENTS = {a["name"]: a["params"] for a in _registry("agents") if a["kind"] == "builtin"}
 GAMES = {g["game_id"]: g for g in _registry("games")}
 SUBCOMMANDS = ["run", "leaderboard", "matchups", "graph", "report", "play", "replay", "games", "agents",
-               "check-agent", "bench"]
+               "check-agent", "bench", "ladder", "ladders"]
+LADDER_NAMES = ["lad", "nosuch", "", " ", "-x", "a" * 70, "../x", "\x1bc", "é", "la d", "lad"]
 
 # Budgets that keep a valid tournament to about a second; a fuzzed budget only takes bad or small values.
 CHEAP = {"ismcts": {"iterations": "20"}, "minimax": {"depth": "1", "determinizations": "2"},
@@ -101,6 +102,10 @@ def world(tmp_path_factory):
         os.chdir(old)
     assert result.exit_code == 0, result.output
     run_id = json.loads(result.stdout)["run_id"]
+    for args in (["ladder", "new", "lad", "--game", "insert", "--sandbox", "none"], ["ladder", "add", "lad", "random"],
+                 ["ladder", "add", "lad", "greedy"]):   # a ladder of two entries in the good store
+        made = CliRunner().invoke(main, args + ["--store", str(good)])
+        assert made.exit_code == 0, made.output
     damaged = root / "damaged.sqlite"
     shutil.copy(good, damaged)
     with sqlite3.connect(damaged) as db:
@@ -308,6 +313,9 @@ class Gen:
             args += ["--seat", self.pick(["0", "1", "2", "-1", "abc"])]
         if self.p(0.6):
             args.append("--to-end")
+        if self.p(0.3):
+            self.n += 1
+            args += ["--html", self.pick([f"replay{self.n}.html", "missing/x.html", "adir", "", "good.sqlite"])]
         args += ["--store", self.store(0.1)]
         lines = [self.pick(["", "n", "b", "j 3", "j -1", "j x", "e", "q", "\x1b", "9" * 40, "j 99999999"])
                  for _ in range(self.r.randrange(0, 6))]
@@ -346,12 +354,46 @@ class Gen:
             args.append("--json")
         return args, None
 
+    def cmd_ladder(self):
+        """`arena ladder SUB ...`: bad names, agents, counts and options; a run plays one batch."""
+        sub = self.pick(["new", "add", "retire", "run", "show", "history", "list", "token", "revoke", "tokens",
+                         "nosuch", ""])
+        args = ["ladder", sub]
+        if sub not in ("list", "") and self.p(0.95):
+            args.append("lad" if self.p(0.6) else self.pick(LADDER_NAMES))
+        if sub == "new":
+            args += self.option(0.9, "--game", [self.game()] * 3 + ["nosuch", ""])
+            args += self.option(0.3, "--seed", COUNTS)
+            args += self.option(0.2, "--time-limit", FLOATS)
+            args += self.option(0.2, "--time-control", ["1+0", "0+0", "x", "-1+1", "1e309+0"])
+            args += self.option(0.2, "--deals", ["missing.json", "bot.py", "adir", ""])
+            args += self.option(0.2, "--deal-key", ["00112233445566778899aabbccddeeff", "xyz", ""])
+            args += self.option(0.3, "--sandbox", ["none", "bwrap", "x"])
+        elif sub == "add":
+            args.append(self.agent_item(human=self.p(0.3)))
+            args += ["--keep"] if self.p(0.2) else []
+        elif sub in ("retire", "history"):
+            args.append(self.pick(["random", "greedy", "greedy@2", "nosuch", "", "\x1bc", "random@0"]))
+        elif sub == "run":
+            args += ["--matches", "1" if self.p(0.8) else self.pick(COUNTS), "--jobs", "1"]
+            args += ["--until-settled"] if self.p(0.1) else []
+            args += self.option(0.1, "--backend", ["local", "dask", "x"])
+        elif sub in ("token", "revoke"):
+            args.append(self.pick(["alice", "", "a b", "\x1bc", "x" * 100]))
+            args += self.option(0.3, "--expires", FLOATS) if sub == "token" else []
+        args += ["--store", self.w["stores"][0] if self.p(0.6) else self.store(0.2)]   # mostly the good store's ladder
+        if self.p(0.3):
+            args.append("--json")
+        if self.p(0.1):
+            args.append(self.pick(["extra", "--nosuch", "--store", "-h"]))
+        return args, None
+
     def command(self):
         roll = self.r.random()
         if roll < 0.03:
             return self.pick([[], ["nosuch"], ["--nosuch"], ["-x"], ["--version"], ["--help"], ["-h"],
                               ["RUN"], ["\x1bc"], [""], ["run", "--help"], ["play", "-h"], ["--", "run", "--help"]]), None
-        sub = self.pick(SUBCOMMANDS) if roll < 0.45 else self.pick(["run"] * 3 + ["play", "check-agent", "replay"])
+        sub = self.pick(SUBCOMMANDS) if roll < 0.45 else self.pick(["run"] * 3 + ["play", "check-agent", "replay", "ladder"])
         if sub == "run":
             return self.cmd_run()
         if sub in ("leaderboard", "matchups", "graph", "report"):
@@ -364,6 +406,8 @@ class Gen:
             return self.cmd_check_agent()
         if sub == "bench":
             return self.cmd_bench()
+        if sub == "ladder":
+            return self.cmd_ladder()
         return [sub] + ([self.pick(["--json", "--json", "extra", "--nosuch", "-h"])] if self.p(0.7) else []), None
 
 
@@ -437,12 +481,15 @@ def run_in_process(args, stdin, where):
 @pytest.mark.timeout(600)
 def test_hundreds_of_random_command_lines_in_process(world, monkeypatch):
     monkeypatch.chdir(world["root"])
-    codes, started = {}, time.monotonic()
+    codes, ladder_codes, started = {}, {}, time.monotonic()
     for i, (args, stdin) in enumerate(command_lines(SEED, IN_PROCESS_CASES, world)):
         result = run_in_process(args, stdin, f"case {i}: arena {args!r}")
         codes[result.exit_code] = codes.get(result.exit_code, 0) + 1
-    # The mix is worth having: mostly refused, some played to the end.
+        if args[:1] == ["ladder"]:
+            ladder_codes[result.exit_code] = ladder_codes.get(result.exit_code, 0) + 1
+    # The mix is worth having: mostly refused, some played to the end, the ladder's commands among them.
     assert codes.get(2, 0) > IN_PROCESS_CASES // 3 and codes.get(0, 0) > 30, codes
+    assert ladder_codes.get(2, 0) > 10 and ladder_codes.get(0, 0) > 3, ladder_codes
     print(f"{IN_PROCESS_CASES} command lines in {time.monotonic() - started:.1f} s: exit codes {codes}")
 
 

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import pathlib
+import re
 
 import jsonschema
 import pytest
@@ -77,6 +78,23 @@ def test_import_gives_the_same_leaderboard_and_matchups_and_twice_changes_nothin
     before = ok("export", "--store", target)
     assert " 0 matches imported" in ok("import", exported, "--store", target)
     assert ok("export", "--store", target) == before == exported.read_text()
+
+
+def report_figures(store, out):
+    """`arena report`'s figures (every inline SVG of its page) and its data, without what names the
+    store, the file or the deal key (an export leaves the key out unless asked)."""
+    data = json.loads(ok("report", "--store", store, "--out", out, "--json"))
+    for where in ("out", "deal_key", "server"):
+        data.pop(where, None)
+    return re.findall(r"<svg[\s\S]*?</svg>", out.read_text()), data
+
+
+def test_import_gives_the_same_report_figures(every_game, exported, tmp_path):
+    target = tmp_path / "t.sqlite"
+    ok("import", exported, "--store", target)
+    figures, data = report_figures(every_game, tmp_path / "before.html")
+    assert len(figures) >= 3 and data["sections"]
+    assert report_figures(target, tmp_path / "after.html") == (figures, data)
 
 
 def test_a_partial_store_is_completed(exported, tmp_path):

@@ -132,6 +132,66 @@ def test_a_seats_replay_hides_the_other_hands_and_their_cards(client, store, run
             assert f'"{card}"' not in body
 
 
+def test_a_seats_replay_is_sent_no_move_after_the_step_it_shows(client, store, runs):
+    """Only "everything" lists the whole game; a seat's view gets the moves up to the step shown."""
+    base = f"/api/runs/{runs['wizard']}/matches/0"
+    whole = client.get(base).json()
+    assert len(whole["moves"]) == whole["steps"]
+    assert client.get(f"{base}?viewer=1").json()["moves"] is None
+    for k in range(whole["steps"] + 1):
+        moves = client.get(f"{base}/steps/{k}?viewer=1").json()["moves"]
+        assert [m["seat"] for m in moves] == [m["seat"] for m in whole["moves"][:k]]
+
+
+def test_a_replay_step_that_completes_a_trick_sends_its_cards_winner_and_the_rounds(client, store, runs):
+    reader = Store(store, readonly=True)
+    match = reader.match(runs["wizard"], 0)
+    reader.close()
+    states = replay_states(match)
+    base = f"/api/runs/{runs['wizard']}/matches/0"
+    marks = client.get(base).json()["marks"]
+    ends = [k for k in range(1, len(states)) if states[k - 1].observation(0)["phase"] == "play"
+            and len(states[k].observation(0)["trick"]) != len(states[k - 1].observation(0)["trick"]) + 1]
+    assert marks == {"tricks": ends, "rounds": [len(states) - 1]}   # one round of two cards
+    first = client.get(f"{base}/steps/{ends[0]}?viewer=2").json()
+    before, after = states[ends[0] - 1].observation(0), states[ends[0]].observation(0)
+    assert first["exchange"]["cards"] == before["trick"] + [after["plays"][-1]]
+    assert [first["exchange"]["winner"]] == [p for p in range(3) if after["tricks"][p] > before["tricks"][p]]
+    assert client.get(f"{base}/steps/{ends[0] + 1}").json()["exchange"] is None
+    end = client.get(f"{base}/steps/{len(states) - 1}").json()
+    final = states[-1].observation(0)
+    assert end["rounds"] == [{"round": 1, "bids": final["bids"], "tricks": final["tricks"],
+                              "points": final["scores"], "totals": final["scores"]}]
+
+
+def test_a_belladone_bluff_replay_marks_each_completed_row_with_its_points(tmp_path):
+    from cli import run_matches
+    path = str(tmp_path / "bb.sqlite")
+    run_id, matches = run_matches(path, "--game", "belladone_bluff", "--agents", "random,greedy", "--games", "1")
+    states = replay_states(matches[0])
+    completed = [k for k in range(1, len(states)) if any(
+        len(b) < len(a) for a, b in zip(states[k - 1].observation(0)["preparations"], states[k].observation(0)["preparations"]))]
+    assert completed
+    with TestClient(create_app(path)) as c:
+        base = f"/api/runs/{run_id}/matches/0"
+        assert c.get(base).json()["marks"]["tricks"] == completed
+        k = completed[0]
+        exchange = c.get(f"{base}/steps/{k}?viewer=0").json()["exchange"]
+        before, after = states[k - 1].observation(0)["scores"], states[k].observation(0)["scores"]
+        assert exchange["points"] == [b - a for a, b in zip(before, after)] and 0 <= exchange["row"] < 3
+
+
+def test_every_games_rules_panel_links_to_its_section_of_the_rules_page(client):
+    import re
+    from arena.serve.app import STATIC
+    page = client.get("/rules")
+    assert page.status_code == 200 and "<h2" in page.text
+    for game in engines.game_ids():
+        with open(f"{STATIC}/games/{game}.js", encoding="utf-8") as f:
+            anchor = re.search(r'anchor: "([^"]+)"', f.read())[1]
+        assert f'id="{anchor}"' in page.text, game
+
+
 def test_pages_and_their_scripts_are_served(client, runs):
     for path in ("/", "/play", f"/runs/{runs['insert']}", f"/runs/{runs['insert']}/matches/0"):
         response = client.get(path)
@@ -164,6 +224,10 @@ BAD_READS = [
     ("/api/runs/{insert}/matches?offset=-1", 400, "offset must be"),
     ("/api/play/nosuchgame", 404, "no game 'nosuchgame' in progress"),
     ("/api/nosuch", 404, "Not Found"),
+    ("/api/runs?viewer=1", 400, "unknown query parameter 'viewer': this takes none"),
+    ("/api/games?game=insert", 400, "unknown query parameter 'game'"),
+    ("/api/runs/{insert}/matches/0?step=3", 400, "unknown query parameter 'step': this accepts only viewer"),
+    ("/api/runs/{insert}/matches?viewer=0", 400, "unknown query parameter 'viewer'"),
 ]
 
 
@@ -250,8 +314,10 @@ def test_a_whole_insert_game_then_saved_is_a_stored_match_every_view_reads(clien
     replay = client.get(f"/api/runs/{run_id}/matches/0").json()
     assert replay["returns"] == final["view"]["returns"] and replay["names"][0] == "seat 0 (you)"
     assert [m["text"] for m in replay["moves"]] == [m["text"] for m in final["moves"]]
-    board = client.get(f"/api/runs/{run_id}").json()["sections"][0]["leaderboard"]
-    assert {r["label"] for r in board} == {"you", "random"}
+    summary = client.get(f"/api/runs/{run_id}").json()
+    assert {r["label"] for r in summary["sections"][0]["leaderboard"]} == {"you", "random"}
+    # one game is no tournament: no verdict telling the person to play it with --games
+    assert summary["kind"] == "play" and summary["sections"][0]["verdict"] is None
     leaderboard = CliRunner().invoke(main, ["leaderboard", run_id, "--store", store])
     assert leaderboard.exit_code == 0 and "you" in leaderboard.output
     resumed = CliRunner().invoke(main, ["run", "--resume", run_id, "--store", store])
@@ -474,10 +540,48 @@ def test_other_sites_cannot_drive_the_server(store):
     with TestClient(app, base_url="http://127.0.0.1:8000") as local:
         form = local.post("/api/play", content='{"game_id": "insert", "agents": "random"}',
                           headers={"content-type": "text/plain"})
-        assert form.status_code == 400 and "Content-Type: application/json" in form.json()["error"]
-        assert local.post("/api/play", json={"game_id": "insert", "agents": "random"}).status_code == 200
-    with TestClient(app, base_url="http://attacker.example:8000") as rebound:
-        assert rebound.get("/api/runs").status_code == 400
+        assert form.status_code == 415 and "Content-Type: application/json" in form.json()["error"]
+        game = local.post("/api/play", json={"game_id": "insert", "agents": "random"})
+        assert game.status_code == 200
+        # every POST of a game, its end too, takes only JSON
+        for action in ("end", "bot", "save", "move"):
+            answer = local.post(f"/api/play/{game.json()['session']}/{action}", content="{}",
+                                headers={"content-type": "text/plain"})
+            assert answer.status_code == 415 and "Content-Type: application/json" in answer.json()["error"]
+    for name in ("attacker.example:8000", "[::2]:8000"):
+        with TestClient(app, base_url=f"http://{name}") as rebound:
+            for path in ("/api/runs", "/"):
+                answer = rebound.get(path)
+                assert answer.status_code == 400 and "does not answer for the host" in answer.json()["error"]
+    with TestClient(app, base_url="http://[::1]:8000") as local6:
+        assert local6.get("/api/runs").status_code == 200
+
+
+def test_a_game_refuses_query_parameters_it_does_not_take(client):
+    session = client.post("/api/play", json=NEW_GAME).json()["session"]
+    answer = client.get(f"/api/play/{session}?viewer=1")
+    assert answer.status_code == 400 and "unknown query parameter 'viewer'" in answer.json()["error"]
+    answer = client.post(f"/api/play/{session}/bot?seat=1", json={})
+    assert answer.status_code == 400 and "unknown query parameter 'seat'" in answer.json()["error"]
+
+
+def test_serve_stopped_by_sigterm_removes_its_announcement_as_ctrl_c_does(tmp_path):
+    import signal
+    signal_name = "SIGTERM"
+    from arena_processes import start
+    store = tmp_path / "a.sqlite"
+    proc = start(["--port", "0", "--store", store], tmp_path, command="serve")
+    try:
+        deadline = time.time() + 60
+        while not (tmp_path / "a.sqlite.serve").exists():
+            assert proc.poll() is None and time.time() < deadline, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(getattr(signal, signal_name))
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + getattr(signal, signal_name)
+    assert not (tmp_path / "a.sqlite.serve").exists()
 
 
 def test_a_bot_that_would_load_your_code_outside_the_sandbox_is_refused(client):

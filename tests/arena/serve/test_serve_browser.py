@@ -2,6 +2,7 @@
 port: a whole Insert game and a whole Wizard round played by clicking, a replay stepped forward and
 back against the engine's positions, and a tournament's leaderboard changing while `arena run` writes."""
 import json
+import re
 import socket
 import threading
 import time
@@ -16,6 +17,7 @@ from arena.serve.app import create_app
 from arena.store import Store
 from arena_processes import start, wait_for_matches
 from browser import launch
+from cli import run_matches
 
 # Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
 pytestmark = pytest.mark.slow
@@ -81,11 +83,16 @@ def page(browser):
     assert not errors, errors
 
 
-def play_by_clicking(page, server, game, bots, params=None, target="#legal button.move:not([disabled])"):
+ANY_MOVE = "#legal:not([hidden]) button.move:not([disabled]), #board .playable"
+
+
+def play_by_clicking(page, server, game, bots, params=None, target=ANY_MOVE):
     """Starts `game` on the play page against `bots` and clicks the first legal move (`target`: the
-    move buttons, or the drawing's squares and cards) until the end; returns the number of clicks, the
-    final scores as the page shows them, and the session's final state."""
+    move buttons, or the drawing's squares and cards, which replace the buttons of the moves they
+    offer) until the end; returns the number of clicks, the final scores as the page shows them, and
+    the session's final state."""
     page.goto(f"{server.url}/play?game={game}")
+    page.wait_for_selector("#params > *")   # the form is filled in from /api/games
     page.fill("#agents", bots)
     for name, value in (params or {}).items():
         page.fill(f"#params [name={name}]", value)
@@ -104,14 +111,35 @@ def play_by_clicking(page, server, game, bots, params=None, target="#legal butto
     return clicks, scores, session.state
 
 
+def assert_banner_names_the_winner(page, state, seat):
+    """The end banner says whether you won, and who did (the engine's first place)."""
+    banner = page.locator(".final .banner").inner_text()
+    first = [p for p in range(state.num_players) if state.placements()[p] == 1]
+    if first == [seat]:
+        assert banner.startswith("You won"), banner
+    elif seat in first:
+        assert banner.startswith("A tie:"), banner
+    else:
+        assert banner.startswith("You lost: ") and all(f"seat {p} (" in banner for p in first), banner
+    assert page.locator("#again").is_visible() and page.locator("#same").is_visible()
+
+
 def test_a_whole_insert_game_is_played_by_clicking_the_board(page, server):
     clicks, scores, state = play_by_clicking(page, server, "insert", "random", target="#board .playable")
     # a five can take only three of the winner's rings, two more flipped (RULES.md 2.3-2.4), and
     # the seats alternate: a whole game can be 2 clicks (it once ended after 7, failing ">= 8")
     assert state.is_terminal() and clicks >= 2 and len(scores) == 2
     for seat, text in scores:
-        assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text
+        assert f": {state.returns()[seat]:g}, place {state.placements()[seat]}" in text
     assert page.locator("#status").inner_text().startswith("game over")
+    assert_banner_names_the_winner(page, state, 0)
+    # and why: five in a row of the winner's colour, or the larger group
+    winner = "red" if state.placements()[0] == 1 else "white"
+    reason = page.locator(".final .banner .reason").inner_text()
+    groups = dict(part.split() for part in reason.split("largest group: ")[-1].split(", ")) if "group" in reason else {}
+    assert reason == f": five {winner} rings in a row" or \
+        int(groups[winner]) > int(groups[{"red": "white", "white": "red"}[winner]]), reason
+    print(f"insert: {clicks} clicks")
     page.click("#save")
     page.wait_for_selector("#saved a")
     page.click("#saved a")
@@ -119,8 +147,22 @@ def test_a_whole_insert_game_is_played_by_clicking_the_board(page, server):
     assert "/matches/0" in page.url
 
 
+def test_insert_offers_its_moves_on_the_board_alone(page, server):
+    """Move one: the squares of the board, not a second row of 36 buttons naming them."""
+    page.goto(f"{server.url}/play")
+    page.wait_for_selector("#params > *")   # the form is filled in from /api/games
+    assert page.locator("#game").input_value() == "insert"   # the friendly default
+    page.click("#start")
+    page.wait_for_selector("#board .playable")
+    assert page.locator("#legal").is_hidden() and page.locator("#board .playable").count() >= 1
+    assert page.locator("#rules").inner_text().count("You are seat 0") == 1
+    text = page.locator("body").inner_text()
+    assert not re.search(r"\([^()]*\(", text), "nested parentheses"
+
+
 def test_a_whole_wizard_round_against_three_bots_is_played_by_clicking(page, server):
     clicks, scores, state = play_by_clicking(page, server, "wizard", "random, greedy, random", {"hands": "3"})
+    print(f"wizard, one 3-card round: {clicks} clicks")
     # one bid and three cards, and the trump when you dealt and the turn-up is a Wizard (RULES.md 1.2)
     session = server.app.state.sessions.get(page.evaluate("() => window.sessionId"))
     mine = [m["text"] for m in session.moves if m["seat"] == session.seat]
@@ -129,7 +171,15 @@ def test_a_whole_wizard_round_against_three_bots_is_played_by_clicking(page, ser
     assert state.is_terminal() and state.num_players == 4
     assert [seat for seat, _ in scores] == sorted(range(4), key=lambda p: state.placements()[p])
     for seat, text in scores:
-        assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text
+        assert f": {state.returns()[seat]:g}, place {state.placements()[seat]}" in text
+    assert_banner_names_the_winner(page, state, 0)
+    # "same deal": the game again on the deal just played (the old game is ended)
+    first = page.evaluate("() => window.sessionId")
+    seed = server.app.state.sessions.get(first).seed
+    page.click("#same")
+    page.wait_for_function(f"window.sessionId !== {first!r}")
+    again = server.app.state.sessions.get(page.evaluate("() => window.sessionId"))
+    assert again.seed == seed and again.game_id == "wizard" and dict(again.params) == dict(state.params)
 
 
 @pytest.mark.slow
@@ -141,7 +191,8 @@ def test_a_whole_four_player_wizard_game_against_three_ismcts_is_played_to_the_e
     # A bid and every card of each hand, and the trump when the turn-up is a Wizard and you dealt.
     assert clicks >= 15 + sum(range(1, 16))
     for seat, text in scores:
-        assert f"{state.returns()[seat]:g} (place {state.placements()[seat]})" in text
+        assert f": {state.returns()[seat]:g}, place {state.placements()[seat]}" in text
+    assert_banner_names_the_winner(page, state, 0)
 
 
 def board_rings(page):
@@ -180,7 +231,7 @@ def test_a_replay_steps_forward_and_back_through_the_engines_positions(page, ser
     page.click("#last")
     at(len(states) - 1)
     scores = page.locator("#result .final").inner_text()
-    assert all(f"(place {p})" in scores for p in match["placements"])
+    assert all(f", place {p}" in scores for p in match["placements"])
     page.click("#first")
     at(0)
     page.locator("#slider").fill("7")
@@ -190,30 +241,29 @@ def test_a_replay_steps_forward_and_back_through_the_engines_positions(page, ser
                    f"{states[6].action_to_string(match['actions'][6])}"
 
 
-def test_a_wizard_replay_from_one_seat_draws_only_its_own_hand(page, server, tmp_path):
-    path = str(tmp_path / "wizard.sqlite")
-    result = CliRunner().invoke(main, ["run", "--game", "wizard", "--players", "3", "--param", "hands=3",
-                                       "--agents", "random,greedy", "--games", "1", "-j", "1", "--store", path])
-    assert result.exit_code == 0, result.output
-    reader = Store(path, readonly=True)
-    run_id = reader.run()["run_id"]
-    match = reader.match(run_id, 0)
-    reader.close()
-    states = replay_states(match)
+@pytest.fixture(scope="module")
+def wizard(tmp_path_factory):
+    """A served store with one 3-player Wizard match of two rounds (3 cards, then 2): (server, run id, match, states)."""
+    path = str(tmp_path_factory.mktemp("serve-wizard") / "wizard.sqlite")
+    run_id, matches = run_matches(path, "--game", "wizard", "--players", "3", "--param", "hands=3,2",
+                                  "--agents", "random,greedy", "--games", "1")
     local = Server(path)
-    try:
-        page.goto(f"{local.url}/runs/{run_id}/matches/0?step=4&viewer=1")
-        page.wait_for_function("document.getElementById('board').dataset.step === '4'")
-        drawn = page.eval_on_selector_all(".wizard-seat", "seats => seats.map(s => [...s.querySelectorAll('.wizard-cards [data-card]')].map(c => c.dataset.card))")
-        assert drawn[1] == states[4].hand(1) and drawn[0] == drawn[2] == []
-        backs = page.eval_on_selector_all(".wizard-seat", "seats => seats.map(s => s.querySelectorAll('.wizard-back').length)")
-        assert backs == [len(states[4].hand(0)), 0, len(states[4].hand(2))]
-        page.select_option("#viewer", "all")
-        page.wait_for_function("document.querySelectorAll('.wizard-seat')[0].querySelectorAll('[data-card]').length > 0")
-        drawn = page.eval_on_selector_all(".wizard-seat", "seats => seats.map(s => [...s.querySelectorAll('.wizard-cards [data-card]')].map(c => c.dataset.card))")
-        assert drawn == [states[4].hand(p) for p in range(3)]
-    finally:
-        local.stop()
+    yield local, run_id, matches[0], replay_states(matches[0])
+    local.stop()
+
+
+def test_a_wizard_replay_from_one_seat_draws_only_its_own_hand(page, wizard):
+    local, run_id, match, states = wizard
+    page.goto(f"{local.url}/runs/{run_id}/matches/0?step=4&viewer=1")
+    page.wait_for_function("document.getElementById('board').dataset.step === '4'")
+    drawn = page.eval_on_selector_all(".wizard-seat", "seats => seats.map(s => [...s.querySelectorAll('.wizard-cards [data-card]')].map(c => c.dataset.card))")
+    assert drawn[1] == states[4].hand(1) and drawn[0] == drawn[2] == []
+    backs = page.eval_on_selector_all(".wizard-seat", "seats => seats.map(s => s.querySelectorAll('.wizard-back').length)")
+    assert backs == [len(states[4].hand(0)), 0, len(states[4].hand(2))]
+    page.select_option("#viewer", "all")
+    page.wait_for_function("document.querySelectorAll('.wizard-seat')[0].querySelectorAll('[data-card]').length > 0")
+    drawn = page.eval_on_selector_all(".wizard-seat", "seats => seats.map(s => [...s.querySelectorAll('.wizard-cards [data-card]')].map(c => c.dataset.card))")
+    assert drawn == [states[4].hand(p) for p in range(3)]
 
 
 def test_a_running_tournaments_leaderboard_changes_on_the_page(page, tmp_path):
@@ -250,3 +300,127 @@ def test_a_running_tournaments_leaderboard_changes_on_the_page(page, tmp_path):
     with TestClient(create_app(str(path))) as client:
         run = client.get("/api/runs").json()["runs"][0]
     assert run["status"] == "interrupted" and 0 < run["finished"] < run["total"]
+
+
+def completed_tricks(states):
+    """(step, cards, winner) of each trick the engine completes within a round (the tricks count rises)."""
+    found = []
+    for k in range(1, len(states)):
+        before, after = states[k - 1].observation(0), states[k].observation(0)
+        won = [p for p in range(3) if after["tricks"][p] == before["tricks"][p] + 1]
+        if before["phase"] == "play" and after["round"] == before["round"] and won:
+            found.append((k, [c for _, c in before["trick"]] + [after["plays"][-1][1]], won[0]))
+    return found
+
+
+def test_a_wizard_replay_at_the_move_that_completes_a_trick_shows_its_cards_and_winner(page, wizard):
+    server, run_id, match, states = wizard
+    step, cards, winner = completed_tricks(states)[0]
+    assert states[step].observation(0)["trick"] == []   # the engine's table is already cleared
+    page.goto(f"{server.url}/runs/{run_id}/matches/0?step={step}")
+    page.wait_for_function(f"document.getElementById('board').dataset.step === '{step}'")
+    shown = page.eval_on_selector_all(".wizard-trick [data-card]", "cards => cards.map(c => c.dataset.card)")
+    assert shown == cards
+    assert page.get_attribute(".wizard-trick [data-winner]", "data-winner") == str(winner)
+    assert f"seat {winner} (" in page.locator(".wizard-trick").inner_text()
+    # the move list names the card as the card does: "3 giants", not "3g"
+    last = page.locator(f"#moves li[data-step='{step}']").inner_text()
+    suits = {"d": "dwarves", "e": "elves", "g": "giants", "h": "humans"}
+    card = cards[-1]
+    assert last.endswith({"W": ": wizard", "J": ": jester"}.get(card) or f": {card[:-1]} {suits[card[-1]]}"), last
+    page.click("#forward")   # the next move: the trick is gone
+    page.wait_for_function(f"document.getElementById('board').dataset.step === '{step + 1}'")
+    assert page.query_selector(".wizard-trick [data-winner]") is None
+
+
+def test_a_seats_view_at_a_step_shows_no_card_another_seat_plays_later(page, wizard):
+    server, run_id, match, states = wizard
+    step = completed_tricks(states)[0][0] - 1   # in the middle of the first trick
+    later = {states[k].action_to_string(a) for k, a in enumerate(match["actions"])
+             if k >= step and states[k].current_player() != 1 and states[k].observation(0)["phase"] == "play"}
+    later -= {"W", "J"} | set(states[step].observation(1)["hand"])   # 4 of each: not one card
+    assert later
+    page.goto(f"{server.url}/runs/{run_id}/matches/0?step={step}&viewer=1")
+    page.wait_for_function(f"document.getElementById('board').dataset.step === '{step}'")
+    page.wait_for_selector(f"#moves li[data-step='{step}']")
+    drawn = set(page.eval_on_selector_all("[data-card]", "cards => cards.map(c => c.dataset.card)"))
+    assert not drawn & later
+    assert page.locator("#moves li").count() == step
+    text = page.locator("body").inner_text()
+    names = page.evaluate("async (cards) => { const m = await import('/static/games/wizard.js'); "
+                          "return cards.map((c) => m.moveName(c)); }", sorted(later))
+    assert not [name for name in names if name in text]
+    assert not [card for card in later if f": {card}\n" in text + "\n"]
+
+
+GAMES = ["insert", "wizard", "belladone_bluff", "belle_of_the_ball", "royal_ball"]
+
+
+SPILLED = """() => [...document.querySelectorAll('body *')].filter((e) => {
+    const style = getComputedStyle(e);
+    if (['auto', 'scroll'].includes(style.overflowX) || e.closest('svg') || !e.textContent.trim()) return false;
+    return e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0;
+  }).map((e) => `${e.tagName}.${e.className} ${e.scrollWidth}>${e.clientWidth}: ${e.textContent.trim().slice(0, 30)}`)"""
+
+
+def assert_fits(p, what, width):
+    """No text cut off or spilling out (an element whose content is wider than its box, unless it
+    scrolls), and no page wider than the screen."""
+    spilled = p.evaluate(SPILLED)
+    assert spilled == [], f"{what} at {width} px: {' | '.join(spilled)}"
+    assert p.evaluate("document.documentElement.scrollWidth") <= width, (what, width)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_page_and_game_fits_its_text_at_desktop_and_phone_widths(browser, server, wizard, width):
+    """The play page of each game after the first moves, the runs, a run and a Wizard replay at the end."""
+    p = browser.new_page(viewport={"width": width, "height": 900})
+    try:
+        for game in GAMES:
+            p.goto(f"{server.url}/play?game={game}")
+            p.wait_for_selector("#params > *")
+            p.click("#start")
+            p.wait_for_selector("#legal button.move, #board .playable")
+            p.wait_for_timeout(200)
+            assert_fits(p, game, width)
+            p.screenshot(path=f"/tmp/arena-serve-{game}-{width}.png", full_page=True)
+        local, run_id, match, states = wizard
+        for path, ready in (("/", "#runs table"), (f"/runs/{run_id}", ".leaderboard"),
+                            (f"/runs/{run_id}/matches/0?step={len(states) - 1}&viewer=0", ".final")):
+            p.goto(local.url + path)
+            p.wait_for_selector(ready)
+            p.wait_for_timeout(200)
+            assert_fits(p, path, width)
+    finally:
+        p.close()
+
+
+def test_the_run_page_draws_whole_labels_names_each_winner_and_colours_the_status(page, tmp_path):
+    path = str(tmp_path / "labels.sqlite")
+    run_id, matches = run_matches(path, "--game", "insert", "--agents", "random, ismcts[iterations=50]", "--games", "1")
+    local = Server(path)
+    try:
+        page.goto(f"{local.url}/runs/{run_id}")
+        page.wait_for_selector(".graph svg text")
+        page.wait_for_selector("table.matches")
+        labels = page.eval_on_selector_all(".graph svg > text", "ts => ts.map(t => t.textContent)")
+        assert {"random", "ismcts[iterations=50]"} <= set(labels)
+        # every label inside its box, the drawing no larger than what it holds: two agents side by side
+        outside = page.evaluate("""() => [...document.querySelectorAll('.graph svg > rect')].filter((box) => {
+            const label = box.nextElementSibling.getBBox(), b = box.getBBox();
+            return label.x < b.x || label.x + label.width > b.x + b.width; }).length""")
+        assert outside == 0
+        width, height = page.eval_on_selector(".graph svg", "s => [s.width.baseVal.value, s.height.baseVal.value]")
+        assert width > 2 * height and height < 150
+        winners = page.eval_on_selector_all("table.matches td .winner", "cells => cells.map(c => c.textContent)")
+        expected = []
+        for m in matches:
+            first = [f"seat {p}, {m['seats'][p]['label']}" for p in range(2) if m["placements"][p] == 1]
+            expected.append(first[0] if len(first) == 1 else "tie: " + "; ".join(first))
+        assert winners == expected
+        colour = page.eval_on_selector("#status", "s => getComputedStyle(s).color")
+        assert page.locator("#status").inner_text() == "finished" and colour != page.eval_on_selector("body", "b => getComputedStyle(b).color")
+        text = page.locator("body").inner_text()
+        assert "over 1 deal;" in text and "1 deals" not in text
+    finally:
+        local.stop()

@@ -122,7 +122,8 @@ def test_royal_ball_drawing_shows_each_view_and_hides_the_rest(page):
                     assert royal_ball_cell(page, q, "face-up", card) == public["took_face_up"].get(card, 0)
                 backs = page.locator(f'[data-seat="{q}"] tr[data-row="face-down"] [data-back]').count()
                 assert backs == (0 if own else public["took_face_down"])
-                assert f"{obs['favours'][q]} favours" in shown["scores"][q]
+                favours = obs['favours'][q]
+                assert f"{favours} favour{'' if favours == 1 else 's'}" in shown["scores"][q]
             # the King's pile: face-down draft cards and others' gifts as backs; a gift face up only for its giver
             king = page.locator("[data-king] .rb-pile > *")
             assert king.count() == len(obs["king"])

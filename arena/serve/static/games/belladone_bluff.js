@@ -3,7 +3,7 @@
 // Target row, the deck (size and top colour), the discards, and each seat's score and hand (the
 // viewer's cards face up; other hands as backs in their colours, or face up where they are known).
 import {
-  el, startDrawing, addStyle, statusLine, area, seatPanel, cardBack, privateObservation, seats, signed,
+  el, startDrawing, addStyle, statusLine, area, seatPanel, cardBack, privateObservation, seats, plural, points,
 } from "./cards.js";
 
 const COLOURS = { R: "#c62f3a", B: "#2a62c2", G: "#23894a", Y: "#d9a400", P: "#7d43a8" };
@@ -24,13 +24,13 @@ const CSS = `
 .bb-card { display: inline-flex; flex-direction: column; align-items: center; justify-content: center;
   box-sizing: border-box; width: ${CARD_W}px; height: ${CARD_H}px; border-radius: 4px; color: #fff;
   font-weight: 700; font-size: 17px; border: 2px solid rgba(0,0,0,.15); text-align: center; }
-.bb-card-special { font-size: 10px; line-height: 1.15; }
+.bb-card-special { font-size: 9px; line-height: 1.15; letter-spacing: -0.02em; }
 .bb-glyph { font-size: 20px; line-height: 1; }
 .bb-small .bb-glyph { font-size: 15px; }
 .bb-rows .cards-back { font-size: 18px; font-weight: 700; }
 .bb-card[data-colour="Y"] { color: #1d2430; }
 .bb-small .bb-card { width: 34px; height: 46px; font-size: 13px; }
-.bb-small .bb-card-special { font-size: 8px; }
+.bb-small .bb-card-special { font-size: 7px; }
 .bb-slot { box-sizing: border-box; width: ${CARD_W}px; height: ${CARD_H}px; border-radius: 4px;
   border: 1px dashed #a9b4bf; color: #a9b4bf; font-size: 11px; display: inline-flex;
   align-items: center; justify-content: center; }
@@ -40,6 +40,12 @@ const CSS = `
 .bb-discard-colour { display: flex; gap: 3px; flex-wrap: wrap; align-items: center; }
 .bb-chip { border-radius: 3px; padding: 0 3px; color: #fff; font-size: 11px; font-weight: 600; }
 .bb-chip[data-colour="Y"] { color: #1d2430; }
+@media (max-width: 700px) {
+  .bb-layout { grid-template-columns: minmax(0, 1fr); }
+  .bb-prep { flex-wrap: wrap; gap: 4px; }
+  .bb-prep-note { width: 100%; order: 3; }
+  .bb-rows .bb-card, .bb-rows .bb-slot, .bb-rows .cards-back { width: 38px !important; height: 54px !important; }
+}
 `;
 
 /** {colour: "R", kind: "-3" | "+5" | "rev" | ... } of a card name such as "R-3", "G-eye" or "P?". */
@@ -113,7 +119,7 @@ function deckArea(obs) {
     : cardBack(top ? COLOURS[top] : "#5b6775", top ?? "unknown", CARD_W, CARD_H, String(obs.deck_size));
   return area("Deck", { "data-deck": obs.deck_size },
     el("div", { class: "cards-row" }, back,
-      el("span", { class: "cards-note" }, `${obs.deck_size} cards`, el("br"),
+      el("span", { class: "cards-note" }, plural(obs.deck_size, "card"), el("br"),
         top ? `top: ${COLOUR_NAMES[top]}` : obs.deck_size ? "top colour hidden" : "")));
 }
 
@@ -151,7 +157,7 @@ function seatArea(view, seat) {
   const obs = view.observation;
   const team = obs.teams ? ` · team ${seat % 2 === 0 ? "A" : "B"}` : "";
   const cards = hand(view, seat);
-  return seatPanel(view, seat, `${signed(obs.scores[seat])} points${team}`,
+  return seatPanel(view, seat, `${points(obs.scores[seat])}${team}`,
     el("div", { class: "cards-row bb-small", "data-hand": seat }, cards.length ? cards : el("span", { class: "cards-note", text: "no cards" })));
 }
 
@@ -159,10 +165,33 @@ function statusExtras(obs) {
   const extras = [["Phase", obs.phase]];
   if (obs.turn.colour && obs.phase !== "over") extras.push(["Turn", `${COLOUR_NAMES[obs.turn.colour]} on ${obs.turn.row}, ${obs.turn.placed} placed`]);
   if (obs.turn.eye_pending) extras.push(["Eye", "look and swap pending"]);
-  if (obs.jar_score !== null) extras.push(["Jar row", `${signed(obs.jar_score)} points to give`]);
+  if (obs.jar_score !== null) extras.push(["Jar row", `${points(obs.jar_score)} to give`]);
   if (obs.turn.discarded) extras.push(["Discarded this turn", String(obs.turn.discarded)]);
   return extras;
 }
+
+// What the replay's "◀ row / row ▶" step through: the moves that complete a row.
+export const exchangeName = "row";
+
+// A row just completed (the position already holds its new starting card): who scored what.
+function rowWon(view) {
+  const done = view.exchange;
+  if (!done || done.row === undefined) return null;
+  const scored = done.points.flatMap((x, seat) => (x ? [`${view.names[seat]} ${points(x)}`] : []));
+  return el("div", { class: "cards-last", "data-row-won": ROW_NAMES[done.row] },
+    `Row ${ROW_NAMES[done.row]} was just completed and scored: `, el("b", {}, scored.join(", ") || "no points"));
+}
+
+// The rules panel's paragraph, the anchor of the game in the rules page, and the legend.
+export const RULES = {
+  anchor: "3-belladone-bluff-24-players-bluffing-card-game",
+  rules: "On your turn play cards of one colour onto one of three rows (odd places face up, even places face down). "
+    + "Whoever fills a row's 7th place wins the row's total. Face-up specials: Reverse flips the sign, Target forces "
+    + "everyone into its row, Jar makes the winner give the row away, Eye lets you look at the row and swap a card. "
+    + "The highest score when the deck runs out wins.",
+  legend: ["card colours are the five suits; a back shows its colour, and its value where you know it",
+    "orange outline: a face-down card you know"],
+};
 
 export function draw(container, view) {
   addStyle("bb-style", CSS);
@@ -170,6 +199,7 @@ export function draw(container, view) {
   const table = startDrawing(container, "bb");
   table.append(
     statusLine(view, statusExtras(obs)),
+    rowWon(view) ?? "",
     el("div", { class: "bb-layout" },
       area("Preparations", { class: "bb-rows" }, ...ROW_NAMES.map((_, row) => preparation(view, row))),
       el("div", { class: "bb-rows" }, deckArea(obs), discardArea(obs))),

@@ -4,7 +4,7 @@
 // highlighted; Belles placed there; full groups marked), the Belles in hand, the Regrets (face down:
 // nobody sees them) and the score. Guest interests and Belle texts come from the engine's card data
 // (belle_of_the_ball.cards.json, written by `python -m arena.serve.screenshots`).
-import { el, startDrawing, addStyle, statusLine, area, seatPanel, cardBack, seats } from "./cards.js";
+import { el, startDrawing, addStyle, statusLine, area, seatPanel, cardBack, seats, plural } from "./cards.js";
 import cards from "./belle_of_the_ball.cards.json" with { type: "json" };
 
 const MODES = { mirth: "#2f8f5b", mischief: "#c0392b", mayhem: "#8e44ad" };
@@ -39,6 +39,12 @@ const CSS = `
 .bob-hand .bob-belle { width: 118px; }
 .bob-seats { grid-template-columns: repeat(auto-fit, minmax(310px, 1fr)); }
 .bob-discards { font-size: 11px; color: #5b6775; }
+/* on a phone the lines scroll sideways rather than squeeze six cards into 34 px each */
+@media (max-width: 700px) {
+  .bob-lines { overflow-x: auto; }
+  .bob-line { grid-template-columns: 52px repeat(6, 92px) 44px; width: max-content; }
+  .bob-seats { grid-template-columns: minmax(0, 1fr); }
+}
 `;
 
 function guestCard(name, matched = new Set()) {
@@ -96,12 +102,21 @@ function seatArea(view, seat) {
   const hand = obs.hands[seat];
   // At the end the returns hold the half points (the observation's scores are rounded down).
   const score = view.terminal && view.returns ? view.returns[seat] : obs.scores[seat];
-  return seatPanel(view, seat, `${score} points`,
+  return seatPanel(view, seat, plural(score, "point"),
     el("div", { class: "bob-hand" }, `Regrets (${obs.regrets[seat]}):`, ...regrets),
     el("div", { class: "bob-hand", "data-hand": seat }, `Belles in hand (${hand.length}):`,
       ...(hand.length ? hand.map(belleCard) : [el("span", { class: "cards-note", text: "none" })])),
     el("div", { class: "bob-party" }, ...[0, 1, 2].map((index) => group(obs, seat, index))));
 }
+
+// The rules panel's paragraph, the anchor of the game in the rules page, and the legend.
+export const RULES = {
+  anchor: "4-belle-of-the-ball-daniel-solis-dice-hate-me-games-kickstarter-2013-retail-2014",
+  rules: "Each turn you may play one Belle (an instant effect, a bonus in your own group or a penalty in another's), "
+    + "then take a guest or a Belle from the lines. Guests sharing interests score together in a group of up to four. "
+    + "Your face-down Regrets count against you at the end; the highest score wins.",
+  legend: ["each seat's three groups of guests; Lords blue, Ladies purple", "the two lines: guests and Belles you may take"],
+};
 
 export function draw(container, view) {
   addStyle("bob-style", CSS);
@@ -113,11 +128,11 @@ export function draw(container, view) {
   const table = startDrawing(container, "bob");
   table.append(
     statusLine(view, extras),
-    area("The lines (take position 1 free; each skipped card gets one of your Regrets)", {},
+    area("The lines (take position 1 free; each skipped card gets one of your Regrets)", { class: "bob-lines" },
       line("Guests", obs.guest_line, guestsBelow, guestCard, "guest deck"),
       line("Belles", obs.belle_line, bellesBelow, belleCard, "belle deck"),
       el("div", { class: "bob-discards" },
-        `Discarded: ${obs.discarded_guests.length} guests, ${obs.discarded_belles.length} Belles`,
+        `Discarded: ${plural(obs.discarded_guests.length, "guest")}, ${plural(obs.discarded_belles.length, "Belle")}`,
         obs.discarded_belles.length ? ` (${obs.discarded_belles.join(", ")})` : ""),
       el("div", { class: "bob-discards", text: "Border: blue Lord, purple Lady. A filled interest matches another guest of its group." })),
     el("div", { class: "cards-seats bob-seats" }, ...seats(view).map((seat) => seatArea(view, seat))),

@@ -2,9 +2,9 @@
 // the status line (whose turn, the last move, the result), the seat panels and the card back; `el`
 // and `addStyle` (one <style> per module) are the app's own, passed on. Classes of this module are
 // prefixed `cards-`.
-import { addStyle, el } from "/static/common.js";
+import { addStyle, el, plural } from "/static/common.js";
 
-export { addStyle, el };
+export { addStyle, el, plural };
 
 const SHARED_CSS = `
 .cards-table { font: 13px/1.3 "DejaVu Sans", "Liberation Sans", sans-serif; color: #1d2430;
@@ -48,6 +48,11 @@ export function privateObservation(view, seat) {
 /** Seats in table order. */
 export function seats(view) {
   return Array.from({ length: view.players }, (_, seat) => seat);
+}
+
+/** "+3 points", "-1 point". */
+export function points(x) {
+  return `${signed(x)} ${Math.abs(x) === 1 ? "point" : "points"}`;
 }
 
 /** "+3", "-2", "0". */

@@ -54,6 +54,55 @@ function lineThrough(view) {
   return squares;
 }
 
+// Why the game ended as it did (the end banner says it): five in a row, or the largest group.
+export function why(view) {
+  const rows = view.observation.board;
+  const at = (f, r) => (f >= 0 && f < 6 && r >= 0 && r < 6 ? rows[r][f] : null);
+  const colour = { R: "red", W: "white" };
+  for (const ring of "RW") {
+    for (let r = 0; r < 6; r++) {
+      for (let f = 0; f < 6; f++) {
+        for (const [df, dr] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
+          if ([0, 1, 2, 3, 4].every((i) => at(f + i * df, r + i * dr) === ring)) return `five ${colour[ring]} rings in a row`;
+        }
+      }
+    }
+  }
+  const largest = (ring) => {   // the largest group of side-by-side rings of one colour
+    const seen = new Set();
+    let best = 0;
+    for (let r = 0; r < 6; r++) {
+      for (let f = 0; f < 6; f++) {
+        if (at(f, r) !== ring || seen.has(`${f},${r}`)) continue;
+        let size = 0;
+        const todo = [[f, r]];
+        seen.add(`${f},${r}`);
+        while (todo.length) {
+          const [x, y] = todo.pop();
+          size += 1;
+          for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+            if (at(x + dx, y + dy) === ring && !seen.has(`${x + dx},${y + dy}`)) { seen.add(`${x + dx},${y + dy}`); todo.push([x + dx, y + dy]); }
+          }
+        }
+        best = Math.max(best, size);
+      }
+    }
+    return best;
+  };
+  return `largest group: red ${largest("R")}, white ${largest("W")}`;
+}
+
+// The rules panel's paragraph, the anchor of the game in the rules page, and the legend.
+export const RULES = {
+  anchor: "2-insert-bga-published-as-donuts-bruno-cathala-funforge-2023",
+  rules: "Place one ring per turn on an empty square of the line drawn through the last ring's square (horizontal, "
+    + "vertical or diagonal, any distance); when that line is full, anywhere. Closing a run of your rings between "
+    + "two opposing rings flips those two to your colour. Five in a row wins at once; otherwise, after 30 rings, the "
+    + "largest connected group wins.",
+  legend: ["red rings: seat 0; white rings: seat 1", "dashed square: the last ring; yellow band: the line the next ring goes on",
+    "blue dots: the squares you may play (click one)"],
+};
+
 export function draw(container, view) {
   addStyle("insert-style", STYLE);
   const o = view.observation;
@@ -91,7 +140,7 @@ export function draw(container, view) {
   const rings = o.board.join("");
   const info = document.createElement("p");
   info.className = "insert-info";
-  const mover = view.to_move >= 0 ? `${view.names[view.to_move]} (${view.to_move ? "white" : "red"}) to move` : "game over";
+  const mover = view.to_move >= 0 ? `${view.to_move ? "white" : "red"} to move: ${view.names[view.to_move]}` : "game over";
   info.textContent = `${mover}; rings placed ${o.rings_placed} of 30: red ${[...rings].filter((c) => c === "R").length}, white ${[...rings].filter((c) => c === "W").length}`;
   container.replaceChildren(svg, info);
 }

@@ -3,7 +3,7 @@
 // seats' gifts as backs) with the counts of what is visible; and each seat's favours, face-up takes
 // (public), face-down takes and gifts (counts), and its whole hand where this view holds it.
 import {
-  el, startDrawing, addStyle, statusLine, area, seatPanel, cardBack, privateObservation, seats, signed,
+  el, startDrawing, addStyle, statusLine, area, seatPanel, cardBack, privateObservation, seats, signed, plural,
 } from "./cards.js";
 
 const TYPES = {
@@ -26,7 +26,8 @@ const CSS = `
 .rb-line > div { display: flex; gap: 3px; flex-wrap: wrap; align-items: center; }
 .rb-label { color: #5b6775; font-size: 11px; padding-top: 3px; }
 .rb-favours { color: #c58b00; font-size: 15px; letter-spacing: 1px; }
-.cards-seats.rb-seats { grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); }
+.cards-seats.rb-seats { grid-template-columns: repeat(auto-fit, minmax(min(460px, 100%), 1fr)); }
+.rb-seats .cards-seat { overflow-x: auto; }
 .rb-seat-table { border-collapse: collapse; margin-top: 3px; }
 .rb-seat-table th { font-weight: normal; color: #5b6775; font-size: 11px; text-align: left; padding: 1px 6px 1px 0; white-space: nowrap; }
 .rb-seat-table td { text-align: center; font-weight: 600; min-width: 30px; padding: 1px 2px; border-top: 1px solid #eef1f4; }
@@ -83,7 +84,7 @@ function kingArea(view) {
   const lastRound = obs.round > 0
     ? labelled("Last round's counts", ...counts(obs.last_king_counts), el("span", { class: "cards-note", text: "(what the King's animals left)" }))
     : null;
-  return area(`The King's pile (${obs.king.length} cards, oldest first)`, { "data-king": obs.king.length },
+  return area(`The King's pile: ${plural(obs.king.length, "card")}, oldest first`, { "data-king": obs.king.length },
     ...(obs.king.length ? [
       el("div", { class: "rb-pile" }, ...kingPile(view)),
       labelled("Face up", ...counts(visible), el("span", { class: "cards-note", text: `+ ${hidden} face down` })),
@@ -97,7 +98,7 @@ function tableArea(obs) {
   if (obs.table.face_down) cards.push(cardBack(BACK, "face-down", 52, 44, "?"));
   return area("Table", { "data-table": obs.table.face_up.length },
     el("div", { class: "cards-row" }, ...(cards.length ? cards : [el("span", { class: "cards-note", text: "no cards on the table" })])),
-    el("div", { class: "cards-note", text: `deck: ${obs.deck_left} cards left` }));
+    el("div", { class: "cards-note", text: `deck: ${plural(obs.deck_left, "card")} left` }));
 }
 
 /** One row of a seat's table: a count per card type (`cardsByType`), or `summary` across the row. */
@@ -115,13 +116,13 @@ function seatArea(view, seat) {
   const own = privateObservation(view, seat);
   const favours = obs.favours[seat];
   const score = el("span", {},
-    el("span", { class: "rb-favours", title: `${favours} favours`, text: "★".repeat(favours) + "☆".repeat(Math.max(0, 3 - favours)) }),
-    ` ${favours} favours`, obs.round > 0 ? `, last round ${signed(obs.last_round_scores[seat])}` : "");
+    el("span", { class: "rb-favours", title: plural(favours, "favour"), text: "★".repeat(favours) + "☆".repeat(Math.max(0, 3 - favours)) }),
+    ` ${plural(favours, "favour")}`, obs.round > 0 ? `, last round ${signed(obs.last_round_scores[seat])}` : "");
   const downBacks = Array.from({ length: pub.took_face_down }, () => cardBack(BACK, "face-down", 12, 16));
   const header = el("tr", {}, el("th", {}), ...Object.keys(TYPES).map((type) =>
     el("th", {}, el("span", { class: "rb-card rb-head", style: `background:${TYPES[type]}`, text: type }))));
   return seatPanel(view, seat, score,
-    el("div", { class: "cards-note" }, `${pub.hand_size} cards in hand · gave ${pub.gifts} to the King`,
+    el("div", { class: "cards-note" }, `${plural(pub.hand_size, "card")} in hand · gave ${pub.gifts} to the King`,
       obs.active === seat ? " · ● holds the marker" : ""),
     el("table", { class: "rb-seat-table" }, header,
       own ? countRow(`Hand (${pub.hand_size})`, "hand", own.hand) : null,
@@ -129,6 +130,15 @@ function seatArea(view, seat) {
       own ? countRow(`Took face down`, "face-down", own.my_face_down_takes)
         : countRow("Took face down", "face-down", {}, downBacks.length ? downBacks : "none")));
 }
+
+// The rules panel's paragraph, the anchor of the game in the rules page, and the legend.
+export const RULES = {
+  anchor: "5-royal-ball-designers-post-2020-unpublished-24-players",
+  rules: "Each round the active seat turns up all but one of the drawn cards; the others each take one, the active seat "
+    + "keeps one and gives the last to the King's pile. At the end everyone may give the King up to two more cards. The "
+    + "King's dogs eat meat and his horses eat fruit and vegetables; the seats with the most of what is left win the favours.",
+  legend: ["each card type has its colour; backs: face-down cards", "dashed outline: a gift to the King"],
+};
 
 export function draw(container, view) {
   addStyle("rb-style", CSS);

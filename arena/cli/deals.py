@@ -1,0 +1,40 @@
+"""`arena deals make`: a deal book, the deals of a game in a file that `--deals BOOK` plays on any
+machine and store (arena.tournament.books, docs/deals.md)."""
+from typing import Optional
+
+import click
+
+from arena.cli.common import WholeNumber, deal_key_option, out_option, user_errors, writing
+
+
+@click.group("deals", short_help="Deal books: the same deals for everyone (arena deals make).")
+def deals() -> None:
+    """Deal books: files of deals that `arena run --deals BOOK` and `arena compare --deals BOOK`
+    play, so that runs in different stores and on different machines play exactly the same deals
+    and compare deal by deal. A book reveals every deal it holds: keep it from the bots' authors
+    until its deals are played (docs/deals.md)."""
+
+
+@deals.command(short_help="Write a deal book of GAME.")
+@click.argument("game_id", metavar="GAME")
+@click.option("--count", type=WholeNumber(min=1), required=True, help="Deals in the book.")
+@click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@click.option("--name", default=None, help="The book's name, shown by runs and reports [default: the file's].")
+@out_option("The book's file (JSON).", required=True)
+@deal_key_option
+@user_errors
+def make(game_id: str, count: int, players: Optional[int], params: tuple[str, ...], name: Optional[str], out: str,
+         deal_key: Optional[str]) -> None:
+    """Write COUNT deals of GAME (with --players and --param) to --out: their seeds under a new
+    secret key (or --deal-key: the deals of a run with that key and seed 0), with what each seed
+    deals. Prints the book's name and digest, which runs of it show."""
+    from arena.agent_list import param_options
+    from arena.tournament import books
+    from arena.tournament.schedule import resolve_games
+    from arena.text import book_text
+    [(game_id, full)] = resolve_games(game_id, players, param_options(params))
+    book = books.make(game_id, full, count, books.default_name(out) if name is None else name, deal_key)
+    with writing(out):
+        books.save(book, out)
+    click.echo(f"deal book {book_text(book.ref())}: {count} deals of {game_id}, written to {out}")

@@ -1,0 +1,188 @@
+"""An entry's standing in a ladder, kept incrementally: its TrueSkill rating, counts and score
+share, updated once per duplicate deal (all rotations of one line-up on one deal).
+
+* **Rating.** One TrueSkill update per deal (arena.results.ratings' environment): the entries of
+  the line-up are ranked by their mean placement over every seat of every rotation of the deal,
+  so the luck of the deal and the seat cancel out before the rating moves. The 95% interval shown
+  is mu +- 1.96 sigma, TrueSkill's own belief about the entry's skill.
+* **Score.** The entry's score share per deal (1 per opponent seat placed below it, 1/2 per tie,
+  averaged over the deal), with a Student t 95% interval over deals (arena.results.analysis).
+* **Provisional** while sigma is above PROVISIONAL_SIGMA (a new entry starts at 25/3).
+* **Settled place.** In the standings (by mu), an entry's place is settled when it is not
+  provisional and, against each neighbour, the difference of their mus is either *separated*
+  (its 95% interval excludes 0) or *level* (its 95% interval lies within +- LEVEL_MU, where the
+  model gives either side at most about a 70% chance to win).
+
+Everything here works on plain values in memory, so `arena ladder run` (through the store) and the
+simulation (arena.bench.ladder) fold and judge with the same code.
+"""
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional, Sequence
+
+import trueskill
+
+from arena.match import AgentSpec
+from arena.results import ratings
+from arena.results.analysis import Interval, Moments, moments_interval, pair_score
+
+PROVISIONAL_SIGMA = 2.5
+FORM = 10            # recent deals kept in an entry's form ("W", "D" or "L" each, latest last)
+Z95 = 1.959963984540054
+
+
+def environment() -> trueskill.TrueSkill:
+    return ratings.environment()
+
+
+LEVEL_MU = environment().beta   # one performance deviation: the better side wins at most ~70%
+
+
+@dataclass
+class Entry:
+    """One version of one bot in a ladder (a row of ladder_entries)."""
+    entry: int                  # 1, 2, ... in the order entries were added
+    label: str                  # the name its author gave it, the same for every version
+    version: int                # 1, 2, ... per label
+    spec: AgentSpec             # as it plays: its label is `name`, submitted code carries its digest
+    digest: str                 # what makes a new version: the staged code's digest, or a built-in's spec
+    parent: Optional[int] = None    # the entry of the previous version
+    entrant: Optional[str] = None   # who entered it (uploads); None from the command line
+    status: str = "active"      # active | retired
+    item: str = ""              # the agent item as given
+    added: float = 0.0
+    joined: int = 0             # the ladder's stored matches when it was added
+    pi: float = 0.0             # TrueSkill's exact state (mu and sigma derive from it); 0: the prior
+    tau: float = 0.0
+    deals: int = 0
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    faults: int = 0
+    share: list = field(default_factory=lambda: [0, 0.0, 0.0])   # Moments of its score share per deal
+    form: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.spec.label
+
+    def rating(self, env: trueskill.TrueSkill) -> trueskill.Rating:
+        r = env.create_rating()
+        if self.pi:
+            r.pi, r.tau = self.pi, self.tau
+        return r
+
+    @property
+    def mu(self) -> float:
+        return self.tau / self.pi if self.pi else environment().mu
+
+    @property
+    def sigma(self) -> float:
+        return math.sqrt(1 / self.pi) if self.pi else environment().sigma
+
+    @property
+    def provisional(self) -> bool:
+        return self.sigma > PROVISIONAL_SIGMA
+
+    def score(self) -> Optional[Interval]:
+        return moments_interval(Moments(*self.share), self.games)
+
+
+def version_name(label: str, version: int) -> str:
+    """The name an entry plays under (its seat label): the label, then `label@2`, `label@3`, ..."""
+    return label if version == 1 else f"{label}@{version}"
+
+
+def deal_ranks(matches: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """{seat label: rank over the deal} from the deal's matches: by mean placement over every seat
+    the label held, 1 = best, ties share."""
+    places: dict[str, list] = {}
+    for m in matches:
+        for seat, place in zip(m["seats"], m["placements"]):
+            places.setdefault(seat["label"], []).append(place)
+    mean = {label: sum(p) / len(p) for label, p in places.items()}
+    return {label: 1 + sum(other < m for other in mean.values()) for label, m in mean.items()}
+
+
+def rate(entries: Sequence[Entry], ranks: Sequence[int], env: trueskill.TrueSkill) -> None:
+    """One TrueSkill update of a line-up's entries from their ranks over a deal (1 = best)."""
+    new = env.rate([(e.rating(env),) for e in entries], ranks=list(ranks))
+    for e, (r,) in zip(entries, new):
+        e.pi, e.tau = r.pi, r.tau
+    firsts = sum(1 for r in ranks if r == 1)
+    for e, r in zip(entries, ranks):
+        e.deals += 1
+        e.form = (e.form + ("W" if r == 1 and firsts == 1 else "D" if r == 1 else "L"))[-FORM:]
+
+
+def fold_deal(by_name: dict[str, Entry], matches: Sequence[dict[str, Any]], env: trueskill.TrueSkill) -> list[Entry]:
+    """Folds one complete deal (its stored matches, every rotation of one line-up) into the
+    entries that played it; returns them in seat order of the first match."""
+    ranks = deal_ranks(matches)
+    playing = [by_name[label] for label in dict.fromkeys(s["label"] for s in matches[0]["seats"])]
+    rate(playing, [ranks[e.name] for e in playing], env)
+    shares: dict[str, list] = {}
+    for m in matches:
+        labels, places = [s["label"] for s in m["seats"]], m["placements"]
+        faulty = {f["label"] for f in m["faults"]}
+        ranked = ratings.agent_ranks(m)
+        firsts = sum(1 for _, r in ranked if r == 1)
+        for label, r in ranked:
+            e = by_name[label]
+            e.games += 1
+            if r == 1 and firsts == 1:
+                e.wins += 1
+            elif r == 1:
+                e.draws += 1
+            else:
+                e.losses += 1
+            e.faults += label in faulty
+            mine = [i for i, b in enumerate(labels) if b == label]
+            pairs = [pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != label]
+            if pairs:
+                shares.setdefault(label, []).append(sum(pairs) / len(pairs))
+    for label, values in shares.items():
+        mo = Moments(*by_name[label].share)
+        mo.add(sum(values) / len(values))
+        by_name[label].share = mo.state()
+    return playing
+
+
+def meetings(matches: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[int]]:
+    """{(label, opponent): [games, wins, draws, losses]} over these matches, for every two seats of
+    different labels (a win: placed ahead of that opponent)."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for m in matches:
+        seats = [(s["label"], place) for s, place in zip(m["seats"], m["placements"])]
+        for label, mine in seats:
+            for other, theirs in seats:
+                if other != label:
+                    row = out.setdefault((label, other), [0, 0, 0, 0])
+                    row[0] += 1
+                    row[1 if mine < theirs else 3 if mine > theirs else 2] += 1
+    return out
+
+
+def ordered(entries: Iterable[Entry]) -> list[Entry]:
+    """The standings' order: by mu, highest first (then the older entry)."""
+    return sorted(entries, key=lambda e: (-e.mu, e.entry))
+
+
+def difference(a: Entry, b: Entry) -> tuple[float, float]:
+    """(mu_a - mu_b, the half-width of its 95% interval)."""
+    return a.mu - b.mu, Z95 * math.sqrt(a.sigma ** 2 + b.sigma ** 2)
+
+
+def told_apart(a: Entry, b: Entry) -> bool:
+    """Whether two entries' order is known: separated, or level (see the module docstring)."""
+    d, half = difference(a, b)
+    return abs(d) > half or abs(d) + half <= LEVEL_MU
+
+
+def settled(standings: Sequence[Entry], entry: Entry) -> bool:
+    """Whether `entry`'s place in `standings` (in the standings' order) is settled."""
+    if entry.provisional:
+        return False
+    k = next(i for i, e in enumerate(standings) if e.entry == entry.entry)
+    return all(told_apart(entry, other) for other in list(standings[max(0, k - 1):k]) + list(standings[k + 1:k + 2]))

@@ -1,0 +1,503 @@
+"""Ladders in the store: the tables, and the functions every face of a ladder uses (the command
+line, the web pages and uploads).
+
+    from arena.store import Store
+    from arena.ladder import store as ladders
+    store = Store("results/arena.sqlite")
+    ladders.create(store, "insert", game_id="insert", seed=1)
+    ladders.add(store, "insert", "ismcts[iterations=200] as mcts")            # from the command line
+    ladders.add(store, "insert", "./bot.py:MyBot as mine", entrant="alice")   # an upload: alice owns it
+    ladders.retire(store, "insert", "mine", entrant="alice")                  # only alice may
+    ladders.entries(store, "insert")       # [standing.Entry] in the order added
+    ladders.standings(store, "insert")     # [dict] rows of `arena ladder show`, best first
+    ladders.history(store, "insert", "mcts")
+
+A ladder is one open-ended run in the `runs` table (run id `ladder-NAME`, kind "ladder"), so its
+matches are ordinary rows of `matches` that `arena replay`, `arena export`, `arena faults` and
+`arena matches` read as they read any run's. Beside it the store keeps (tables created on first
+write, so older stores stay readable):
+
+* `ladders`: one row per ladder: its run, its config (a TournamentConfig's JSON: game, seed,
+  sandbox, time rules, the engines' code digest), the next deal and match id to plan.
+* `ladder_entries`: one row per entry, a version of a bot: its agent spec (submitted code staged,
+  with its digest), label and version, the entry it replaced (lineage), the entrant who owns it,
+  its status, and its standing kept incrementally (arena.ladder.standing): TrueSkill's exact
+  state, counts, score moments, recent form. `show` reads these rows and nothing else, so it costs
+  the same after a million matches as after ten.
+* `ladder_pairs`: how many deals each pair of entries has played together (matchmaking).
+* `ladder_meetings`: each entry's games, wins, draws and losses against each opponent, kept as
+  batches are folded (the head-to-heads of an entry's page).
+* `ladder_plan`: the batch of matches chosen but not yet folded into the standings
+  (arena.ladder.play): a resumed ladder finishes it first.
+* `ladder_history`: each entry's rating after each deal it played (`arena ladder history`).
+
+A new version of a bot (the same label, other code) is a new entry whose `parent` is the previous
+version's; the previous version is retired unless kept. Every function raises ValueError (one line)
+on bad input: an unknown ladder or entry, a name taken, an agent that cannot play the game, a
+retirement by someone who does not own the entry.
+"""
+import hashlib
+import json
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Optional, Sequence
+
+from arena import agent_list, seeds
+from arena.ladder import standing
+from arena.ladder.standing import Entry, version_name
+from arena.match import AgentSpec, TimeControl
+from arena.store import Store
+from arena.tournament import schedule as sched
+from arena.tournament.config import TournamentConfig, _agent
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS ladders (
+    name        TEXT PRIMARY KEY,
+    run_id      TEXT NOT NULL,     -- its matches: the run `ladder-NAME` of the matches table
+    created     REAL NOT NULL,
+    config      TEXT NOT NULL,     -- JSON: a TournamentConfig of kind "ladder", without agents
+    next_deal   INTEGER NOT NULL DEFAULT 0,
+    next_match  INTEGER NOT NULL DEFAULT 0,
+    batches     INTEGER NOT NULL DEFAULT 0    -- batches planned so far
+);
+CREATE TABLE IF NOT EXISTS ladder_entries (
+    ladder      TEXT NOT NULL REFERENCES ladders(name),
+    entry       INTEGER NOT NULL,  -- 1, 2, ... in the order added
+    label       TEXT NOT NULL,     -- as its author named it, the same for every version
+    version     INTEGER NOT NULL,
+    name        TEXT NOT NULL,     -- its seat label in matches: label, then label@2, label@3, ...
+    item        TEXT NOT NULL,     -- the agent item as given
+    spec        TEXT NOT NULL,     -- JSON AgentSpec dict (label = name; submitted code's digest)
+    digest      TEXT NOT NULL,     -- what tells versions apart
+    parent      INTEGER,           -- the entry of the previous version
+    entrant     TEXT,              -- its owner (uploads); NULL from the command line
+    status      TEXT NOT NULL,     -- active | retired
+    added       REAL NOT NULL,
+    joined      INTEGER NOT NULL,  -- the ladder's stored matches when it was added
+    pi          REAL NOT NULL DEFAULT 0,   -- TrueSkill's exact state (0: the prior)
+    tau         REAL NOT NULL DEFAULT 0,
+    mu          REAL NOT NULL,
+    sigma       REAL NOT NULL,
+    deals       INTEGER NOT NULL DEFAULT 0,
+    games       INTEGER NOT NULL DEFAULT 0,
+    wins        INTEGER NOT NULL DEFAULT 0,
+    draws       INTEGER NOT NULL DEFAULT 0,
+    losses      INTEGER NOT NULL DEFAULT 0,
+    faults      INTEGER NOT NULL DEFAULT 0,
+    share       TEXT NOT NULL DEFAULT '[0, 0.0, 0.0]',   -- Moments of the score share per deal
+    form        TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (ladder, entry),
+    UNIQUE (ladder, name)
+);
+CREATE TABLE IF NOT EXISTS ladder_pairs (
+    ladder      TEXT NOT NULL,
+    a           INTEGER NOT NULL,  -- entry numbers, a < b
+    b           INTEGER NOT NULL,
+    deals       INTEGER NOT NULL,
+    PRIMARY KEY (ladder, a, b)
+);
+CREATE TABLE IF NOT EXISTS ladder_meetings (
+    ladder      TEXT NOT NULL,
+    entry       INTEGER NOT NULL,
+    opponent    INTEGER NOT NULL,
+    games       INTEGER NOT NULL,  -- matches where both held a seat, counted per pair of seats
+    wins        INTEGER NOT NULL,  -- placed ahead of the opponent
+    draws       INTEGER NOT NULL,
+    losses      INTEGER NOT NULL,
+    PRIMARY KEY (ladder, entry, opponent)
+);
+CREATE TABLE IF NOT EXISTS ladder_plan (
+    ladder      TEXT NOT NULL,
+    match_id    INTEGER NOT NULL,
+    deal        INTEGER NOT NULL,
+    seats       TEXT NOT NULL,     -- JSON list of entry numbers, one per seat
+    PRIMARY KEY (ladder, match_id)
+);
+CREATE TABLE IF NOT EXISTS ladder_history (
+    ladder      TEXT NOT NULL,
+    entry       INTEGER NOT NULL,
+    deal        INTEGER NOT NULL,  -- after this deal of the ladder
+    deals       INTEGER NOT NULL,  -- the entry's deals so far
+    mu          REAL NOT NULL,
+    sigma       REAL NOT NULL,
+    PRIMARY KEY (ladder, entry, deal)
+);
+"""
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+ENTRY_COLUMNS = ("entry", "label", "version", "item", "spec", "digest", "parent", "entrant", "status", "added",
+                 "joined", "pi", "tau", "deals", "games", "wins", "draws", "losses", "faults", "share", "form")
+
+
+@dataclass(frozen=True)
+class Ladder:
+    name: str
+    run_id: str
+    config: TournamentConfig     # one game; agents empty (they are the entries)
+    deal_key: str
+    created: float
+    next_deal: int
+    next_match: int
+    batches: int
+
+    @property
+    def game_id(self) -> str:
+        return self.config.games[0].game_id
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.config.games[0].params)
+
+    @property
+    def players(self) -> int:
+        return self.config.games[0].players
+
+
+def ensure_tables(store: Store) -> None:
+    """Creates the ladder tables in a store opened for writing (nothing when they exist); the
+    head-to-heads of a store whose ladders predate `ladder_meetings` are counted once from their
+    matches."""
+    backfill = has_tables(store) and not _has_meetings(store)
+    store.db.executescript(SCHEMA)
+    if backfill:
+        with store.db:
+            for row in store.db.execute("SELECT name, run_id FROM ladders").fetchall():
+                numbers = {e.name: e.entry for e in entries(store, row["name"])}
+                save_meetings(store, row["name"], numbers, standing.meetings(store.results(row["run_id"])))
+
+
+def _has_meetings(store: Store) -> bool:
+    return store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'ladder_meetings'").fetchone() is not None
+
+
+def has_tables(store: Store) -> bool:
+    return store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'ladders'").fetchone() is not None
+
+
+def run_id_of(name: str) -> str:
+    return f"ladder-{name}"
+
+
+# ---------------------------------------------------------------- ladders
+
+def create(store: Store, name: str, *, game_id: str, players: Optional[int] = None,
+           params: Sequence[str] = (), seed: int = 0, time_limit: Optional[float] = None,
+           time_control: Optional[str] = None, sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
+           deal_key: Optional[str] = None, book: Optional[str] = None) -> Ladder:
+    """Starts an empty ladder of one game (`params`: "NAME=VALUE" texts as --param takes them).
+    With `book` (a deal book's path, arena.tournament.books) the ladder plays the book's deals in
+    order, its game and parameters, and stops when they are all played (`book_left`); its config
+    keeps the book's name and digest, and `deals` the number of deals it holds.
+    :raises ValueError: a bad name, a name taken, an unknown game or parameter, a bad time rule, a
+        bad deal book or one of another game, a book with --deal-key or --seed."""
+    from arena.sandbox import make_policy
+    from arena.tournament import books
+    from arena.tournament.coordinator import DEFAULT_TIME_LIMIT, check_time_limit
+    if not _NAME.fullmatch(name or ""):
+        raise ValueError(f"ladder name {name!r}: use letters, digits, '_', '.' and '-' (at most 64, starting "
+                         f"with a letter or digit)")
+    ensure_tables(store)
+    if _row(store, name) is not None:
+        raise ValueError(f"ladder {name} already exists in {store.path}: add entries to it, or choose another name")
+    deal_book = books.load_for(book, deal_key, seed) if book is not None else None
+    games = books.games(deal_book, game_id or None, players, params) if deal_book else \
+        sched.resolve_games(game_id, players, agent_list.param_options(params))
+    clock = TimeControl.parse(time_control) if time_control is not None else None
+    policy = make_policy(sandbox, agent_list.parse_params(",".join(bot_limits), "--bot-limit"))
+    limit = check_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+    config = replace(TournamentConfig.create(games, [], None, seed, limit, policy, agent_defaults={},
+                                             code=sched.code_digest(), time_control=clock), kind="ladder")
+    if deal_book:
+        config = replace(config, book=deal_book.ref(), deals=len(deal_book.deals))
+    run_id = run_id_of(name)
+    key = deal_book.key if deal_book else seeds.parse_deal_key(deal_key) if deal_key else seeds.new_deal_key()
+    with store.db:
+        if store.deal_key(run_id) is not None:
+            raise ValueError(f"{store.path} already holds a run {run_id}: choose another ladder name")
+        store.db.execute("INSERT INTO ladders (name, run_id, created, config) VALUES (?, ?, ?, ?)",
+                         (name, run_id, time.time(), json.dumps(config.to_json(), sort_keys=True)))
+    store.create_run(run_id, config.to_json(), 0, key)
+    return get(store, name)
+
+
+def get(store: Store, name: str) -> Ladder:
+    """The ladder NAME; ValueError naming the store's ladders when there is none."""
+    row = _row(store, name)
+    if row is None:
+        known = ", ".join(l["name"] for l in ladders(store)) or "none"
+        raise ValueError(f"no ladder {name!r} in {store.path} (ladders: {known}); start one with `arena ladder new`")
+    config = TournamentConfig.from_json(json.loads(row["config"]))
+    return Ladder(row["name"], row["run_id"], config, store.deal_key(row["run_id"]) or "", row["created"],
+                  row["next_deal"], row["next_match"], row["batches"])
+
+
+def _row(store, name):
+    if not has_tables(store):
+        return None
+    return store.db.execute("SELECT * FROM ladders WHERE name = ?", (name,)).fetchone()
+
+
+def book_left(ladder: Ladder) -> Optional[int]:
+    """How many of its deal book's deals the ladder has not planned yet (None: no book, no end)."""
+    if ladder.config.book is None:
+        return None
+    return (ladder.config.deals or 0) - ladder.next_deal
+
+
+def active_names(store: Store) -> dict[str, list[str]]:
+    """{run id: its active entries' names, in the order added} for every ladder of the store (the
+    agents `arena runs` lists for a ladder's run)."""
+    if not has_tables(store):
+        return {}
+    out: dict[str, list[str]] = {}
+    for run_id, entry_name in store.db.execute(
+            "SELECT l.run_id, e.name FROM ladders l JOIN ladder_entries e ON e.ladder = l.name "
+            "WHERE e.status = 'active' ORDER BY l.name, e.entry"):
+        out.setdefault(run_id, []).append(entry_name)
+    return out
+
+
+def folded(store: Store, ladder: Ladder) -> int:
+    """The matches folded into the ladder's standings (read from its run's row, not counted)."""
+    return store.run(ladder.run_id)["total"]
+
+
+def ladders(store: Store) -> list[dict[str, Any]]:
+    """[{name, run_id, game_id, params, created, entries, active, matches, status}] oldest first."""
+    if not has_tables(store):
+        return []
+    out = []
+    for row in store.db.execute("SELECT * FROM ladders ORDER BY created, name").fetchall():
+        counts = store.db.execute("SELECT count(*), coalesce(sum(status = 'active'), 0) FROM ladder_entries "
+                                  "WHERE ladder = ?", (row["name"],)).fetchone()
+        game = json.loads(row["config"])["games"][0]
+        out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game["game_id"],
+                    "params": game["params"], "created": row["created"], "entries": counts[0],
+                    "active": counts[1], "matches": store.run(row["run_id"])["total"],
+                    "status": store.run(row["run_id"])["status"]})
+    return out
+
+
+# ---------------------------------------------------------------- entries
+
+def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optional[str] = None) -> Entry:
+    """Enters the agent `item` (anything `arena run --agents` takes as one item: a built-in with
+    parameters, FILE.py:Class, package.module:Class, exec:PATH, optionally `as LABEL`) in the
+    ladder, owned by `entrant` (None: from the command line). Submitted code is staged (copied,
+    digested) and checked in its sandbox before anything is written.
+
+    The same label with other code is a new version: a new entry whose parent is the label's latest
+    entry, which is retired unless `keep`. The same label with the same code as an active entry is
+    an error; as a retired one, that entry comes back. Another entrant's label cannot be taken.
+    :returns: the entry added (or brought back).
+    """
+    from arena.sandbox import stage, validate_all
+    ladder = get(store, name)
+    policy = ladder.config.sandbox
+    if "," in _outside_brackets(item):
+        raise ValueError(f"give one agent per `arena ladder add`, not a list: {item!r}")
+    spec = agent_list.parse_agent(item, run_code=policy.mode == "none")
+    if spec.source == "human":
+        raise ValueError("a ladder plays unattended: the human agent cannot enter one")
+    if "@" in spec.label:
+        raise ValueError(f"agent label {spec.label!r}: '@' is kept for versions (label@2); choose another label")
+    sched.check_can_play([spec], ladder.game_id, ladder.players)
+    spec = stage(spec)
+    digest = spec.code or _builtin_digest(spec)
+    versions = [e for e in entries(store, name) if e.label == spec.label]
+    latest = versions[-1] if versions else None
+    if latest is not None and (latest.entrant or None) != (entrant or None):
+        raise ValueError(f"label {spec.label!r} in ladder {name} belongs to another entrant: choose another label")
+    same = next((e for e in versions if e.digest == digest), None)
+    if same is not None and same.status == "active":
+        raise ValueError(f"{same.name} is already in ladder {name} with this code (entry {same.entry})")
+    if spec.submitted:
+        validate_all([spec], policy)
+    now = time.time()
+    with store.db:
+        joined = store.count(ladder.run_id)
+        if same is not None:   # a retired version comes back, with its standing
+            store.db.execute("UPDATE ladder_entries SET status = 'active' WHERE ladder = ? AND entry = ?",
+                             (name, same.entry))
+            back = same
+        else:
+            number = store.db.execute("SELECT coalesce(max(entry), 0) + 1 FROM ladder_entries WHERE ladder = ?",
+                                      (name,)).fetchone()[0]
+            version = latest.version + 1 if latest else 1
+            played = replace(spec, label=version_name(spec.label, version))
+            prior = standing.environment().create_rating()
+            store.db.execute(
+                "INSERT INTO ladder_entries (ladder, entry, label, version, name, item, spec, digest, parent, entrant, "
+                "status, added, joined, mu, sigma) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
+                (name, number, spec.label, version, played.label, item.strip(), json.dumps(played.as_dict()),
+                 digest, latest.entry if latest else None, entrant, now, joined, prior.mu, prior.sigma))
+            back = None
+        if latest is not None and not keep and latest.status == "active" and latest is not same:
+            store.db.execute("UPDATE ladder_entries SET status = 'retired' WHERE ladder = ? AND entry = ?",
+                             (name, latest.entry))
+    if back is not None:
+        return entry(store, name, back.name)
+    return entries(store, name)[-1]
+
+
+def _outside_brackets(text):
+    depth, out = 0, []
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        out.append(ch if depth == 0 else " ")
+    return "".join(out)
+
+
+def _builtin_digest(spec: AgentSpec) -> str:
+    """A built-in agent's version: its name, parameters and default parameters."""
+    import agents as agent_registry
+    text = json.dumps([spec.source, sorted(dict(spec.params).items()),
+                       sorted(agent_registry.agent_class(spec.source).PARAMS.items())], default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def retire(store: Store, name: str, label: str, entrant: Optional[str] = None) -> list[Entry]:
+    """Takes out the active entries of `label` (every active version), or the one entry named
+    `label@N`; with `entrant`, only an entry that entrant owns. Returns the entries retired.
+    :raises ValueError: no such active entry, or it belongs to someone else."""
+    get(store, name)
+    found = [e for e in entries(store, name) if e.status == "active" and (e.label == label or e.name == label)]
+    if not found:
+        known = ", ".join(e.name for e in entries(store, name) if e.status == "active") or "none"
+        raise ValueError(f"ladder {name} has no active entry {label!r} (active: {known})")
+    if entrant is not None and any(e.entrant != entrant for e in found):
+        raise ValueError(f"entry {label!r} of ladder {name} belongs to another entrant: only its owner may retire it")
+    with store.db:
+        store.db.executemany("UPDATE ladder_entries SET status = 'retired' WHERE ladder = ? AND entry = ?",
+                             [(name, e.entry) for e in found])
+    return [replace(e, status="retired") for e in found]
+
+
+def entries(store: Store, name: str, active: bool = False) -> list[Entry]:
+    """The ladder's entries (only the active ones with `active`) in the order they were added."""
+    if not has_tables(store):
+        return []
+    sql = f"SELECT {', '.join(ENTRY_COLUMNS)} FROM ladder_entries WHERE ladder = ?"
+    if active:
+        sql += " AND status = 'active'"
+    return [_entry(r) for r in store.db.execute(sql + " ORDER BY entry", (name,))]
+
+
+def entry(store: Store, name: str, label: str) -> Entry:
+    """One entry by name (`label@2`), or by label its latest version; ValueError when there is none."""
+    found = [e for e in entries(store, name) if e.name == label] or \
+        [e for e in entries(store, name) if e.label == label][-1:]
+    if not found:
+        get(store, name)
+        known = ", ".join(e.name for e in entries(store, name)) or "none"
+        raise ValueError(f"ladder {name} has no entry {label!r} (entries: {known})")
+    return found[0]
+
+
+def _entry(row: sqlite3.Row) -> Entry:
+    d = dict(zip(ENTRY_COLUMNS, row))
+    d["spec"] = _agent(json.loads(d["spec"]))
+    d["share"] = json.loads(d["share"])
+    return Entry(**d)
+
+
+def save_entries(store: Store, name: str, changed: Iterable[Entry]) -> None:
+    """Writes the standings of these entries (inside the caller's transaction)."""
+    store.db.executemany(
+        "UPDATE ladder_entries SET pi = ?, tau = ?, mu = ?, sigma = ?, deals = ?, games = ?, wins = ?, draws = ?, "
+        "losses = ?, faults = ?, share = ?, form = ? WHERE ladder = ? AND entry = ?",
+        [(e.pi, e.tau, e.mu, e.sigma, e.deals, e.games, e.wins, e.draws, e.losses, e.faults, json.dumps(e.share),
+          e.form, name, e.entry) for e in changed])
+
+
+def save_meetings(store: Store, name: str, numbers: dict[str, int],
+                  counts: dict[tuple[str, str], list[int]]) -> None:
+    """Adds head-to-head counts ({(label, opponent): [games, wins, draws, losses]}, labels as
+    played; `numbers`: {label: entry}) to the ladder's (inside the caller's transaction)."""
+    store.db.executemany(
+        "INSERT INTO ladder_meetings VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ladder, entry, opponent) DO UPDATE "
+        "SET games = games + excluded.games, wins = wins + excluded.wins, draws = draws + excluded.draws, "
+        "losses = losses + excluded.losses",
+        [(name, numbers[a], numbers[b], *c) for (a, b), c in counts.items()])
+
+
+def head_to_head(store: Store, name: str, label: str) -> list[dict[str, Any]]:
+    """[{opponent, games, wins, draws, losses}] of one entry (by name, or a label's latest version)
+    against each entry it met, most games first: read from `ladder_meetings` (one row per
+    opponent), or counted from the matches in a store older than that table, read-only."""
+    e = entry(store, name, label)
+    names = {x.entry: x.name for x in entries(store, name)}
+    if _has_meetings(store):
+        rows = [{"opponent": names[r["opponent"]], "games": r["games"], "wins": r["wins"], "draws": r["draws"],
+                 "losses": r["losses"]}
+                for r in store.db.execute("SELECT opponent, games, wins, draws, losses FROM ladder_meetings "
+                                          "WHERE ladder = ? AND entry = ?", (name, e.entry))]
+    else:
+        counts = standing.meetings(store.results(get(store, name).run_id))
+        rows = [{"opponent": b, "games": c[0], "wins": c[1], "draws": c[2], "losses": c[3]}
+                for (a, b), c in counts.items() if a == e.name]
+    return sorted(rows, key=lambda r: (-r["games"], r["opponent"]))
+
+
+def pairs(store: Store, name: str) -> dict[tuple[int, int], int]:
+    """{(a, b): deals played together} for entries a < b."""
+    return {(r[0], r[1]): r[2] for r in store.db.execute("SELECT a, b, deals FROM ladder_pairs WHERE ladder = ?",
+                                                          (name,))}
+
+
+# ---------------------------------------------------------------- views
+
+def standings(store: Store, name: str, include_retired: bool = False) -> list[dict[str, Any]]:
+    """The rows of `arena ladder show`, best first (by mu; arena.ladder.standing): the active
+    entries, and the retired ones after them with `include_retired`. Each row: rank, name,
+    label, version, parent (the previous version's name), entrant, status, mu, sigma, low and
+    high (mu +- 1.96 sigma), deals, games, wins, draws, losses, faults, score (share, with its 95%
+    interval over deals), provisional, settled, form."""
+    get(store, name)
+    every = entries(store, name)
+    names = {e.entry: e.name for e in every}
+    active = standing.ordered(e for e in every if e.status == "active")
+    shown = active + (standing.ordered(e for e in every if e.status != "active") if include_retired else [])
+    out = []
+    for k, e in enumerate(shown):
+        score = e.score()
+        out.append({"rank": k + 1 if e.status == "active" else None, "entry": e.entry, "name": e.name,
+                    "label": e.label, "version": e.version, "parent": names.get(e.parent) if e.parent else None,
+                    "entrant": e.entrant, "status": e.status, "agent": e.item,
+                    "mu": e.mu, "sigma": e.sigma, "low": e.mu - standing.Z95 * e.sigma,
+                    "high": e.mu + standing.Z95 * e.sigma, "deals": e.deals, "games": e.games, "wins": e.wins,
+                    "draws": e.draws, "losses": e.losses, "faults": e.faults,
+                    "score": score.as_dict() if score else None, "provisional": e.provisional,
+                    "settled": e.status == "active" and standing.settled(active, e), "form": e.form})
+    return out
+
+
+def history(store: Store, name: str, label: str, most: Optional[int] = None) -> list[dict[str, Any]]:
+    """[{deal, deals, mu, sigma}] of one entry (by name, or a label's latest version): its rating
+    after each deal it played, from its prior on; with `most`, at most about that many points,
+    evenly spread, the first and the last kept (thinned in the query: a long ladder's entry has
+    a point per deal)."""
+    e = entry(store, name, label)
+    prior = standing.environment().create_rating()
+    step = max(1, -(-e.deals // (most - 1))) if most and most > 1 else 1
+    rows = store.db.execute("SELECT deal, deals, mu, sigma FROM ladder_history WHERE ladder = ? AND entry = ? "
+                            "AND (deals % ? = 0 OR deals = ?) ORDER BY deal", (name, e.entry, step, e.deals)).fetchall()
+    return [{"deal": None, "deals": 0, "mu": prior.mu, "sigma": prior.sigma}] + [dict(r) for r in rows]
+
+
+def stored(store: Store, ladder: Ladder) -> int:
+    """The ladder's stored matches: those folded, and those of the recorded batch stored so far
+    (counted from the folded ones on, not over the whole run)."""
+    done = folded(store, ladder)
+    return done + store.db.execute("SELECT count(*) FROM matches WHERE run_id = ? AND match_id >= ?",
+                                   (ladder.run_id, done)).fetchone()[0]
+
+
+def recent(store: Store, ladder: Ladder, most: int) -> list[dict[str, Any]]:
+    """The ladder's last `most` stored matches (without their actions), latest first: read from
+    the folded ones' end on, not past every match."""
+    start = max(0, folded(store, ladder) - most)
+    return list(store.results(ladder.run_id, start))[::-1][:most]

@@ -1,0 +1,352 @@
+"""Bots uploaded to a ladder over HTTP: read safely, checked in the sandbox, kept or left no trace.
+
+An upload is a Python bot file (FILE.py with an Agent class) or an archive (.tar.gz or .zip) of an
+exec bot: a folder with its bot.toml (docs/protocol.md), at the archive's top or in its one top folder.
+An archive is unpacked by reading it, never by a library's extract: only plain files and folders,
+names relative without `..`, at most MAX_MEMBERS members and MAX_UNPACKED bytes counted while the
+bytes come out (never trusting the sizes the archive declares). The bot then passes check-agent
+(arena.tournament.checks) on the ladder's game in its sandbox before it is kept; a refused upload
+leaves no file (its staged copy in the cache included) and no store row.
+"""
+import contextlib
+import glob
+import gzip
+import io
+import os
+import posixpath
+import re
+import shutil
+import stat
+import tarfile
+import tempfile
+import threading
+import zipfile
+import zlib
+from typing import IO, TYPE_CHECKING, Iterator, Optional
+
+if TYPE_CHECKING:
+    from arena.ladder.standing import Entry
+    from arena.store import Store
+
+MAX_UPLOAD = 4 << 20      # bytes of one uploaded file
+MAX_UNPACKED = 32 << 20   # bytes of an archive's files, unpacked
+MAX_MEMBERS = 1000        # files and folders of an archive
+LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,39}")   # a bot's label (part of a URL and of an agent list)
+PY_FILE = "bot.py"        # the name an uploaded Python file is kept under
+EXEC_FOLDER = "bot"       # the folder an archive is unpacked into
+MAX_BOTS = 3              # active bots of one entrant in one ladder
+CHUNK = 1 << 16
+
+
+class UploadRefused(ValueError):
+    """An upload that is not taken; `status` is the HTTP status that says why (413: too big, 422: a
+    bot that is not valid or fails its check)."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def kind_of(data: bytes, filename: str) -> str:
+    """"tar.gz", "zip" or "py" by the upload's first bytes (and a .py name for Python)."""
+    if data[:2] == b"\x1f\x8b":
+        return "tar.gz"
+    if data[:4] == b"PK\x03\x04":
+        return "zip"
+    if filename.lower().endswith(".py"):
+        return "py"
+    raise UploadRefused("upload a Python bot file (.py), or a .tar.gz or .zip of an exec bot's folder with its "
+                        "bot.toml")
+
+
+def check_label(label: str) -> str:
+    if not LABEL.fullmatch(label):
+        raise UploadRefused(f"a bot's label is 1 to 40 letters, digits and _ . + - (not starting with . + -), "
+                            f"not {label[:60]!r}")
+    return label
+
+
+def _member_name(name: str) -> str:
+    """A member's name as a relative path of plain parts; UploadRefused for an absolute one, one with
+    `..`, a backslash or a control character."""
+    if not name or name.startswith("/") or "\\" in name or not name.isprintable():
+        raise UploadRefused(f"the archive has a member named {name[:80]!r}: names must be relative paths")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UploadRefused(f"the archive has a member named {name[:80]!r}: names must not hold ..")
+    return posixpath.join(*parts) if parts else ""
+
+
+def _tar_members(data: bytes) -> Iterator[tuple[str, bool, Optional[IO[bytes]]]]:
+    """(name, executable, its bytes; None for a folder) of each member."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            for member in archive:
+                if not (member.isfile() or member.isdir()):
+                    raise UploadRefused(f"the archive's {member.name[:80]!r} is a link or a device: "
+                                        f"only plain files and folders are taken")
+                yield member.name, bool(member.mode & 0o100), archive.extractfile(member) if member.isfile() else None
+    except (tarfile.TarError, EOFError, OSError) as e:
+        raise UploadRefused(f"the .tar.gz cannot be read: {e}") from None
+
+
+def _zip_members(data: bytes) -> Iterator[tuple[str, bool, Optional[IO[bytes]]]]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for info in archive.infolist():
+                mode = info.external_attr >> 16
+                if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                    raise UploadRefused(f"the archive's {info.filename[:80]!r} is a link or a device: "
+                                        f"only plain files and folders are taken")
+                yield info.filename, bool(mode & 0o100), None if info.is_dir() else archive.open(info)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError) as e:
+        raise UploadRefused(f"the .zip cannot be read: {e}") from None
+
+
+_DAMAGED = (tarfile.TarError, zipfile.BadZipFile, gzip.BadGzipFile, zlib.error, EOFError)
+
+
+def unpack(data: bytes, kind: str, dest: str) -> None:
+    """Writes the archive's files under `dest` (a new, empty folder), each member checked as it comes."""
+    members = _tar_members(data) if kind == "tar.gz" else _zip_members(data)
+    count = total = 0
+    for name, executable, stream in members:
+        count += 1
+        if count > MAX_MEMBERS:
+            raise UploadRefused(f"the archive has more than {MAX_MEMBERS} members", 413)
+        rel = _member_name(name)
+        try:
+            total = _write_member(dest, rel, executable, stream, total)
+        except _DAMAGED as e:   # found while its bytes are read: a bad CRC, a stream cut short
+            raise UploadRefused(f"the archive cannot be read: {e}") from None
+        except OSError as e:   # a name too long, a file where a folder goes, twice the same file
+            raise UploadRefused(f"the archive's {rel[:80]!r} cannot be unpacked: {e.strerror or e}") from None
+
+
+def _write_member(dest: str, rel: str, executable: bool, stream: Optional[IO[bytes]], total: int) -> int:
+    """Writes one member under `dest`; the bytes unpacked so far, this member's included."""
+    path = os.path.join(dest, rel)
+    if stream is None or not rel:
+        os.makedirs(path, exist_ok=True)
+        return total
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o755 if executable else 0o644)
+    with os.fdopen(fd, "wb") as out:
+        while chunk := stream.read(CHUNK):
+            total += len(chunk)
+            if total > MAX_UNPACKED:
+                raise UploadRefused(f"the archive unpacks to more than {MAX_UNPACKED >> 20} MiB", 413)
+            out.write(chunk)
+    return total
+
+
+def bot_folder(dest: str) -> str:
+    """The unpacked folder that holds bot.toml: `dest` itself, or its one folder."""
+    entries = os.listdir(dest)
+    if "bot.toml" not in entries and len(entries) == 1 and os.path.isdir(os.path.join(dest, entries[0])):
+        dest = os.path.join(dest, entries[0])
+    if not os.path.isfile(os.path.join(dest, "bot.toml")):
+        raise UploadRefused("the archive has no bot.toml at its top or in its one top folder (docs/protocol.md)")
+    return dest
+
+
+def write_bot(data: bytes, filename: str, folder: str, class_name: Optional[str]) -> tuple[str, str]:
+    """Writes the upload in `folder` (new, empty); (the agent it is, as the agent list writes it, its
+    default label). UploadRefused for anything that is not a bot."""
+    if len(data) > MAX_UPLOAD:
+        raise UploadRefused(f"an upload is at most {MAX_UPLOAD >> 20} MiB", 413)
+    kind = kind_of(data, filename)
+    if kind == "py":
+        path = os.path.join(folder, PY_FILE)
+        with open(path, "wb") as f:
+            f.write(data)
+        return python_agent(path, class_name)
+    unpacked = os.path.join(folder, EXEC_FOLDER)
+    os.mkdir(unpacked)
+    unpack(data, kind, unpacked)
+    root = bot_folder(unpacked)
+    from arena.sandbox.exec_host import MANIFEST, read_manifest
+    with open(os.path.join(root, MANIFEST), "rb") as f:
+        try:
+            name = read_manifest(f.read(), "bot")["name"]
+        except ValueError as e:
+            raise UploadRefused(f"its bot.toml: {e}") from None
+    return f"exec:{root}", name
+
+
+def python_agent(path: str, class_name: Optional[str]) -> tuple[str, str]:
+    """("PATH:Class", Class) of an uploaded Python file, parsed and never run here: the class named,
+    else its only Agent class."""
+    from arena.agent_list import agent_classes
+    try:
+        classes = agent_classes(path)
+    except (SyntaxError, ValueError):
+        classes = []
+    if not classes:
+        raise UploadRefused("the Python file has no Agent class (class MyBot(Agent) at its top level), "
+                            "or cannot be parsed")
+    if class_name:
+        if class_name not in classes:
+            raise UploadRefused(f"the Python file has no Agent class {class_name[:60]!r}; it has {', '.join(classes)}")
+        return f"{path}:{class_name}", class_name
+    if len(classes) > 1:
+        raise UploadRefused(f"the Python file has several Agent classes ({', '.join(classes)}): name one")
+    return f"{path}:{classes[0]}", classes[0]
+
+
+def remove(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, label: Optional[str] = None,
+           class_name: Optional[str] = None, games: int = 2) -> "Entry":
+    """Adds the uploaded bot to ladder `name` for `entrant`, after check-agent on the ladder's game in
+    its sandbox, and keeps its files under `STORE.uploads/LADDER/`; returns its entry.
+    UploadRefused (with its status) for an upload that is not taken; ValueError for an unknown ladder.
+    One upload is handled at a time."""
+    from arena.ladder import store as ladders
+    with _one_at_a_time:
+        ladder = ladders.get(store, name)
+        if ladder.config.sandbox.mode == "none":
+            raise UploadRefused(f"ladder {name} runs its bots without the sandbox (--sandbox none): it takes no "
+                                f"uploads", 403)
+        if label is not None:
+            _may_enter(store, name, entrant, check_label(label))
+        _sweep_scratch()
+        cache, marker, kept = _cache_entries(), None, None
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-")
+        try:
+            agent, default = write_bot(data, filename, scratch, class_name)
+            label = label or check_label(default)
+            _may_enter(store, name, entrant, label)
+            marker = _marker(agent)
+            _check(agent, label, ladder, games)
+            kept = _keep(store.path, name, scratch)
+            try:
+                return ladders.add(store, name, f"{agent.replace(scratch, kept, 1)} as {label}", entrant=entrant)
+            except ValueError as e:
+                raise UploadRefused(str(e)) from None
+        except BaseException:
+            _discard_staged(cache, marker)
+            if kept:
+                remove(kept)
+            raise
+        finally:
+            remove(scratch)
+
+
+_one_at_a_time = threading.Lock()
+SCRATCH = "arena-upload-"   # then the pid of the server that unpacks there
+
+
+def _sweep_scratch() -> None:
+    """Removes the scratch folders of servers that died during an upload (kill -9 leaves them):
+    those whose pid is no longer a process."""
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), f"{SCRATCH}*-*")):
+        pid = os.path.basename(path)[len(SCRATCH):].split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            remove(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:   # someone else's process (EPERM)
+        return True
+    return True
+
+
+def _may_enter(store, name, entrant, label):
+    """403 when `label` is another entrant's bot of the ladder; 409 when the entrant has MAX_BOTS
+    active bots already (a new version of one of them replaces it)."""
+    from arena.ladder import store as ladders
+    every = ladders.entries(store, name)
+    owners = {e.entrant for e in every if e.label == label}
+    if owners and owners != {entrant}:
+        raise UploadRefused(f"the bot {label} of ladder {name} belongs to another entrant: choose another label", 403)
+    mine = {e.label for e in every if e.entrant == entrant and e.status == "active"}
+    if label not in mine and len(mine) >= MAX_BOTS:
+        raise UploadRefused(f"{entrant} has {len(mine)} active bots in ladder {name}, the most one entrant may "
+                            f"have: retire one first", 409)
+
+
+def _check(agent, label, ladder, games):
+    """check-agent on the ladder's game, its sandbox and its time rules; UploadRefused (422) with the
+    first failed check."""
+    from arena.agent_list import parse_agent
+    from arena.tournament.checks import check_agent, not_required, not_run
+    config = ladder.config
+    try:
+        spec = parse_agent(f"{agent} as {label}")
+        results = check_agent(spec, ladder.game_id, ladder.params, games=games, time_limit=config.time_limit,
+                              policy=config.sandbox, time_control=config.time_control)
+    except ValueError as e:
+        raise UploadRefused(f"the bot fails check-agent: {e}") from None
+    failed = next((r for r in results if not r["ok"]), None)
+    missing = set(not_run(results, spec.kind == "exec")) - set(not_required(spec))
+    if failed:
+        raise UploadRefused(f"the bot fails check-agent: {failed['check']}: {failed['detail']}")
+    if missing:
+        raise UploadRefused(f"the bot fails check-agent: not run: {', '.join(sorted(missing))}")
+
+
+def _keep(store_path, name, scratch):
+    """Moves a checked upload from `scratch` to a new folder of its own under STORE.uploads/LADDER/."""
+    folder = os.path.join(os.path.abspath(store_path) + ".uploads", name)
+    if any(c.isspace() or c in "[],:" for c in folder):
+        raise UploadRefused(f"uploads are kept beside the store, and the folder {folder} has a space or one of "
+                            f"[],: that an agent list cannot hold: serve a store elsewhere", 500)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    kept = tempfile.mkdtemp(dir=folder)
+    for entry in os.listdir(scratch):
+        shutil.move(os.path.join(scratch, entry), kept)
+    return kept
+
+
+def _cache_root():
+    from arena.sandbox import code_dir
+    return os.path.dirname(code_dir("-"))
+
+
+def _cache_entries():
+    """The staged copies and build records in the cache now."""
+    root = _cache_root()
+    entries: set[str] = set()
+    for folder in (root, os.path.join(root, "builds")):
+        with contextlib.suppress(OSError):
+            entries.update(os.path.join(folder, name) for name in os.listdir(folder))
+    return entries
+
+
+def _marker(agent):
+    """(path in a staged copy, content) that only a copy of this upload holds: its bot.py or its bot.toml."""
+    path = agent[len("exec:"):] if agent.startswith("exec:") else agent.rpartition(":")[0]
+    rel = os.path.basename(path) if os.path.isfile(path) else os.path.join(os.path.basename(path), "bot.toml")
+    with open(path if os.path.isfile(path) else os.path.join(path, "bot.toml"), "rb") as f:
+        return rel, f.read()
+
+
+def _discard_staged(before, marker):
+    """Removes the staged copies (and their build records) that appeared since `before` and hold
+    `marker` (nothing when None: no bot was written)."""
+    from arena.sandbox.staging import discard
+    if marker is None:
+        return
+    rel, content = marker
+    gone = set()
+    for entry in sorted(_cache_entries() - before):
+        try:
+            with open(os.path.join(entry, rel), "rb") as f:
+                ours = f.read() == content
+        except OSError:
+            continue
+        if ours:
+            gone.add(os.path.basename(entry))
+            discard(os.path.basename(entry))
+    for entry in _cache_entries() - before:
+        if os.path.isfile(entry):
+            with contextlib.suppress(OSError), open(entry) as f:
+                if f.read().strip() in gone:
+                    os.unlink(entry)

@@ -1,0 +1,199 @@
+"""Deal books: the deals of a game in a file, so that people on different machines, with different
+stores, play exactly the same deals (`arena deals make`, then `--deals BOOK` on `arena run` and
+`arena compare`). docs/deals.md describes the format (docs/deals/book.schema.json) and the trust model.
+
+A book holds its key (128 random bits, like a run's deal key) and, per deal, the seed derived from
+it as a run derives its deal seeds (arena.tournament.schedule.deal_seed, tournament seed 0), with
+what the engine deals from that seed: a digest of every seat's first view (`start`) and, where the
+engine shows its deal from Python, the deal itself (`dealt`: Wizard's first-round hands, turn-up
+and dealer; Insert's line layout and first player). No engine can start a whole match from an
+explicit deal without changing its Cython source (Wizard's `from_deal` sets one round, Insert's
+layout is a game parameter and its first player is drawn from the seed), so matches are dealt from
+the seeds, and a book is refused by an engine that deals them differently.
+
+A book is as secret as a deal key while its deals are played: whoever reads it knows every deal.
+The run keeps the book's key as its deal key (never shown to a bot, left out of `arena export`
+unless asked), so a run resumes without the book file. The digest (SHA-256 of the book's canonical
+JSON without it) names the book in the run's config, so runs of different books are different runs.
+"""
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence
+
+import engines
+from engines.wizard import WizardState
+from arena import seeds
+from arena.agent_list import param_options
+from arena.tournament.schedule import deal_seed, resolve_games
+from arena.text import jsonable
+
+FORMAT = "tabletop-arena deal book"
+VERSION = 1
+MAX_DEALS = 100_000
+BOOK_SEED = 0   # the tournament seed a book's deals are derived under
+
+
+class BookError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Book:
+    name: str
+    game_id: str
+    params: Mapping[str, Any]   # complete, players included, as JSON values
+    key: str
+    deals: tuple[Mapping[str, Any], ...]   # {"seed", "start"[, "dealt"]} per deal
+    digest: str
+    path: str = ""
+
+    @property
+    def seeds(self) -> list[int]:
+        return [d["seed"] for d in self.deals]
+
+    def ref(self) -> dict[str, str]:
+        """What a run's config keeps of the book: its name and digest."""
+        return {"name": self.name, "digest": self.digest}
+
+    def to_json(self) -> dict[str, Any]:
+        return {**_body(self.name, self.game_id, self.params, self.key, list(self.deals)), "digest": self.digest}
+
+
+def make(game_id: str, params: Mapping[str, Any], count: int, name: str, key: Optional[str] = None) -> Book:
+    """A book of `count` deals of the game with these complete parameters, under `key` (a new
+    random one when None)."""
+    if not (isinstance(count, int) and 1 <= count <= MAX_DEALS):
+        raise BookError(f"--count must be between 1 and {MAX_DEALS:,}, not {count}")
+    if not name.strip():
+        raise BookError("a deal book needs a name")
+    key = seeds.parse_deal_key(key) if key else seeds.new_deal_key()
+    params = jsonable(dict(params))
+    deals = [dealt(game_id, params, deal_seed(BOOK_SEED, game_id, params, d, key)) for d in range(count)]
+    body = _body(name, game_id, params, key, deals)
+    return Book(name, game_id, params, key, tuple(deals), _digest(body))
+
+
+def dealt(game_id: str, params: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """One deal of a book: its seed, the digest of every seat's first view, and the deal itself
+    where the engine shows it."""
+    state = engines.make(game_id, seed=seed, **params)
+    views = [state.observation(p) for p in range(state.num_players)]
+    out: dict[str, Any] = {"seed": seed,
+                           "start": hashlib.sha256(json.dumps(views, sort_keys=True).encode()).hexdigest()[:16]}
+    if isinstance(state, WizardState):
+        out["dealt"] = {"dealer": state.dealer(), "turn_up": state.turn_up(),
+                        "hands": [state.hand(p) for p in range(state.num_players)]}
+    elif game_id == "insert":
+        out["dealt"] = {"lines": views[0]["lines"], "first": state.current_player()}
+    return out
+
+
+def save(book: Book, path: str) -> None:
+    """Writes the book as JSON, a deal a line."""
+    head = {k: v for k, v in book.to_json().items() if k not in ("deals", "digest")}
+    deals = ",\n".join("  " + json.dumps(d) for d in book.deals)
+    with open(path, "w") as f:
+        f.write(json.dumps(head, indent=1)[:-2] + f',\n "deals": [\n{deals}\n ],\n "digest": "{book.digest}"\n}}\n')
+
+
+def load(path: str) -> Book:
+    """The book at `path`, checked: its format and version, its digest, its seeds against its key,
+    its game and parameters against this code, and what the engine deals from each seed.
+
+    :raises BookError: one line saying what is wrong.
+    """
+    what = f"deal book {path}"
+    try:
+        with open(path, "rb") as f:
+            data = json.loads(f.read())
+    except FileNotFoundError:
+        raise BookError(f"no deal book at {path}") from None
+    except IsADirectoryError:
+        raise BookError(f"{path} is a folder, not a deal book") from None
+    except OSError as e:
+        raise BookError(f"cannot read {what}: {e.strerror}") from None
+    except ValueError as e:
+        raise BookError(f"{path} is not a deal book (not JSON: {e})") from None
+    except RecursionError:
+        raise BookError(f"{path} is not a deal book (JSON nested too deep)") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise BookError(f"{path} is not a deal book (no \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise BookError(f"{what} has version {data.get('version')!r}; this arena reads version {VERSION}")
+    try:
+        body = _body(data["name"], data["game_id"], data["params"], data["key"], data["deals"])
+        digest = data["digest"]
+        ok = isinstance(body["name"], str) and body["name"].strip() != "" and isinstance(body["game_id"], str) \
+            and isinstance(body["key"], str) and isinstance(body["params"], dict) and isinstance(digest, str) \
+            and isinstance(body["deals"], list) and 1 <= len(body["deals"]) <= MAX_DEALS \
+            and all(isinstance(d, dict) and type(d.get("seed")) is int for d in body["deals"])
+    except KeyError as e:
+        raise BookError(f"{what} is malformed (missing {e})") from None
+    if not ok:
+        raise BookError(f"{what} is malformed (see docs/deals/book.schema.json)")
+    if _digest(body) != digest:
+        raise BookError(f"{what} was changed since it was made: its digest does not match its contents")
+    try:
+        key = seeds.parse_deal_key(body["key"])
+        params = jsonable(engines.registry.resolve(body["game_id"], **body["params"]))
+    except ValueError as e:
+        raise BookError(f"{what} cannot be played: {e}") from None
+    if params != body["params"]:
+        raise BookError(f"{what} cannot be played: its parameters of {body['game_id']} are not this arena's "
+                        f"(this arena's: {json.dumps(params, sort_keys=True)})")
+    for d, deal in enumerate(body["deals"]):
+        if deal_seed(BOOK_SEED, body["game_id"], params, d, key) != deal["seed"]:
+            raise BookError(f"{what} was tampered with: the seed of deal {d} is not derived from its key")
+        if dealt(body["game_id"], params, deal["seed"]) != deal:
+            raise BookError(f"{what} cannot be played: this arena's {body['game_id']} engine deals deal {d} "
+                            f"differently than the engine that made the book")
+    return Book(body["name"], body["game_id"], params, key, tuple(body["deals"]), digest, path)
+
+
+def load_for(path: str, deal_key: Optional[str], seed: int) -> Book:
+    """The book `--deals PATH` names, for a run or comparison: `load`, and BookError when the command
+    line also gives a deal key or a tournament seed (the book fixes the deals)."""
+    if deal_key:
+        raise BookError("give --deals or --deal-key (or ARENA_DEAL_KEY), not both: a deal book holds its key")
+    if seed != BOOK_SEED:
+        raise BookError(f"--seed {seed}: a deal book's deals are its own; leave --seed out with --deals")
+    return load(path)
+
+
+def games(book: Book, game_id: Optional[str], players: Optional[int],
+          params: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """[(game id, complete parameters)] of a run of the book; BookError when the command line names
+    another game, or other parameters, than the book's."""
+    if game_id is not None and game_id != book.game_id:
+        raise BookError(f"deal book {book.path} deals {book.game_id}, not {game_id}")
+    if players is not None or params:
+        [(_, given)] = resolve_games(book.game_id, players, param_options(params))
+        if jsonable(given) != book.params:
+            theirs = ", ".join(f"{k}={v}" for k, v in sorted(book.params.items()))
+            raise BookError(f"deal book {book.path} deals {book.game_id} with {theirs}: give those parameters, "
+                            f"or leave --players and --param out")
+    return [(book.game_id, dict(book.params))]
+
+
+def take(book: Book, deals: Optional[int], option: str) -> int:
+    """How many of the book's deals to play: all, or the first `deals` (--games, --max-deals)."""
+    if deals is None:
+        return len(book.deals)
+    if deals > len(book.deals):
+        raise BookError(f"{option} {deals}: deal book {book.path} holds {len(book.deals)} deals")
+    return deals
+
+
+def default_name(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def _body(name, game_id, params, key, deals):
+    return {"format": FORMAT, "version": VERSION, "name": name, "game_id": game_id, "params": params, "key": key,
+            "deals": deals}
+
+
+def _digest(body: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
