@@ -32,10 +32,8 @@ pair of rows per round (each with its "round", ours with its "speedup"), then pe
 `ismcts/wizard_4p_hand10/<point>/rounds` with every round's speedup and their median
 (`median_speedup`). Run it with `python -m arena.bench.ismcts --rounds N`.
 """
-import json
 import random
 import statistics
-import sys
 import time
 from typing import Any, Iterable, Iterator
 
@@ -179,12 +177,5 @@ def openspiel_rounds(rounds: int = 6, repeats: int = 3, seconds: float = 0.15,
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--rounds"]:
-        if len(sys.argv) != 3 or not sys.argv[2].isdigit() or int(sys.argv[2]) < 1:
-            print("python -m arena.bench.ismcts: error: --rounds takes a whole number of rounds, at least 1",
-                  file=sys.stderr)
-            sys.exit(2)
-        for r in openspiel_rounds(int(sys.argv[2])):
-            print(json.dumps(r), flush=True)
-    else:
-        run_alone("arena.bench.ismcts", cases)
+    run_alone("arena.bench.ismcts", cases,
+              rounds=("OpenSpiel's ratio on the Wizard hand in N interleaved rounds (needs pyspiel)", openspiel_rounds))

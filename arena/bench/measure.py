@@ -47,14 +47,33 @@ def versus(base: Row, fast: Row, digits: int = 1) -> list[Row]:
     return [base, fast]
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are one line (no usage line before them)."""
+    def error(self, message: str):   # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def run_alone(prog: str, rows: Callable[[list[str]], Iterable[Row]], default: Optional[Sequence[str]] = None,
-              argv: Optional[Sequence[str]] = None) -> None:
+              argv: Optional[Sequence[str]] = None,
+              rounds: Optional[tuple[str, Callable[[int], Iterable[Row]]]] = None) -> None:
     """`python -m PROG [game ...]`: prints `rows(games)` as JSON lines. Games default to `default`,
-    else every registered game; an unknown game ends it with a one-line error (exit 2)."""
+    else every registered game; an unknown game ends it with a one-line error (exit 2). With
+    `rounds=(help, fn)`, `--rounds N` prints `fn(N)` instead and takes no game."""
     import engines
-    ap = argparse.ArgumentParser(prog=f"python -m {prog}")
+    ap = _OneLineParser(prog=f"python -m {prog}")
     ap.add_argument("games", nargs="*", metavar="game", help=f"default: {', '.join(default or ['every game'])}")
-    games = ap.parse_args(argv).games or list(default or engines.game_ids())
+    if rounds:
+        ap.add_argument("--rounds", metavar="N", nargs="?", const="", help=rounds[0])
+    args = ap.parse_args(argv)
+    if rounds and args.rounds is not None:
+        if not args.rounds.isdigit() or int(args.rounds) < 1:
+            ap.error("--rounds takes a whole number of rounds, at least 1")
+        if args.games:
+            ap.error("--rounds takes no game")
+        for r in rounds[1](int(args.rounds)):
+            print(json.dumps(r), flush=True)
+        return
+    games = args.games or list(default or engines.game_ids())
     unknown = [g for g in games if g not in engines.game_ids()]
     if unknown:
         ap.error(f"unknown game {unknown[0]!r}; valid games: {', '.join(engines.game_ids())}")

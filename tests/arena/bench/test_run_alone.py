@@ -1,4 +1,5 @@
-"""Each benchmark module run alone (`python -m arena.bench.X`) answers bad arguments in one line."""
+"""Each benchmark module run alone (`python -m arena.bench.X`) answers bad arguments in one line, and
+names its options in its help."""
 import subprocess
 import sys
 
@@ -15,9 +16,8 @@ def run(*args):
 def test_an_unknown_game_is_one_line_and_exit_2(module):
     done = run(module, "nosuchgame")
     assert done.returncode == 2 and done.stdout == ""
-    assert "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1].endswith("unknown game 'nosuchgame'; valid games: "
-                                                 "belladone_bluff, belle_of_the_ball, insert, royal_ball, wizard")
+    assert done.stderr.splitlines() == [f"python -m {module}: error: unknown game 'nosuchgame'; valid games: "
+                                        "belladone_bluff, belle_of_the_ball, insert, royal_ball, wizard"]
 
 
 @pytest.mark.parametrize("rounds", ["x", "0", None])
@@ -31,3 +31,14 @@ def test_a_bad_number_of_rounds_is_one_line_and_exit_2(rounds):
 def test_a_known_game_prints_its_rows():
     done = run("arena.bench.pimc", "insert")   # no pimc case on Insert: no rows, and no error
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+
+
+def test_the_help_of_the_ismcts_bench_names_rounds():
+    done = run("arena.bench.ismcts", "--help")
+    assert done.returncode == 0 and "--rounds [N]" in done.stdout and "interleaved rounds" in done.stdout
+
+
+def test_rounds_takes_no_game():
+    done = run("arena.bench.ismcts", "--rounds", "2", "insert")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == ["python -m arena.bench.ismcts: error: --rounds takes no game"]
