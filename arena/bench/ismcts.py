@@ -34,6 +34,7 @@ pair of rows per round (each with its "round", ours with its "speedup"), then pe
 """
 import random
 import statistics
+import sys
 import time
 from typing import Any, Iterable, Iterator
 
@@ -176,6 +177,14 @@ def openspiel_rounds(rounds: int = 6, repeats: int = 3, seconds: float = 0.15,
                "median_speedup": round(statistics.median(values), 2)}
 
 
+def _rounds_alone(rounds: int) -> Iterator[Row]:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        sys.exit("python -m arena.bench.ismcts: error: --rounds needs OpenSpiel: pip install -e '.[openspiel]'")
+    return openspiel_rounds(rounds)
+
+
 if __name__ == "__main__":
     run_alone("arena.bench.ismcts", cases,
-              rounds=("OpenSpiel's ratio on the Wizard hand in N interleaved rounds (needs pyspiel)", openspiel_rounds))
+              rounds=("OpenSpiel's ratio on the Wizard hand in N interleaved rounds (needs pyspiel)", _rounds_alone))

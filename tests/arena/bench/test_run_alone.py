@@ -42,3 +42,12 @@ def test_rounds_takes_no_game():
     done = run("arena.bench.ismcts", "--rounds", "2", "insert")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == ["python -m arena.bench.ismcts: error: --rounds takes no game"]
+
+
+def test_rounds_without_openspiel_is_one_line():
+    done = subprocess.run([sys.executable, "-c", "import sys, runpy; sys.modules['pyspiel'] = None; "
+                           "sys.argv = ['ismcts', '--rounds', '1']; runpy.run_module('arena.bench.ismcts', "
+                           "run_name='__main__', alter_sys=True)"], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.splitlines() == ["python -m arena.bench.ismcts: error: --rounds needs OpenSpiel: "
+                                        "pip install -e '.[openspiel]'"]
