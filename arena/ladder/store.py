@@ -296,7 +296,7 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
     from arena.sandbox import stage, validate_all
     ladder = get(store, name)
     policy = ladder.config.sandbox
-    if "," in _outside_brackets(item):
+    if agent_list.split_list(item) != [item.strip()]:
         raise ValueError(f"give one agent per `arena ladder add`, not a list: {item!r}")
     spec = agent_list.parse_agent(item, run_code=policy.mode == "none")
     if spec.source == "human":
@@ -340,15 +340,6 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
     if back is not None:
         return entry(store, name, back.name)
     return entries(store, name)[-1]
-
-
-def _outside_brackets(text):
-    depth, out = 0, []
-    for ch in text:
-        depth += ch == "["
-        depth -= ch == "]"
-        out.append(ch if depth == 0 else " ")
-    return "".join(out)
 
 
 def _builtin_digest(spec: AgentSpec) -> str:
