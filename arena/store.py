@@ -90,6 +90,8 @@ def _played_out_placements(db: sqlite3.Connection) -> None:
     end as stored (one from before faulty matches were played out, or of an engine since changed)
     keeps its placements."""
     import engines
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'matches'").fetchone() is None:
+        return   # made by SCHEMA after the steps, empty
     rows = db.execute("SELECT run_id, match_id, game_id, game_params, seed, returns, actions FROM matches "
                       "WHERE faults != '[]'").fetchall()
     for run_id, match_id, game_id, params, seed, returns, actions in rows:

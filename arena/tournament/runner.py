@@ -37,9 +37,11 @@ whenever its accomplice was behind gained it +0.047 [+0.018, +0.075] of score sh
 paired deals). The next one played the match out but placed the faulter last for everyone, so
 every seat it had been above moved up one place: a bot that faulted on its last, forced card
 only when it was above its accomplice and not above the rival still raised the accomplice's
-score share, by +0.145 [+0.119, +0.171] over 100 paired 3-player Wizard deals. Now a fault gives
+score share, by +0.087 [+0.068, +0.107] over 100 paired 3-player Wizard deals. Now a fault gives
 no other seat anything the played-out game did not: the same faulter leaves its accomplice's
-share exactly where playing on would (tests/arena/tournament/test_fault_rule.py measures both).
+share where playing on would, +0.000 [+0.000, +0.000]
+(tests/arena/tournament/test_fault_rule_in_process.py; test_fault_rule.py plays a faulter that
+faults earlier, so that its stand-in plays on).
 What remains is that a stand-in playing random moves from the fault on may play differently
 from the faulter's own moves, which could help or hurt anyone; any bot may play badly under any
 rule. A faulty match keeps no per-game metrics (a stand-in played part of it); the leaderboard's

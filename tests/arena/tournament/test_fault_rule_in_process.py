@@ -99,3 +99,28 @@ def test_matches_shows_the_faulter_lost_and_labels_the_played_out_returns(in_pro
         assert row["winners"] == [s for s, p in enumerate(m["placements"]) if p == 1 and s not in boom]
     # The stand-in won at least one of these played-out games, and nobody won that match.
     assert any(m["placements"][row["lost_by_fault"][0]] == 1 and row["winners"] == [] for m, row in zip(matches, rows))
+
+
+def test_migrating_a_store_recomputes_the_placements_the_old_rule_moved(in_process, tmp_path):
+    """A version-1 store kept a faulty match's placements with the faulty seats moved last; `arena
+    store migrate` replays the match and stores the played-out game's. A match whose replay does not
+    end as stored (one cut at the fault, as the oldest rule did) keeps what it has."""
+    import sqlite3
+    path = tmp_path / "old.sqlite"
+    matches = played(path, "old", "random, boom, greedy", 2, hands=(3,))
+    moved = next(m for m in matches if m["placements"][m["faults"][0]["seat"]] == 1)   # the stand-in won
+    old_rule = [3 if seat == moved["faults"][0]["seat"] else place - 1 for seat, place in enumerate(moved["placements"])]
+    cut = next(m for m in matches if m is not moved)
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE matches SET placements = ? WHERE match_id = ?", (json.dumps(old_rule), moved["match_id"]))
+        db.execute("UPDATE matches SET placements = '[1, 1, 3]', actions = '[]' WHERE match_id = ?", (cut["match_id"],))
+        db.execute("PRAGMA user_version = 1")
+    db.close()
+    assert "migrated from schema version 1" in ok("store", "migrate", "--store", path)
+    reader = Store(str(path), readonly=True)
+    try:
+        assert reader.match("old", moved["match_id"])["placements"] == moved["placements"]
+        assert reader.match("old", cut["match_id"])["placements"] == [1, 1, 3]
+    finally:
+        reader.close()
