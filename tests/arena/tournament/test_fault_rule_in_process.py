@@ -52,6 +52,7 @@ def share_per_deal(matches, label):
                     if row.label == label) for d in deals}
 
 
+@pytest.mark.slow   # 600 refereed matches: about 3 s alone, more on a busy machine
 def test_a_deliberate_faulter_does_not_change_its_accomplices_score_share(in_process, tmp_path):
     deals = 100
     runs = {}
@@ -99,6 +100,13 @@ def test_matches_shows_the_faulter_lost_and_labels_the_played_out_returns(in_pro
         assert row["winners"] == [s for s, p in enumerate(m["placements"]) if p == 1 and s not in boom]
     # The stand-in won at least one of these played-out games, and nobody won that match.
     assert any(m["placements"][row["lost_by_fault"][0]] == 1 and row["winners"] == [] for m, row in zip(matches, rows))
+    # The web app's list and replay say which seats lost by a fault, for its pages to show.
+    from starlette.testclient import TestClient
+    from arena.serve.app import create_app
+    with TestClient(create_app(str(path))) as client:
+        listed = client.get("/api/runs/boom/matches").json()["matches"]
+        assert [m["lost_by_fault"] for m in listed] == [row["lost_by_fault"] for row in rows]
+        assert client.get("/api/runs/boom/matches/0").json()["lost_by_fault"] == rows[0]["lost_by_fault"]
 
 
 def test_migrating_a_store_recomputes_the_placements_the_old_rule_moved(in_process, tmp_path):
