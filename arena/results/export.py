@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
 
 import engines
 
+from arena.results.outcome import placements_seen_by
 from arena.text import jsonable
 
 if TYPE_CHECKING:
@@ -65,14 +66,15 @@ def export_lines(store: "Store", run_id: str, with_deal_key: bool = False) -> It
 
 
 def csv_rows(store: "Store", run_id: str) -> Iterator[dict[str, Any]]:
-    """One row per match and seat (without the actions: their number only)."""
+    """One row per match and seat (without the actions: their number only); a seat's placement is
+    its agent's result by the fault rule (arena.results.outcome), its return the played-out game's."""
     for m in store.listing(run_id, 0, -1):
         params = json.dumps(m["game_params"], sort_keys=True)
         for seat, s in enumerate(m["seats"]):
             yield {"run_id": run_id, "match_id": m["match_id"], "game_id": m["game_id"], "game_params": params,
                    "deal": m["deal"], "seed": m["seed"], "seat": seat, "label": s["label"],
                    "agent_code": s.get("code", ""), "return": m["returns"][seat],
-                   "placement": m["placements"][seat], "moves": m["moves"],
+                   "placement": placements_seen_by(m, s["label"])[seat], "moves": m["moves"],
                    "faults": "; ".join(f"{f['kind']}: {f['message']}" for f in m["faults"] if f["seat"] == seat)}
 
 
