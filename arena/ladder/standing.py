@@ -18,7 +18,7 @@ simulation (arena.bench.ladder) fold and judge with the same code.
 """
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import trueskill
 
@@ -109,18 +109,20 @@ def deal_ranks(matches: Sequence[dict[str, Any]], label: Optional[str] = None) -
 
 
 def rate(entries: Sequence[Entry], ranks: Sequence[int], env: trueskill.TrueSkill,
-         own_ranks: Optional[dict[str, Sequence[int]]] = None) -> None:
+         own_ranks: Optional[Mapping[str, Sequence[int]]] = None) -> None:
     """One TrueSkill update of a line-up's entries from their ranks over a deal (1 = best).
     `own_ranks` gives, for an entry whose result reads the deal otherwise (it faulted: the fault
     rule, arena.results.outcome), the ranks of its own reading, from which it takes its update."""
-    readings = {tuple(ranks): None}
-    for e in entries:
-        readings.setdefault(tuple((own_ranks or {}).get(e.name, ranks)), None)
-    for reading in readings:
-        readings[reading] = [r for (r,) in env.rate([(e.rating(env),) for e in entries], ranks=list(reading))]
+    own = own_ranks or {}
+    before = [(e.rating(env),) for e in entries]
+    rated: dict[tuple[int, ...], list[trueskill.Rating]] = {}
+    for e in [None, *entries]:
+        reading = tuple(ranks if e is None else own.get(e.name, ranks))
+        if reading not in rated:
+            rated[reading] = [r for (r,) in env.rate(before, ranks=list(reading))]
     for k, e in enumerate(entries):
-        mine = tuple((own_ranks or {}).get(e.name, ranks))
-        e.pi, e.tau = readings[mine][k].pi, readings[mine][k].tau
+        mine = tuple(own.get(e.name, ranks))
+        e.pi, e.tau = rated[mine][k].pi, rated[mine][k].tau
         firsts = sum(1 for r in mine if r == 1)
         e.deals += 1
         e.form = (e.form + ("W" if mine[k] == 1 and firsts == 1 else "D" if mine[k] == 1 else "L"))[-FORM:]
