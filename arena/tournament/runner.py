@@ -43,8 +43,11 @@ share where playing on would, +0.000 [+0.000, +0.000]
 (tests/arena/tournament/test_fault_rule_in_process.py; test_fault_rule.py plays a faulter that
 faults earlier, so that its stand-in plays on).
 What remains is that a stand-in playing random moves from the fault on may play differently
-from the faulter's own moves, which could help or hurt anyone; any bot may play badly under any
-rule. A faulty match keeps no per-game metrics (a stand-in played part of it); the leaderboard's
+from the faulter's own moves, which could help or hurt anyone, as any bad play may: over 100
+paired Belladone Bluff deals, a greedy faulter that faults once the deck is empty and its
+accomplice is behind changed the accomplice's score against the honest opponent by +0.002
+[-0.021, +0.024] and its score share by +0.020 [+0.001, +0.039] (the random stand-in is easier to
+place above than the greedy faulter). A faulty match keeps no per-game metrics (a stand-in played part of it); the leaderboard's
 duplicate scores and `arena analyze` leave faulty matches out.
 """
 import time
