@@ -83,10 +83,36 @@ def _add_deal_key(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE runs ADD COLUMN deal_key TEXT NOT NULL DEFAULT ''")
 
 
-SCHEMA_VERSION = 1
-# The steps that change tables an older store already has (a new column), by the version they
-# bring it to; the tables and indexes of SCHEMA it lacks are created after them (migrate).
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_deal_key}
+def _played_out_placements(db: sqlite3.Connection) -> None:
+    """A faulty match's placements as the played-out game placed them, where the store has the
+    faulty seats moved last (the fault rule before version 2; arena.results.outcome reads the
+    played-out game's). Recomputed by replaying the match's actions; a match whose replay does not
+    end as stored (one from before faulty matches were played out, or of an engine since changed)
+    keeps its placements."""
+    import engines
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'matches'").fetchone() is None:
+        return   # made by SCHEMA after the steps, empty
+    rows = db.execute("SELECT run_id, match_id, game_id, game_params, seed, returns, actions FROM matches "
+                      "WHERE faults != '[]'").fetchall()
+    for run_id, match_id, game_id, params, seed, returns, actions in rows:
+        try:
+            state = engines.make(game_id, seed=seed, **json.loads(params))
+            for action in json.loads(actions):
+                if state.is_terminal() or action not in state.legal_actions():
+                    raise ValueError("the replay leaves the stored game")
+                state.apply_action(action)
+            if not state.is_terminal() or [float(x) for x in state.returns()] != json.loads(returns):
+                raise ValueError("the replay does not end as stored")
+        except (ValueError, TypeError, KeyError):
+            continue
+        db.execute("UPDATE matches SET placements = ? WHERE run_id = ? AND match_id = ?",
+                   (_encode([int(p) for p in state.placements()]), run_id, match_id))
+
+
+SCHEMA_VERSION = 2
+# The steps that change tables an older store already has (a new column, recomputed values), by the
+# version they bring it to; the tables and indexes of SCHEMA it lacks are created after them (migrate).
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_deal_key, 2: _played_out_placements}
 
 # json.dumps (sort_keys=True), without building an encoder on every call
 _encode = json.JSONEncoder().encode

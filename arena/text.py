@@ -85,10 +85,20 @@ def book_text(book: Mapping[str, str]) -> str:
     return f"{printable(book['name'], keep='')} (sha256 {book['digest'][:16]})"
 
 
-def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float]) -> str:
+def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float],
+                 faulty: Sequence[int] = ()) -> str:
     """A stored match's result in a line, by seat and label: "1: greedy won (returns -1 / 1)", "draw
-    (...)" when every seat placed first, "0: a and 2: b tied first (...)" when some did."""
-    winners = [seat for seat, place in enumerate(placements) if place == 1]   # seats: a label may hold two
+    (...)" when every seat placed first, "0: a and 2: b tied first (...)" when some did. With
+    `faulty` seats (those of agents that faulted), the result is the fault rule's
+    (arena.results.outcome): they lost, a seat that did not fault won if the played-out game placed
+    it first, and the returns are labelled as the played-out game's: "1: Boom lost by its fault;
+    nobody won (played out with a stand-in: returns -1 / 1)"."""
+    winners = [seat for seat, place in enumerate(placements) if place == 1 and seat not in faulty]   # a label may hold two seats
     names = " and ".join(f"{seat}: {labels[seat]}" for seat in winners)
-    result = "draw" if len(winners) == len(labels) else f"{names} won" if len(winners) == 1 else f"{names} tied first"
-    return result + " (returns " + " / ".join(f"{x:g}" for x in returns) + ")"
+    result = "draw" if len(winners) == len(labels) else "nobody won" if not winners else \
+        f"{names} won" if len(winners) == 1 else f"{names} tied first"
+    shown = " / ".join(f"{x:g}" for x in returns)
+    if not faulty:
+        return f"{result} (returns {shown})"
+    lost = " and ".join(f"{seat}: {labels[seat]}" for seat in faulty)
+    return f"{lost} lost by {'its' if len(faulty) == 1 else 'their'} fault; {result} (played out with a stand-in: returns {shown})"

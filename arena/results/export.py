@@ -10,14 +10,18 @@ from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
 
 import engines
 
-from arena.tournament.runner import placements_after_faults
+from arena.results.outcome import placements_seen_by
 from arena.text import jsonable
 
 if TYPE_CHECKING:
     from arena.store import Store
 
 FORMAT = "tabletop-arena-export"
-VERSION = 1
+VERSION = 2
+# Version 1 stored a faulty match's placements with the faulty seats moved last; version 2 stores
+# the played-out game's (the fault rule reads them: arena.results.outcome). A version-1 file is read,
+# its faulty matches' placements taken from their replay.
+READS = (1, 2)
 CSV_COLUMNS = ("run_id", "match_id", "game_id", "game_params", "deal", "seed", "seat", "label", "agent_code",
                "return", "placement", "moves", "faults")
 
@@ -62,14 +66,15 @@ def export_lines(store: "Store", run_id: str, with_deal_key: bool = False) -> It
 
 
 def csv_rows(store: "Store", run_id: str) -> Iterator[dict[str, Any]]:
-    """One row per match and seat (without the actions: their number only)."""
+    """One row per match and seat (without the actions: their number only); a seat's placement is
+    its agent's result by the fault rule (arena.results.outcome), its return the played-out game's."""
     for m in store.listing(run_id, 0, -1):
         params = json.dumps(m["game_params"], sort_keys=True)
         for seat, s in enumerate(m["seats"]):
             yield {"run_id": run_id, "match_id": m["match_id"], "game_id": m["game_id"], "game_params": params,
                    "deal": m["deal"], "seed": m["seed"], "seat": seat, "label": s["label"],
                    "agent_code": s.get("code", ""), "return": m["returns"][seat],
-                   "placement": m["placements"][seat], "moves": m["moves"],
+                   "placement": placements_seen_by(m, s["label"])[seat], "moves": m["moves"],
                    "faults": "; ".join(f"{f['kind']}: {f['message']}" for f in m["faults"] if f["seat"] == seat)}
 
 
@@ -89,9 +94,9 @@ def read_export(lines: Iterable[str], name: str) -> tuple[dict[str, Any], list[d
         if head is None:
             if line.get("format") != FORMAT or line.get("type") != "run":
                 raise ValueError(f"{name} is not an arena export (its first line is no {FORMAT} run header)")
-            if line.get("version") != VERSION:
+            if line.get("version") not in READS:
                 raise ValueError(f"{name} is export format version {line.get('version')!r}; this arena reads "
-                                 f"version {VERSION}")
+                                 f"versions {', '.join(map(str, READS))}")
             head = line
         elif line.get("type") != "match":
             raise ValueError(f"{name} line {number} is not a match line")
@@ -105,9 +110,10 @@ def read_export(lines: Iterable[str], name: str) -> tuple[dict[str, Any], list[d
     return head, matches
 
 
-def verify(line: dict[str, Any]) -> None:
-    """Replays a match line through the engine: every action legal and played by its mover, and the
-    returns, placements and metrics as stored; ValueError naming the match otherwise."""
+def verify(line: dict[str, Any], version: int = VERSION) -> None:
+    """Replays a match line (of an export of format `version`) through the engine: every action
+    legal and played by its mover, and the returns, placements and metrics as stored; ValueError
+    naming the match otherwise. A version-1 faulty match's placements are set to its replay's."""
     what = f"match {line['match_id']}"
     try:
         state = engines.make(line["game_id"], seed=line["seed"], **line["game_params"])
@@ -129,11 +135,9 @@ def verify(line: dict[str, Any]) -> None:
     returns = [float(x) for x in state.returns()]
     if returns != line["returns"]:
         raise ValueError(f"{what}: replayed, it returns {returns}, not {line['returns']}")
-    faulted = {s: f.get("move", -1) for f in line["faults"] for s, seat in enumerate(line["seats"])
-               if seat["label"] == f["label"]}
     places = [int(p) for p in state.placements()]
-    if faulted:
-        places = placements_after_faults(places, faulted)
+    if version == 1 and line["faults"]:
+        line["placements"] = places   # moved by the old fault rule: the played-out game's instead
     if places != line["placements"]:
         raise ValueError(f"{what}: replayed, its placements are {places}, not {line['placements']}")
     metrics = {} if line["faults"] else json.loads(json.dumps(jsonable(state.metrics())))
@@ -161,7 +165,7 @@ def import_export(store_path: str, lines: IO[str], name: str) -> tuple[str, int,
     rows = []
     for line in matches:
         try:
-            verify(line)
+            verify(line, head["version"])
             rows.append(stored_match(line))
         except (KeyError, TypeError, AttributeError, IndexError) as e:
             raise ValueError(f"{name}: match {line.get('match_id', '?')} is malformed ({type(e).__name__}: "

@@ -32,6 +32,7 @@ from typing import Any, Callable, Optional, Sequence
 from arena.serve import views
 from arena.store import Store, run_kind
 from arena.table import stored_match
+from arena.results.outcome import faulty_seats
 from arena.text import match_result
 
 STATIC_URL = "/static/"   # where the web app serves static/ (arena.serve.app)
@@ -215,7 +216,7 @@ def index_page(run: dict[str, Any], rows: Sequence[dict[str, Any]], folder: str)
         labels = [seat["label"] for seat in m["seats"]]
         faults = "; ".join(f"seat {f['seat']} ({f['label']}) {f['kind']}: {f['message']}" for f in m["faults"])
         return [m["game_id"], m["deal"], ", ".join(f"{p}: {label}" for p, label in enumerate(labels)),
-                match_result(labels, m["placements"], m["returns"]), faults or "-", m["moves"]]
+                match_result(labels, m["placements"], m["returns"], faulty_seats(m)), faults or "-", m["moves"]]
 
     lines = []
     for m in rows:

@@ -200,6 +200,20 @@ def test_a_faulty_match_replays(tmp_path):
     ok("import", out, "--store", target)
     assert without_store(ok("leaderboard", "--json", "--store", target)) == \
         without_store(ok("leaderboard", "--json", "--store", source))
+    # A file of format version 1 had the faulty seats moved last: imported, it is read as played out.
+    older, v1 = tmp_path / "v1.jsonl", tmp_path / "v1.sqlite"
+    head, *matches = lines(out)
+    for m in matches:
+        for f in m["faults"]:
+            m["placements"] = [2 if seat == f["seat"] else 1 for seat in range(2)]
+    older.write_text("\n".join(json.dumps(line) for line in [head | {"version": 1}, *matches]) + "\n")
+    ok("import", older, "--store", v1)
+    assert without_store(ok("leaderboard", "--json", "--store", v1)) == \
+        without_store(ok("leaderboard", "--json", "--store", source))
+    # The CSV gives each seat its agent's result: the faulty seat last.
+    ok("export", "--store", source, "--format", "csv", "--out", tmp_path / "r.csv")
+    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
+    assert rows and all(r["placement"] == "2" for r in rows if r["faults"])
 
 
 def test_a_run_imported_without_its_deal_key_is_not_played_on(tmp_path, monkeypatch):
