@@ -82,7 +82,7 @@ def interval_text(iv: Any, digits: int = 2) -> str:
 
 def book_text(book: Mapping[str, str]) -> str:
     """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits...)"."""
-    return f"{printable(book['name'], keep='')} (sha256 {book['digest'][:16]})"
+    return f"{printable(book['name'], keep='')} (sha256 {printable(book['digest'], 16, keep='')})"
 
 
 def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float]) -> str:
@@ -92,3 +92,23 @@ def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequ
     names = " and ".join(f"{seat}: {labels[seat]}" for seat in winners)
     result = "draw" if len(winners) == len(labels) else f"{names} won" if len(winners) == 1 else f"{names} tied first"
     return result + " (returns " + " / ".join(f"{x:g}" for x in returns) + ")"
+
+
+# ---- pages ----
+
+NO_SOURCE = "'none'"
+
+def csp(scripts: Sequence[str]) -> str:
+    """A written page's Content-Security-Policy: nothing loaded, no form sent, only `scripts` (by
+    hash) run; styles inline (the drawings set style attributes and add <style> elements)."""
+    import base64
+    import hashlib
+    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
+    return (f"default-src 'none'; script-src {hashes or NO_SOURCE}; style-src 'unsafe-inline'; "
+            f"base-uri 'none'; form-action 'none'")
+
+
+def csp_meta(scripts: Sequence[str]) -> str:
+    """`csp` as the <meta> element that puts it in a page's head."""
+    import html
+    return f'<meta http-equiv="Content-Security-Policy" content="{html.escape(csp(scripts))}">'
