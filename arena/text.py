@@ -81,8 +81,10 @@ def interval_text(iv: Any, digits: int = 2) -> str:
 
 
 def book_text(book: Mapping[str, str]) -> str:
-    """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits...)"."""
-    return f"{printable(book['name'], keep='')} (sha256 {printable(book['digest'], 16, keep='')})"
+    """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits..., phrase
+    "...")", the phrase its key derives from (none for a book made before keys were derived)."""
+    phrase = f', phrase "{printable(book["phrase"], 200, keep="")}"' if book.get("phrase") else ""
+    return f"{printable(book['name'], keep='')} (sha256 {printable(book['digest'], 16, keep='')}{phrase})"
 
 
 def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float]) -> str:
