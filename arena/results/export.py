@@ -183,7 +183,9 @@ def read_lines(f: IO[str], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
             raise ValueError(f"{name} line {number} is JSON nested too deep: not an arena export") from None
         if error is not None:
             what = f"match {line['match_id']}, " if part == "match" and type(line.get("match_id")) is int else ""
-            raise ValueError(f"{name} line {number} ({what}{error.json_path}): {printable(error.message, 120)} "
+            reason = error.message if len(error.message) <= 160 else \
+                f"fails the schema's {error.validator} {json.dumps(error.validator_value)[:60]}"
+            raise ValueError(f"{name} line {number} ({what}{error.json_path}): {printable(reason)} "
                              f"(docs/export/line.schema.json)")
         yield number, line
 
