@@ -266,13 +266,13 @@ def _admission(store: "Store", head: dict[str, Any], name: str) -> Callable[[int
     from arena.tournament.schedule import schedule_from_config
     run_id = head["run_id"]
     stored = store.run(run_id) if store.deal_key(run_id) is not None else None
-    local = stored is not None and run_kind(stored) != "imported"
+    local = stored if stored is not None and run_kind(stored) != "imported" else None   # a run played here
     kind = origin_kind(stored) if stored is not None else origin_kind({"config": head["config"], "deal_key": ""})
     key = stored["deal_key"] if stored is not None and stored["deal_key"] else head.get("deal_key")
-    if local:
-        if stored["status"] == "running" or store._played_elsewhere(run_id):
+    if local is not None:
+        if local["status"] == "running":   # its coordinator holds it (arena.store: an interrupted run is not)
             raise ValueError(f"run {run_id} is being played in {store.path}: import when it has stopped")
-        if head["config"] != stored["config"]:
+        if head["config"] != local["config"]:
             raise ValueError(f"{store.path} holds another run {run_id} (another config): not imported")
     schedule = None
     if key is not None and kind in ("tournament", "analyze"):
@@ -290,11 +290,11 @@ def _admission(store: "Store", head: dict[str, Any], name: str) -> Callable[[int
             raise ValueError(f"{name} line {number}, {e}") from None
         new = not store.db.execute("SELECT 1 FROM matches WHERE run_id = ? AND match_id = ?",
                                    (run_id, line["match_id"])).fetchone()
-        if local and new:
+        if local is not None and new:
             if kind != "tournament":   # an analyze run's key is public: no credential
                 raise ValueError(f"{what}: run {run_id} is a {kind} run of {store.path}, which takes matches "
                                  f"only from its own play: not imported")
-            if head.get("deal_key", "") != stored["deal_key"]:
+            if head.get("deal_key", "") != local["deal_key"]:
                 raise ValueError(f"{what}: a match joins run {run_id} of {store.path} only from a file with "
                                  f"the run's deal key (`arena export --with-deal-key`): not imported")
             _proved_faults(what, line)
