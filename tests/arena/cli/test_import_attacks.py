@@ -150,6 +150,7 @@ def head_and_match(rows):
     ("match_id", "4", "$.match_id"), ("match_id", 4.0, "$.match_id"), ("match_id", -1, "$.match_id"),
     ("seed", "12", "$.seed"), ("seed", 2 ** 64, "$.seed"), ("deal", [0], "$.deal"), ("deal", True, "$.deal"),
     ("seats", [], "$.seats"), ("returns", "x" * 5000, "$.returns"), ("duration", -1, "$.duration"),
+    ("duration", 10 ** 30, "$.duration"),
 ])
 def test_a_bad_type_is_refused_at_its_line(victim, tmp_path, field, value, says):
     _, rows = victim
