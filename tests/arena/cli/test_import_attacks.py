@@ -120,6 +120,23 @@ def test_a_ladder_never_takes_a_files_matches(tmp_path):
     assert faults == 0 and before != ok("ladder", "show", "lad", "--json", "--store", store)
 
 
+def test_a_ladder_never_folds_matches_it_did_not_plan(tmp_path):
+    """What an older arena's import let in at the next batch's ids: the ladder refuses to go on
+    rather than fold them."""
+    store = tmp_path / "lad.sqlite"
+    ok("ladder", "new", "lad", "--game", "insert", "--store", store)
+    for agent in ("greedy as g", "random as r"):
+        ok("ladder", "add", "lad", agent, "--store", store)
+    ok("ladder", "run", "lad", "--matches", 1, "-j", 1, "--store", store)
+    before = ok("ladder", "show", "lad", "--json", "--store", store)
+    with sqlite3.connect(store) as db:
+        played = db.execute("SELECT count(*) FROM matches").fetchone()[0]
+        db.execute("INSERT INTO matches SELECT run_id, match_id + ?, game_id, game_params, seed, deal, seats, "
+                   "returns, placements, actions, faults, metrics, duration, finished FROM matches", (played,))
+    refused("ladder", "run", "lad", "--matches", 1, "-j", 1, "--store", store, says="never planned")
+    assert ok("ladder", "show", "lad", "--json", "--store", store) == before
+
+
 def test_a_file_cannot_plant_the_deal_key_of_a_run_not_yet_played(tmp_path, monkeypatch):
     """Deal-key squatting: the attacker plays the victim's future run (its id is a digest of its
     config) under a key of the attacker's and sends the export with the key; the victim imports it,
