@@ -319,19 +319,39 @@ def _dealt_as_scheduled(what: str, row: dict[str, Any], schedule: Sequence[Any])
 
 def _proved_faults(what: str, line: dict[str, Any]) -> None:
     """ValueError unless every fault of the match shows in its replay: an illegal action, at a move
-    of the faulty seat, that is not legal there. A timeout, a crash or an exception is the word of
-    whoever wrote the file."""
+    of the faulty seat, that is not legal there, and from then on every move of that agent's seats
+    the one its stand-in (the runner's seeded `random`) plays. A timeout, a crash or an exception is
+    the word of whoever wrote the file."""
+    from arena import referee
+    from arena.match import MatchSpec
+    from arena.seeds import view_base
+    from arena.tournament.runner import stand_in
+    at = {}   # seat -> the move from which its stand-in plays
     for fault in line["faults"]:
         said = ILLEGAL.fullmatch(fault["message"]) if fault["kind"] == "illegal" else None
-        move = fault.get("move", -1)
-        if said is None or not 0 <= move < len(line["moves"]):
+        if said is None or not 0 <= fault.get("move", -1) < len(line["moves"]) \
+                or line["seats"][fault["seat"]]["label"] != fault["label"]:
             raise ValueError(f"{what}: its {printable(fault['kind'], 40)} fault of seat {fault['seat']} cannot be "
                              f"proved by replaying the match, so it joins no run it did not come from")
-        state = engines.make(line["game_id"], seed=line["seed"], **line["game_params"])
-        for m in line["moves"][:move]:
-            state.apply_action(m["action"])
+        at.update({s: fault["move"] for s, seat in enumerate(line["seats"])
+                   if seat["label"] == fault["label"] and s not in at})
+    spec = MatchSpec("", line["match_id"], line["game_id"], tuple(sorted(line["game_params"].items())), line["seed"],
+                     ())
+    stand_ins = {seat: stand_in(spec, seat) for seat in at}
+    illegal = {(f["seat"], f["move"]): int(ILLEGAL.fullmatch(f["message"])[1]) for f in line["faults"]}
+    views = view_base(line["seed"], line["match_id"])
+    state = engines.make(line["game_id"], seed=line["seed"], **line["game_params"])
+    for move, m in enumerate(line["moves"]):
         seat = state.current_player()
-        if seat != fault["seat"] or line["seats"][seat]["label"] != fault["label"] \
-                or int(said[1]) in state.legal_actions():
-            raise ValueError(f"{what}: its illegal-action fault of seat {fault['seat']} at move {move} is not "
-                             f"what the replay shows")
+        if (seat, move) in illegal:
+            if illegal.pop((seat, move)) in state.legal_actions():
+                raise ValueError(f"{what}: its illegal-action fault of seat {seat} at move {move} names a legal "
+                                 f"action")
+        if seat in at and move >= at[seat]:
+            played = referee.play_move(state, stand_ins[seat], views, move, trusted=True, apply=lambda action: None)
+            if played != m["action"]:
+                raise ValueError(f"{what}: move {move} is not the one the stand-in of seat {seat}'s faulty agent "
+                                 f"plays in the replay")
+        state.apply_action(m["action"])
+    for seat, move in illegal:
+        raise ValueError(f"{what}: its fault of seat {seat} at move {move} is not at a move of that seat")

@@ -14,7 +14,7 @@ import pytest
 
 from arena.tournament.runner import placements_after_faults
 from cli import ok
-from paths import ROOT
+from paths import FIXTURES, ROOT
 from test_export import lines, refused, without_store
 
 RUN = ("run", "--game", "insert", "--agents", "random, greedy", "-j", 1)
@@ -82,6 +82,64 @@ def test_a_claimed_fault_does_not_join_even_with_the_key(partial, tmp_path):
         refused("import", write(tmp_path / f"{kind}.jsonl", bad), "--store", part, says="match 4")
     with sqlite3.connect(part) as db:
         assert db.execute("SELECT count(*) FROM matches").fetchone()[0] == 4
+
+
+@pytest.fixture
+def illegal(tmp_path):
+    """A finished run of 3 deals (under the tests' fixed deal key: the same matches every time) with
+    a bot whose every action is illegal (each match has its fault, its seat then played by the
+    stand-in), a copy of it missing its last deal, and the keyed export."""
+    store, part = tmp_path / "illegal.sqlite", tmp_path / "part.sqlite"
+    ok("run", "--game", "insert", "--agents", f"random, {FIXTURES}/bots.py:IllegalBot as illegal", "--games", 3,
+       "-j", 1, "--sandbox", "none", "--store", store)
+    ok("export", "--store", store, "--out", tmp_path / "keyed.jsonl", "--with-deal-key")
+    with sqlite3.connect(store) as db, sqlite3.connect(part) as copy:
+        db.backup(copy)
+    with sqlite3.connect(part) as db:
+        db.execute("DELETE FROM matches WHERE match_id >= 4")
+        db.execute("DELETE FROM tallies")
+    rows = lines(tmp_path / "keyed.jsonl")
+    assert all(r["faults"] and r["faults"][0]["kind"] == "illegal" for r in rows[1:])
+    return store, part, rows
+
+
+def test_an_illegal_action_is_proved_by_replay_and_joins(illegal, tmp_path):
+    store, part, _ = illegal
+    assert " 2 matches imported" in ok("import", tmp_path / "keyed.jsonl", "--store", part)
+    assert without_store(ok("leaderboard", "--json", "--store", part)) == \
+        without_store(ok("leaderboard", "--json", "--store", store))
+
+
+def test_moves_after_a_fault_must_be_the_stand_ins(illegal, tmp_path):
+    """The faulty seat's moves after its fault are replaced by other legal ones (the game replayed to
+    its end with those, returns and placements made to match): refused."""
+    import engines
+    _, part, rows = illegal
+    row = json.loads(json.dumps(rows[5]))
+    fault = row["faults"][0]
+    state = engines.make(row["game_id"], seed=row["seed"], **row["game_params"])
+    moves = []
+    for m in row["moves"][:fault["move"]]:
+        moves.append(m)
+        state.apply_action(m["action"])
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        action = legal[-1] if state.current_player() == fault["seat"] else legal[0]
+        moves.append({"mover": int(state.current_player()), "action": int(action)})
+        state.apply_action(action)
+    row["moves"], row["returns"] = moves, [float(x) for x in state.returns()]
+    row["placements"] = placements_after_faults([int(p) for p in state.placements()], {fault["seat"]: fault["move"]})
+    bad = list(rows)
+    bad[5] = row
+    out = refused("import", write(tmp_path / "moved.jsonl", bad), "--store", part, says="match 4")
+    assert "stand-in" in out
+    state = engines.make(row["game_id"], seed=row["seed"], **row["game_params"])
+    for m in rows[5]["moves"][:fault["move"]]:
+        state.apply_action(m["action"])
+    legal = state.legal_actions()[0]   # the fault said to name an action that is legal there
+    bad[5] = dict(rows[5], faults=[dict(fault, message=f"returned {legal}, not a legal action")])
+    out = refused("import", write(tmp_path / "legal.jsonl", bad), "--store", part, says="match 4")
+    assert "names a legal action" in out
 
 
 def test_a_match_dealt_otherwise_does_not_join_even_with_the_key(partial, tmp_path):
