@@ -326,7 +326,8 @@ def _proved_faults(what: str, line: dict[str, Any]) -> None:
     from arena.match import MatchSpec
     from arena.seeds import view_base
     from arena.tournament.runner import stand_in
-    at = {}   # seat -> the move from which its stand-in plays
+    at = {}        # seat -> the move from which its stand-in plays
+    illegal = {}   # (seat, move) -> the action it is said to have returned
     for fault in line["faults"]:
         said = ILLEGAL.fullmatch(fault["message"]) if fault["kind"] == "illegal" else None
         if said is None or not 0 <= fault.get("move", -1) < len(line["moves"]) \
@@ -335,10 +336,10 @@ def _proved_faults(what: str, line: dict[str, Any]) -> None:
                              f"proved by replaying the match, so it joins no run it did not come from")
         at.update({s: fault["move"] for s, seat in enumerate(line["seats"])
                    if seat["label"] == fault["label"] and s not in at})
+        illegal[fault["seat"], fault["move"]] = int(said[1])
     spec = MatchSpec("", line["match_id"], line["game_id"], tuple(sorted(line["game_params"].items())), line["seed"],
                      ())
     stand_ins = {seat: stand_in(spec, seat) for seat in at}
-    illegal = {(f["seat"], f["move"]): int(ILLEGAL.fullmatch(f["message"])[1]) for f in line["faults"]}
     views = view_base(line["seed"], line["match_id"])
     state = engines.make(line["game_id"], seed=line["seed"], **line["game_params"])
     for move, m in enumerate(line["moves"]):
