@@ -19,7 +19,6 @@ web app's static files and views, and nothing below `serve` needs it.
 """
 import base64
 import gzip
-import hashlib
 import html
 import importlib.resources
 import json
@@ -214,7 +213,7 @@ def index_page(run: dict[str, Any], rows: Sequence[dict[str, Any]], folder: str)
                      + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells(m)) + "</tr>")
     games = ", ".join(dict.fromkeys(m["game_id"] for m in rows))
     title = html.escape(f"run {run['run_id']}")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             + csp_meta([]) +
             f"<title>{title}</title>\n<style>\n{_static('style.css')}\n</style></head>\n<body>\n"
             f"<header><h1>{title}</h1></header>\n"
