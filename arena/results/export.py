@@ -2,8 +2,10 @@
 
 The JSONL form is one header line (the run: its config, status, code digests) and one line per
 match (game, deal, seats, every action with its mover, faults, returns, placements); docs/export.md
-describes it and docs/export/*.schema.json is its schema. Importing replays every match through the
-engine and refuses the whole file when one does not end as it says.
+describes it and export_line.schema.json (docs/export/line.schema.json) is its schema. Importing
+checks every line against the schema and replays every match through the engine, a line at a time,
+and refuses the whole file when one is not what it says; a file's run is stored as an imported run,
+read only, and a run played here takes only matches proved to be its own (`import_export`).
 """
 import contextlib
 import functools
