@@ -23,7 +23,7 @@ import os
 import sqlite3
 import time
 import urllib.parse
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
@@ -255,8 +255,8 @@ class Store:
             self.db.execute("UPDATE runs SET total = ? WHERE run_id = ?", (total, run_id))
 
     def run(self, run_id: Optional[str] = None, kind: Optional[str] = None) -> dict[str, Any]:
-        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None).
-        StoreError if there is none."""
+        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None; a
+        tournament imported from a file counts as a tournament). StoreError if there is none."""
         if run_id is not None:
             row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
@@ -265,7 +265,7 @@ class Store:
             return _effective(self, _run_dict(row))
         runs = self.runs()
         for run in reversed(runs):
-            if kind in (None, run_kind(run)):
+            if kind in (None, run_kind(run)) or (kind == "tournament" and origin_kind(run) == kind):
                 return run
         if kind in (None, "tournament"):
             others = f" (it holds {len(runs)} other runs: `arena runs` lists them; give a RUN)" if runs else ""
@@ -346,10 +346,12 @@ class Store:
                                     "WHERE run_id = ? AND match_id = ?", (target, new, source, old))
         return copied
 
-    def import_run(self, run: dict[str, Any], matches: list[dict[str, Any]]) -> int:
-        """Merges a run and its matches (as `matches` gives them) in one transaction; returns how
-        many matches were added. A run already stored with another config or deal key, or a match
-        stored with other contents, is a conflict: StoreError, and nothing is written."""
+    def import_run(self, run: dict[str, Any], matches: Iterable[dict[str, Any]]) -> int:
+        """Merges a run and its matches (as `matches` gives them, one at a time: an error it raises
+        undoes the whole import) in one transaction; returns how many matches were added. A run
+        already stored with another config or deal key, or a match stored with other contents, is a
+        conflict: StoreError, and nothing is written. Only an imported run (arena.results.export)
+        takes a deal key it lacks: a run played here keeps its own."""
         run_id = run["run_id"]
         with self.db:
             row = self.db.execute("SELECT config, deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -362,7 +364,7 @@ class Store:
                 raise StoreError(f"{self.path} holds another run {run_id} (another config): not imported")
             elif row[1] and run["deal_key"] and row[1] != run["deal_key"]:
                 raise StoreError(f"{self.path} holds run {run_id} with another deal key: not imported")
-            elif run["deal_key"] and not row[1]:
+            elif run["deal_key"] and not row[1] and json.loads(row[0]).get("imported"):
                 self.db.execute("UPDATE runs SET deal_key = ? WHERE run_id = ?", (run["deal_key"], run_id))
             compared = ("game_id", "game_params", "seed", "deal", "seats", "returns", "placements", "actions",
                         "faults")
@@ -580,8 +582,14 @@ def _version(db, path):
 
 def run_kind(run: dict[str, Any]) -> str:
     """What started the run: "tournament" (`arena run`), "compare", "analyze", "play" (a game in
-    `arena serve`), or the "kind" its config names. An `arena analyze` run from before analyze runs
-    said so is known by its deal key, derived from its seed."""
+    `arena serve`), "imported" (`arena import`: read only, never played on), or the "kind" its
+    config names. An `arena analyze` run from before analyze runs said so is known by its deal key,
+    derived from its seed."""
+    return "imported" if run["config"].get("imported") else origin_kind(run)
+
+
+def origin_kind(run: dict[str, Any]) -> str:
+    """What started the run where it was played (an imported run: in the store it came from)."""
     config = run["config"]
     if "kind" in config:
         return config["kind"]

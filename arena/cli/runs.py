@@ -56,7 +56,7 @@ def runs(store_path: str, as_json: bool) -> None:
         table.add_row(literal(r["run_id"]), r["kind"], r["status"], matches,
                       literal(", ".join(r["games"])), literal(", ".join(r["agents"])),
                       time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
-                      *([book_text(r["book"]) if r["book"] else "-"] if books else []))
+                      *([literal(book_text(r["book"])) if r["book"] else "-"] if books else []))
     console.print(table)
 
 
