@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 import click
 
 from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
-                              play_options, rich_console, sandbox_option, store_option, user_errors)
+                              play_options, rich_console, sandbox_option, seeding_option, store_option,
+                              user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.defaults import RUN_MAX_DEALS as DEFAULT_MAX_DEALS
 
@@ -48,12 +49,14 @@ if TYPE_CHECKING:
                    "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
 @deal_key_option
 @deals_option
+@seeding_option
 @json_option
 @user_errors
 def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[str], deals: Optional[int],
         max_deals: Optional[int], seed: int, store_path: str, jobs: Optional[int], backend: str, address: Optional[str],
         time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
-        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], as_json: bool) -> None:
+        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], seeding: Optional[str],
+        as_json: bool) -> None:
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
@@ -61,7 +64,7 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
     plan = tournament.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals,
                            max_deals=max_deals, seed=seed, time_limit=time_limit, params=params, sandbox=sandbox,
                            bot_limits=bot_limits, deal_key=deal_key, resume=resume, backend=backend,
-                           address=address, time_control=time_control, book=book)
+                           address=address, time_control=time_control, book=book, seeding=seeding)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
