@@ -1,0 +1,85 @@
+"""Coupled seeds (arena.seeds): every match of a deal gives a seat's agent the same seeds and every
+move the same view, so equal agents play a deal's matches identically, in `arena compare` and in the
+rotations of a round robin; a run records its seeding and resumes with it."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.compare import compare
+from arena.store import Store
+from arena.tournament import coordinator, schedule as sched
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import play_match
+
+# Every game at a small budget: (game, players, parameters).
+GAMES = [("belladone_bluff", 4, ()), ("belle_of_the_ball", 3, ()), ("insert", 2, ()), ("royal_ball", 2, ()),
+         ("wizard", 4, ("hands=3",))]
+AGENT = "ismcts[iterations=20]"
+
+
+@pytest.mark.parametrize("game, players, params", GAMES)
+def test_equal_agents_differ_by_exactly_zero_on_every_deal(tmp_path, game, players, params):
+    store = Store(str(tmp_path / "c.sqlite"))
+    plan = compare.plan(store, AGENT, f"{AGENT} as twin", game, players, params, max_deals=3, seed=4)
+    status, outcome = compare.play(store, plan, jobs=1)
+    assert status == "finished" and outcome.deals == 3 and outcome.identical == 3
+    steps = 2 * (players - 1)
+    middle = 2 if players == 2 else steps   # the grid index of a pair score of 1, or a share difference of 0
+    assert outcome.counts[middle] == 3 and outcome.points["mean"] == 0 and outcome.points["high"] == 0
+
+
+@pytest.mark.parametrize("game, players, params", GAMES)
+def test_equal_agents_play_every_rotation_of_a_deal_alike(game, players, params):
+    from arena import agent_list
+    specs = agent_list.parse_agents(f"{AGENT}, {AGENT} as twin")
+    full = sched.resolve_games(game, players, agent_list.param_options(params))[0][1]
+    matches = sched.game_schedule("r", game, full, specs, 1, 9, 10.0, deal_key="ab" * 16)
+    assert len(matches) >= 2 and len({m.seats for m in matches}) == len(matches)   # the rotations
+    results = [play_match(m) for m in matches]
+    assert all(r.actions == results[0].actions and r.returns == results[0].returns for r in results)
+
+
+def test_independent_seeds_part_equal_agents(tmp_path):
+    store = Store(str(tmp_path / "i.sqlite"))
+    plan = compare.plan(store, AGENT, f"{AGENT} as twin", "belladone_bluff", 4, max_deals=3, seed=4,
+                        seeding="independent")
+    _, outcome = compare.play(store, plan, jobs=1)
+    assert outcome.identical < 3 and plan.config.seeding == "independent"
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_a_run_records_its_seeding_and_resumes_only_with_it(tmp_path):
+    store_path = str(tmp_path / "s.sqlite")
+    base = ("run", "--game", "insert", "--agents", "greedy,random", "--games", 1, "--jobs", 1, "--store", store_path,
+            "--json")
+    coupled = json.loads(invoke(*base).output)
+    independent = json.loads(invoke(*base, "--seeding", "independent").output)
+    assert coupled["run_id"] != independent["run_id"]
+    store = Store(store_path)
+    assert store.run(coupled["run_id"])["config"]["seeding"] == "coupled"
+    assert "seeding" not in store.run(independent["run_id"])["config"]   # as every run stored before coupling
+    store.close()
+    for run_id, other in ((independent["run_id"], "coupled"), (coupled["run_id"], "independent")):
+        result = invoke("run", "--resume", run_id, "--seeding", other, "--store", store_path)
+        assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+        assert f"not {other}" in result.output
+        assert invoke("run", "--resume", run_id, "--store", store_path).exit_code == 0
+    result = invoke(*base, "--seeding", "shared")
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    with pytest.raises(ValueError, match="--seeding must be one of coupled, independent"):
+        coordinator.plan(Store(store_path), game_id="insert", agents="greedy,random", deals=1, seeding="shared")
+
+
+def test_a_run_stored_before_coupling_is_independent_with_its_run_id():
+    old = {"games": [{"game_id": "insert", "params": {"players": 2}}], "agents": [], "seed": 3, "time_limit": 10.0,
+           "sandbox": {"mode": "bwrap", "limits": {}}, "agent_defaults": {}, "code": "abc", "deals": 2}
+    old["sandbox"] = TournamentConfig.from_json(old).to_json()["sandbox"]   # every limit, as a run stores it
+    config = TournamentConfig.from_json(old)
+    assert config.seeding == "independent" and config.to_json() == old   # so its run id, a digest of it, too
+    with pytest.raises(ValueError, match="seeding"):
+        TournamentConfig.from_json({**old, "seeding": "shared"})
