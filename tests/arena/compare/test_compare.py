@@ -90,7 +90,10 @@ def test_json_schema_and_text_output(tmp_path):
     data = run_json("greedy", "random", *FAST, "--store", store)
     assert set(data) == {"run_id", "status", "game_id", "params", "book", "candidate", "baseline", "field",
                          "model", "sprt", "decision", "verdict", "deals", "max_deals", "deals_played", "not_counted",
-                         "llr", "score", "elo", "nelo", "points", "histogram", "llr_curve", "command"}
+                         "llr", "score", "elo", "nelo", "points", "histogram", "llr_curve", "command", "seeding",
+                         "identical_deals", "identical", "divergence"}
+    assert data["seeding"] == "coupled" and len(data["divergence"]) == data["deals"]
+    assert data["identical"] == f"identical play on {data['identical_deals']} of {data['deals']} deals"
     assert data["status"] == "finished" and data["run_id"].startswith("cmp-insert-")
     assert set(data["sprt"]) == {"elo0", "elo1", "alpha", "beta", "lower", "upper"}
     for key in ("score", "elo", "nelo"):
