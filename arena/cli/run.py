@@ -232,6 +232,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     (arena.reports.tables holds the columns and legend every view shares, arena.results.verdict
     the verdict)."""
     from arena.results import analysis, tallies
+    from arena.results.divergence import identical_text
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
@@ -242,8 +243,12 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
     sections = tallies.sections(store, run_id, game_id)[0]
+    alike = store.identical_deals(run_id)
     boards = [{"game_id": s["game_id"], "params": s["game_params"], "rows": s["leaderboard"], "cycles": s["cycles"],
-               "verdict": s["verdict"], "settled": s["settled"]} for s in sections]
+               "verdict": s["verdict"], "settled": s["settled"],
+               "identical_deals": alike.get(analysis.group_key(s), (0, 0))[0], "deals_compared": alike.get(analysis.group_key(s), (0, 0))[1]}
+              for s in sections]
+    seeding = run_row["config"].get("seeding", "independent")
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:
@@ -251,7 +256,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
                    "time_limit": run_row["config"].get("time_limit"),
                    "time_control": run_row["config"].get("time_control"),
-                   "book": run_row["config"].get("book"),
+                   "book": run_row["config"].get("book"), "seeding": seeding,
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
@@ -277,6 +282,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
                                   + analysis.format_cycle(cycle)))
         print_verdict(console, group["verdict"])
+        if group["deals_compared"]:
+            console.print(literal(f"{identical_text(group['identical_deals'], group['deals_compared'])}: every "
+                                  f"match of the deal played the same moves ({seeding} seeds)"))
     if boards:
         print_legend(console, legend_items(shown))
     note = unconfined_note(run_row["config"])

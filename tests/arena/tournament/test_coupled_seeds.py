@@ -83,3 +83,16 @@ def test_a_run_stored_before_coupling_is_independent_with_its_run_id():
     assert config.seeding == "independent" and config.to_json() == old   # so its run id, a digest of it, too
     with pytest.raises(ValueError, match="seeding"):
         TournamentConfig.from_json({**old, "seeding": "shared"})
+
+
+def test_the_leaderboard_says_on_how_many_deals_play_was_identical(tmp_path):
+    store = str(tmp_path / "l.sqlite")
+    for agents, alike in (("greedy, greedy as twin", 3), ("greedy, random", 0)):
+        result = invoke("run", "--game", "insert", "--agents", agents, "--games", 3, "--jobs", 1, "--store", store,
+                        "--json")
+        run_id = json.loads(result.output)["run_id"]
+        board = json.loads(invoke("leaderboard", run_id, "--store", store, "--json").output)
+        assert board["seeding"] == "coupled"
+        assert (board["leaderboards"][0]["identical_deals"], board["leaderboards"][0]["deals_compared"]) == (alike, 3)
+        text = invoke("leaderboard", run_id, "--store", store).output
+        assert f"identical play on {alike} of 3 deals: every match of the deal played the same moves" in text
