@@ -75,11 +75,12 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
         plan = compare.plan(store, candidate, baseline, game_id, players, texts, sprt_text=sprt,
                             max_deals=max_deals, seed=seed, sandbox="none", seeding=seeding, deal_key="0" * 32)
         started, wall = cpu_seconds(), time.perf_counter()
-        _, outcome = compare.play(store, plan, jobs=1)
+        status, outcome = compare.play(store, plan, jobs=1)
         cpu, elapsed = cpu_seconds() - started, time.perf_counter() - wall
         done = store.finished_ids(plan.run_id)
         todo = [s for d in range(sd_deals) for s in plan.deal_specs(d) if s.match_id not in done]
-        coordinator.play_specs(store, todo, jobs=1)
+        if status == "interrupted" or coordinator.play_specs(store, todo, jobs=1) == "interrupted":
+            raise KeyboardInterrupt   # Ctrl-C or SIGTERM: the benchmark stops, not just this comparison
         matches = store.matches(plan.run_id)
         values = deal_values(plan, matches, sd_deals)
         by_id = {m["match_id"]: m for m in matches}
