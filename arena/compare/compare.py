@@ -247,7 +247,7 @@ def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] =
     known = [] if known is None else known
     counts = [0] * len(plan.values)
     margins, curve, parted = [], [], []
-    value, decision, deal = 0.0, None, 0
+    value, decision, deal, alike = 0.0, None, 0, True
     s0, s1 = sprt.logistic(plan.test.elo0), sprt.logistic(plan.test.elo1)
     while deal < plan.max_deals and decision is None and 2 * deal in by_id and 2 * deal + 1 in by_id:
         if deal == len(known):
@@ -261,7 +261,8 @@ def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] =
         parted.append(where)
         deal += 1
         curve.append((deal, value))
-        if all(d.identical for d in parted):
+        alike = alike and where.identical
+        if alike:
             decision = "identical" if deal >= IDENTICAL_DEALS else None
         else:
             decision = sprt.decide(value, plan.test)
