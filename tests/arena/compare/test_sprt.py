@@ -200,7 +200,7 @@ def test_error_rates_of_the_paired_difference_test(capsys):
 COUPLED = [0.0225, 0.0, 0.955, 0.0, 0.0225]
 
 
-@pytest.mark.parametrize("elo1", [10, 40])
+@pytest.mark.parametrize("elo1", [pytest.param(10, marks=pytest.mark.slow), 40])
 def test_error_rate_of_the_pentanomial_test_on_coupled_deals(elo1):
     params = sprt.SprtParams(0, elo1, 0.05, 0.05)
     false_h1, h0, _ = simulate(np.array(COUPLED), sprt.PENTANOMIAL, params)
