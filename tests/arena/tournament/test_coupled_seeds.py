@@ -96,3 +96,18 @@ def test_the_leaderboard_says_on_how_many_deals_play_was_identical(tmp_path):
         assert (board["leaderboards"][0]["identical_deals"], board["leaderboards"][0]["deals_compared"]) == (alike, 3)
         text = invoke("leaderboard", run_id, "--store", store).output
         assert f"identical play on {alike} of 3 deals: every match of the deal played the same moves" in text
+
+
+def test_a_new_ladder_plays_coupled_and_an_old_one_independent(tmp_path):
+    from arena.ladder import play, store as ladders
+    store = Store(str(tmp_path / "ladder.sqlite"))
+    ladders.create(store, "ins", game_id="insert", seed=1)
+    ladder = ladders.get(store, "ins")
+    assert ladder.config.seeding == "coupled"
+    for agent in ("greedy", "random"):
+        ladders.add(store, "ins", agent)
+    assert play.plan_batch(store, ladder) > 0
+    assert {s.seeding for s in play.planned(store, ladders.get(store, "ins"))} == {"coupled"}
+    old = {k: v for k, v in ladder.config.to_json().items() if k != "seeding"}
+    store.db.execute("UPDATE ladders SET config = ? WHERE name = 'ins'", (json.dumps(old),))
+    assert {s.seeding for s in play.planned(store, ladders.get(store, "ins"))} == {"independent"}
