@@ -75,7 +75,8 @@ def match_parts(seeding: str, match_id: int) -> tuple:
 
 def view_base(deal_seed: int, *match: object) -> int:
     """The base of one match's view seeds, from its deal's seed and whatever tells its matches
-    apart (a tournament: the match id): one hash per match."""
+    apart (`match_parts`: nothing under coupled seeding, the match id under independent): one hash
+    per match."""
     return derive_seed(deal_seed, *match, "view")
 
 
