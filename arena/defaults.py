@@ -6,3 +6,4 @@ TIME_LIMIT = 10.0          # seconds per move for submitted agents (arena.tourna
 RUN_MAX_DEALS = 100        # deals per line-up at most of a run played until settled (arena.results.settle)
 COMPARE_MAX_DEALS = 1000   # deals at most of `arena compare` before it stops undecided (arena.compare.compare)
 ANALYZE_DEALS = 10         # deals per line-up and variant of `arena analyze` (arena.gamestats.analyze)
+IDENTICAL_DEALS = 10       # deals all played alike that end `arena compare` with "identical play" (arena.compare.compare)

@@ -424,6 +424,15 @@ class Store:
             f"SELECT {RESULT_COLUMNS}, json_array_length(actions) AS moves FROM matches WHERE run_id = ? "
             f"ORDER BY match_id LIMIT ? OFFSET ?", (run_id, limit, offset))]
 
+    def identical_deals(self, run_id: str) -> dict[tuple[str, str], tuple[int, int]]:
+        """{(game id, canonical JSON of its parameters): (deals whose stored matches all played the
+        same moves, deals)}, over the deals with two or more stored matches (arena.results.divergence)."""
+        rows = self.db.execute(
+            "SELECT game_id, game_params, count(*), sum(moves = 1) FROM (SELECT game_id, game_params, "
+            "count(*) AS matches, count(DISTINCT actions) AS moves FROM matches WHERE run_id = ? "
+            "GROUP BY game_id, game_params, deal HAVING matches > 1) GROUP BY game_id, game_params", (run_id,))
+        return {(g, json.dumps(json.loads(p), sort_keys=True)): (int(same), int(deals)) for g, p, deals, same in rows}
+
     def played(self) -> dict[str, int]:
         """{run id: its stored matches} for every run with one."""
         return dict(self.db.execute("SELECT run_id, count(*) FROM matches GROUP BY run_id").fetchall())

@@ -187,14 +187,29 @@ def _sizes(text):
                    "(time and peak memory beside SQLite counting the rows).")
 @click.option("--reports-sizes", default="10000,100000,1000000", show_default=True, metavar="N,N,...",
               help="The store sizes (matches) of --reports.")
+@click.option("--verdict", "with_verdict", is_flag=True,
+              help="Only the time to a verdict: deals and CPU seconds `arena compare` needs to decide on fixed "
+                   "pairs (an agent against itself, ismcts against half its iterations, against minimax), with "
+                   "independent and with coupled seeds, and the per-deal sd of each (arena.bench.verdict).")
+@click.option("--verdict-iterations", type=WholeNumber(min=2, max=100000), default=100, show_default=True,
+              help="The ismcts iterations of --verdict's pairs.")
+@click.option("--verdict-deals", type=WholeNumber(min=1, max=100000), default=30, show_default=True,
+              help="--verdict: the most deals of a comparison before it stops undecided.")
+@click.option("--verdict-sd-deals", type=WholeNumber(min=2, max=100000), default=20, show_default=True,
+              help="--verdict: the deals each comparison is completed to for its per-deal sd.")
+@click.option("--verdict-seeds", type=WholeNumber(min=1, max=1000), default=1, show_default=True,
+              help="--verdict: comparisons per game, pair and seeding, each on other deals.")
+@click.option("--verdict-pairs", default="identical,halved,minimax", show_default=True, metavar="NAME,...",
+              help="--verdict: the pairs to play.")
 @click.option("--instructions", "with_instructions", is_flag=True,
               help="Only instruction counts per playout and per search iteration, under valgrind's callgrind "
                    "(they repeat on a busy machine, where seconds do not).")
 @json_option
 @user_errors
 def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: bool, arena_agents: str,
-          arena_games: Optional[int], with_reports: bool, reports_sizes: str, with_instructions: bool,
-          as_json: bool) -> None:
+          arena_games: Optional[int], with_reports: bool, reports_sizes: str, with_verdict: bool,
+          verdict_iterations: int, verdict_deals: int, verdict_sd_deals: int, verdict_seeds: int, verdict_pairs: str,
+          with_instructions: bool, as_json: bool) -> None:
     """Measure playouts, clones and apply+undo per second (and more), each beside its baseline: a
     table, or with --json one JSON object per line (a row as soon as it is measured)."""
     import shutil
@@ -206,7 +221,18 @@ def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: boo
     games = list(game_ids) or engines.game_ids()
     sizes = _sizes(reports_sizes)
 
+    pairs = [p.strip() for p in verdict_pairs.split(",") if p.strip()]
+    if with_verdict:
+        from arena.bench import verdict
+        known = [name for name, _, _ in verdict.pairs(verdict_iterations)]
+        if not pairs or set(pairs) - set(known):
+            raise ArenaError(f"--verdict-pairs takes some of {', '.join(known)}, not {verdict_pairs!r}")
+
     def rows():
+        if with_verdict:
+            yield from verdict.rows([g for g in games if g in verdict.GAMES], verdict_iterations, verdict_deals,
+                                    verdict_sd_deals, verdict_seeds, which=pairs)
+            return
         if with_instructions:
             from arena.bench import instructions
             yield from instructions.rows(games, search)
@@ -229,9 +255,23 @@ def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: boo
         for r in rows():
             click.echo(json.dumps(r))
         return
+    if with_verdict:
+        _print_table("arena bench --verdict", [Column("case", wrap=TEXT), Column("deals", justify="right"),
+                                               Column("sd", justify="right"), Column("CPU s", justify="right")],
+                     [_verdict_cells(r) for r in rows()])
+        return
     figure = "instructions" if with_instructions else "median_per_s"
     cells = [[literal(r["case"]), literal(r["unit"]), f"{r[figure]:,.0f}",
               f"x{r.get('speedup') or r.get('ratio')}" if r.get("speedup") or r.get("ratio") else ""] for r in rows()]
     _print_table("arena bench", [Column("case", wrap=TEXT), Column("unit", wrap=TEXT, importance=0),
                                  Column("count" if with_instructions else "median/s", justify="right"),
                                  Column("vs baseline", justify="right")], cells)
+
+
+def _verdict_cells(r):
+    """A --verdict row as table cells: a comparison's, or a summary's (independent -> coupled)."""
+    if "pair" in r:
+        a, b = r["independent"], r["coupled"]
+        return [literal(r["case"]), f"{a['median_deals']:g} -> {b['median_deals']:g}", f"{a['sd']} -> {b['sd']}",
+                f"{a['median_cpu_s']} -> {b['median_cpu_s']}"]
+    return [literal(r["case"]), f"{r['deals']} ({r['decision'] or 'undecided'})", f"{r['sd']}", f"{r['cpu_s']}"]

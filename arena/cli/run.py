@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 import click
 
 from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
-                              play_options, rich_console, sandbox_option, store_option, user_errors)
+                              play_options, rich_console, sandbox_option, seeding_option, store_option,
+                              user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.defaults import RUN_MAX_DEALS as DEFAULT_MAX_DEALS
 
@@ -48,12 +49,14 @@ if TYPE_CHECKING:
                    "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
 @deal_key_option
 @deals_option
+@seeding_option
 @json_option
 @user_errors
 def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[str], deals: Optional[int],
         max_deals: Optional[int], seed: int, store_path: str, jobs: Optional[int], backend: str, address: Optional[str],
         time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
-        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], as_json: bool) -> None:
+        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], seeding: Optional[str],
+        as_json: bool) -> None:
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
@@ -61,7 +64,7 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
     plan = tournament.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals,
                            max_deals=max_deals, seed=seed, time_limit=time_limit, params=params, sandbox=sandbox,
                            bot_limits=bot_limits, deal_key=deal_key, resume=resume, backend=backend,
-                           address=address, time_control=time_control, book=book)
+                           address=address, time_control=time_control, book=book, seeding=seeding)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -229,6 +232,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     (arena.reports.tables holds the columns and legend every view shares, arena.results.verdict
     the verdict)."""
     from arena.results import analysis, tallies
+    from arena.results.divergence import identical_text
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
@@ -239,8 +243,12 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
     sections = tallies.sections(store, run_id, game_id)[0]
+    alike = store.identical_deals(run_id)
     boards = [{"game_id": s["game_id"], "params": s["game_params"], "rows": s["leaderboard"], "cycles": s["cycles"],
-               "verdict": s["verdict"], "settled": s["settled"]} for s in sections]
+               "verdict": s["verdict"], "settled": s["settled"],
+               "identical_deals": alike.get(analysis.group_key(s), (0, 0))[0], "deals_compared": alike.get(analysis.group_key(s), (0, 0))[1]}
+              for s in sections]
+    seeding = run_row["config"].get("seeding", "independent")
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:
@@ -248,7 +256,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
                    "time_limit": run_row["config"].get("time_limit"),
                    "time_control": run_row["config"].get("time_control"),
-                   "book": run_row["config"].get("book"),
+                   "book": run_row["config"].get("book"), "seeding": seeding,
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
@@ -274,6 +282,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
                                   + analysis.format_cycle(cycle)))
         print_verdict(console, group["verdict"])
+        if group["deals_compared"]:
+            console.print(literal(f"{identical_text(group['identical_deals'], group['deals_compared'])}: every "
+                                  f"match of the deal played the same moves ({seeding} seeds)"))
     if boards:
         print_legend(console, legend_items(shown))
     note = unconfined_note(run_row["config"])

@@ -76,7 +76,8 @@ def planned(store: Store, ladder: ladders.Ladder) -> list[MatchSpec]:
     c = ladder.config
     return [MatchSpec(ladder.run_id, match_id, ladder.game_id, params,
                       sched.deal_seed(c.seed, ladder.game_id, ladder.params, deal, ladder.deal_key),
-                      tuple(specs[e] for e in json.loads(seats)), deal, c.time_limit, c.sandbox, c.time_control)
+                      tuple(specs[e] for e in json.loads(seats)), deal, c.time_limit, c.sandbox, c.time_control,
+                      c.seeding)
             for match_id, deal, seats in rows]
 
 

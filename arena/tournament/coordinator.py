@@ -88,7 +88,7 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
          params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
          address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[str] = None,
-         book: Optional[str] = None) -> Plan:
+         book: Optional[str] = None, seeding: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run), started by `kind`
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
@@ -97,14 +97,18 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
 
     `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them, `time_control`
     "BASE+INC" (seconds) or None. `book` is the path of a deal book (arena.tournament.books) whose
-    deals the run plays: its game and parameters, all its deals or the first `deals`.
+    deals the run plays: its game and parameters, all its deals or the first `deals`. `seeding`
+    (arena.seeds.SEEDINGS) is a new run's, "coupled" when None; a resumed run keeps its own.
 
     :raises ValueError: an unknown game or agent, a malformed parameter or limit, a time limit or a
         schedule out of range, a submitted agent that does not load, no sandbox available, a bad deal
-        book, or a stored run with other deals than `deal_key`.
+        book, a stored run with other deals than `deal_key`, an unknown seeding, or a resumed run
+        given another seeding than its own.
     :raises StoreError: another process plays this run (a ValueError too).
     """
     wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
+    if seeding is not None:
+        seeding = seeds.parse_seeding(seeding)
     check_backend(backend, address)
     deal_book = None
     if book is not None:
@@ -125,6 +129,7 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
         config = TournamentConfig.from_json(stored)
         if config.compare:
             raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
+        check_seeding(resume, config, seeding)
         if config.code and config.code != sched.code_digest():
             raise ValueError(f"the engines or built-in agents changed since run {resume} started; "
                              f"its remaining matches would not be comparable: start a new run")
@@ -148,7 +153,8 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
             deals = rule.max_deals
         elif max_deals is not None:
             raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
-        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, clock, rule),
+        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, clock, rule,
+                                                 seeding or "coupled"),
                          kind=kind, book=deal_book.ref() if deal_book else None)
         sched.check_size(config)
         validate_all(agent_specs, policy)
@@ -181,6 +187,13 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
     out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken)
     out.todo = next_batch(store, out, done) if out.rule else Unplayed(schedule, done)
     return out
+
+
+def check_seeding(run_id: str, config: TournamentConfig, seeding: Optional[str]) -> None:
+    """ValueError when a resumed run is given another seeding than its own (None: its own)."""
+    if seeding is not None and seeding != config.seeding:
+        raise ValueError(f"run {run_id} was played with {config.seeding} seeding, not {seeding}: a run resumes "
+                         f"with its own (leave --seeding out)")
 
 
 class Unplayed(Sequence[MatchSpec]):

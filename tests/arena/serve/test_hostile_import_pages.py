@@ -43,9 +43,7 @@ def rename(rows):
     first = next(i for i, m in enumerate(row["moves"]) if m["mover"] == seat)
     row["faults"] = [{"seat": seat, "label": names["greedy"], "kind": '"\'><script>document.title="owned"</script>', "message": hostile("message"),
                       "move": first}]
-    from arena.tournament.runner import placements_after_faults
-    places = [1 + sum(r > mine for r in row["returns"]) for mine in row["returns"]]
-    row["placements"] = placements_after_faults(places, {seat: first})
+    row["placements"] = [1 + sum(r > mine for r in row["returns"]) for mine in row["returns"]]   # as played out
     row["metrics"] = {}
     return rows
 
