@@ -6,3 +6,7 @@ TIME_LIMIT = 10.0          # seconds per move for submitted agents (arena.tourna
 RUN_MAX_DEALS = 100        # deals per line-up at most of a run played until settled (arena.results.settle)
 COMPARE_MAX_DEALS = 1000   # deals at most of `arena compare` before it stops undecided (arena.compare.compare)
 ANALYZE_DEALS = 10         # deals per line-up and variant of `arena analyze` (arena.gamestats.analyze)
+PLAY_MAX_TIME = 2.0        # seconds a move a built-in agent of a game in the browser may take (arena.serve.sessions)
+PLAY_MAX_THREADS = 1       # threads it may use
+PLAY_GAMES = 4             # games in the browser whose bots may think at once
+UPLOAD_QUOTA = 64 << 20    # bytes of uploaded bots one entrant may keep in a ladder (arena.ladder.uploads)

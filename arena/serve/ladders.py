@@ -48,8 +48,9 @@ class TokenChecks:
     so a client sending wrong tokens could otherwise keep every thread of the server hashing: at
     most one check per core runs at a time, and a client address with MAX_FAILED failures within
     FAILED_WINDOW seconds is refused (429, with Retry-After) before any hashing, until the oldest
-    of them is older than the window. Behind a reverse proxy every client has the proxy's address
-    and shares one allowance (docs/ladder-web.md)."""
+    of them is older than the window. A client's address is what the server can trust of it
+    (inputs.client_address): the socket's peer, or behind a reverse proxy (`arena serve
+    --behind-proxy`) the address the proxy adds to X-Forwarded-For."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic):
         self.clock = clock
@@ -91,9 +92,12 @@ class TokenChecks:
 
 
 def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
-           checks: Optional[TokenChecks] = None) -> list[Route]:
+           checks: Optional[TokenChecks] = None, behind_proxy: bool = False,
+           upload_quota: int = uploads.QUOTA) -> list[Route]:
     """The ladder routes of the app on the store at `store_path`; `reading()` opens it read-only
-    (StoreError, a 404, when there is none: arena.serve.app.create_app)."""
+    (StoreError, a 404, when there is none: arena.serve.app.create_app); `behind_proxy`: whether
+    X-Forwarded-For names the client (inputs.client_address); `upload_quota`: bytes of uploaded
+    bots each entrant may keep in a ladder."""
     checks = checks or TokenChecks()
 
     def ladder_of(store, name):
@@ -172,7 +176,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
         with reading() as store:
             ladder_of(store, name)
             return checks.entrant(store.db, name, token.strip() if scheme.lower() == "bearer" else None,
-                                  request.client.host if request.client else "")
+                                  inputs.client_address(request, behind_proxy))
 
     async def api_upload(request):
         inputs.only(request)   # a token in the query string is refused, not taken nor silently ignored
@@ -186,7 +190,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
         def add():
             with contextlib.closing(Store(store_path)) as store:
                 return uploads.submit(store, name, who, data, filename, fields.get("label") or None,
-                                      fields.get("class") or None)
+                                      fields.get("class") or None, quota=upload_quota)
         try:
             added = await run_in_threadpool(add)
         except uploads.UploadRefused as e:
@@ -208,7 +212,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
                 if any(e.entrant != who for e in found):
                     raise HTTPException(403, f"the bot {label} of ladder {name} is another entrant's: only its "
                                              f"owner may retire it")
-                return [e.name for e in ladders.retire(store, name, label, entrant=who)]
+                return [e.name for e in uploads.retire(store, name, label, entrant=who)]
         return JSONResponse({"ladder": name, "retired": await run_in_threadpool(retire)})
 
     return [
