@@ -78,10 +78,14 @@ class PlayCaps:
         caps = {"time": (self.seconds, "--play-max-time"), "threads": (self.threads, "--play-max-threads")}
         caps.update((name, (defaults[name], "its default")) for name in WORK_PARAMS
                     if isinstance(defaults.get(name), (int, float)) and not isinstance(defaults[name], bool))
-        for name, value in spec.params:
+        for name, text in spec.params:
             cap, why = caps.get(name, (None, ""))
-            if cap is not None and isinstance(value, (int, float)) and value > cap:
-                raise ScheduleError(f"agent {spec.source}: {name}={value:g} is over what a game here may ask: "
+            try:
+                value = float(text)   # as written: the agent itself reads and checks it
+            except (TypeError, ValueError):
+                continue
+            if cap is not None and not value <= cap:
+                raise ScheduleError(f"agent {spec.source}: {name}={text} is over what a game here may ask: "
                                     f"{name} at most {cap:g} ({why})")
 
 
