@@ -39,7 +39,7 @@ from arena.ladder import uploads
 from arena.serve import inputs, ladders, views
 from arena.serve.sessions import PlayCaps, PlaySession, Sessions, UnknownSession
 from arena.store import Store, StoreError
-from arena.text import first_line, jsonable, printable
+from arena.text import first_line, jsonable, printable, without_paths
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "RULES.md")
@@ -51,7 +51,8 @@ HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\[\]:]*)(?::[0-9]*)?")   # name or [IP
 
 
 def _error(request, status, message):
-    message = printable(first_line(message), limit=500) or "error"
+    # no answer shows the server's folders (the store's, the temporary one, the staged bots')
+    message = without_paths(printable(first_line(message), limit=500)) or "error"
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": message}, status_code=status)
     return HTMLResponse(f"<!DOCTYPE html><meta charset=\"utf-8\"><title>arena serve</title>"
@@ -213,9 +214,9 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
     def api_runs(request):
         inputs.only(request)
         if not os.path.isfile(store_path):
-            return JSONResponse({"store": store_path, "runs": []})
+            return JSONResponse({"store": os.path.basename(store_path), "runs": []})
         with reading() as store:
-            return JSONResponse({"store": store_path, "runs": [
+            return JSONResponse({"store": os.path.basename(store_path), "runs": [
                 views.run_row(run) | {"finished": store.count(run["run_id"])} for run in store.runs()]})
 
     def api_progress(request):

@@ -31,6 +31,7 @@ from arena.ladder import store as ladders
 from arena.ladder import tokens, uploads
 from arena.serve import inputs
 from arena.store import Store
+from arena.text import without_paths
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 MAX_BODY = uploads.MAX_UPLOAD + (64 << 10)   # the file and the form's few short fields
@@ -148,7 +149,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
                 return {"name": ladder.name, "run_id": ladder.run_id, "game_id": ladder.game_id,
                         "params": ladder.params, "matches": count,
                         "book": dict(ladder.config.book) if ladder.config.book else None,
-                        "standings": ladders.standings(store, name, include_retired=True),
+                        "standings": _public(ladders.standings(store, name, include_retired=True)),
                         "recent": [{"match_id": m["match_id"], "seats": [s["label"] for s in m["seats"]],
                                     "placements": m["placements"], "faults": len(m["faults"]),
                                     "replay": f"/runs/{ladder.run_id}/matches/{m['match_id']}"}
@@ -163,7 +164,8 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
             with reading() as store:
                 ladder_of(store, name)
                 entry = entry_of(store, name, label)
-                row = next(r for r in ladders.standings(store, name, include_retired=True) if r["entry"] == entry.entry)
+                row = next(r for r in _public(ladders.standings(store, name, include_retired=True))
+                           if r["entry"] == entry.entry)
                 return {"ladder": name, "entry": row, "history": ladders.history(store, name, entry.name, HISTORY),
                         "head_to_head": ladders.head_to_head(store, name, entry.name)}
         return JSONResponse(await run_in_threadpool(read))
@@ -225,6 +227,11 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
         Route("/api/ladders/{name}/bots", api_upload, methods=["POST"]),
         Route("/api/ladders/{name}/bots/{label}/retire", api_retire, methods=["POST"]),
     ]
+
+
+def _public(rows: list[dict]) -> list[dict]:
+    """Standings rows as the web shows them: an uploaded bot's agent without the server's folders."""
+    return [row | {"agent": without_paths(row["agent"])} for row in rows]
 
 
 async def _form(request) -> tuple[dict[str, str], dict[str, tuple[str, bytes]]]:
