@@ -5,8 +5,10 @@ exec bot: a folder with its bot.toml (docs/protocol.md), at the archive's top or
 An archive is unpacked by reading it, never by a library's extract: only plain files and folders,
 names relative without `..`, at most MAX_MEMBERS members and MAX_UNPACKED bytes counted while the
 bytes come out (never trusting the sizes the archive declares). The bot then passes check-agent
-(arena.tournament.checks) on the ladder's game in its sandbox before it is kept; a refused upload
-leaves no file (its staged copy in the cache included) and no store row.
+(arena.tournament.checks) on the ladder's game in its sandbox, within the check's own budget, before
+it is kept; a refused upload leaves no file (its staged copy in the cache included) and no store row.
+A kept version is one copy, the staged copy its check made; a retired version's files are removed;
+an entrant's kept versions stay within a quota.
 """
 import contextlib
 import glob
