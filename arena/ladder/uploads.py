@@ -24,12 +24,14 @@ import tempfile
 import threading
 import zipfile
 import zlib
+from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Iterator, Optional, Sequence
 
 from arena import defaults
 
 if TYPE_CHECKING:
     from arena.ladder.standing import Entry
+    from arena.match import AgentSpec
     from arena.store import Store
 
 MAX_UPLOAD = 4 << 20      # bytes of one uploaded file
@@ -230,8 +232,8 @@ def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, 
         marker = _marker(agent)
         with _checking(entrant):
             _check(agent, label, ladder, games)
-        kept = _kept_item(agent, label)
-        _within_quota(store, name, entrant, label, _folders(kept), quota)
+        kept, staged = _kept_item(agent, label)
+        _within_quota(store, name, entrant, label, _folders(staged), quota)
         with _entering:   # the label's owner and the entrant's count, then the entry, at one time
             _may_enter(store, name, entrant, label)
             before = {e.entry for e in ladders.entries(store, name, active=True)}
@@ -262,11 +264,11 @@ def remove_files(store: "Store", retired: Sequence["Entry"]) -> None:
     """Removes the kept files of the retired uploaded entries (those whose code lies in the cache
     of staged bots), but not a folder an active entry of any ladder of the store plays from."""
     from arena.ladder import store as ladders
-    doomed = {folder for e in retired for folder in _folders(e.item)}
+    doomed = {folder for e in retired for folder in _folders(e.spec)}
     if not doomed:
         return
     active = [e for ladder in ladders.ladders(store) for e in ladders.entries(store, ladder["name"], active=True)]
-    doomed -= {folder for e in active for folder in _folders(e.item)}
+    doomed -= {folder for e in active for folder in _folders(e.spec)}
     from arena.sandbox.staging import discard
     for folder in doomed:
         discard(os.path.basename(folder))
@@ -276,7 +278,7 @@ def kept_bytes(store: "Store", name: str, entrant: str, but: Optional[str] = Non
     """The bytes the entrant's active uploaded bots of the ladder keep on disk (but those of label `but`)."""
     from arena.ladder import store as ladders
     folders = {folder for e in ladders.entries(store, name, active=True)
-               if e.entrant == entrant and e.label != but for folder in _folders(e.item)}
+               if e.entrant == entrant and e.label != but for folder in _folders(e.spec)}
     return sum(_size(folder) for folder in folders)
 
 
@@ -300,41 +302,38 @@ def _size(folder):
     return total
 
 
-def _folders(item: str) -> set[str]:
-    """The folders of the cache of staged bots an uploaded entry's item plays from: its source's
-    staged copy and, for an exec bot with a build, the copy of its build (none for an item that is
-    not an upload's)."""
-    from arena.agent_list import parse_agent
-    from arena.sandbox import code_dir, stage
+def _folders(spec: "AgentSpec") -> set[str]:
+    """The folders of the cache of staged bots an uploaded entry (its staged spec) plays from: its
+    source's staged copy and, for an exec bot with a build, the copy of its build (none for an entry
+    that is not an upload's)."""
+    from arena.sandbox import code_dir
     root = _cache_root()
-    where = item.rpartition(" as ")[0] if " as " in item else item
-    path = where[len("exec:"):] if where.startswith("exec:") else where.rpartition(":")[0]
-    if os.path.commonpath([os.path.abspath(path), root]) != root or os.path.abspath(path) == root:
+    path = os.path.abspath(spec.target if spec.kind == "exec" else spec.target.rpartition(":")[0])
+    if not spec.submitted or os.path.commonpath([path, root]) != root or path == root:
         return set()
-    source = os.path.join(root, os.path.relpath(os.path.abspath(path), root).split(os.sep)[0])
-    folders = {source}
-    with contextlib.suppress(ValueError, OSError):
-        code = stage(parse_agent(item)).code
-        if code:
-            folders.add(code_dir(code))
+    folders = {os.path.join(root, os.path.relpath(path, root).split(os.sep)[0])}
+    if spec.code:
+        folders.add(code_dir(spec.code))
     return folders
 
 
 def _kept_item(agent, label):
-    """The upload's agent item as the ladder keeps it: played from the staged copy of its files (made
-    by its check), its one kept copy; the scratch folder then goes."""
+    """(item, staged spec) of the upload as the ladder keeps it: played from the staged copy of its
+    files (made by its check), its one kept copy; the scratch folder then goes."""
     from arena.agent_list import parse_agent
     from arena.sandbox import source_dir, stage
     spec = parse_agent(f"{agent} as {label}")
     try:
-        stage(spec)   # the check staged it already: this finds that copy intact
+        staged = stage(spec)   # the check staged it already: this finds that copy intact
     except ValueError as e:
         raise UploadRefused(str(e)) from None
     kept = source_dir(spec)
     if spec.kind == "exec":
-        return f"exec:{os.path.join(kept, os.path.basename(spec.target.rstrip(os.sep)))} as {label}"
-    path, _, cls = spec.target.rpartition(":")
-    return f"{os.path.join(kept, os.path.basename(path))}:{cls} as {label}"
+        item = f"exec:{os.path.join(kept, os.path.basename(spec.target.rstrip(os.sep)))} as {label}"
+    else:
+        path, _, cls = spec.target.rpartition(":")
+        item = f"{os.path.join(kept, os.path.basename(path))}:{cls} as {label}"
+    return item, replace(staged, target=item.rpartition(" as ")[0].removeprefix("exec:"))
 
 
 CHECKS_AT_ONCE = 2        # upload checks running side by side (one per entrant)

@@ -100,7 +100,7 @@ def kept_folders(path, name, ladder="club"):
     """The folders an uploaded entry plays from (its one kept copy, in the cache of staged bots)."""
     store = Store(path, readonly=True)
     try:
-        return uploads._folders(ladders.entry(store, ladder, name).item)
+        return uploads._folders(ladders.entry(store, ladder, name).spec)
     finally:
         store.close()
 
