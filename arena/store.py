@@ -15,12 +15,15 @@ store migrate` (`migrate`) has brought it up to date in one transaction; a store
 to SCHEMA_VERSION; a new column of an existing table also needs its step in MIGRATIONS.
 docs/store.md describes every table.
 """
+import contextlib
 import fcntl
 import functools
+import glob
 import hashlib
 import json
 import os
 import sqlite3
+import sys
 import time
 import urllib.parse
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
@@ -29,6 +32,7 @@ from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
 
 DEFAULT_STORE = os.path.join("results", "arena.sqlite")
+PRIVATE = 0o600   # the store and its companion files: the owner's only (deal keys, token hashes)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -168,6 +172,7 @@ class Store:
             db.close()
             raise StoreError(f"{path} is not a tournament store")
         _version(db, path)
+        make_private(path, writing=False)
         return db
 
     def close(self) -> None:
@@ -186,7 +191,7 @@ class Store:
             return
         path = self._lock_path(run_id)
         while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -545,6 +550,8 @@ def _open_checked(path, older):
     version -1), checked intact and of a version this arena writes (with `older`: an existing store
     it migrates), in WAL mode. Nothing is written to a file that is refused."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with contextlib.suppress(FileExistsError):   # made here, private: sqlite gives its -wal and -shm its mode
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE))
     db = sqlite3.connect(path, timeout=30)
     version = _version(db, path)
     if version == -1 and older:
@@ -560,11 +567,47 @@ def _open_checked(path, older):
         db.close()
         raise StoreError(f"the store {path} is damaged ({problems[0]}); nothing was written to it: "
                          f"use another store (the reporting commands may still read what is intact)")
+    try:
+        make_private(path, writing=True)
+    except StoreError:
+        db.close()
+        raise
     db.execute("PRAGMA journal_mode=WAL")
     # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
     # a power cut can lose the last matches, and commits no longer wait for the disk.
     db.execute("PRAGMA synchronous=NORMAL")
     return db, version
+
+
+def make_private(path: str, writing: bool) -> None:
+    """Keeps the store and its companion files (-wal, -shm, -journal, run locks) readable by their
+    owner only: they hold every run's deal key and the ladders' token hashes. A file other users
+    may read is tightened to PRIVATE when this user owns it, with one line on stderr saying so;
+    one this user cannot tighten is refused for writing (StoreError), and read as it is."""
+    loose = []
+    for name in [path, path + "-wal", path + "-shm", path + "-journal"] + glob.glob(glob.escape(path) + ".*.lock"):
+        try:
+            st = os.stat(name)
+        except OSError:
+            continue
+        if st.st_mode & 0o077:
+            loose.append((name, st))
+    tightened = []
+    for name, st in loose:
+        try:
+            if st.st_uid != os.geteuid():
+                raise PermissionError("another user's file")
+            os.chmod(name, PRIVATE)
+            tightened.append(st.st_mode & 0o777)
+        except OSError as e:
+            if not writing:
+                continue
+            raise StoreError(f"{name} can be read by other users (mode {st.st_mode & 0o777:04o}) and cannot be "
+                             f"made private ({e.strerror or e}): its owner should `chmod 600` it") from None
+    if tightened:
+        modes = ", ".join(sorted({f"{m:04o}" for m in tightened}))
+        sys.stderr.write(f"arena: the store {path} could be read by other users (mode {modes}): it is now "
+                         f"{PRIVATE:04o}, its owner's only\n")
 
 
 def _version(db, path):

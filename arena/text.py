@@ -4,12 +4,22 @@ written as the command line takes them, a mean with its interval as every view w
 match's result in a line, and any result as plain JSON data. The tables' columns and legend are arena.reports.tables; the verdict,
 arena.results.verdict."""
 import math
+import re
 from typing import Any, Mapping, Optional, Sequence
+
+# an absolute path in a message: a "/" that starts a word (not a URL's, nor "a/b"), up to its last part
+_ABSOLUTE_PATH = re.compile(r"(?<![\w./-])/(?:[^\s'\"`,;:()\[\]<>/]+/)*([^\s'\"`,;:()\[\]<>/]+)")
 
 
 def first_line(e: object) -> str:
     """The first line of an error's (or any value's) text, "" for none."""
     return str(e).splitlines()[0] if str(e) else ""
+
+
+def without_paths(text: str) -> str:
+    """`text` with each absolute path cut to its last part ("/srv/x/arena.sqlite" -> "arena.sqlite"):
+    what a web answer may say of a file without showing the server's folders."""
+    return _ABSOLUTE_PATH.sub(lambda m: m[1], text)
 
 
 def printable(text: object, limit: Optional[int] = None, keep: str = "\n\t") -> str:

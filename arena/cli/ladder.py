@@ -100,9 +100,9 @@ def add(name: str, agent: str, keep: bool, store_path: str) -> None:
 def retire(name: str, label: str, store_path: str) -> None:
     """Retire LABEL (its active versions) or one version LABEL@N from the ladder NAME: it plays no
     more (a batch already chosen is played out) and leaves the standings; its matches stay."""
-    from arena.ladder import store as ladders
+    from arena.ladder import uploads
     store = _writable(store_path)
-    for e in ladders.retire(store, name, label):
+    for e in uploads.retire(store, name, label):
         click.echo(f"{e.name}: retired from ladder {name}")
     store.close()
 

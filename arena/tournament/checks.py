@@ -78,7 +78,7 @@ class _Checked:
 
 def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], games: int = 2, seed: int = 0,
                 time_limit: float = 10.0, policy: Optional[SandboxPolicy] = None,
-                time_control: Optional[TimeControl] = None) -> list[dict[str, Any]]:
+                time_control: Optional[TimeControl] = None, max_moves: Optional[int] = None) -> list[dict[str, Any]]:
     """Checks an agent before a tournament; returns [{"check", "ok", "detail"}] for the checks that
     ran, in the order of CHECKS.
 
@@ -87,7 +87,9 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     tournament; each match is then replayed with the same seeds. Checked: it loads, it returns
     legal actions, it leaves the state it is given unmodified, it keeps to the per-move time limit
     and, under a `time_control`, to its clock (and neither raises nor crashes), and it plays the
-    same actions under the same seeds.
+    same actions under the same seeds. With `max_moves`, each match stops after the agent's
+    `max_moves`th move (its replay too), which bounds the check's time by the per-move limit: a
+    phase of the game no match then reaches is not checked (`not_run` names it).
 
     An exec agent (docs/protocol.md) also has EXEC_CHECKS: its hello, the format of its replies
     (a failure names the protocol message that was due, hello or action), and a legal move in every
@@ -139,7 +141,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
             loaded += 1
             views = view_base(match_seed)
             clock = referee.Clock(time_control) if time_control else None
-            while not state.is_terminal():
+            while not state.is_terminal() and (max_moves is None or len(actions) < max_moves):
                 if state.current_player() != me:
                     state.apply_action(others.choice(state.legal_actions()))
                     continue

@@ -15,7 +15,12 @@ export async function api(path, options = {}) {
   } catch {
     throw new Error(`${response.status} ${response.statusText}`);
   }
-  if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
+  if (!response.ok) {
+    const error = new Error(data.error || `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    error.retryAfter = Number(response.headers.get("retry-after")) || 0;
+    throw error;
+  }
   return data;
 }
 
