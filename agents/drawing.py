@@ -97,9 +97,8 @@ class View:
         return "; ".join(parts + [e for e in extras if e])
 
 
-def plural(n: int, word: str, many: str = "") -> str:
-    """"1 card", "2 cards"; `many` is the plural when it is not word + "s" ("matches")."""
-    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 # ---------------------------------------------------------------- Insert

@@ -4,13 +4,13 @@ import time
 from typing import Any, Optional
 
 import engines
-from agents.drawing import plural
 from engines.core import GameState
 from arena import referee
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available, stage
 from arena.sandbox.wire import OUTPUT_LIMIT
 from arena.seeds import derive_seed, view_base
+from arena.text import plural
 
 # key -> what it checks, in the order they are reported
 CHECKS = {"loads": "loads and resets", "runs": "plays without raising or crashing",
