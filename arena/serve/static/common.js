@@ -137,6 +137,11 @@ export function gameName(gameId) {
   return gameId.split("_").map((w, i) => (i && ["of", "the"].includes(w) ? w : w[0].toUpperCase() + w.slice(1))).join(" ");
 }
 
+// A mean with its interval as every view writes it (arena.text.interval_text): "0.90 [0.81-0.97]".
+export function interval(iv, digits = 2) {
+  return iv ? `${iv.mean.toFixed(digits)} [${iv.low.toFixed(digits)}-${iv.high.toFixed(digits)}]` : "";
+}
+
 export function plural(n, word, words = `${word}s`) {
   return `${n} ${n === 1 ? word : words}`;
 }
