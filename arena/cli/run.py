@@ -69,8 +69,9 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
         deals = plan.extends.config.deals if plan.extends and plan.taken else 0
         taken = (f" ({plan.taken} taken from run {plan.extends.run_id}, this run's first "
                  + ("deal)" if deals == 1 else f"{deals} deals)")) if plan.extends and plan.taken else ""
-        size = f"{len(plan.schedule)} matches" if plan.rule is None else \
-            f"each game until its verdict is settled, at most {len(plan.schedule):,} matches ({stop_text(plan.rule)})"
+        size = f"{len(plan.schedule)} matches" if plan.rule is None else (
+            f"each game until its verdict is settled: {first_look(plan):,} matches to the first look, at most "
+            f"{len(plan.schedule):,} ({stop_text(plan.rule)})")
         from rich.markup import escape
         from arena.text import book_text
         dealt = f", the deals of book {escape(book_text(plan.config.book))}" if plan.config.book else ""
@@ -94,6 +95,14 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
         sys.exit(130)
     _print_leaderboards(store, plan.run_id, as_json)
     store.close()
+
+
+def first_look(plan: "Plan") -> int:
+    """The matches of a run played until settled up to its first look: what it plays at the least
+    (a game that does not settle there plays on, up to the cap)."""
+    assert plan.rule is not None
+    first = plan.rule.looks()[0]
+    return sum(1 for spec in plan.schedule if spec.deal < first)
 
 
 def stop_text(rule: "StoppingRule") -> str:
