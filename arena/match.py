@@ -97,7 +97,7 @@ class Fault:
 class MatchResult:
     match_id: int
     returns: list         # final score per seat
-    placements: list      # 1 = best per seat; a faulty seat is placed last
+    placements: list      # 1 = best per seat, as the played-out game placed them (the fault rule: arena.results.outcome)
     actions: list         # every action in order, for replay
     faults: list = field(default_factory=list)    # Fault values
     metrics: dict = field(default_factory=dict)   # per-game metrics, e.g. {"bid_accuracy": [...]}

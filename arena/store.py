@@ -23,7 +23,7 @@ import os
 import sqlite3
 import time
 import urllib.parse
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
@@ -83,10 +83,36 @@ def _add_deal_key(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE runs ADD COLUMN deal_key TEXT NOT NULL DEFAULT ''")
 
 
-SCHEMA_VERSION = 1
-# The steps that change tables an older store already has (a new column), by the version they
-# bring it to; the tables and indexes of SCHEMA it lacks are created after them (migrate).
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_deal_key}
+def _played_out_placements(db: sqlite3.Connection) -> None:
+    """A faulty match's placements as the played-out game placed them, where the store has the
+    faulty seats moved last (the fault rule before version 2; arena.results.outcome reads the
+    played-out game's). Recomputed by replaying the match's actions; a match whose replay does not
+    end as stored (one from before faulty matches were played out, or of an engine since changed)
+    keeps its placements."""
+    import engines
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'matches'").fetchone() is None:
+        return   # made by SCHEMA after the steps, empty
+    rows = db.execute("SELECT run_id, match_id, game_id, game_params, seed, returns, actions FROM matches "
+                      "WHERE faults != '[]'").fetchall()
+    for run_id, match_id, game_id, params, seed, returns, actions in rows:
+        try:
+            state = engines.make(game_id, seed=seed, **json.loads(params))
+            for action in json.loads(actions):
+                if state.is_terminal() or action not in state.legal_actions():
+                    raise ValueError("the replay leaves the stored game")
+                state.apply_action(action)
+            if not state.is_terminal() or [float(x) for x in state.returns()] != json.loads(returns):
+                raise ValueError("the replay does not end as stored")
+        except (ValueError, TypeError, KeyError):
+            continue
+        db.execute("UPDATE matches SET placements = ? WHERE run_id = ? AND match_id = ?",
+                   (_encode([int(p) for p in state.placements()]), run_id, match_id))
+
+
+SCHEMA_VERSION = 2
+# The steps that change tables an older store already has (a new column, recomputed values), by the
+# version they bring it to; the tables and indexes of SCHEMA it lacks are created after them (migrate).
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_deal_key, 2: _played_out_placements}
 
 # json.dumps (sort_keys=True), without building an encoder on every call
 _encode = json.JSONEncoder().encode
@@ -229,8 +255,8 @@ class Store:
             self.db.execute("UPDATE runs SET total = ? WHERE run_id = ?", (total, run_id))
 
     def run(self, run_id: Optional[str] = None, kind: Optional[str] = None) -> dict[str, Any]:
-        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None).
-        StoreError if there is none."""
+        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None; a
+        tournament imported from a file counts as a tournament). StoreError if there is none."""
         if run_id is not None:
             row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
@@ -239,7 +265,7 @@ class Store:
             return _effective(self, _run_dict(row))
         runs = self.runs()
         for run in reversed(runs):
-            if kind in (None, run_kind(run)):
+            if kind in (None, run_kind(run)) or (kind == "tournament" and origin_kind(run) == kind):
                 return run
         if kind in (None, "tournament"):
             others = f" (it holds {len(runs)} other runs: `arena runs` lists them; give a RUN)" if runs else ""
@@ -320,10 +346,12 @@ class Store:
                                     "WHERE run_id = ? AND match_id = ?", (target, new, source, old))
         return copied
 
-    def import_run(self, run: dict[str, Any], matches: list[dict[str, Any]]) -> int:
-        """Merges a run and its matches (as `matches` gives them) in one transaction; returns how
-        many matches were added. A run already stored with another config or deal key, or a match
-        stored with other contents, is a conflict: StoreError, and nothing is written."""
+    def import_run(self, run: dict[str, Any], matches: Iterable[dict[str, Any]]) -> int:
+        """Merges a run and its matches (as `matches` gives them, one at a time: an error it raises
+        undoes the whole import) in one transaction; returns how many matches were added. A run
+        already stored with another config or deal key, or a match stored with other contents, is a
+        conflict: StoreError, and nothing is written. Only an imported run (arena.results.export)
+        takes a deal key it lacks: a run played here keeps its own."""
         run_id = run["run_id"]
         with self.db:
             row = self.db.execute("SELECT config, deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -336,7 +364,7 @@ class Store:
                 raise StoreError(f"{self.path} holds another run {run_id} (another config): not imported")
             elif row[1] and run["deal_key"] and row[1] != run["deal_key"]:
                 raise StoreError(f"{self.path} holds run {run_id} with another deal key: not imported")
-            elif run["deal_key"] and not row[1]:
+            elif run["deal_key"] and not row[1] and json.loads(row[0]).get("imported"):
                 self.db.execute("UPDATE runs SET deal_key = ? WHERE run_id = ?", (run["deal_key"], run_id))
             compared = ("game_id", "game_params", "seed", "deal", "seats", "returns", "placements", "actions",
                         "faults")
@@ -567,8 +595,14 @@ def _version(db, path):
 
 def run_kind(run: dict[str, Any]) -> str:
     """What started the run: "tournament" (`arena run`), "compare", "analyze", "play" (a game in
-    `arena serve`), or the "kind" its config names. An `arena analyze` run from before analyze runs
-    said so is known by its deal key, derived from its seed."""
+    `arena serve`), "imported" (`arena import`: read only, never played on), or the "kind" its
+    config names. An `arena analyze` run from before analyze runs said so is known by its deal key,
+    derived from its seed."""
+    return "imported" if run["config"].get("imported") else origin_kind(run)
+
+
+def origin_kind(run: dict[str, Any]) -> str:
+    """What started the run where it was played (an imported run: in the store it came from)."""
     config = run["config"]
     if "kind" in config:
         return config["kind"]

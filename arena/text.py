@@ -86,14 +86,46 @@ def interval_text(iv: Any, digits: int = 2) -> str:
 
 
 def book_text(book: Mapping[str, str]) -> str:
-    """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits...)"."""
-    return f"{printable(book['name'], keep='')} (sha256 {book['digest'][:16]})"
+    """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits..., phrase
+    "...")", the phrase its key derives from (none for a book made before keys were derived)."""
+    phrase = f', phrase "{printable(book["phrase"], 200, keep="")}"' if book.get("phrase") else ""
+    return f"{printable(book['name'], keep='')} (sha256 {printable(book['digest'], 16, keep='')}{phrase})"
 
 
-def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float]) -> str:
+def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float],
+                 faulty: Sequence[int] = ()) -> str:
     """A stored match's result in a line, by seat and label: "1: greedy won (returns -1 / 1)", "draw
-    (...)" when every seat placed first, "0: a and 2: b tied first (...)" when some did."""
-    winners = [seat for seat, place in enumerate(placements) if place == 1]   # seats: a label may hold two
+    (...)" when every seat placed first, "0: a and 2: b tied first (...)" when some did. With
+    `faulty` seats (those of agents that faulted), the result is the fault rule's
+    (arena.results.outcome): they lost, a seat that did not fault won if the played-out game placed
+    it first, and the returns are labelled as the played-out game's: "1: Boom lost by its fault;
+    nobody won (played out with a stand-in: returns -1 / 1)"."""
+    winners = [seat for seat, place in enumerate(placements) if place == 1 and seat not in faulty]   # a label may hold two seats
     names = " and ".join(f"{seat}: {labels[seat]}" for seat in winners)
-    result = "draw" if len(winners) == len(labels) else f"{names} won" if len(winners) == 1 else f"{names} tied first"
-    return result + " (returns " + " / ".join(f"{x:g}" for x in returns) + ")"
+    result = "draw" if len(winners) == len(labels) else "nobody won" if not winners else \
+        f"{names} won" if len(winners) == 1 else f"{names} tied first"
+    shown = " / ".join(f"{x:g}" for x in returns)
+    if not faulty:
+        return f"{result} (returns {shown})"
+    lost = " and ".join(f"{seat}: {labels[seat]}" for seat in faulty)
+    return f"{lost} lost by {'its' if len(faulty) == 1 else 'their'} fault; {result} (played out with a stand-in: returns {shown})"
+
+
+# ---- pages ----
+
+NO_SOURCE = "'none'"
+
+def csp(scripts: Sequence[str]) -> str:
+    """A written page's Content-Security-Policy: nothing loaded, no form sent, only `scripts` (by
+    hash) run; styles inline (the drawings set style attributes and add <style> elements)."""
+    import base64
+    import hashlib
+    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
+    return (f"default-src 'none'; script-src {hashes or NO_SOURCE}; style-src 'unsafe-inline'; "
+            f"base-uri 'none'; form-action 'none'")
+
+
+def csp_meta(scripts: Sequence[str]) -> str:
+    """`csp` as the <meta> element that puts it in a page's head."""
+    import html
+    return f'<meta http-equiv="Content-Security-Policy" content="{html.escape(csp(scripts))}">'

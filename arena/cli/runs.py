@@ -56,24 +56,28 @@ def runs(store_path: str, as_json: bool) -> None:
         table.add_row(literal(r["run_id"]), r["kind"], r["status"], matches,
                       literal(", ".join(r["games"])), literal(", ".join(r["agents"])),
                       time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
-                      *([book_text(r["book"]) if r["book"] else "-"] if books else []))
+                      *([literal(book_text(r["book"])) if r["book"] else "-"] if books else []))
     console.print(table)
 
 
 def match_row(match: dict[str, Any], title: str) -> dict[str, Any]:
     """A stored match as `arena matches` lists it: its line-up, result and faults."""
+    from arena.results.outcome import faulty_seats
     labels = [s["label"] for s in match["seats"]]
-    winners = [seat for seat, place in enumerate(match["placements"]) if place == 1]   # seats: a label may hold two
+    faulty = faulty_seats(match)
+    # seats (a label may hold two); by the fault rule, a seat that faulted never won
+    winners = [seat for seat, place in enumerate(match["placements"]) if place == 1 and seat not in faulty]
     return {"match_id": match["match_id"], "game": title, "game_id": match["game_id"],
             "game_params": match["game_params"], "deal": match["deal"], "seed": match["seed"],
             "seats": labels, "returns": match["returns"], "placements": match["placements"], "winners": winners,
+            "lost_by_fault": faulty,
             "faults": [{"seat": f["seat"], "label": f["label"], "kind": f["kind"], "message": f["message"]}
                        for f in match["faults"]]}
 
 
 def _cells(row):
     """The text columns of a match_row: match, game, line-up, result, faults."""
-    result = match_result(row["seats"], row["placements"], row["returns"])
+    result = match_result(row["seats"], row["placements"], row["returns"], row["lost_by_fault"])
     faults = "; ".join(f"seat {f['seat']} {f['label']}: {f['kind']}" for f in row["faults"]) or "-"
     return tuple(printable(c, keep="") for c in (
         str(row["match_id"]), row["game"], ", ".join(f"{i}: {label}" for i, label in enumerate(row["seats"])),

@@ -34,8 +34,9 @@ How the deals are played (the statistics are in arena.compare.sprt):
 Decisions where the issue is silent: labels must differ (two copies of one agent need `as LABEL`);
 `--field` is refused for two-player games; --max-deals defaults to 1000 deals (2000 matches); the
 batch is max(4 x workers, a quarter of the deals counted so far) deals, so at most about a quarter
-more deals than needed are played, and few pool start-ups are paid; a match ended by a fault counts
-as it is placed (the faulty agent last), like on the leaderboard.
+more deals than needed are played, and few pool start-ups are paid; a match with a fault counts
+by the fault rule, like on the leaderboard (arena.results.outcome: the faulty agent last for its
+own score, every other seat's score from the played-out game).
 """
 import shlex
 from dataclasses import dataclass, field, replace
@@ -49,6 +50,7 @@ from arena.tournament import coordinator as tournament
 from arena.tournament import schedule as sched
 from arena.tournament.config import CompareSettings, TournamentConfig
 from arena.results.analysis import pair_score, t_interval
+from arena.results.outcome import placements_seen_by
 from arena.tournament.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
 from arena.sandbox import make_policy, stage, validate_all
@@ -198,8 +200,10 @@ def plan(store: Store, candidate: str, baseline: str, game_id: Optional[str], pl
                        seed, time_limit, policy, clock, deal_book)
 
 
-def _share(placements, seat):
-    """The seat's score against the other seats (analysis.pair_score), averaged."""
+def _share(match, seat):
+    """The seat's score against the other seats (analysis.pair_score), averaged, as its agent's
+    result reads the match (the fault rule, arena.results.outcome)."""
+    placements = placements_seen_by(match, match["seats"][seat]["label"])
     scores = [pair_score(placements[seat], p) for i, p in enumerate(placements) if i != seat]
     return sum(scores) / len(scores)
 
@@ -207,11 +211,11 @@ def _share(placements, seat):
 def observation(plan: ComparePlan, deal: int, first: dict, second: dict) -> tuple:
     """(grid index, point difference) of one deal from its two stored matches."""
     if plan.players == 2:
-        points = _share(first["placements"], 0) + _share(second["placements"], 1)
+        points = _share(first, 0) + _share(second, 1)
         margin = ((first["returns"][0] - first["returns"][1]) + (second["returns"][1] - second["returns"][0])) / 2
         return round(points * 2), margin
     seat, steps = deal % plan.players, 2 * (plan.players - 1)
-    diff = _share(first["placements"], seat) - _share(second["placements"], seat)
+    diff = _share(first, seat) - _share(second, seat)
     return round(diff * steps) + steps, first["returns"][seat] - second["returns"][seat]
 
 

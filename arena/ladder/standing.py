@@ -18,13 +18,14 @@ simulation (arena.bench.ladder) fold and judge with the same code.
 """
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import trueskill
 
 from arena.match import AgentSpec
 from arena.results import ratings
 from arena.results.analysis import Interval, Moments, moments_interval, pair_score
+from arena.results.outcome import faulty_labels, placements_seen_by
 
 PROVISIONAL_SIGMA = 2.5
 FORM = 10            # recent deals kept in an entry's form ("W", "D" or "L" each, latest last)
@@ -94,26 +95,37 @@ def version_name(label: str, version: int) -> str:
     return label if version == 1 else f"{label}@{version}"
 
 
-def deal_ranks(matches: Sequence[dict[str, Any]]) -> dict[str, int]:
+def deal_ranks(matches: Sequence[dict[str, Any]], label: Optional[str] = None) -> dict[str, int]:
     """{seat label: rank over the deal} from the deal's matches: by mean placement over every seat
-    the label held, 1 = best, ties share."""
+    the label held, 1 = best, ties share; placements as agent `label`'s result reads each match
+    (arena.results.outcome), the played-out games' when `label` is None."""
     places: dict[str, list] = {}
     for m in matches:
-        for seat, place in zip(m["seats"], m["placements"]):
+        seen = m["placements"] if label is None else placements_seen_by(m, label)
+        for seat, place in zip(m["seats"], seen):
             places.setdefault(seat["label"], []).append(place)
     mean = {label: sum(p) / len(p) for label, p in places.items()}
     return {label: 1 + sum(other < m for other in mean.values()) for label, m in mean.items()}
 
 
-def rate(entries: Sequence[Entry], ranks: Sequence[int], env: trueskill.TrueSkill) -> None:
-    """One TrueSkill update of a line-up's entries from their ranks over a deal (1 = best)."""
-    new = env.rate([(e.rating(env),) for e in entries], ranks=list(ranks))
-    for e, (r,) in zip(entries, new):
-        e.pi, e.tau = r.pi, r.tau
-    firsts = sum(1 for r in ranks if r == 1)
-    for e, r in zip(entries, ranks):
+def rate(entries: Sequence[Entry], ranks: Sequence[int], env: trueskill.TrueSkill,
+         own_ranks: Optional[Mapping[str, Sequence[int]]] = None) -> None:
+    """One TrueSkill update of a line-up's entries from their ranks over a deal (1 = best).
+    `own_ranks` gives, for an entry whose result reads the deal otherwise (it faulted: the fault
+    rule, arena.results.outcome), the ranks of its own reading, from which it takes its update."""
+    own = own_ranks or {}
+    before = [(e.rating(env),) for e in entries]
+    rated: dict[tuple[int, ...], list[trueskill.Rating]] = {}
+    for e in [None, *entries]:
+        reading = tuple(ranks if e is None else own.get(e.name, ranks))
+        if reading not in rated:
+            rated[reading] = [r for (r,) in env.rate(before, ranks=list(reading))]
+    for k, e in enumerate(entries):
+        mine = tuple(own.get(e.name, ranks))
+        e.pi, e.tau = rated[mine][k].pi, rated[mine][k].tau
+        firsts = sum(1 for r in mine if r == 1)
         e.deals += 1
-        e.form = (e.form + ("W" if r == 1 and firsts == 1 else "D" if r == 1 else "L"))[-FORM:]
+        e.form = (e.form + ("W" if mine[k] == 1 and firsts == 1 else "D" if mine[k] == 1 else "L"))[-FORM:]
 
 
 def fold_deal(by_name: dict[str, Entry], matches: Sequence[dict[str, Any]], env: trueskill.TrueSkill) -> list[Entry]:
@@ -121,23 +133,24 @@ def fold_deal(by_name: dict[str, Entry], matches: Sequence[dict[str, Any]], env:
     entries that played it; returns them in seat order of the first match."""
     ranks = deal_ranks(matches)
     playing = [by_name[label] for label in dict.fromkeys(s["label"] for s in matches[0]["seats"])]
-    rate(playing, [ranks[e.name] for e in playing], env)
+    faulty = set().union(*(faulty_labels(m) for m in matches))
+    own = {e.name: [deal_ranks(matches, e.name)[x.name] for x in playing] for e in playing if e.name in faulty}
+    rate(playing, [ranks[e.name] for e in playing], env, own)
     shares: dict[str, list] = {}
     for m in matches:
-        labels, places = [s["label"] for s in m["seats"]], m["placements"]
-        faulty = {f["label"] for f in m["faults"]}
-        ranked = ratings.agent_ranks(m)
-        firsts = sum(1 for _, r in ranked if r == 1)
-        for label, r in ranked:
+        labels = [s["label"] for s in m["seats"]]
+        faulty = faulty_labels(m)
+        for label, (_, result) in ratings.results(m).items():
             e = by_name[label]
             e.games += 1
-            if r == 1 and firsts == 1:
+            if result == "win":
                 e.wins += 1
-            elif r == 1:
+            elif result == "draw":
                 e.draws += 1
             else:
                 e.losses += 1
             e.faults += label in faulty
+            places = placements_seen_by(m, label)
             mine = [i for i, b in enumerate(labels) if b == label]
             pairs = [pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != label]
             if pairs:
@@ -151,16 +164,20 @@ def fold_deal(by_name: dict[str, Entry], matches: Sequence[dict[str, Any]], env:
 
 def meetings(matches: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[int]]:
     """{(label, opponent): [games, wins, draws, losses]} over these matches, for every two seats of
-    different labels (a win: placed ahead of that opponent)."""
+    different labels (a win: placed ahead of that opponent, as the label's result reads the match)."""
     out: dict[tuple[str, str], list[int]] = {}
     for m in matches:
-        seats = [(s["label"], place) for s, place in zip(m["seats"], m["placements"])]
-        for label, mine in seats:
-            for other, theirs in seats:
-                if other != label:
-                    row = out.setdefault((label, other), [0, 0, 0, 0])
-                    row[0] += 1
-                    row[1 if mine < theirs else 3 if mine > theirs else 2] += 1
+        labels = [s["label"] for s in m["seats"]]
+        for label in dict.fromkeys(labels):
+            places = placements_seen_by(m, label)
+            for i, b in enumerate(labels):
+                if b != label:
+                    continue
+                for j, other in enumerate(labels):
+                    if other != label:
+                        row = out.setdefault((label, other), [0, 0, 0, 0])
+                        row[0] += 1
+                        row[1 if places[i] < places[j] else 3 if places[i] > places[j] else 2] += 1
     return out
 
 

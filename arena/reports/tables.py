@@ -15,7 +15,8 @@ INTERVALS = ("[a-b]", "the 95% interval over deals (each deal is played once in 
                      "until the deals agree: 3 deals won out of 3 give 1.00 [0.24-1.00]")
 LEGEND = {
     "#": ("#", "rank, 1 + the number of agents surely above it (one that beats it with 95% confidence, or beats "
-               "one that does); agents no result separates are level and share a rank, written 1="),
+               "one that does); agents no result separates are level and share a rank, written 1=; an agent that "
+               "lost every match to its own fault is below all that did not"),
     "mu": ("mu, sigma", "TrueSkill rating (the skill estimate) and its uncertainty; every agent starts at 25 and 8.33"),
     "mu-3σ": ("mu-3σ", "mu - 3 sigma, a rating the agent is very likely above; the table is sorted by rank, "
                        "then by it"),
@@ -26,7 +27,8 @@ LEGEND = {
                                          "one, 1/2 for a tie), mean per deal: below 1.00 even with every match "
                                          "won when one of its seats placed below an opponent's"),
     "placement (95%)": ("placement", "the mean placement of its seats (1 is first), mean per deal"),
-    "faults": ("faults", "matches it lost to its own fault (an exception, an illegal action, a timeout, a crash)"),
+    "faults": ("faults", "matches it lost to its own fault (an exception, an illegal action, a timeout, a crash); "
+                         "the others' results in them are the game played out with a stand-in in its seats"),
     "dup": ("dup", "duplicate score, its mean return minus its table's on the same deals over every seat "
                    "rotation, in the game's points, so the luck of the deal cancels out (card games)"),
 }

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 from arena.results import ratings
+from arena.results.outcome import faulty_labels, placements_seen_by
 from arena.text import jsonable
 
 if TYPE_CHECKING:
@@ -254,7 +255,7 @@ class Standing:
         return jsonable(dict(self.__dict__))
 
 
-TALLY_VERSION = 1     # a checkpoint of another version is ignored (replayed from the matches)
+TALLY_VERSION = 2     # a checkpoint of another version is ignored (replayed from the matches); 2: the fault rule
 MAX_HISTORY = 200     # rating-history points kept per agent, thinned evenly as its games grow
 
 
@@ -313,7 +314,7 @@ class GroupTally:
     def add(self, m: dict[str, Any]) -> None:
         """Folds in one match (a dict as `Store.matches` gives it; its actions are not needed)."""
         s = self.s
-        labels, places = [seat["label"] for seat in m["seats"]], m["placements"]
+        labels = [seat["label"] for seat in m["seats"]]
         key = [m["deal"], m["seed"]]
         if s["open"] is not None and s["open"]["key"] != key:
             self._close_deal()
@@ -335,9 +336,12 @@ class GroupTally:
         self._rate(m)
         deal = s["open"]
         share, place, returns, totals = deal["share"], deal["place"], m["returns"], s["returns"]
+        # Each agent's figures are of the match as its own result reads it (the fault rule,
+        # arena.results.outcome: a faulter is last, the others keep the played-out game's places).
+        seen = {a: placements_seen_by(m, a) for a in dict.fromkeys(labels)}
         # One observation per agent and match (an agent may hold several seats), so that with two
-        # agents the two score shares of a match, and of a deal, add up to 1.
-        for a in dict.fromkeys(labels):
+        # agents the two score shares of a match, and of a deal, add up to 1 (when nobody faulted).
+        for a, places in seen.items():
             mine = [i for i, b in enumerate(labels) if b == a]
             pairs = [pair_score(places[i], places[j]) for i in mine for j, b in enumerate(labels) if b != a]
             if pairs:
@@ -350,7 +354,7 @@ class GroupTally:
         for i, a in enumerate(labels):
             for j, b in enumerate(labels):
                 if i != j and a != b:   # itertools.permutations' order
-                    _bump(deal_pairs.setdefault(a, {}), b, pair_score(places[i], places[j]))
+                    _bump(deal_pairs.setdefault(a, {}), b, pair_score(seen[a][i], seen[a][j]))
                     met.setdefault(a, set()).add(b)
         h2h_games = s["h2h_games"]
         for a, bs in met.items():
@@ -385,25 +389,17 @@ class GroupTally:
 
     def _rate(self, m):
         s = self.s
-        ranked = ratings.agent_ranks(m)
-        current = {}
-        for label, _ in ranked:
-            current[label] = self._rating(label)
-        if len(ranked) > 1:
-            new = ratings.rate(self._env, [current[label] for label, _ in ranked], [r for _, r in ranked])
-            for (label, _), rating in zip(ranked, new):
-                current[label] = rating
-                s["ratings"][label] = [rating.pi, rating.tau]
-        firsts = sum(1 for _, r in ranked if r == 1)
-        faulty = {f["label"] for f in m["faults"]}
-        for label, r in ranked:
+        rated = ratings.rate_match(self._env, m, self._rating)
+        faulty = faulty_labels(m)
+        for label, (rating, result) in rated.items():
+            s["ratings"][label] = [rating.pi, rating.tau]
             c = s["counts"].get(label)
             if c is None:
                 c = s["counts"][label] = {"games": 0, "wins": 0, "draws": 0, "losses": 0, "faults": 0}
             c["games"] += 1
-            c["wins" if r == 1 and firsts == 1 else "draws" if r == 1 else "losses"] += 1
+            c[{"win": "wins", "draw": "draws", "loss": "losses"}[result]] += 1
             c["faults"] += label in faulty
-            self._sample(label, c["games"], current[label])
+            self._sample(label, c["games"], rating)
 
     def _rating(self, label):
         """The agent's TrueSkill rating, rebuilt from its exact (pi, tau) (mu and sigma are rounded)."""
@@ -457,7 +453,7 @@ class GroupTally:
     def standings(self) -> list[Standing]:
         s = self.s
         current = {a: self._rating(a) for a in s["counts"]}
-        ranks = separated_ranks(self.head_to_head())
+        ranks = separated_ranks(self.head_to_head(), [a for a, c in s["counts"].items() if c["faults"] == c["games"]])
         order = sorted(current, key=lambda a: (ranks.get(a, 1), -(current[a].mu - 3 * current[a].sigma), a))
         span_top = float(max(s["players"], 2))
         rows = []
@@ -598,17 +594,25 @@ def dominance_graph(h2h: dict[str, dict[str, Any]]) -> "nx.DiGraph":
     return g
 
 
-def separated_ranks(h2h: dict[str, dict[str, Optional[Interval]]]) -> dict[str, int]:
+def separated_ranks(h2h: dict[str, dict[str, Optional[Interval]]],
+                    never_finished: Iterable[str] = ()) -> dict[str, int]:
     """{label: rank}: 1 + the number of agents surely above it. An agent is surely above another
-    when it beats it with 95% confidence (its head-to-head score's interval lies above 1/2), or beats
-    one that is surely above it; agents in a cycle of such wins are level with each other. Agents
-    that no result separates share a rank, and an agent surely above another always ranks higher."""
+    when it beats it with 95% confidence (its head-to-head score's interval lies above 1/2, or the
+    other's score against it lies below 1/2: with faults the two differ, see arena.results.outcome),
+    or beats one that is surely above it; agents in a cycle of such wins are level with each other.
+    Agents in `never_finished` (each lost every match it played to its own fault) are surely below
+    every other agent: they have no result but their faults, however few the deals. Agents that no
+    result separates share a rank, and an agent surely above another always ranks higher."""
     import networkx as nx
     sure = nx.DiGraph()
     sure.add_nodes_from(a for row in h2h.values() for a in row)
     sure.add_nodes_from(h2h)
     sure.add_edges_from((a, b) for a, row in h2h.items() for b, cell in row.items()
                           if cell is not None and cell.low > 0.5)
+    sure.add_edges_from((b, a) for a, row in h2h.items() for b, cell in row.items()
+                          if cell is not None and cell.high < 0.5)
+    never_finished = set(never_finished)
+    sure.add_edges_from((a, b) for a in list(sure) if a not in never_finished for b in never_finished if b in sure)
     blocks = nx.condensation(sure)   # each cycle of sure wins becomes one block
     above = {k: sum(len(blocks.nodes[j]["members"]) for j in nx.ancestors(blocks, k)) for k in blocks}
     return {a: 1 + above[k] for a, k in blocks.graph["mapping"].items()}

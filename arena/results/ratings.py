@@ -8,22 +8,61 @@ How matches are rated (quoted in the README):
 * Each match is a free-for-all between the agents at the table. An agent holding several seats
   (fewer agents than seats) is ranked by the mean of its seats' placements; agents with equal means
   tie. A win is first place alone, a draw is a shared first place, anything else a loss.
-* A faulty agent's seats are all placed last (see arena.tournament.runner), so a fault costs rating like a loss.
+* A match with a fault is rated by the fault rule (arena.results.outcome): the agents that did not
+  fault are rated together on the played-out game's placements, and each agent that faulted gets
+  the update of a free-for-all in which it is last, so a fault costs the faulter rating like a loss
+  and moves no other agent's rating by more than the played-out game does.
 * `conservative` is mu - 3 sigma; leaderboards are sorted by it.
 """
 import math
-from typing import Any
+from typing import Any, Callable, Optional
 
 import trueskill
 
+from arena.results.outcome import faulty_labels, placements_seen_by
 
-def agent_ranks(match: dict[str, Any]) -> list[tuple[str, int]]:
-    """[(label, rank)] for the agents of a match, in first-seat order; rank 1 = best, ties share."""
+
+def agent_ranks(match: dict[str, Any], label: Optional[str] = None) -> list[tuple[str, int]]:
+    """[(label, rank)] for the agents of a match, in first-seat order; rank 1 = best, ties share:
+    as agent `label`'s result reads the match (arena.results.outcome), the played-out game's
+    placements when `label` is None or did not fault."""
+    places = match["placements"] if label is None else placements_seen_by(match, label)
     seats: dict[str, list[int]] = {}
-    for seat, placement in zip(match["seats"], match["placements"]):
+    for seat, placement in zip(match["seats"], places):
         seats.setdefault(seat["label"], []).append(placement)
     mean = {label: sum(p) / len(p) for label, p in seats.items()}
     return [(label, 1 + sum(1 for other in mean.values() if other < m)) for label, m in mean.items()]
+
+
+def results(match: dict[str, Any]) -> dict[str, tuple[list[tuple[str, int]], str]]:
+    """{label: (agent_ranks as that agent's result reads the match, "win", "draw" or "loss")} for
+    every agent of the match, in first-seat order: a win is first place alone, a draw a shared
+    first place. The agents that did not fault share one reading, the played-out game's."""
+    played = agent_ranks(match)
+    faulty = faulty_labels(match)
+    out = {}
+    for label, _ in played:
+        ranked = agent_ranks(match, label) if label in faulty else played
+        mine = dict(ranked)[label]
+        firsts = sum(1 for _, r in ranked if r == 1)
+        out[label] = (ranked, "win" if mine == 1 and firsts == 1 else "draw" if mine == 1 else "loss")
+    return out
+
+
+def rate_match(env: trueskill.TrueSkill, match: dict[str, Any],
+               rating: Callable[[str], trueskill.Rating]) -> dict[str, tuple[trueskill.Rating, str]]:
+    """{label: (its new rating, "win", "draw" or "loss")} for the agents of a match (`rating(label)`
+    gives each one's rating before it): one free-for-all per reading of the match (`results`),
+    each agent taking its update from its own reading. A match of one agent changes no rating."""
+    out = {}
+    rated: dict[tuple, list[trueskill.Rating]] = {}
+    for label, (ranked, result) in results(match).items():
+        key = tuple(ranked)
+        if key not in rated:
+            before = [rating(other) for other, _ in ranked]
+            rated[key] = rate(env, before, [r for _, r in ranked]) if len(ranked) > 1 else before
+        out[label] = (rated[key][[other for other, _ in ranked].index(label)], result)
+    return out
 
 
 def environment() -> trueskill.TrueSkill:

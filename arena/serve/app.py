@@ -32,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 import agents
 import engines
 from arena.agent_list import entry_points
+from arena.results.outcome import faulty_seats
 from arena.table import replay_states
 from arena.sandbox import make_policy
 from arena.serve import inputs, ladders, views
@@ -238,7 +239,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         return JSONResponse({"run_id": run_id, "count": count, "offset": offset, "matches": [
             {"match_id": m["match_id"], "game_id": m["game_id"], "deal": m["deal"],
              "seats": [s["label"] for s in m["seats"]], "placements": m["placements"], "returns": m["returns"],
-             "faults": len(m["faults"]), "moves": m["moves"]} for m in rows]})
+             "faults": len(m["faults"]), "lost_by_fault": faulty_seats(m), "moves": m["moves"]} for m in rows]})
 
     def api_match(request):
         inputs.only(request, "viewer")

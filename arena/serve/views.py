@@ -9,6 +9,7 @@ from typing import Any, Optional, Sequence
 import engines
 from arena.reports import graphs, report
 from arena.results import tallies
+from arena.results.outcome import faulty_seats
 from arena.store import run_kind
 from arena.table import public_name
 from arena.reports.tables import leaderboard_columns
@@ -130,6 +131,7 @@ def match_view(run_id: str, match: dict[str, Any], names: Sequence[str], moves: 
         "names": list(names), "steps": len(match["actions"]), "moves": list(moves) if viewer is None else None,
         "marks": marks(notes),
         "returns": match["returns"], "placements": match["placements"], "faults": match["faults"],
+        "lost_by_fault": faulty_seats(match),
         "perfect_information": engines.spec(match["game_id"]).perfect_information
         if match["game_id"] in engines.game_ids() else False}
 

@@ -35,7 +35,7 @@ from arena.sandbox import describe
 from arena.match import MatchResult, MatchSpec, TimeControl
 from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
-from arena.store import Store
+from arena.store import Store, run_kind
 from arena.results.tallies import Checkpoint
 from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
 
@@ -118,6 +118,7 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
         wanted_key = deal_book.key
         deals = books.take(deal_book, deals, "--games")
     if resume:
+        check_not_imported(store, resume)
         stored = store.run(resume)["config"]
         run_id = resume
         if stored.get("kind") == "play":
@@ -153,6 +154,7 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = config.run_id
+    check_not_imported(store, run_id)
     extends = None if resume else smaller_run(store, config, wanted_key)
     if extends and store.deal_key(run_id) not in (None, extends.deal_key):
         extends = None   # this run was started on other deals
@@ -236,6 +238,8 @@ def smaller_run(store: Store, config: TournamentConfig, wanted_key: Optional[str
     played again (`--games 70` after `--games 30` plays 40 more deals)."""
     best = None
     for run in store.runs():
+        if run_kind(run) == "imported":
+            continue   # read only: its deals are the file's word, and its key not this store's
         try:
             c = TournamentConfig.from_json(run["config"])
         except ValueError:
@@ -257,9 +261,20 @@ def shared_matches(old: Iterable[MatchSpec], new: Iterable[MatchSpec]) -> dict[i
     return {spec.match_id: ids[ident(spec)] for spec in old if ident(spec) in ids}
 
 
+def check_not_imported(store: Store, run_id: str) -> None:
+    """ValueError when the store holds `run_id` as a run imported from a file: read only. A run
+    played here never deals from a key it did not make or was not given (a file naming the run id
+    a later `arena run` will have must not choose its deals)."""
+    if store.deal_key(run_id) is not None and run_kind(store.run(run_id)) == "imported":
+        raise ValueError(f"run {run_id} in {store.path} was imported from a file (`arena import`): it is read "
+                         f"only and never played on; play this run in another store (--store)")
+
+
 def deal_key_for(store: Store, run_id: str, wanted: Optional[str] = None) -> str:
     """The run's deal key: the stored one, else `wanted` (--deal-key), else a new secret one.
-    :raises ValueError: the store holds the run with another key than `wanted`."""
+    :raises ValueError: the store holds the run with another key than `wanted`, or holds it as an
+        imported run (`check_not_imported`)."""
+    check_not_imported(store, run_id)
     stored = store.deal_key(run_id)
     if wanted and stored is not None and stored != wanted:
         raise ValueError(f"run {run_id} is already in {store.path} with other deals than --deal-key gives; "

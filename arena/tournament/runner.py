@@ -20,33 +20,35 @@ Every move is asked for and applied by the referee (arena.referee), as everywher
   an agent given seconds (`alphabeta[time=0.5]`, `minimax[time=1]`, `ismcts[time=...]`) plays
   differently on a busy machine, and so can a submitted agent near its time limit.
 * An agent that raises, returns an illegal action, exceeds its time, hangs or kills its process
-  (or fails to start) faults: the fault is recorded with the match, every seat it holds is placed
-  last, and the match is played out to its end with the built-in `random` agent in those seats,
-  seeded from the match; the other seats keep their own agents. The other seats are then placed
-  among themselves as the played-out game placed them, and the stored returns are its final
-  returns. A second agent that faults during the play-out is replaced the same way; the faulty
-  agents come after every other seat, the one that faulted first last. The tournament goes on.
+  (or fails to start) faults: the fault is recorded with the match, and the match is played out to
+  its end with the built-in `random` agent in every seat the agent holds, seeded from the match;
+  the other seats keep their own agents. A second agent that faults during the play-out is
+  replaced the same way. The stored returns and placements are the played-out game's; the result
+  of each agent is then read from them by the fault rule (arena.results.outcome): the faulter is
+  last for its own score, and every other seat's result is the played-out game's, the faulter's
+  seats staying where that game put them. The tournament goes on.
 * What a submitted agent prints in the match (see arena.sandbox.wire.Output) is kept with the
   match's result, per seat.
 
-Why the match is played out: a fault rule that cannot be gamed. The old rule ended the match at
-the fault and gave every other seat a shared first place. With three or more seats that is
-kingmaking on demand: a bot that faults on purpose whenever its accomplice is behind turns the
-accomplice's likely loss to the leader into a shared win (a hostile bot gained its accomplice
-+0.047 [+0.018, +0.075] of score share over 100 paired deals). Now a fault settles nothing among
-the other seats: the accomplice gets what it earns over the rest of the game against the same
-opponents and a random player. On average that is what the faulter could give it anyway by
-playing on with random moves (the same play from another random stream), and any bot may play
-badly under any rule. It is not what the faulter would give by playing on with its own moves: a
-strong faulter replaced by random plays differently from then on, which could help or hurt its
-accomplice, so the kingmaking test (tests/arena/tournament/test_fault_rule.py) measures it. Over 100 paired
-Belladone Bluff deals, a greedy faulter that faults once the deck is empty and its accomplice is
-behind raised the accomplice's score against the honest opponent by +0.152 [+0.125, +0.178]
-under the old rule, and by +0.002 [-0.021, +0.024] now. What a fault still gives every other seat
-alike is a place above the faulter, as a faulter that finished last by playing would.
-Faulty agents are ordered by when they faulted, not tied, so that a second faulter cannot hand the
-first a share of a place either. A faulty match keeps no per-game metrics (a stand-in played part
-of it); the leaderboard's duplicate scores and `arena analyze` leave faulty matches out.
+Why the match is played out, and why the faulter's place is not handed on: a fault rule that
+cannot be gamed. An older rule ended the match at the fault and gave every other seat a shared
+first place: kingmaking on demand with three or more seats (a bot that faulted on purpose
+whenever its accomplice was behind gained it +0.047 [+0.018, +0.075] of score share over 100
+paired deals). The next one played the match out but placed the faulter last for everyone, so
+every seat it had been above moved up one place: a bot that faulted on its last, forced card
+only when it was above its accomplice and not above the rival still raised the accomplice's
+score share, by +0.087 [+0.068, +0.107] over 100 paired 3-player Wizard deals. Now a fault gives
+no other seat anything the played-out game did not: the same faulter leaves its accomplice's
+share where playing on would, +0.000 [+0.000, +0.000]
+(tests/arena/tournament/test_fault_rule_in_process.py; test_fault_rule.py plays a faulter that
+faults earlier, so that its stand-in plays on).
+What remains is that a stand-in playing random moves from the fault on may play differently
+from the faulter's own moves, which could help or hurt anyone, as any bad play may: over 100
+paired Belladone Bluff deals, a greedy faulter that faults once the deck is empty and its
+accomplice is behind changed the accomplice's score against the honest opponent by +0.002
+[-0.021, +0.024] and its score share by +0.020 [+0.001, +0.039] (the random stand-in is easier to
+place above than the greedy faulter). A faulty match keeps no per-game metrics (a stand-in played part of it); the leaderboard's
+duplicate scores and `arena analyze` leave faulty matches out.
 """
 import time
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -87,14 +89,6 @@ def seen_by(state: GameState, watchers: Sequence[RemoteAgent], mover: int) -> Op
             p.saw(state, mover, action)
         state.apply_action(action)
     return apply
-
-
-def placements_after_faults(places: Sequence[int], faulted: dict[int, int]) -> list[int]:
-    """Each seat's place: the seats without a fault ranked among themselves by the engine's
-    placements `places`, then the faulty seats (`faulted`: seat -> the move of its agent's fault),
-    the latest fault first; equal keys share a place (1 + how many seats rank strictly above)."""
-    key = [(1, -faulted[s]) if s in faulted else (0, places[s]) for s in range(len(places))]
-    return [1 + sum(k < mine for k in key) for mine in key]
 
 
 def loop_kinds(spec: MatchSpec) -> Optional[list[int]]:
@@ -193,9 +187,7 @@ def play_refereed(spec: MatchSpec, started: Optional[float] = None) -> MatchResu
         for s, p in enumerate(players):
             if p is not None and s not in faulted:
                 close(s, p)
-    places = [int(p) for p in state.placements()]
-    if faulted:
-        places = placements_after_faults(places, faulted)
+    places = [int(p) for p in state.placements()]   # the played-out game's: the fault rule reads them
     returns = [float(x) for x in state.returns()]
     metrics = {} if faults else jsonable(state.metrics())
     return MatchResult(spec.match_id, returns, places, state.history(), faults, metrics,

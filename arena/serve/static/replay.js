@@ -67,7 +67,11 @@ async function go(k) {
     const result = $("result");
     result.replaceChildren();
     if (view.terminal) result.append(finalScores(view, null, await endReason(view)));
-    else if (step === match.steps && match.faults.length) {
+    if (view.terminal && match.lost_by_fault?.length) {
+      // the fault rule: the faulter lost; the scores above are the played-out game's, a stand-in in its seats
+      result.append(el("p", { class: "error" }, `${match.lost_by_fault.map((p) => match.names[p]).join(" and ")} lost by a fault; ` +
+        "the scores above are the played-out game's, a stand-in playing from the fault on"));
+    } else if (step === match.steps && match.faults.length) {
       result.append(el("p", { class: "error" }, match.faults.map((f) => `ended by a fault: ${match.names[f.seat]} ${f.kind}: ${f.message}`).join("; ")));
     }
     const rounds = roundSummary(view);

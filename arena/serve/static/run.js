@@ -138,10 +138,14 @@ async function showSummary() {
   }
 }
 
-// The seat placed first ("seat 2, greedy"), or those tied for it.
+// The seat placed first ("seat 2, greedy"), or those tied for it. By the fault rule a seat whose
+// agent faulted lost, wherever its stand-in finished the played-out game, and nobody takes its place.
 function winner(m) {
-  const first = m.placements.flatMap((place, p) => (place === 1 ? [`seat ${p}, ${m.seats[p]}`] : []));
-  return el("span", { class: "winner" }, first.length > 1 ? `tie: ${first.join("; ")}` : first[0] ?? "");
+  const lost = m.lost_by_fault || [];
+  const first = m.placements.flatMap((place, p) => (place === 1 && !lost.includes(p) ? [`seat ${p}, ${m.seats[p]}`] : []));
+  const won = first.length > 1 ? `tie: ${first.join("; ")}` : first[0] ?? (lost.length ? "nobody" : "");
+  const faulted = lost.map((p) => `seat ${p}, ${m.seats[p]} lost by its fault`).join("; ");
+  return el("span", { class: "winner" }, faulted ? `${won}; ${faulted}` : won);
 }
 
 async function showMatches() {

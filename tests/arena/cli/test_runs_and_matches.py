@@ -85,7 +85,9 @@ def test_matches_names_the_faults(tmp_path):
     for row in data["matches"]:
         crash = row["seats"].index("crash")
         assert [(f["seat"], f["label"], f["kind"]) for f in row["faults"]] == [(crash, "crash", "exception")]
-        assert row["winners"] == [1 - crash]
+        # By the fault rule the crash lost; random won only if it beat the stand-in in the played-out game.
+        assert row["lost_by_fault"] == [crash]
+        assert row["winners"] == ([1 - crash] if row["placements"][1 - crash] == 1 else [])
     lines = ok("matches", "--store", store).splitlines()[2:]
     assert all(line.endswith(f"seat {row['seats'].index('crash')} crash: exception")
                for line, row in zip(lines, data["matches"]))

@@ -190,3 +190,21 @@ def test_an_interrupted_comparison_prints_the_command_that_resumes_it(tmp_path, 
     assert result.exit_code == 130, result.output
     assert "arena compare 'ismcts[iterations=300] as i300' random --game insert" in result.output
     assert Store(str(tmp_path / "i.sqlite"), readonly=True).runs()[0]["status"] == "interrupted"
+
+
+def test_a_deal_with_a_fault_is_read_by_the_fault_rule():
+    """The candidate's score in each match is its own reading (arena.results.outcome): last when it
+    faulted, the played-out game's when another seat did."""
+    from types import SimpleNamespace
+    from arena.compare.compare import observation
+
+    def m(labels, placements, faulty=()):
+        return {"seats": [{"label": x} for x in labels], "placements": placements, "returns": [0.0] * 3,
+                "faults": [{"seat": labels.index(x), "label": x} for x in faulty]}
+    plan = SimpleNamespace(players=3)   # deal 0: the candidate, then the baseline, in seat 0
+    # The candidate's stand-in finished first, the baseline was second: the candidate lost by its fault.
+    faulted = observation(plan, 0, m(["cand", "f1", "f2"], [1, 2, 3], ["cand"]), m(["base", "f1", "f2"], [2, 1, 3]))
+    assert faulted[0] == 4 - 2   # steps 4: (0 - 1/2) * 4 + 4
+    # A field seat's fault gives the candidate nothing: it stays below the seat the stand-in played to first.
+    other = observation(plan, 0, m(["cand", "f1", "f2"], [2, 1, 3], ["f1"]), m(["base", "f1", "f2"], [2, 1, 3]))
+    assert other[0] == 4

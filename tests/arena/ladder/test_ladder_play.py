@@ -10,6 +10,7 @@ import signal
 import pytest
 
 from arena.ladder import matchmaking, standing
+from arena.match import AgentSpec
 from arena.ladder import store as ladders
 from arena.store import Store
 from arena_processes import start, wait_for_matches
@@ -239,3 +240,28 @@ def test_a_ladder_no_run_plays_is_idle_and_counts_matches_played_not_planned(tmp
     schema = json.loads((pathlib.Path(__file__).parents[3] / "docs" / "export" / "line.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(head)
     assert head["status"] == "idle"
+
+
+def test_a_fault_in_a_deal_moves_only_the_faulters_standing():
+    """The fault rule in a ladder: the entries that did not fault are rated, counted and scored on the
+    played-out games; the faulter as last in the matches it faulted in."""
+    def deal(faulty):
+        rotations = [["f", "a", "r"], ["a", "r", "f"], ["r", "f", "a"]]
+        order = {"f": 1, "a": 2, "r": 3}   # the played-out games: the faulter's seat first every time
+        return [{"seats": [{"label": x} for x in labels], "placements": [order[x] for x in labels],
+                 "faults": [{"seat": labels.index("f"), "label": "f"}] if faulty else []} for labels in rotations]
+
+    def fold(matches):
+        entries = {x: standing.Entry(i, x, 1, AgentSpec(x, "random"), "") for i, x in enumerate("far", 1)}
+        standing.fold_deal(entries, matches, standing.environment())
+        return entries
+
+    faulty, honest = fold(deal(True)), fold(deal(False))
+    figures = ("pi", "tau", "wins", "draws", "losses", "share", "form")
+    for x in "ar":
+        assert [getattr(faulty[x], k) for k in figures] == [getattr(honest[x], k) for k in figures], x
+    f = faulty["f"]
+    assert (f.wins, f.losses, f.faults, f.form, f.share[1]) == (0, 3, 3, "L", 0.0)
+    assert f.mu < honest["f"].mu
+    assert standing.meetings(deal(True))[("a", "f")] == [3, 0, 0, 3]   # a was below f's seat every time
+    assert standing.meetings(deal(True))[("f", "a")] == [3, 0, 0, 3]   # and f lost by its faults

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 import engines
 from arena import agent_list
 from arena.results import analysis, ratings
+from arena.results.outcome import placements_seen_by
 from arena.tournament import runner, schedule
 from arena.cli import main
 from arena.store import Store
@@ -122,8 +123,8 @@ def test_misbehaving_agents_lose_and_the_tournament_goes_on(tmp_path):
     assert kinds == {"RaisingBot": {"exception"}, "IllegalBot": {"illegal"}, "SlowBot": {"timeout"},
                      "HangingBot": {"timeout"}, "CrashingBot": {"crash"}}
     # A faulty seat is played out by a stand-in (arena.tournament.runner): against the good agents each match
-    # has exactly one fault, the misbehaving agent's, placed last; two misbehaving agents both
-    # fault, the first to fault placed last.
+    # has exactly one fault, the misbehaving agent's, last for itself (the fault rule); two
+    # misbehaving agents both fault, each last for itself.
     assert len(out["faults"]) == 20 + 2 * 20
     for m in stored(tmp_path / "s.sqlite")[0]:
         labels = [s["label"] for s in m["seats"]]
@@ -135,8 +136,8 @@ def test_misbehaving_agents_lose_and_the_tournament_goes_on(tmp_path):
         else:
             continue
         assert fault["label"] in bad
-        assert m["placements"][labels.index(fault["label"])] == 2
-        assert m["placements"][1 - labels.index(fault["label"])] == 1
+        for f in m["faults"]:
+            assert placements_seen_by(m, f["label"])[labels.index(f["label"])] == 2
     for b in bad:
         assert rows[b]["faults"] >= 4 and rows[b]["games"] == 12, rows[b]
     for good in ("random", "GoodBot"):

@@ -1,5 +1,6 @@
-"""The fault rule cannot be gamed: a seat that faults is placed last and the match is played out with
-a random stand-in in its seats, so faulting on purpose cannot hand an accomplice a shared first place.
+"""The fault rule cannot be gamed: the match is played out with a random stand-in in a faulty agent's
+seats, the faulter is last for its own result and every other agent reads the played-out game
+(arena.results.outcome), so faulting on purpose cannot hand an accomplice a shared first place.
 
 The bots run unconfined (`--sandbox none`): these tests are about the runner's rule, not the sandbox.
 """
@@ -12,6 +13,7 @@ import engines
 from arena import agent_list
 from arena.tournament import runner, schedule
 from arena.results.analysis import pair_score, t_interval
+from arena.results.outcome import placements_seen_by
 from arena.sandbox import make_policy, stage
 from paths import ROOT
 
@@ -57,6 +59,12 @@ def ranking(places):
     return [1 + sum(q < p for q in places) for p in places]
 
 
+def seen_by(spec, result, label):
+    """The match's placements as agent `label`'s result reads them (the fault rule)."""
+    return placements_seen_by({"seats": [a.as_dict() for a in spec.seats], "placements": result.placements,
+                               "faults": [f.__dict__ for f in result.faults]}, label)
+
+
 def test_a_fault_is_placed_last_and_the_match_is_played_to_the_end():
     spec, result, state, movers = played_out(f"{BOTS}:RaisingBot as raiser, greedy, random",
                                              ["raiser", "greedy", "random"])
@@ -64,9 +72,11 @@ def test_a_fault_is_placed_last_and_the_match_is_played_to_the_end():
     assert [(f.seat, f.label, f.kind, f.move) for f in result.faults] == [(0, "raiser", "exception", third_turn)]
     assert "bot bug on move 3" in result.faults[0].message
     places = state.placements()
-    assert result.placements[0] == 3
-    assert result.placements[1:] == ranking(places[1:])
-    assert sorted(result.placements[1:]) == ([1, 1] if places[1] == places[2] else [1, 2])
+    # Stored: the played-out game's placements; read by the faulter: last, the others in their order.
+    assert result.placements == [int(p) for p in places]
+    mine = seen_by(spec, result, "raiser")
+    assert mine[0] == 3 and mine[1:] == ranking(places[1:])
+    assert seen_by(spec, result, "greedy") == seen_by(spec, result, "random") == result.placements
     assert result.returns == [float(x) for x in state.returns()]
     # The stand-in is seeded from the match: the same match again is the same, bit for bit.
     again = runner.play_match(spec)
@@ -74,27 +84,29 @@ def test_a_fault_is_placed_last_and_the_match_is_played_to_the_end():
 
 
 def test_every_seat_of_the_faulty_agent_is_replaced_and_placed_last():
-    _, result, _, _ = played_out(f"{BOTS}:RaisingBot as raiser, greedy", ["raiser", "greedy", "raiser"])
+    spec, result, _, _ = played_out(f"{BOTS}:RaisingBot as raiser, greedy", ["raiser", "greedy", "raiser"])
     (fault,) = result.faults   # one fault: both of its seats are stand-ins from then on
     assert fault.label == "raiser" and fault.seat in (0, 2)
-    assert result.placements == [2, 1, 2]
+    assert seen_by(spec, result, "raiser") == [2, 1, 2]
+    assert seen_by(spec, result, "greedy") == result.placements
 
 
 def test_a_second_fault_during_the_play_out_is_placed_last_too():
-    _, result, _, movers = played_out(f"{BOTS}:RaisingBot as first, {BOTS}:RaisingBot as second, greedy",
-                                      ["first", "second", "greedy"])
+    spec, result, _, movers = played_out(f"{BOTS}:RaisingBot as first, {BOTS}:RaisingBot as second, greedy",
+                                         ["first", "second", "greedy"])
     assert sorted(f.label for f in result.faults) == ["first", "second"]
     early, late = sorted(result.faults, key=lambda f: f.move)
     assert movers[early.move] == early.seat and movers[late.move] == late.seat
-    # The seat that faulted first is last; the one that played on longer is above it.
-    assert result.placements[early.seat] == 3 and result.placements[late.seat] == 2
-    assert result.placements[2] == 1
+    # Each faulter is last for itself; the honest seat reads the played-out game.
+    assert seen_by(spec, result, "first")[0] == 3 and seen_by(spec, result, "second")[1] == 3
+    assert seen_by(spec, result, "greedy") == result.placements
 
 
 def test_an_agent_that_fails_to_start_is_replaced_from_the_first_move():
-    _, result, _, _ = played_out(f"greedy, {BOTS}:BrokenInit as broken, random", ["greedy", "broken", "random"])
+    spec, result, _, _ = played_out(f"greedy, {BOTS}:BrokenInit as broken, random", ["greedy", "broken", "random"])
     assert [(f.seat, f.label, f.move) for f in result.faults] == [(1, "broken", -1)]
-    assert result.placements[1] == 3 and sorted(result.placements) in ([1, 2, 3], [1, 1, 3])
+    mine = seen_by(spec, result, "broken")
+    assert mine[1] == 3 and sorted(mine) in ([1, 2, 3], [1, 1, 3])
 
 
 # ---- kingmaking: a faulter that faults on purpose when its accomplice is behind ------------------
@@ -106,8 +118,9 @@ def kingmaking(deals, play):
     the fault are the same). Per deal: the accomplice's score against the opponent (1 above it,
     1/2 level, 0 below), and its score share against both other agents, as on the leaderboard.
     Returns {figure: t interval over deals of the paired difference (faulting minus honest)}, the
-    figure "old rule" re-reading each faulty match as the old rule placed it (the faulter last, every
-    other seat sharing first), and the number of faulty matches."""
+    figure "old rule" re-reading each faulty match as the oldest rule placed it (the faulter last,
+    every other seat sharing first), and the number of faulty matches. The accomplice's reading of a
+    match is the played-out game's (the fault rule), so "as played" reads the stored placements."""
     runs = {}
     for fault in (True, False):
         agents = (f"{KINGMAKER}:Kingmaker[fault={str(fault).lower()},play={play}] as faulter, "
