@@ -73,7 +73,7 @@ REQUIRED = sorted((name, p.opts[0]) for name, command in COMMANDS.items() for p 
                   if isinstance(p, click.Option) and p.required)
 # A value for each required argument and option, so that the one left out is the only thing missing.
 VALUES = {"check-agent": ["greedy"], "play": ["insert"], "deals make": ["insert"],
-          "--game": "insert", "--count": "1", "--vs": "random"}
+          "--game": "insert", "--count": "1", "--vs": "random", "--phrase": "a phrase of the test"}
 
 
 @pytest.mark.parametrize("command,option", REQUIRED)
