@@ -497,8 +497,21 @@ class Store:
         row = self.db.execute("SELECT * FROM matches WHERE run_id = ? AND match_id = ?",
                               (run_id, match_id)).fetchone()
         if row is None:
-            raise StoreError(f"run {run_id!r} has no finished match {match_id}")
+            numbers = self.match_numbers(run_id)
+            raise StoreError(f"run {run_id!r} has no finished match {match_id}: "
+                             + (f"its matches are numbered {numbers}" if numbers else "it has none yet"))
         return _match_dict(row)
+
+    def match_numbers(self, run_id: str, most: int = 8) -> str:
+        """The run's stored match ids as runs of consecutive numbers, "0-15, 32-79, 128": a run played
+        until settled numbers each game's matches from the start of its block, so they have gaps;
+        "" for none. At most `most` runs, then "and more"."""
+        spans = self.db.execute(
+            "SELECT MIN(match_id), MAX(match_id) FROM (SELECT match_id, match_id - ROW_NUMBER() OVER "
+            "(ORDER BY match_id) AS span FROM matches WHERE run_id = ?) GROUP BY span ORDER BY 1 LIMIT ?",
+            (run_id, most + 1)).fetchall()
+        text = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans[:most])
+        return text + (", and more" if len(spans) > most else "")
 
 
 def migrate(path: str) -> tuple[int, int]:

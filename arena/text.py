@@ -28,6 +28,11 @@ def printable(text: object, limit: Optional[int] = None, keep: str = "\n\t") -> 
     return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
 
 
+def plural(n: int, word: str, many: str = "") -> str:
+    """"1 move", "2 moves"; `many` is the plural when it is not word + "s" ("matches")."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
 def format_value(value: object) -> str:
     """A parameter value as --param takes it: a list as "10,9"."""
     return ",".join(str(x) for x in value) if isinstance(value, (list, tuple)) else str(value)

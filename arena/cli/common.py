@@ -155,8 +155,10 @@ def out_option(help: str, required: bool = False, flag: str = "--out") -> Callab
             raise click.BadParameter(f"{printable(out)} is an SQLite database (a tournament store?): give "
                                      f"another file", ctx, param)
         return out
-    return click.option(flag, "out", required=required, default=None, type=click.Path(dir_okay=False),
-                        callback=check, help=help)
+    # No explicit default: click (8.3 and later) would take default=None as a value given, and not
+    # enforce required=True.
+    return click.option(flag, "out", required=required, type=click.Path(dir_okay=False), callback=check,
+                        help=help)
 
 
 @contextlib.contextmanager

@@ -101,12 +101,15 @@ def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[
     The agent plays --games matches against random agents, each replayed with the same seeds, in
     its sandbox. Each check is ok, FAILED (with the first problem: the match, the move and the
     fault, one of exception, illegal, timeout or crash), or "not run": the checks stop at the first
-    failure, and a check that nothing tested (the moves of a bot that did not load; determinism
-    before a match was played and replayed to its end) is never reported as passed. --json lists
-    the checks that ran under "checks" and the others under "not_run". Exit code 1 unless every
-    check ran and passed. An exec:PATH bot also has the protocol's checks (docs/protocol.md): its
-    hello, its replies, a legal move in every phase of the game, its stderr, and determinism only
-    when its bot.toml says deterministic = true (else not run, and not required).
+    failure, and the checks after it, and a check that nothing tested (determinism before a match
+    was played and replayed to its end), are never reported as passed. --json lists the checks
+    that ran under "checks" and the others under "not_run". An exec:PATH bot also has the
+    protocol's checks (docs/protocol.md): its hello, its replies, a legal move in every phase of the
+    game, its stderr, and determinism only when its bot.toml says deterministic = true (else not
+    run, and not required).
+
+    Exit code 0 when every required check ran and passed, 1 when one failed or did not run, 2 when
+    the agent could not be checked at all (an unknown agent, a bad parameter, a failed build).
     """
     from arena.tournament import schedule as sched
     from arena.agent_list import param_options, parse_agent

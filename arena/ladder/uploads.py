@@ -29,6 +29,8 @@ from typing import IO, TYPE_CHECKING, Iterator, Optional, Sequence
 
 from arena import defaults
 
+from arena.text import printable
+
 if TYPE_CHECKING:
     from arena.ladder.standing import Entry
     from arena.match import AgentSpec
@@ -167,7 +169,7 @@ def write_bot(data: bytes, filename: str, folder: str, class_name: Optional[str]
         path = os.path.join(folder, PY_FILE)
         with open(path, "wb") as f:
             f.write(data)
-        return python_agent(path, class_name)
+        return python_agent(path, class_name, os.path.basename(filename))
     unpacked = os.path.join(folder, EXEC_FOLDER)
     os.mkdir(unpacked)
     unpack(data, kind, unpacked)
@@ -181,17 +183,16 @@ def write_bot(data: bytes, filename: str, folder: str, class_name: Optional[str]
     return f"exec:{root}", name
 
 
-def python_agent(path: str, class_name: Optional[str]) -> tuple[str, str]:
-    """("PATH:Class", Class) of an uploaded Python file, parsed and never run here: the class named,
-    else its only Agent class."""
+def python_agent(path: str, class_name: Optional[str], filename: str) -> tuple[str, str]:
+    """("PATH:Class", Class) of an uploaded Python file (`filename` as uploaded), parsed and never
+    run here: the class named, else its only Agent class."""
     from arena.agent_list import agent_classes
     try:
-        classes = agent_classes(path)
-    except (SyntaxError, ValueError):
-        classes = []
+        classes = agent_classes(path, printable(filename, 80, keep=""))
+    except ValueError as e:
+        raise UploadRefused(f"the Python file cannot be parsed: {e}") from None
     if not classes:
-        raise UploadRefused("the Python file has no Agent class (class MyBot(Agent) at its top level), "
-                            "or cannot be parsed")
+        raise UploadRefused("the Python file has no Agent class (class MyBot(Agent) at its top level)")
     if class_name:
         if class_name not in classes:
             raise UploadRefused(f"the Python file has no Agent class {class_name[:60]!r}; it has {', '.join(classes)}")

@@ -126,7 +126,9 @@ def find_bots(paths: Sequence[str]) -> tuple[dict[str, str], list[str]]:
             else:
                 try:
                     classes = agent_classes(real)
-                except (OSError, SyntaxError, ValueError) as e:
+                except ValueError as e:   # "SyntaxError: bot.py, line 3: expected ':'"
+                    why = first_line(e)
+                except OSError as e:
                     why = first_line(f"{type(e).__name__}: {e}")
             if not classes:
                 skipped.append(f"{file}: {why or 'no Agent class in it'}")

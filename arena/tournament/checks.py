@@ -10,6 +10,7 @@ from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available, stage
 from arena.sandbox.wire import OUTPUT_LIMIT
 from arena.seeds import derive_seed, view_base
+from arena.text import plural
 
 # key -> what it checks, in the order they are reported
 CHECKS = {"loads": "loads and resets", "runs": "plays without raising or crashing",
@@ -98,9 +99,10 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     `deterministic = true`.
 
     The checks stop at the first failure; the failed check's row also has the `output` the agent
-    printed in that match (as `RemoteAgent.captured` gives it; None if nothing). A check that nothing tested (every check after a failed
-    load; "deterministic" when no match was played and replayed to its end; the move checks when no
-    move was answered) is left out of the list, never reported as passed: `not_run` names them.
+    printed in that match (as `RemoteAgent.captured` gives it; None if nothing). A check after the
+    first failed one (in the order of `check_names`), and a check that nothing tested
+    ("deterministic" when no match was played and replayed to its end; the move checks when no move
+    was answered), is left out of the list, never reported as passed: `not_run` names them.
     """
     exec_agent = spec.kind == "exec"
     replays = CHECKS["deterministic"] not in not_required(spec)
@@ -113,6 +115,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     names = check_names(exec_agent)
     problems: dict[str, list[str]] = {k: [] for k in names}
     times, moves, loaded, replayed, met, quiet = [], 0, 0, 0, set(), 0   # quiet: matches within the stderr cap
+    greeted = False   # an exec bot's hello was taken (the adapter reports a bad hello at its first move)
     printed = None   # what the agent printed in the last match it played
 
     def fail(key, text):
@@ -122,7 +125,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     def play(g, match_seed, me=None):
         """The agent's actions in match `g` (in seat `me`, else the match's in turn); _Failed at the
         first problem."""
-        nonlocal moves, loaded, printed, quiet
+        nonlocal moves, loaded, printed, quiet, greeted
         state = engines.make(game_id, seed=match_seed, **game_params)
         me = g % state.num_players if me is None else me
         others = random.Random(match_seed)
@@ -160,6 +163,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                     protocol = exec_agent and due in ("hello", "action")
                     if exec_agent and not protocol:
                         due, said = "action", f.message
+                    greeted = greeted or due != "hello"
                     text = f"{due}: {where}: {f.kind}: {said}" if exec_agent else f"{where}: {f.kind}: {f.message}"
                     if protocol and f.kind != "timeout":
                         fail("handshake" if due == "hello" else "reply", text)
@@ -168,6 +172,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                     illegal = text   # an answer the referee refused
                     if exec_agent:
                         problems["phases"].append(text)
+                greeted = True
                 times.append(player.seconds)
                 moves += 1
                 if player.modified:
@@ -205,22 +210,26 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                 g += 1
     except _Failed:
         pass
-    timing = (f"{moves} moves, longest {max(times):.3f} s, mean {sum(times) / len(times):.3f} s "
+    timing = (f"{plural(moves, 'move')}, longest {max(times):.3f} s, mean {sum(times) / len(times):.3f} s "
               f"(limit {time_limit:g} s" + (f", time control {time_control})" if time_control else ")")) if times else ""
-    detail = {"loads": f"{spec.target}", "runs": f"no exception, no crash in {moves} moves",
-              "legal": f"{moves} moves checked", "unmodified": f"{moves} moves checked", "budget": timing,
-              "deterministic": f"{replayed} matches replayed with the same seeds",
-              "handshake": "hello in protocol version 1", "reply": f"{moves} replies, each an action on one line",
+    detail = {"loads": f"{spec.target}", "runs": f"no exception, no crash in {plural(moves, 'move')}",
+              "legal": f"{plural(moves, 'move')} checked", "unmodified": f"{plural(moves, 'move')} checked",
+              "budget": timing, "deterministic": f"{plural(replayed, 'match', 'matches')} replayed with the same seeds",
+              "handshake": "hello in protocol version 1",
+              "reply": f"{plural(moves, 'reply', 'replies')}, each an action on one line",
               "phases": f"a legal move in each of {', '.join(sorted(met))}",
               "stderr": f"at most {OUTPUT_LIMIT:,} bytes a match"}
     if exec_agent and moves:
         detail["budget"] = f"action: {detail['budget']}"
     ran = {"loads": loaded > 0, "runs": moves > 0, "legal": moves > 0, "unmodified": moves > 0,
-           "budget": moves > 0, "deterministic": replayed > 0, "handshake": moves > 0, "reply": moves > 0,
+           "budget": moves > 0, "deterministic": replayed > 0, "handshake": greeted, "reply": moves > 0,
            "stderr": quiet > 0,
            "phases": bool(phases) and met >= set(phases)}
+    # The checks stopped at the first failure: a check after it passed no more than the moves before it.
+    first_failed = next((i for i, k in enumerate(names) if problems[k]), len(names))
     return [{"check": names[k], "ok": not problems[k], "detail": problems[k][0] if problems[k] else detail[k]}
-            | ({"output": printed} if problems[k] else {}) for k in names if problems[k] or ran[k]]
+            | ({"output": printed} if problems[k] else {})
+            for i, k in enumerate(names) if problems[k] or (ran[k] and i < first_failed)]
 
 
 def not_run(results: list[dict[str, Any]], exec_agent: bool = False) -> list[str]:

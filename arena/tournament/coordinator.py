@@ -1,11 +1,12 @@
 """A tournament from a description to stored results: plan it (new or resumed), then play it.
 
     from arena.tournament import coordinator as tournament
-    from arena.store import Store, run_kind
-from arena.results.tallies import Checkpoint
+    from arena.store import Store
     store = Store("results/arena.sqlite")
     plan = tournament.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)
     status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
+
+(docs/python.md shows this session whole: the standings and matches as records, pandas, compare.)
 
 Without `deals`, the run plays each game until its verdict is settled (arena.results.settle): deal
 by deal up to the next look, then it looks, up to the cap `max_deals`. The run's schedule and

@@ -138,7 +138,7 @@ async function begin(body) {
   for (const id of ["again", "same", "save"]) $(id).hidden = true;
   $("saved").replaceChildren();
   $("title").textContent = `${gameName(body.game_id)} against ${body.agents}`;
-  $("rules").replaceChildren(await rulesPanel(body.game_id, state.seat, state.view.names));
+  $("rules").replaceChildren(await rulesPanel(body.game_id, state.seat, state.view.names, true));
   await show(state);
   await botsPlay();
 }

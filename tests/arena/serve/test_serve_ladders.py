@@ -144,6 +144,16 @@ def test_a_bad_upload_gets_its_status_and_writes_nothing(ladder, client, data, s
     assert not os.path.exists("/tmp/ladder-evil")
 
 
+def test_a_python_file_that_cannot_be_parsed_says_where_as_check_agent_does(ladder, client):
+    path, issued = ladder
+    before = written(path)
+    source = b"from agents import Agent\n\n\nclass MyBot(Agent)\n    pass\n"
+    response = upload(client, issued["alice"], source, "syntax.py")
+    assert response.status_code == 422, response.json()
+    assert response.json()["error"] == "the Python file cannot be parsed: SyntaxError: syntax.py, line 4: expected ':'"
+    assert written(path) == before
+
+
 def test_a_bot_that_fails_check_agent_is_422_and_leaves_no_staged_copy(ladder, client):
     path, issued = ladder
     before = written(path)
