@@ -132,13 +132,13 @@ class StoreError(ValueError):
 
 
 class Store:
-    def __init__(self, path: str = DEFAULT_STORE, readonly: bool = False) -> None:
+    def __init__(self, path: "str | os.PathLike[str]" = DEFAULT_STORE, readonly: bool = False) -> None:
         """Opens the store; for writing, creates, checks (`PRAGMA quick_check`) and migrates it.
 
         :raises StoreError: it cannot be opened or created, it is damaged (for writing), or it does
             not exist or is not a tournament store (read-only).
         """
-        self.path = path
+        self.path = path = os.fspath(path)
         self._claims: dict[str, int] = {}
         self._texts: dict[tuple[int, int], tuple[Any, Any, str, str]] = {}   # record_many's caches (see there)
         # json.loads of a match's parameters or seats, decoded once per text: they repeat from match to match

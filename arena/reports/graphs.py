@@ -119,7 +119,7 @@ def _draw(ax, title, g):
     return list(boxes.values())
 
 
-def fit_boxes(ax, boxes: Sequence[Any], pad: float = 0.35) -> None:
+def fit_boxes(ax: Any, boxes: Sequence[Any], pad: float = 0.35) -> None:
     """Sets the panel's limits so that each text box in `boxes` (centred on its node) lies whole
     inside it, at least `pad` beyond the outermost nodes. The boxes keep their size in pixels while
     a wider span shrinks the data's scale, so the pad is solved for: a box half `h` pixels wide, on

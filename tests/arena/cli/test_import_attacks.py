@@ -68,6 +68,7 @@ def partial(victim, tmp_path):
     part = tmp_path / "part.sqlite"
     with sqlite3.connect(store) as db, sqlite3.connect(part) as copy:
         db.backup(copy)
+        os.chmod(part, 0o600)   # as the arena makes a store: its owner's only
     with sqlite3.connect(part) as db:
         db.execute("DELETE FROM matches WHERE match_id >= 4")
         db.execute("DELETE FROM tallies")
@@ -95,6 +96,7 @@ def illegal(tmp_path):
     ok("export", "--store", store, "--out", tmp_path / "keyed.jsonl", "--with-deal-key")
     with sqlite3.connect(store) as db, sqlite3.connect(part) as copy:
         db.backup(copy)
+        os.chmod(part, 0o600)   # as the arena makes a store: its owner's only
     with sqlite3.connect(part) as db:
         db.execute("DELETE FROM matches WHERE match_id >= 4")
         db.execute("DELETE FROM tallies")

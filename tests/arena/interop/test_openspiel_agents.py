@@ -1,5 +1,6 @@
 """OpenSpiel's bots as arena agents (agents/openspiel_bots.py): they play `arena run`, and refuse
 every game, with a reason, where OpenSpiel is not importable."""
+import json
 import os
 import sys
 
@@ -109,7 +110,9 @@ def test_an_arena_run_with_a_bot_factory_finishes(tmp_path, game, params):
     assert refused.output.count("\n") == 1
     result = CliRunner().invoke(main, args + ["--sandbox", "none"])
     assert result.exit_code == 0, result.output
-    assert "extreme" in result.output and "fault" not in result.output.lower().replace("faults", "")
+    assert "extreme" in result.output
+    faults = CliRunner().invoke(main, ["faults", "--store", str(tmp_path / "s.sqlite"), "--json"])
+    assert faults.exit_code == 0 and not json.loads(faults.output)["matches"], faults.output
     assert "ran unconfined" in result.output
 
 
