@@ -1,0 +1,81 @@
+"""The fit: scikit-learn (the optional extra `[learn]`) on the teacher's rows, validated on held-out
+deals, exported to the network of agents/learned.py and written as a model file.
+
+`hidden` is the hidden layers' sizes: () fits a multinomial LogisticRegression, anything else an
+MLPClassifier with ReLU; both are seeded, so the same rows and seed give the same file.
+"""
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from agents import learned
+
+INSTALL = 'scikit-learn is not installed: pip install -e ".[learn]"'
+
+
+def check_installed() -> None:
+    """:raises ValueError: scikit-learn is missing (one line saying how to install it)."""
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        raise ValueError(INSTALL) from None
+
+
+def fit(x: np.ndarray, y: np.ndarray, seed: int, hidden: Sequence[int] = (32,)) -> dict[str, Any]:
+    """The network (agents/learned.py's `model`) fitted to rows `x` and classes `y`."""
+    check_installed()
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.preprocessing import StandardScaler
+    scaler = StandardScaler().fit(x)
+    z = scaler.transform(x)
+    if hidden:
+        clf = MLPClassifier(hidden_layer_sizes=tuple(hidden), alpha=1e-3, max_iter=400, early_stopping=True,
+                            n_iter_no_change=15, random_state=seed).fit(z, y)
+        layers = [{"weights": w.tolist(), "bias": b.tolist()} for w, b in zip(clf.coefs_, clf.intercepts_)]
+    else:
+        clf = LogisticRegression(max_iter=2000, random_state=seed).fit(z, y)
+        layers = [{"weights": clf.coef_.T.tolist(), "bias": clf.intercept_.tolist()}]
+    return {"mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(), "layers": layers,
+            "classes": [int(c) for c in clf.classes_]}
+
+
+def bid_table(rows: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(features, tricks taken, teacher's bids) of the rows."""
+    x, tricks, bids = [], [], []
+    for row in rows:
+        x.append(learned.bid_features(row["obs"]))
+        tricks.append(row["tricks"])
+        bids.append(row["bid"])
+    return np.asarray(x, dtype=float), np.asarray(tricks), np.asarray(bids)
+
+
+def validate(net: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Held-out figures: log loss of the tricks, the share of hands whose bid from the model equals
+    the tricks the teacher's hand took (`model_bid_met`), and the teacher's own (`teacher_bid_met`).
+    The teacher played to its own bid, so `model_bid_met` is a proxy, not the agent's accuracy."""
+    x, tricks, bids = bid_table(rows)
+    if not len(rows):
+        return {"rows": 0}
+    bidder = learned.WizardBidder({"model": net})
+    met = 0
+    loss = 0.0
+    for row, t in zip(rows, tricks):
+        obs = row["obs"]
+        dist = bidder.distribution(obs)
+        loss -= float(np.log(max(dist[t] if t < len(dist) else 0.0, 1e-12)))
+        met += bidder.bid(obs, [learned.A_BID + b for b in range(obs["cards"] + 1)]) - learned.A_BID == t
+    return {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
+            "teacher_bid_met": round(float(np.mean(bids == tricks)), 4)}
+
+
+def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], teacher: str, data: dict[str, Any],
+               validation: dict[str, Any], seed: int, hidden: Sequence[int], command: str) -> str:
+    """The model file's text, its digest set."""
+    import sklearn
+    body = {"format": learned.FORMAT, "kind": learned.BID_FEATURES, "game": game_id, "params": learned.as_json(params),
+            "features": {"name": learned.BID_FEATURES, "version": learned.BID_FEATURES_VERSION,
+                         "names": learned.bid_feature_names()},
+            "teacher": teacher, "data": data, "validation": validation, "seed": seed, "hidden": list(hidden),
+            "fitted_with": f"scikit-learn {sklearn.__version__}", "command": command, "model": net}
+    return learned.dumps(body)
