@@ -79,6 +79,9 @@ def load(path: str) -> dict[str, Any]:
         if not isinstance(body.get(key), kind):
             raise BadModel(f"model {path}: not a model file ({key!r} is missing or not a {kind.__name__})")
     problem = net_problem(body["model"], len(bid_feature_names()))
+    if not problem and body.get("given_bid") is not None:
+        given = body["given_bid"]
+        problem = net_problem(given, len(bid_feature_names()) + 1) if isinstance(given, dict) else "given_bid"
     if problem:
         raise BadModel(f"model {path}: not a model file ({problem})")
     return body
@@ -181,32 +184,48 @@ def probabilities(net: dict[str, Any], rows: Sequence[Sequence[float]]) -> np.nd
     return x / x.sum(axis=1, keepdims=True)
 
 
+def _spread(net: dict[str, Any], row: list[float], cards: int) -> list[float]:
+    """P(tricks = t) for t = 0..cards from the network's probabilities for `row`."""
+    p = probabilities(net, [row])[0]
+    out = [0.0] * (cards + 1)
+    for c, q in zip(net["classes"], p):
+        if 0 <= int(c) <= cards:
+            out[int(c)] += float(q)
+    total = sum(out)
+    return [q / total for q in out] if total > 0 else [1.0 / len(out)] * len(out)
+
+
+def expected_score(bid: int, dist: Sequence[float]) -> float:
+    return sum(q * round_score(bid, t) for t, q in enumerate(dist))
+
+
 class WizardBidder:
-    """Bids from a checked model: the legal bid of highest expected score under the model's
-    distribution of tricks (those above the hand size have no weight)."""
+    """Bids from a checked model: the legal bid of highest expected score under the distribution of
+    the tricks the hand takes (`model`; those above the hand size have no weight). A model with a
+    `given_bid` network (the distribution given the bid as well: a player steers its play to its
+    bid) then moves that bid by at most one, to the neighbour of highest expected score under the
+    distribution given that bid: the teacher rarely made bids further off, so the network's
+    answers for them are guesses."""
 
     def __init__(self, body: dict[str, Any]):
         self.body = body
         self.net = body["model"]
-        self.classes = [int(c) for c in self.net["classes"]]
+        self.given_bid = body.get("given_bid")
 
-    def distribution(self, obs: dict[str, Any]) -> list[float]:
-        """P(tricks = t) for t = 0..cards."""
-        p = probabilities(self.net, [bid_features(obs)])[0]
-        out = [0.0] * (obs["cards"] + 1)
-        for c, q in zip(self.classes, p):
-            if 0 <= c <= obs["cards"]:
-                out[c] += float(q)
-        total = sum(out)
-        return [q / total for q in out] if total > 0 else [1.0 / len(out)] * len(out)
+    def distribution(self, obs: dict[str, Any], bid: Optional[int] = None) -> list[float]:
+        """P(tricks = t) for t = 0..cards; with `bid`, given that bid (the `given_bid` network)."""
+        if bid is None:
+            return _spread(self.net, bid_features(obs), obs["cards"])
+        return _spread(self.given_bid, bid_features(obs) + [float(bid)], obs["cards"])
 
     def bid(self, obs: dict[str, Any], legal: Sequence[int]) -> int:
         """The action of the best legal bid for the view `obs` (its legal actions `legal`)."""
         dist = self.distribution(obs)
-
-        def expected(action: int) -> float:
-            return sum(q * round_score(action - A_BID, t) for t, q in enumerate(dist))
-        return max(sorted(legal), key=expected)
+        first = max(sorted(legal), key=lambda a: expected_score(a - A_BID, dist))
+        if self.given_bid is None:
+            return first
+        near = [a for a in sorted(legal) if abs(a - first) <= 1]
+        return max(near, key=lambda a: expected_score(a - A_BID, self.distribution(obs, a - A_BID)))
 
 
 def bidder(path: str = "", game_id: Optional[str] = None, params: Optional[dict[str, Any]] = None) -> WizardBidder:

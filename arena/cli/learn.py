@@ -26,6 +26,8 @@ def models_folder(store_path: str) -> str:
 @click.option("--seed", type=WholeNumber(min=0), default=0, show_default=True, help="The deals' and the fit's seed.")
 @click.option("--hidden", default="32", show_default=True,
               help="Hidden layer sizes, comma-separated (0: logistic regression).")
+@click.option("--given-bid", is_flag=True,
+              help="Also learn the tricks given the bid, and let it move the bid by one (docs/training.md).")
 @click.option("-j", "--jobs", type=WholeNumber(min=1), default=None, help="Worker processes [default: one per core].")
 @click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
               help="How a submitted teacher is confined.")
@@ -34,7 +36,7 @@ def models_folder(store_path: str) -> str:
 @store_option
 @user_errors
 def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher: str, games: int, seed: int,
-          hidden: str, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
+          hidden: str, given_bid: bool, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
     """Train Wizard's learned bidder: the teacher plays --games whole games in every seat, on worker
     processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
     beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
@@ -47,6 +49,7 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     from arena.sandbox import make_policy, stage, validate_all
     from arena.tournament.schedule import resolve_games
     import time
+    import numpy as np
 
     fit.check_installed()
     if game_id != "wizard":
@@ -72,13 +75,15 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     train_rows, held_rows = [], []
     for k, row in data.load_rows(folder, config, games):
         (held_rows if data.is_validation(k) else train_rows).append(row)
-    x, y, _ = fit.bid_table(train_rows)
+    x, y, bids = fit.bid_table(train_rows)
     net = fit.fit(x, y, seed, layers)
-    validation = fit.validate(net, held_rows)
+    given = fit.fit(np.column_stack([x, bids]), y, seed, layers) if given_bid else None
+    validation = fit.validate(net, held_rows, given)
     command = "arena train " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["train"] else "arena train"
     text = fit.model_file(net, game_id=game_id, params=full, teacher=spec.label,
                           data={"config": config.digest, "games": total, "train_rows": len(train_rows)},
-                          validation=validation, seed=seed, hidden=layers, command=command)
+                          validation=validation, seed=seed, hidden=layers, command=command,
+                          given_bid=given)
     if out is None:
         os.makedirs(models_folder(store_path), exist_ok=True)
         out = os.path.join(models_folder(store_path), f"{game_id}-{config.digest}.json")

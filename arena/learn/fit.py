@@ -4,7 +4,7 @@ deals, exported to the network of agents/learned.py and written as a model file.
 `hidden` is the hidden layers' sizes: () fits a multinomial LogisticRegression, anything else an
 MLPClassifier with ReLU; both are seeded, so the same rows and seed give the same file.
 """
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -50,27 +50,33 @@ def bid_table(rows: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, n
     return np.asarray(x, dtype=float), np.asarray(tricks), np.asarray(bids)
 
 
-def validate(net: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: Optional[dict[str, Any]] = None
+             ) -> dict[str, Any]:
     """Held-out figures: log loss of the tricks, the share of hands whose bid from the model equals
     the tricks the teacher's hand took (`model_bid_met`), and the teacher's own (`teacher_bid_met`).
     The teacher played to its own bid, so `model_bid_met` is a proxy, not the agent's accuracy."""
     x, tricks, bids = bid_table(rows)
     if not len(rows):
         return {"rows": 0}
-    bidder = learned.WizardBidder({"model": net})
+    bidder = learned.WizardBidder({"model": net, "given_bid": given_bid})
     met = 0
-    loss = 0.0
+    loss = given_loss = 0.0
     for row, t in zip(rows, tricks):
         obs = row["obs"]
-        dist = bidder.distribution(obs)
-        loss -= float(np.log(max(dist[t] if t < len(dist) else 0.0, 1e-12)))
-        met += bidder.bid(obs, [learned.A_BID + b for b in range(obs["cards"] + 1)]) - learned.A_BID == t
-    return {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
-            "teacher_bid_met": round(float(np.mean(bids == tricks)), 4)}
+        loss -= float(np.log(max(bidder.distribution(obs)[t], 1e-12)))
+        if given_bid is not None:
+            given_loss -= float(np.log(max(bidder.distribution(obs, row["bid"])[t], 1e-12)))
+        met += int(bidder.bid(obs, [learned.A_BID + b for b in range(obs["cards"] + 1)]) - learned.A_BID == t)
+    out = {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
+           "teacher_bid_met": round(float(np.mean(bids == tricks)), 4)}
+    if given_bid is not None:
+        out["log_loss_given_bid"] = round(given_loss / len(rows), 4)
+    return out
 
 
 def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], teacher: str, data: dict[str, Any],
-               validation: dict[str, Any], seed: int, hidden: Sequence[int], command: str) -> str:
+               validation: dict[str, Any], seed: int, hidden: Sequence[int], command: str,
+               given_bid: Optional[dict[str, Any]] = None) -> str:
     """The model file's text, its digest set."""
     import sklearn
     body = {"format": learned.FORMAT, "kind": learned.BID_FEATURES, "game": game_id, "params": learned.as_json(params),
@@ -78,4 +84,6 @@ def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], tea
                          "names": learned.bid_feature_names()},
             "teacher": teacher, "data": data, "validation": validation, "seed": seed, "hidden": list(hidden),
             "fitted_with": f"scikit-learn {sklearn.__version__}", "command": command, "model": net}
+    if given_bid is not None:
+        body["given_bid"] = given_bid
     return learned.dumps(body)
