@@ -16,7 +16,7 @@ layer) and MLPClassifier export to it, and evaluating it needs numpy only.
 
 Wizard's bidder (`WizardBidder`): from the bidder's own view (`state.observation(seat)`: its hand,
 the trump, the bids it can see, its place in the bidding) the model gives the distribution of the
-tricks the hand takes; the bid is the legal one of highest expected round score under the rules
+tricks the hand takes (beyond its Wizards: `beyond_wizards`); the bid is the legal one of highest expected round score under the rules
 (RULES.md: 20 + 10 x tricks when met, -10 per trick off otherwise).
 """
 import hashlib
@@ -184,13 +184,23 @@ def probabilities(net: dict[str, Any], rows: Sequence[Sequence[float]]) -> np.nd
     return x / x.sum(axis=1, keepdims=True)
 
 
-def _spread(net: dict[str, Any], row: list[float], cards: int) -> list[float]:
-    """P(tricks = t) for t = 0..cards from the network's probabilities for `row`."""
+def beyond_wizards(obs: dict[str, Any], tricks: int) -> int:
+    """What the networks learn: the tricks a hand takes beyond its Wizards (each Wizard takes a
+    trick unless another was played before it in that trick), so that hands with more Wizards than
+    the data held are still counted right."""
+    return tricks - obs["hand"].count("W")
+
+
+def _spread(net: dict[str, Any], row: list[float], obs: dict[str, Any]) -> list[float]:
+    """P(tricks = t) for t = 0..cards from the network's probabilities for `row` (its classes are
+    tricks beyond the Wizards held)."""
     p = probabilities(net, [row])[0]
+    cards = obs["cards"]
     out = [0.0] * (cards + 1)
     for c, q in zip(net["classes"], p):
-        if 0 <= int(c) <= cards:
-            out[int(c)] += float(q)
+        t = int(c) + obs["hand"].count("W")
+        if 0 <= t <= cards:
+            out[t] += float(q)
     total = sum(out)
     return [q / total for q in out] if total > 0 else [1.0 / len(out)] * len(out)
 
@@ -215,8 +225,8 @@ class WizardBidder:
     def distribution(self, obs: dict[str, Any], bid: Optional[int] = None) -> list[float]:
         """P(tricks = t) for t = 0..cards; with `bid`, given that bid (the `given_bid` network)."""
         if bid is None:
-            return _spread(self.net, bid_features(obs), obs["cards"])
-        return _spread(self.given_bid, bid_features(obs) + [float(bid)], obs["cards"])
+            return _spread(self.net, bid_features(obs), obs)
+        return _spread(self.given_bid, bid_features(obs) + [float(bid)], obs)
 
     def bid(self, obs: dict[str, Any], legal: Sequence[int]) -> int:
         """The action of the best legal bid for the view `obs` (its legal actions `legal`)."""

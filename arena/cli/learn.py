@@ -21,8 +21,9 @@ def models_folder(store_path: str) -> str:
 @click.option("--teacher", default="pimc", show_default=True,
               help="The agent whose play is learned from: built in (pimc[bid_samples=100]) or submitted "
                    "(./bot.py:MyBot, sandboxed), in every seat.")
-@click.option("--games", type=WholeNumber(min=5), default=200, show_default=True,
-              help="Whole games the teacher plays (a fifth of them, by deal, held out for validation).")
+@click.option("--games", type=WholeNumber(min=10), default=200, show_default=True,
+              help="Whole games the teacher plays, rounded up to an even number (a fifth of them, by "
+                   "deal, held out for validation).")
 @click.option("--seed", type=WholeNumber(min=0), default=0, show_default=True, help="The deals' and the fit's seed.")
 @click.option("--hidden", default="32", show_default=True,
               help="Hidden layer sizes, comma-separated (0: logistic regression).")

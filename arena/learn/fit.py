@@ -41,13 +41,13 @@ def fit(x: np.ndarray, y: np.ndarray, seed: int, hidden: Sequence[int] = (32,)) 
 
 
 def bid_table(rows: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(features, tricks taken, teacher's bids) of the rows."""
-    x, tricks, bids = [], [], []
+    """(features, what the networks learn: tricks beyond the Wizards, teacher's bids) of the rows."""
+    x, target, bids = [], [], []
     for row in rows:
         x.append(learned.bid_features(row["obs"]))
-        tricks.append(row["tricks"])
+        target.append(learned.beyond_wizards(row["obs"], row["tricks"]))
         bids.append(row["bid"])
-    return np.asarray(x, dtype=float), np.asarray(tricks), np.asarray(bids)
+    return np.asarray(x, dtype=float), np.asarray(target), np.asarray(bids)
 
 
 def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: Optional[dict[str, Any]] = None
@@ -55,9 +55,10 @@ def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: Optiona
     """Held-out figures: log loss of the tricks, the share of hands whose bid from the model equals
     the tricks the teacher's hand took (`model_bid_met`), and the teacher's own (`teacher_bid_met`).
     The teacher played to its own bid, so `model_bid_met` is a proxy, not the agent's accuracy."""
-    x, tricks, bids = bid_table(rows)
-    if not len(rows):
+    if not rows:
         return {"rows": 0}
+    tricks = np.asarray([row["tricks"] for row in rows])
+    bids = np.asarray([row["bid"] for row in rows])
     bidder = learned.WizardBidder({"model": net, "given_bid": given_bid})
     met = 0
     loss = given_loss = 0.0
