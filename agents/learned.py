@@ -226,6 +226,8 @@ class WizardBidder:
         """P(tricks = t) for t = 0..cards; with `bid`, given that bid (the `given_bid` network)."""
         if bid is None:
             return _spread(self.net, bid_features(obs), obs)
+        if self.given_bid is None:
+            raise ValueError("this model has no given_bid network (arena train --given-bid)")
         return _spread(self.given_bid, bid_features(obs) + [float(bid)], obs)
 
     def bid(self, obs: dict[str, Any], legal: Sequence[int]) -> int:

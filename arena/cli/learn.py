@@ -71,9 +71,13 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     click.echo(f"training data: {folder} ({total - len(todo) * data.CHUNK_GAMES} of {total} games there)", err=True)
     if todo:
         with progress_bar(total, total - len(todo) * data.CHUNK_GAMES, quiet) as meter:
-            data.generate(folder, config, todo, jobs, lambda n: [meter.advance(None) for _ in range(n)])
+            def played_chunk(games: int) -> None:
+                for _ in range(games):
+                    meter.advance()
+            data.generate(folder, config, todo, jobs, played_chunk)
     played = time.monotonic() - started
-    train_rows, held_rows = [], []
+    train_rows: list[dict] = []
+    held_rows: list[dict] = []
     for k, row in data.load_rows(folder, config, games):
         (held_rows if data.is_validation(k) else train_rows).append(row)
     x, y, bids = fit.bid_table(train_rows)

@@ -138,7 +138,7 @@ class _PlainMeter:
         self.start = self.shown = self.clock()
         self.total, self.done, self.first = total, done, done
 
-    def advance(self, result: "MatchResult") -> None:
+    def advance(self, result: Optional["MatchResult"] = None) -> None:
         self.done += 1
         now = self.clock()
         if now - self.shown >= PROGRESS_EVERY or self.done == self.total:
@@ -159,7 +159,7 @@ class _BarMeter:
     def __init__(self, progress: "Progress", task: "TaskID") -> None:
         self.progress, self.task = progress, task
 
-    def advance(self, result: "MatchResult") -> None:
+    def advance(self, result: Optional["MatchResult"] = None) -> None:
         self.progress.advance(self.task)
 
     def grow(self, more: int) -> None:

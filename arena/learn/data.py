@@ -71,7 +71,7 @@ def chunk_specs(config: DataConfig, k: int) -> list[MatchSpec]:
 
 def bid_rows(game_id: str, params: dict[str, Any], seed: int, actions: list[int]) -> list[dict[str, Any]]:
     """The match replayed: per bid, the bidder's view, its bid and the tricks its hand then took."""
-    state = engines.make(game_id, seed=seed, **params)
+    state: Any = engines.make(game_id, seed=seed, **params)   # a WizardState (phase, observation)
     rows: list[dict[str, Any]] = []
     open_rows: list[dict[str, Any]] = []
     for action in actions:
