@@ -1,7 +1,7 @@
 """`arena train` (a model from a teacher's play) and `arena models` (the models there are): click only,
 the work is in arena.learn (docs/training.md)."""
 import os
-import sys
+import shlex
 from typing import Optional
 
 import click
@@ -84,7 +84,10 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     net = fit.fit(x, y, seed, layers)
     given = fit.fit(np.column_stack([x, bids]), y, seed, layers) if given_bid else None
     validation = fit.validate(net, held_rows, given)
-    command = "arena train " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["train"] else "arena train"
+    command = " ".join(["arena train --game", game_id, "--players", str(full["players"])]
+                       + [f"--param {shlex.quote(p)}" for p in params]
+                       + ["--teacher", shlex.quote(teacher), "--games", str(total), "--seed", str(seed),
+                          "--hidden", ",".join(map(str, layers)) or "0"] + (["--given-bid"] if given_bid else []))
     text = fit.model_file(net, game_id=game_id, params=full, teacher=spec.label,
                           data={"config": config.digest, "games": total, "train_rows": len(train_rows)},
                           validation=validation, seed=seed, hidden=layers, command=command,
