@@ -59,6 +59,9 @@ class Agent:
     # Parameters that name code of the user's to load (openspiel_bot's factory): that code runs in
     # the arena's own process, so the arena allows them only where nothing is sandboxed.
     CODE_PARAMS: tuple[str, ...] = ()
+    # Parameters that name a data file the agent reads (pimc's bid_model): any text, no CHOICES; the
+    # agent checks the file when it is made.
+    FILE_PARAMS: tuple[str, ...] = ()
     clock: Optional[ClockReading] = None   # set by the arena before each `act` under a time control
 
     def __init__(self, **params: Any) -> None:

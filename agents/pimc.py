@@ -14,6 +14,11 @@ seed)`: the void-respecting resampler of the engine) and scores every legal acti
 - card play: above `solve_cards` cards in hand (0, the default: always) the same playouts after
   each card, over `bid_samples` worlds; at or below it each card's solved paranoid score over
   `samples` worlds, the playout's score breaking ties (against the coalition many cards lose alike);
+- bidding="learned": the bid of highest expected score under a trained model's distribution of
+  the tricks the hand takes (agents/learned.py; `arena train` makes one, docs/training.md): the
+  model file `bid_model`, or "" for the one shipped (4 players, the default rules); a model
+  changed since it was written, built on other features, or for another game or parameters is
+  refused. Card play is unchanged;
 - the dealer's trump choice after a Wizard is turned up: the suit of which it holds the most
   strength (cards, then rank), a rule of thumb.
 
@@ -39,7 +44,7 @@ import random
 import time
 from typing import Any, Optional
 
-from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
+from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
 from engines.core import GameState
 from engines.wizard import WizardState
 
@@ -66,21 +71,29 @@ class PIMCAgent(Agent):
     Limits (LIMITS): samples 1 to 10,000 solved worlds per decision; nodes 100 to 100,000,000 card
     plays per solve; bid_samples 1 to 100,000 played-out worlds per decision; solve_cards 0 to 99;
     time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1. `blind`: who in the playouts judges
-    sure winners by the cards it cannot see: "self" (the default), "all" or "none"."""
+    sure winners by the cards it cannot see: "self" (the default), "all" or "none". `bid_model`: the
+    model file of bidding="learned" ("" for the shipped one)."""
 
     name = "pimc"
     PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "bidding": "playout",
-              "bid_samples": 400, "solve_cards": 0, "blind": "self", "seed": 0}
+              "bid_samples": 400, "solve_cards": 0, "blind": "self", "bid_model": "", "seed": 0}
     LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS,
               "bid_samples": (1, 100000), "solve_cards": (0, 99), "seed": SEED_LIMITS}
-    CHOICES = {"model": ("paranoid", "mixed"), "bidding": ("playout", "solver"),
+    CHOICES = {"model": ("paranoid", "mixed"), "bidding": ("playout", "solver", "learned"),
                "blind": ("none", "self", "all")}
+    FILE_PARAMS = ("bid_model",)
 
     def __init__(self, **params):
         super().__init__(**params)
         self._solver = None
         self.rng = random.Random(self.params["seed"])
         self.last = {}
+        self._bidder = None
+        if self.params["bidding"] == "learned":
+            from agents import learned
+            self._bidder = learned.WizardBidder(learned.load(self.params["bid_model"]))
+        elif self.params["bid_model"]:
+            raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned")
 
     @classmethod
     def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
@@ -93,6 +106,9 @@ class PIMCAgent(Agent):
         reason = self.cannot_play(game_id, game_params.get("players", 0))
         if reason:
             raise ValueError(f"agent pimc cannot play {game_id}: {reason}")
+        if self._bidder is not None:
+            from agents import learned
+            learned.check_for(self._bidder.body, game_id, game_params, self.params["bid_model"])
 
     def solver(self) -> Any:   # agents.wizard_solver.Solver
         if self._solver is None:
@@ -113,6 +129,9 @@ class PIMCAgent(Agent):
         phase = state.phase()
         if phase == "trump":
             return self._trump(state)
+        if phase == "bid" and self._bidder is not None:
+            self.last = {"samples": 0}
+            return self._bidder.bid(state.observation(state.current_player()), legal)
         if phase == "bid" and self.params["bidding"] == "playout":
             totals = self._playouts(state, legal, phase)
         elif phase == "play" and len(state.hand(state.current_player())) > self.params["solve_cards"]:

@@ -271,6 +271,16 @@ def code_param(source: str, params: Container[str]) -> Optional[str]:
     return next((p for p in given if p in params), None)
 
 
+def file_param(source: str, params: Container[str]) -> Optional[str]:
+    """The parameter through which a built-in agent would read a file named by whoever lists it
+    (pimc's bid_model), or None."""
+    try:
+        given = agent_registry.agent_class(source).FILE_PARAMS
+    except ValueError:
+        return None
+    return next((p for p in given if p in params), None)
+
+
 def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     """One item of the agent list as an AgentSpec (see parse_agents). A built-in agent told to load
     code of the user's (`code_param`) is refused, before anything is loaded, unless `run_code`:

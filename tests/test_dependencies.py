@@ -19,6 +19,7 @@ PROVIDES = {
     "dask": {"dask", "distributed"},
     "open_spiel": {"open_spiel", "pyspiel"},
     "pyyaml": {"yaml"},
+    "scikit_learn": {"sklearn"},
 }
 # modules imported only by optional faces, each behind a guard that names its extra
 OPTIONAL = {
@@ -26,6 +27,7 @@ OPTIONAL = {
     "open_spiel": "openspiel",
     "pettingzoo": "pettingzoo",
     "gymnasium": "gymnasium",
+    "sklearn": "learn",        # `arena train` fits with it; playing with a model needs numpy only
     "playwright": "test",      # the drawings' screenshots, a developer's tool (arena.serve.screenshots)
 }
 

@@ -212,8 +212,11 @@ def test_no_import_cycle():
     assert not cycles, f"{len(cycles)} import cycles: {describe_cycles(cycles)}"
 
 
-# arena's subpackages in the order of docs/architecture.md, top first; a ladder imports only below it.
+# arena's subpackages in the order of docs/architecture.md, top first: a ladder and training
+# (arena.learn) each import only the layers below theirs, never a sibling; nothing below imports them.
 LADDER = "arena.ladder"
+LEARN = "arena.learn"
+SIBLINGS = ("arena.gamestats", "arena.compare", LADDER, LEARN)
 ABOVE_LADDER = ("arena.cli", "arena.serve", "arena.bench")
 BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.interop", "arena.table", "arena.results",
                 "arena.referee", "arena.sandbox", "arena.agent_list", "arena.match", "arena.seeds", "arena.store",
@@ -224,21 +227,28 @@ def _under(module, packages):
     return any(module == p or module.startswith(p + ".") for p in packages)
 
 
-def ladder_violations(g=None):
-    """[(importer, imported, [where])]: arena.ladder importing a layer above it or a sibling
-    (gamestats, compare), or a layer below it importing arena.ladder."""
+def sibling_violations(home, g=None):
+    """[(importer, imported, [where])]: `home` (arena.ladder, arena.learn) importing a layer above it
+    or a sibling, or a layer below it importing `home`."""
     g = graph() if g is None else g
     return sorted((a, b, w) for a, b, w in g.edges(data="where")
-                  if (_under(a, (LADDER,)) and b.startswith("arena.") and not _under(b, (LADDER,) + BELOW_LADDER))
-                  or (_under(b, (LADDER,)) and _under(a, BELOW_LADDER)))
+                  if (_under(a, (home,)) and b.startswith("arena.") and not _under(b, (home,) + BELOW_LADDER))
+                  or (_under(b, (home,)) and _under(a, BELOW_LADDER + tuple(p for p in SIBLINGS if p != home))))
 
 
 def test_the_ladder_sits_above_tournament_and_results_and_below_serve_bench_and_cli():
     g = graph()
     assert {"arena.ladder.store", "arena.ladder.play"} <= set(g) and g.has_edge("arena.ladder.play",
                                                                                 "arena.tournament.schedule")
-    bad = ladder_violations(g)
+    bad = sibling_violations(LADDER, g)
     assert not bad, f"imports against the ladder's layer: {describe(bad)}"
+
+
+def test_training_sits_above_tournament_and_below_cli():
+    g = graph()
+    assert g.has_edge("arena.learn.data", "arena.tournament.runner") and g.has_edge("arena.cli.learn", "arena.learn.fit")
+    bad = sibling_violations(LEARN, g)
+    assert not bad, f"imports against arena.learn's layer: {describe(bad)}"
 
 
 def report(out=sys.stdout):

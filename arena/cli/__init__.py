@@ -74,14 +74,14 @@ def main() -> None:
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
 
 
-from arena.cli import (analyze, compare, deals, export, faults, info, ladder, ladder_tokens, play,  # noqa: E402  (the command
-                       reports, run, runs, serve, store)  # modules, which import this one)
+from arena.cli import (analyze, compare, deals, export, faults, info, ladder, ladder_tokens, learn,  # noqa: E402  (the
+                       play, reports, run, runs, serve, store)  # command modules, which import this one)
 
 for _command in (run.run, run.leaderboard, runs.runs, runs.matches, faults.faults, info.games, info.agents,
                  info.check_agent, info.bench, reports.matchups, reports.graph, reports.report, play.play, play.replay,
                  analyze.analyze,
                  compare.compare, serve.serve, export.export, export.import_, store.store,
-                 deals.deals, ladder.ladder, ladder.ladders):
+                 deals.deals, ladder.ladder, ladder.ladders, learn.train, learn.models):
     main.add_command(_command)
 for _command in ladder_tokens.COMMANDS:
     ladder.ladder.add_command(_command)

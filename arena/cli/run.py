@@ -156,7 +156,7 @@ class _PlainMeter:
         self.total, self.done, self.until = total, done, until
         self.samples = collections.deque([(self.start, done)])   # (time, matches done), the oldest first
 
-    def advance(self, result: "MatchResult") -> None:
+    def advance(self, result: Optional["MatchResult"] = None) -> None:
         self.done += 1
         now = self.clock()
         self.samples.append((now, self.done))
@@ -181,7 +181,7 @@ class _BarMeter:
     def __init__(self, progress: "Progress", task: "TaskID") -> None:
         self.progress, self.task = progress, task
 
-    def advance(self, result: "MatchResult") -> None:
+    def advance(self, result: Optional["MatchResult"] = None) -> None:
         self.progress.advance(self.task)
 
     def grow(self, more: int) -> None:

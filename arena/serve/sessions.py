@@ -32,6 +32,7 @@ from arena.agent_list import (
     ScheduleError,
     code_param,
     entry_points,
+    file_param,
     parse_agent,
     parse_params,
     split_list,
@@ -161,6 +162,10 @@ def web_agent(item: str, offered: dict[str, str]) -> AgentSpec:
     if param:
         raise ScheduleError(f"agent {source}: its {param} names code that would run in the server's own process, "
                             f"outside the sandbox, which a game in the browser may not ask for")
+    param = file_param(source, dict(params))
+    if param:
+        raise ScheduleError(f"agent {source}: its {param} names a file on the server, which a game in the browser "
+                            f"may not ask for (the default, the shipped model, may be)")
     return parse_agent(item)
 
 

@@ -20,6 +20,7 @@ ARGS = {
     "report": [],
     "export": [],
     "analyze": ["insert", "--games", 1, "-j", 1],
+    "train": ["--teacher", "greedy", "--games", 10, "-j", 1],
 }
 
 

@@ -74,12 +74,14 @@ def start(client, agents, **more):
 
 
 REFUSED = ["/etc/shadow:X", "/etc/no-such-file:X", "{evil}:Evil", "{evil_relative}:Evil", "~/evil.py:Evil",
-           "json:JSONDecoder", "os.path:join", "{evil}:Evil as friendly", "openspiel_bot[factory={factory}:make]"]
+           "json:JSONDecoder", "os.path:join", "{evil}:Evil as friendly", "openspiel_bot[factory={factory}:make]",
+           "pimc[bidding=learned,bid_model=/etc/shadow]", "pimc[bidding=learned,bid_model=/etc/no-such-file]"]
 
 
 def test_a_request_naming_a_file_or_module_of_its_own_is_refused_and_nothing_is_read(tmp_path, cache):
     """Not /etc/shadow, not a bot file outside the offered ones (not even to say whether it exists),
-    not an installed module, not a built-in agent's parameter that loads code, even without a sandbox."""
+    not an installed module, not a built-in agent's parameter that loads code or reads a file (pimc's
+    bid_model), even without a sandbox."""
     outside = tmp_path / "outside"
     outside.mkdir()
     evil, factory = outside / "evil.py", outside / "factory.py"
@@ -98,9 +100,12 @@ def test_a_request_naming_a_file_or_module_of_its_own_is_refused_and_nothing_is_
     assert staged(cache) == [] and not (tmp_path / "evil-ran").exists() and not (tmp_path / "factory-ran").exists()
     # The same answer for a file that exists and one that does not: no oracle of the server's files.
     assert errors["/etc/shadow:X"].replace("shadow", "?") == errors["/etc/no-such-file:X"].replace("no-such-file", "?")
+    model = "pimc[bidding=learned,bid_model=/etc/{}]"
+    assert errors[model.format("shadow")] == errors[model.format("no-such-file")]
     assert errors["/etc/shadow:X"].startswith("unknown agent '/etc/shadow:X': this server offers only ")
     assert "random" in errors["/etc/shadow:X"]
-    assert "the server's own process" in errors[REFUSED[-1].format(**names)]
+    assert "the server's own process" in errors["openspiel_bot[factory={factory}:make]".format(**names)]
+    assert "names a file on the server" in errors[model.format("shadow")]
 
 
 def test_the_offered_bots_are_listed_for_the_play_page_and_played_by_their_name(tmp_path):

@@ -1,0 +1,257 @@
+"""Learned models that agents play with: the model file, its checks, and Wizard's learned bidder.
+
+A model file is JSON (no pickle: loading one runs no code), written by `arena train` (arena/learn/):
+
+    {"format": 1, "kind": "wizard-bid", "game": "wizard", "params": {...every game parameter...},
+     "features": {"name": "wizard-bid", "version": 1, "names": [...]},
+     "teacher": "pimc[bid_samples=100]", "data": {...}, "validation": {...}, "seed": 0,
+     "command": "arena train ...", "model": {...the network...}, "digest": "sha256 of the rest"}
+
+`load` refuses, in one line (`BadModel`, a ValueError), a file that is missing, not JSON, not a
+model, of another format, whose digest does not match its content (changed by hand or damaged), or
+whose feature set is not the one this code computes; `check_for` refuses a model built for another
+game or other parameters. The network (`model`) is a standardisation of the features, dense layers
+with ReLU between them and a softmax over `classes`: scikit-learn's LogisticRegression (no hidden
+layer) and MLPClassifier export to it, and evaluating it needs numpy only.
+
+Wizard's bidder (`WizardBidder`): from the bidder's own view (`state.observation(seat)`: its hand,
+the trump, the bids it can see, its place in the bidding) the model gives the distribution of the
+tricks the hand takes (beyond its Wizards: `beyond_wizards`); the bid is the legal one of highest expected round score under the rules
+(RULES.md: 20 + 10 x tricks when met, -10 per trick off otherwise).
+"""
+import hashlib
+import json
+import os
+from importlib import resources
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+FORMAT = 1
+BID_FEATURES = "wizard-bid"
+BID_FEATURES_VERSION = 1
+A_BID = 54   # engines/wizard.pyx: "bid N" is action A_BID + N
+SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (agents/models/)
+
+
+class BadModel(ValueError):
+    """A model file that cannot be used: the message is one line, naming the file."""
+
+
+def digest(body: dict[str, Any]) -> str:
+    """The sha256 of a model's content: every key but "digest", as canonical JSON."""
+    content = {k: v for k, v in body.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def dumps(body: dict[str, Any]) -> str:
+    """A model as the text of its file, its digest set: the same model is always the same bytes."""
+    return json.dumps(dict(body, digest=digest(body)), sort_keys=True, indent=1) + "\n"
+
+
+def shipped_path() -> str:
+    return str(resources.files("agents") / "models" / SHIPPED)
+
+
+def load(path: str) -> dict[str, Any]:
+    """The checked model at `path` ("" for the shipped one). :raises BadModel: see the module."""
+    path = path or shipped_path()
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(64 << 20)
+        body = json.loads(raw)
+    except FileNotFoundError:
+        raise BadModel(f"model {path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BadModel(f"model {path}: not a model file ({type(e).__name__})") from None
+    if not isinstance(body, dict) or "format" not in body or "digest" not in body or "model" not in body:
+        raise BadModel(f"model {path}: not a model file (no format, model and digest)")
+    if body["format"] != FORMAT:
+        raise BadModel(f"model {path}: format {body['format']!r}, this arena reads format {FORMAT}")
+    if body["digest"] != digest(body):
+        raise BadModel(f"model {path}: its digest does not match its content (changed or damaged): retrain it")
+    features = body.get("features") or {}
+    if (features.get("name"), features.get("version")) != (BID_FEATURES, BID_FEATURES_VERSION):
+        raise BadModel(f"model {path}: built on features {features.get('name')!r} version "
+                       f"{features.get('version')!r}; this arena computes {BID_FEATURES!r} version "
+                       f"{BID_FEATURES_VERSION}: retrain it")
+    for key, kind in (("game", str), ("params", dict), ("data", dict), ("validation", dict), ("model", dict)):
+        if not isinstance(body.get(key), kind):
+            raise BadModel(f"model {path}: not a model file ({key!r} is missing or not a {kind.__name__})")
+    problem = net_problem(body["model"], len(bid_feature_names()))
+    if not problem and body.get("given_bid") is not None:
+        given = body["given_bid"]
+        problem = net_problem(given, len(bid_feature_names()) + 1) if isinstance(given, dict) else "given_bid"
+    if problem:
+        raise BadModel(f"model {path}: not a model file ({problem})")
+    return body
+
+
+def net_problem(net: dict[str, Any], inputs: int) -> Optional[str]:
+    """What is wrong with the shapes of a network of `inputs` features, or None."""
+    try:
+        width = inputs
+        if np.asarray(net["mean"], dtype=float).shape != (width,) or \
+                np.asarray(net["scale"], dtype=float).shape != (width,):
+            return "its standardisation does not fit the features"
+        for layer in net["layers"]:
+            w = np.asarray(layer["weights"], dtype=float)
+            if w.ndim != 2 or w.shape[0] != width or np.asarray(layer["bias"], dtype=float).shape != (w.shape[1],):
+                return "its layers do not fit together"
+            width = w.shape[1]
+        classes = [int(c) for c in net["classes"]]
+    except (KeyError, TypeError, ValueError):
+        return "its network is malformed"
+    if not net["layers"] or width != (1 if len(classes) == 2 else len(classes)) or len(classes) < 2:
+        return "its outputs do not fit its classes"
+    return None
+
+
+def as_json(params: dict[str, Any]) -> Any:
+    """Game parameters as a model file keeps them (tuples become lists)."""
+    return json.loads(json.dumps(params, sort_keys=True))
+
+
+def check_for(body: dict[str, Any], game_id: str, params: dict[str, Any], path: str = "") -> None:
+    """:raises BadModel: `body` was built for another game or other parameters."""
+    where = f"model {path or shipped_path()}"
+    if body.get("game") != game_id:
+        raise BadModel(f"{where}: built for {body.get('game')}, not {game_id}")
+    mine, wanted = body.get("params") or {}, as_json(params)
+    differ = sorted(k for k in set(mine) | set(wanted) if mine.get(k) != wanted.get(k))
+    if differ:
+        raise BadModel(f"{where}: built for {game_id} with " + ", ".join(f"{k}={mine.get(k)}" for k in differ)
+                       + ", not " + ", ".join(f"{k}={wanted.get(k)}" for k in differ))
+
+
+# ------------------------------------------------------------------ Wizard's bid features
+
+def bid_feature_names() -> list[str]:
+    names = ["players", "cards", "bid_place", "bids_seen", "bids_seen_sum", "bids_hidden", "tricks_left_by_bids",
+             "wizards", "jesters", "has_trump", "trump_count", "trump_high", "trump_top"]
+    for k in range(4):
+        names += [f"side{k}_count", f"side{k}_top", f"side{k}_high"]
+    return names + ["side_13s", "side_12s"]
+
+
+def bid_features(obs: dict[str, Any]) -> list[float]:
+    """The features of the bidder's view (`state.observation(seat)` in the bidding): what it holds,
+    the trump, its place in the bidding and the bids it can see ("?" for a hidden one). Side suits
+    are ordered by length, then top card, so that the four suits' names carry no information."""
+    n = len(obs["bids"])
+    cards = obs["cards"]
+    me, dealer = obs["player"], obs["dealer"]
+    seen = [b for b in obs["bids"] if isinstance(b, int)]
+    hidden = sum(1 for q, b in enumerate(obs["bids"]) if b == "?" and q != me)
+    trump = obs["trump"]
+    suits: dict[str, list[int]] = {s: [] for s in "degh"}
+    wizards = jesters = 0
+    for card in obs["hand"]:
+        if card == "W":
+            wizards += 1
+        elif card == "J":
+            jesters += 1
+        else:
+            suits[card[-1]].append(int(card[:-1]))
+    trumps = suits.pop(trump) if trump else []
+    sides = sorted(suits.values(), key=lambda r: (len(r), max(r, default=0)), reverse=True) + [[]] * 3
+    row = [n, cards, (me - dealer - 1) % n, len(seen), sum(seen), hidden, cards - sum(seen),
+           wizards, jesters, int(trump is not None), len(trumps), sum(r >= 10 for r in trumps), max(trumps, default=0)]
+    for ranks in sides[:4]:
+        row += [len(ranks), max(ranks, default=0), sum(r >= 11 for r in ranks)]
+    side = [r for ranks in suits.values() for r in ranks]
+    return [float(x) for x in row + [side.count(13), side.count(12)]]
+
+
+def round_score(bid: int, tricks: int) -> int:
+    """RULES.md: 20 + 10 per trick for a bid met, -10 per trick of difference otherwise."""
+    return 20 + 10 * tricks if bid == tricks else -10 * abs(tricks - bid)
+
+
+# ------------------------------------------------------------------ the network
+
+def probabilities(net: dict[str, Any], rows: Sequence[Sequence[float]]) -> np.ndarray:
+    """The network's class probabilities for each row of features (rows x classes)."""
+    x = (np.asarray(rows, dtype=float) - np.asarray(net["mean"])) / np.asarray(net["scale"])
+    layers = net["layers"]
+    for k, layer in enumerate(layers):
+        x = x @ np.asarray(layer["weights"]) + np.asarray(layer["bias"])
+        if k < len(layers) - 1:
+            x = np.maximum(x, 0.0)
+    if x.shape[1] == 1:   # a binary classifier's one logit
+        x = np.hstack([np.zeros_like(x), x])
+    x = np.exp(x - x.max(axis=1, keepdims=True))
+    return x / x.sum(axis=1, keepdims=True)
+
+
+def beyond_wizards(obs: dict[str, Any], tricks: int) -> int:
+    """What the networks learn: the tricks a hand takes beyond its Wizards (each Wizard takes a
+    trick unless another was played before it in that trick), so that hands with more Wizards than
+    the data held are still counted right."""
+    return tricks - obs["hand"].count("W")
+
+
+def _spread(net: dict[str, Any], row: list[float], obs: dict[str, Any]) -> list[float]:
+    """P(tricks = t) for t = 0..cards from the network's probabilities for `row` (its classes are
+    tricks beyond the Wizards held)."""
+    p = probabilities(net, [row])[0]
+    cards = obs["cards"]
+    out = [0.0] * (cards + 1)
+    for c, q in zip(net["classes"], p):
+        t = int(c) + obs["hand"].count("W")
+        if 0 <= t <= cards:
+            out[t] += float(q)
+    total = sum(out)
+    return [q / total for q in out] if total > 0 else [1.0 / len(out)] * len(out)
+
+
+def expected_score(bid: int, dist: Sequence[float]) -> float:
+    return sum(q * round_score(bid, t) for t, q in enumerate(dist))
+
+
+class WizardBidder:
+    """Bids from a checked model: the legal bid of highest expected score under the distribution of
+    the tricks the hand takes (`model`; those above the hand size have no weight). A model with a
+    `given_bid` network (the distribution given the bid as well: a player steers its play to its
+    bid) then moves that bid by at most one, to the neighbour of highest expected score under the
+    distribution given that bid: the teacher rarely made bids further off, so the network's
+    answers for them are guesses."""
+
+    def __init__(self, body: dict[str, Any]):
+        self.body = body
+        self.net = body["model"]
+        self.given_bid = body.get("given_bid")
+
+    def distribution(self, obs: dict[str, Any], bid: Optional[int] = None) -> list[float]:
+        """P(tricks = t) for t = 0..cards; with `bid`, given that bid (the `given_bid` network)."""
+        if bid is None:
+            return _spread(self.net, bid_features(obs), obs)
+        if self.given_bid is None:
+            raise ValueError("this model has no given_bid network (arena train --given-bid)")
+        return _spread(self.given_bid, bid_features(obs) + [float(bid)], obs)
+
+    def bid(self, obs: dict[str, Any], legal: Sequence[int]) -> int:
+        """The action of the best legal bid for the view `obs` (its legal actions `legal`)."""
+        dist = self.distribution(obs)
+        first = max(sorted(legal), key=lambda a: expected_score(a - A_BID, dist))
+        if self.given_bid is None:
+            return first
+        near = [a for a in sorted(legal) if abs(a - first) <= 1]
+        return max(near, key=lambda a: expected_score(a - A_BID, self.distribution(obs, a - A_BID)))
+
+
+def bidder(path: str = "", game_id: Optional[str] = None, params: Optional[dict[str, Any]] = None) -> WizardBidder:
+    """The bidder of the model at `path` ("": the shipped one), checked for the game when given."""
+    body = load(path)
+    if game_id is not None:
+        check_for(body, game_id, params or {}, path)
+    return WizardBidder(body)
+
+
+def model_files(folder: str) -> list[str]:
+    """The .json files in `folder`, sorted (the candidates `arena models` lists)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.endswith(".json")]

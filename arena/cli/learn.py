@@ -1,0 +1,139 @@
+"""`arena train` (a model from a teacher's play) and `arena models` (the models there are): click only,
+the work is in arena.learn (docs/training.md)."""
+import os
+import shlex
+from typing import Optional
+
+import click
+
+from arena.cli.common import ArenaError, WholeNumber, out_option, store_option, user_errors, writing
+
+
+def models_folder(store_path: str) -> str:
+    """Where `arena train` writes by default and `arena models` looks: `models/` beside the store."""
+    return os.path.join(os.path.dirname(os.path.abspath(store_path)), "models")
+
+
+@click.command(short_help="Train a model from a teacher's play (Wizard's bidder).")
+@click.option("--game", "game_id", default="wizard", show_default=True, help="The game (Wizard only, for now).")
+@click.option("--players", type=int, default=None, help="Players per game (default: the game's).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
+@click.option("--teacher", default="pimc", show_default=True,
+              help="The agent whose play is learned from: built in (pimc[bid_samples=100]) or submitted "
+                   "(./bot.py:MyBot, sandboxed), in every seat.")
+@click.option("--games", type=WholeNumber(min=10), default=200, show_default=True,
+              help="Whole games the teacher plays, rounded up to an even number (a fifth of them, by "
+                   "deal, held out for validation).")
+@click.option("--seed", type=WholeNumber(min=0), default=0, show_default=True, help="The deals' and the fit's seed.")
+@click.option("--hidden", default="32", show_default=True,
+              help="Hidden layer sizes, comma-separated (0: logistic regression).")
+@click.option("--given-bid", is_flag=True,
+              help="Also learn the tricks given the bid, and let it move the bid by one (docs/training.md).")
+@click.option("-j", "--jobs", type=WholeNumber(min=1), default=None, help="Worker processes [default: one per core].")
+@click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
+              help="How a submitted teacher is confined.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@out_option("The model file [default: models/GAME-DIGEST.json beside the store].")
+@store_option
+@user_errors
+def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher: str, games: int, seed: int,
+          hidden: str, given_bid: bool, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
+    """Train Wizard's learned bidder: the teacher plays --games whole games in every seat, on worker
+    processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
+    beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
+    interrupted run resumes there). A scikit-learn classifier learns the tricks a hand takes, is
+    validated on held-out deals and written as a model file that `pimc[bidding=learned,bid_model=FILE]`
+    plays with."""
+    from arena.agent_list import param_options, parse_agent
+    from arena.cli.run import progress_bar
+    from arena.learn import data, fit
+    from arena.sandbox import make_policy, stage, validate_all
+    from arena.tournament.schedule import resolve_games
+    import time
+    import numpy as np
+
+    fit.check_installed()
+    if game_id != "wizard":
+        raise ValueError(f"arena train learns Wizard's bidder only, not {game_id!r}")
+    try:
+        layers = tuple(int(h) for h in hidden.split(",") if h.strip() and int(h) > 0)
+    except ValueError:
+        raise ValueError(f"--hidden must be sizes like 32 or 64,32 (0: none), not {hidden!r}") from None
+    [(game_id, full)] = resolve_games(game_id, players, param_options(params))
+    spec = stage(parse_agent(teacher, run_code=sandbox == "none"))
+    policy = make_policy(sandbox)
+    validate_all([spec], policy)
+    config = data.DataConfig(game_id, tuple(sorted(full.items())), spec, seed, policy)
+    folder = data.prepare(store_path, config)
+    todo = data.missing_chunks(folder, config, games)
+    total = data.chunks_for(games) * data.CHUNK_GAMES
+    started = time.monotonic()
+    click.echo(f"training data: {folder} ({total - len(todo) * data.CHUNK_GAMES} of {total} games there)", err=True)
+    if todo:
+        with progress_bar(total, total - len(todo) * data.CHUNK_GAMES, quiet) as meter:
+            def played_chunk(games: int) -> None:
+                for _ in range(games):
+                    meter.advance()
+            data.generate(folder, config, todo, jobs, played_chunk)
+    played = time.monotonic() - started
+    train_rows: list[dict] = []
+    held_rows: list[dict] = []
+    for k, row in data.load_rows(folder, config, games):
+        (held_rows if data.is_validation(k) else train_rows).append(row)
+    x, y, bids = fit.bid_table(train_rows)
+    net = fit.fit(x, y, seed, layers)
+    given = fit.fit(np.column_stack([x, bids]), y, seed, layers) if given_bid else None
+    validation = fit.validate(net, held_rows, given)
+    command = " ".join(["arena train --game", game_id, "--players", str(full["players"])]
+                       + [f"--param {shlex.quote(p)}" for p in params]
+                       + ["--teacher", shlex.quote(teacher), "--games", str(total), "--seed", str(seed),
+                          "--hidden", ",".join(map(str, layers)) or "0"] + (["--given-bid"] if given_bid else []))
+    text = fit.model_file(net, game_id=game_id, params=full, teacher=spec.label,
+                          data={"config": config.digest, "games": total, "train_rows": len(train_rows)},
+                          validation=validation, seed=seed, hidden=layers, command=command,
+                          given_bid=given)
+    if out is None:
+        os.makedirs(models_folder(store_path), exist_ok=True)
+        out = os.path.join(models_folder(store_path), f"{game_id}-{config.digest}.json")
+    with writing(out):
+        with open(out, "w") as f:
+            f.write(text)
+    click.echo(f"model {out}: {len(train_rows)} rows from {total} games of {spec.label} "
+               f"(played in {played:.0f}s, fitted in {time.monotonic() - started - played:.0f}s); held out "
+               f"{validation['rows']} rows: bid met {validation.get('model_bid_met', 0):.3f} (teacher "
+               f"{validation.get('teacher_bid_met', 0):.3f}), log loss {validation.get('log_loss', 0):.3f}")
+
+
+@click.command(short_help="List models: the shipped ones and those beside the store.")
+@click.argument("paths", nargs=-1, metavar="[FILE...]")
+@store_option
+@user_errors
+def models(paths: tuple[str, ...], store_path: str) -> None:
+    """List model files with their game, teacher, data and validation: each FILE given, or else the
+    shipped models and those in models/ beside the store. A file that cannot be used is listed with
+    the reason; a FILE given that does not exist or is not a model is an error (exit 2)."""
+    from agents import learned
+    from arena.text import printable
+    from engines.registry import resolve
+    given = bool(paths)
+    files = list(paths) or [learned.shipped_path()] + learned.model_files(models_folder(store_path))
+    for path in files:
+        try:
+            body = learned.load(path)
+        except learned.BadModel as e:
+            if given:
+                raise ArenaError(printable(str(e))) from None
+            click.echo(f"{printable(path)}: refused: {printable(str(e))}")
+            continue
+        v = body.get("validation") or {}
+        players = body["params"].get("players")
+        try:
+            defaults = learned.as_json(resolve(body["game"], players=players))
+        except ValueError:   # a game or player count this arena does not have
+            defaults = {}
+        params = ",".join(f"{k}={x}" for k, x in sorted(body["params"].items()) if x != defaults.get(k))
+        click.echo(f"{printable(path)}: {body['game']} {players} players"
+                   f"{' ' + params if params else ''}; teacher {printable(str(body.get('teacher')))}; "
+                   f"{body['data'].get('games')} games, {body['data'].get('train_rows')} rows; held out "
+                   f"{v.get('rows')} rows, bid met {v.get('model_bid_met')} (teacher {v.get('teacher_bid_met')}); "
+                   f"seed {body.get('seed')}; digest {body['digest'][:12]}")

@@ -1,0 +1,117 @@
+"""`arena train` and `arena models` (arena/learn, arena/cli/learn.py): the fit recovers a known
+relation, the same seed gives the same model file, an interrupted run resumes without mixing two
+configs' data, and bad input is one line with exit 2."""
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from agents import learned
+from arena.cli import main
+from arena.learn import data
+
+
+def arena(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_the_fit_recovers_a_known_relation():
+    pytest.importorskip("sklearn")
+    from arena.learn import fit
+    rng = np.random.default_rng(0)
+
+    def sample(n):
+        x = rng.integers(0, 5, size=(n, 6)).astype(float)
+        return x, np.minimum(x[:, 0] + (x[:, 3] >= 3), 5).astype(int)   # the tricks a hand "takes"
+    x, y = sample(3000)
+    test_x, test_y = sample(500)
+    for hidden in ((), (32,)):
+        net = fit.fit(x, y, seed=1, hidden=hidden)
+        predicted = np.asarray(net["classes"])[learned.probabilities(net, test_x).argmax(axis=1)]
+        assert (predicted == test_y).mean() >= 0.95, hidden
+
+
+def train(tmp_path, out, *extra, seed=3, games=10):
+    return arena("train", "--teacher", "greedy", "--games", games, "--seed", seed, "-j", 1, "--quiet",
+                 "--hidden", "8", "--store", tmp_path / "arena.sqlite", "--out", tmp_path / out, *extra)
+
+
+def test_the_same_seed_gives_the_same_model_file_and_a_resumed_run_the_same_data(tmp_path):
+    pytest.importorskip("sklearn")
+    first = train(tmp_path, "a.json")
+    assert first.exit_code == 0, first.output
+    body = learned.load(str(tmp_path / "a.json"))
+    assert body["data"]["games"] == 10 and body["validation"]["rows"] > 0 and body["teacher"] == "greedy"
+    [folder] = (tmp_path / "training").iterdir()
+    chunks = sorted(p.name for p in folder.glob("chunk-*.json"))
+    assert len(chunks) == data.chunks_for(10)
+
+    # interrupted: a chunk lost and one half written; the rerun plays just those again
+    kept = (folder / chunks[0]).stat().st_mtime_ns
+    os.remove(folder / chunks[1])
+    (folder / chunks[2]).write_text('{"config": "')
+    again = train(tmp_path, "b.json")
+    assert again.exit_code == 0, again.output
+    assert (folder / chunks[0]).stat().st_mtime_ns == kept
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "a.json").read_bytes()
+
+    # another seed is another config: its own folder, another model
+    other = train(tmp_path, "c.json", seed=4)
+    assert other.exit_code == 0, other.output
+    assert len(list((tmp_path / "training").iterdir())) == 2
+    assert (tmp_path / "c.json").read_bytes() != (tmp_path / "a.json").read_bytes()
+
+    listed = arena("models", tmp_path / "a.json", tmp_path / "c.json")
+    assert listed.exit_code == 0 and listed.output.count("wizard 4 players; teacher greedy; 10 games") == 2
+
+
+def test_a_chunk_of_another_config_is_played_again(tmp_path):
+    """A chunk file that names another config (copied in by hand) is never read as this one's."""
+    import engines
+    from arena.agent_list import parse_agent
+    full = engines.registry.resolve("wizard", players=4)
+    config = data.DataConfig("wizard", tuple(sorted(full.items())), parse_agent("greedy"), 0)
+    folder = data.prepare(str(tmp_path / "s.sqlite"), config)
+    chunk = {"config": "0" * 16, "chunk": 0, "games": data.CHUNK_GAMES, "rows": []}
+    data.write_chunk(folder, chunk)
+    assert data.missing_chunks(folder, config, data.CHUNK_GAMES) == [0]
+
+
+def test_without_scikit_learn_train_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    result = train(tmp_path, "m.json")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == ['Error: scikit-learn is not installed: pip install -e ".[learn]"']
+    assert not (tmp_path / "training").exists()
+
+
+@pytest.mark.parametrize("content", [None, "hello", json.dumps({"format": 1, "model": {}, "digest": "x"})])
+def test_models_refuses_a_missing_path_or_a_file_that_is_no_model(tmp_path, content):
+    path = tmp_path / "m.json"
+    if content is not None:
+        path.write_text(content)
+    result = arena("models", path)
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert str(path) in result.output
+
+
+def test_models_lists_a_tampered_file_beside_the_store_as_refused(tmp_path):
+    (tmp_path / "models").mkdir()
+    body = json.loads(learned.dumps(learned.load("")))
+    body["seed"] = 12345
+    (tmp_path / "models" / "x.json").write_text(json.dumps(body))
+    result = arena("models", "--store", tmp_path / "arena.sqlite")
+    assert result.exit_code == 0
+    assert "x.json: refused:" in result.output and "digest does not match" in result.output
+    assert learned.SHIPPED in result.output
+
+
+def test_train_refuses_another_game_and_bad_layers(tmp_path):
+    pytest.importorskip("sklearn")
+    result = arena("train", "--game", "insert", "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 2 and "Wizard's bidder only" in result.output
+    result = arena("train", "--hidden", "a,b", "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 2 and "--hidden" in result.output
