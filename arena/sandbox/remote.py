@@ -497,7 +497,9 @@ def check_available(policy: SandboxPolicy) -> None:
     try:
         RemoteAgent(probe, 10.0, policy, staged=False).kill()
     except AgentFault as f:
-        raise ValueError(f"the bubblewrap sandbox does not start here ({f.message}); "
+        said = (f.output or {}).get("text", "").strip().splitlines()   # why the box could not start a match
+        why = f"{f.message}: {printable(said[-1])}" if said else f.message
+        raise ValueError(f"the bubblewrap sandbox does not start here ({why}); "
                          f"pass --sandbox none to run submitted agents unconfined") from None
 
 
