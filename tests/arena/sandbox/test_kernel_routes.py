@@ -110,7 +110,8 @@ def test_the_memory_of_a_box_is_bounded_as_a_whole(player):
 @pytest.fixture
 def core_pipe(tmp_path):
     """kernel.core_pattern piped to a program that writes down every core it is given (the uid of
-    the crashed process), restored after the test."""
+    the crashed process), restored after the test. The setting is the host's: two runs of this
+    test at once would see each other's cores, and could restore each other's handler."""
     if not unprivileged.is_root():
         pytest.skip("only root can set kernel.core_pattern")
     pattern = "/proc/sys/kernel/core_pattern"
