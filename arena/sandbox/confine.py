@@ -61,14 +61,37 @@ NAMESPACE_FLAGS = [0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0
 TIOCSTI = 0x5412   # pushes characters into a terminal's input
 
 
-def seccomp_program() -> bytes:
-    """The BPF program of the filter, built with libseccomp (cached: it is the same for every box)."""
-    if _program:
-        return _program[0]
+# What a bot's processes may not do beyond DENIED, with the argument that says so.
+SIGCONT = 18
+# A stopped process runs again on SIGCONT: no call may send it, so that a box stopped between its
+# moves stays stopped (no timer, no signal queue, no death signal of a parent or child, no SIGIO).
+# timer_create's signal is behind a pointer, out of the filter's reach: it is denied whole.
+SIGNALS = [("kill", 1), ("tkill", 1), ("tgkill", 2), ("rt_sigqueueinfo", 1), ("rt_tgsigqueueinfo", 2),
+           ("pidfd_send_signal", 1)]
+F_SETSIG, PR_SET_PDEATHSIG = 10, 1
+# Page-cache eviction (another box would see it in the time of its reads): POSIX_FADV_DONTNEED and
+# NOREUSE, MADV_REMOVE, MADV_COLD and MADV_PAGEOUT, and readahead (denied whole).
+FADVISE_EVICT = [4, 5]
+MADVISE_EVICT = [9, 20, 21]
+AF_UNIX = 1
+
+
+def seccomp_program(kind: str = "bot") -> bytes:
+    """The BPF program of a filter, built with libseccomp (cached: the same for every box). The
+    fork server's ("server") lets it make each match's namespaces (unshare, mount); the bot's
+    ("bot"), which the match's process adds before any of the bot's code runs, does not, and
+    closes the rest: every SIGCONT, leaving the box's process group, sockets but AF_UNIX ones,
+    page-cache eviction, memfd_create. A build ("build") gets DENIED alone."""
+    if kind in _program:
+        return _program[kind]
     import pyseccomp as sc
     deny = sc.ERRNO(errno.EPERM)
     f = sc.SyscallFilter(sc.ALLOW)
-    for name in DENIED:
+    bot = kind == "bot"
+    allowed = ("unshare", "mount") if kind == "server" else ()
+    for name in DENIED + (["timer_create", "readahead", "memfd_create", "setsid", "setpgid"] if bot else []):
+        if name in allowed:
+            continue
         try:
             f.add_rule(deny, name)
         except (RuntimeError, ValueError, OSError):
@@ -83,14 +106,26 @@ def seccomp_program() -> bytes:
                       ("sched_setattr", 0), ("setpriority", 1)):
         f.add_rule(deny, name, sc.Arg(arg, sc.NE, 0))   # only on itself
     f.add_rule(deny, "personality", sc.Arg(0, sc.NE, 0xFFFFFFFF))
+    if bot:
+        for name, arg in SIGNALS:
+            f.add_rule(deny, name, sc.Arg(arg, sc.EQ, SIGCONT))
+        f.add_rule(deny, "fcntl", sc.Arg(1, sc.EQ, F_SETSIG), sc.Arg(2, sc.EQ, SIGCONT))
+        f.add_rule(deny, "prctl", sc.Arg(0, sc.EQ, PR_SET_PDEATHSIG), sc.Arg(1, sc.EQ, SIGCONT))
+        f.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, 0xFF, SIGCONT))   # the exit signal of a child
+        for name in ("socket", "socketpair"):
+            f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), name, sc.Arg(0, sc.NE, AF_UNIX))
+        for advice in FADVISE_EVICT:
+            f.add_rule(deny, "fadvise64", sc.Arg(3, sc.EQ, advice))
+        for advice in MADVISE_EVICT:
+            f.add_rule(deny, "madvise", sc.Arg(2, sc.EQ, advice))
     with tempfile.TemporaryFile() as out:
         f.export_bpf(out)
         out.seek(0)
-        _program.append(out.read())
-    return _program[0]
+        _program[kind] = out.read()
+    return _program[kind]
 
 
-_program: list = []
+_program: dict = {}
 
 
 def _data_fd(data):
@@ -170,21 +205,23 @@ def _binds(paths, code, parents):
 
 
 def command(program: list[str], code: Optional[str], limits: dict[str, int], seccomp_fd: int,
-            data_fds: dict[str, int], bot_uid: Optional[int]) -> list[str]:
+            data_fds: dict[str, int], bot_uid: Optional[int], per_match: bool = False) -> list[str]:
     """The command that runs `program` (argv) in the box. `bot_uid` is the host uid to drop to when
     this process is root (None otherwise); `seccomp_fd` and `data_fds` (path -> fd) are pipes the
-    command must inherit."""
+    command must inherit. `per_match`: the program (the fork server) makes new namespaces for each
+    match itself, with their own /proc, and adds the bot's filter there (arena.sandbox.server), so
+    the box leaves it user namespaces and a /proc with nothing mounted over it (`data_fds` empty)."""
     disk = str(limits["disk"] << 20)
-    inner = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--as-pid-1",
-             "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
-             "--hostname", "arena-bot", "--clearenv"]
+    inner = ["bwrap", "--unshare-all", "--unshare-user"] + ([] if per_match else ["--disable-userns"])
+    inner += ["--as-pid-1", "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
+              "--hostname", "arena-bot", "--clearenv"]
     for name, value in environment().items():
         inner += ["--setenv", name, value]
     # /tmp first: a runtime or checkout under /tmp (a CI clone) is bound onto it, not hidden by it.
     inner += ["--size", disk, "--tmpfs", "/tmp"]
     inner += _system_binds() + _binds(runtime_paths(), code, parents=False)
-    inner += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--size", disk,
-              "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--chdir", "/tmp"]
+    inner += ["--proc", "/proc"] + ([] if per_match else ["--ro-bind", "/proc/sys", "/proc/sys"])
+    inner += ["--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--chdir", "/tmp"]
     for name, fd in data_fds.items():
         inner += ["--ro-bind-data", str(fd), f"/proc/{name}"]
     inner += ["--remount-ro", "/", "--seccomp", str(seccomp_fd), "--"] + program
@@ -241,7 +278,7 @@ class Cgroup:
 
     def __init__(self, name: str, limits: dict[str, int]) -> None:
         self.paths, self.v2 = [], os.path.exists(os.path.join(self.V2, "cgroup.controllers"))
-        if os.geteuid() != 0:
+        if os.geteuid() != 0 or not cgroups_wanted():
             return
         processes, memory = limits["processes"] + 8, (limits["memory"] + 2 * limits["disk"] + 64) << 20
         if self.v2:
@@ -277,12 +314,12 @@ class Cgroup:
         procs = " ".join(os.path.join(p, "cgroup.procs") for p in self.paths)
         return ["sh", "-c", 'for p in $0; do echo $$ > "$p" || exit 1; done; exec "$@"', procs] + argv
 
-    def freezer(self, pid: int) -> "Union[_CgroupFreezer, Signals]":
+    def freezer(self, server: int) -> "Union[_CgroupFreezer, GroupStop]":
         """What freezes the box: cgroup v2's own freezer; on cgroup v1, whose frozen tasks would
-        not die with their arena, SIGSTOP to the processes the cgroup lists."""
+        not die with their arena, SIGSTOP to the box's process group (`server`'s)."""
         if self.v2:
             return _CgroupFreezer(os.path.join(self.paths[0], "cgroup.freeze"))
-        return Signals(pid, os.path.join(self.paths[0], "cgroup.procs"))
+        return GroupStop(server)
 
     def remove(self) -> None:
         for path in reversed(self.paths):
@@ -374,41 +411,56 @@ class _CgroupFreezer:
         _write(self.knob, "1" if frozen else "0")
 
 
-class Signals:
-    """A freezer by signals: SIGSTOP to every process of the box (those its cgroup lists, or else
-    those below `pid`) until no new one appears, and SIGCONT to the same ones."""
+class StillRunning(Exception):
+    """A box whose processes did not all stop (the bot's fault)."""
 
-    def __init__(self, pid: int, procs: Optional[str] = None) -> None:
-        self.pid, self.procs = pid, procs
-        self.stopped: list[int] = []
 
-    def _members(self):
-        if self.procs is None:
-            return descendants(self.pid)
+class GroupStop:
+    """A freezer by signals: SIGSTOP to the box's process group, that of its fork server (host pid
+    `server`, pid 1 in the box), and SIGCONT to it. The kernel stops every process of the group at
+    once: none runs another instruction of its own after the kill, a fork in flight included. No
+    bot process can leave the group (the seccomp filter denies setsid and setpgid), which the
+    freeze checks on the box's own /proc, nor send SIGCONT (the filter denies every call that
+    would), so what is stopped stays stopped until the arena thaws it."""
+
+    def __init__(self, server: int) -> None:
+        self.server = server
+        self.proc = f"/proc/{server}/root/proc"   # the box's /proc: its processes, and no other
+
+    def members(self) -> list[str]:
+        """The box's processes, by their pids in the box."""
         try:
-            with open(self.procs) as f:
-                return [int(line) for line in f if line.strip()]
+            return [entry for entry in os.listdir(self.proc) if entry.isdigit()]
         except OSError:
-            return descendants(self.pid)
+            return []
+
+    def outside_the_group(self) -> list[str]:
+        """The box's processes whose process group or session is not the fork server's."""
+        out = []
+        for pid in self.members():
+            try:
+                with open(f"{self.proc}/{pid}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] not in (b"Z", b"X") and fields[2:4] != [b"1", b"1"]:
+                out.append(pid)
+        return out
 
     def freeze(self, frozen: bool) -> None:
-        if not frozen:
-            for pid in self.stopped:
-                _signal(pid, signal.SIGCONT)
-            self.stopped = []
-            return
-        seen: set = set()
-        while True:
-            new = [p for p in self._members() if p not in seen]
-            if not new:
-                break
-            for pid in new:
-                _signal(pid, signal.SIGSTOP)
-            seen.update(new)
-        self.stopped = sorted(seen)
+        _signal(-self.server, signal.SIGSTOP if frozen else signal.SIGCONT)
+        if frozen and self.outside_the_group():
+            raise StillRunning("its processes left the box's process group, where they are stopped between its moves")
+
+
+def cgroups_wanted() -> bool:
+    """Whether a root arena gives each box a cgroup: ARENA_CGROUPS=off says not (then a box is
+    frozen by signals and its memory is counted by the arena, as for an arena that is not root)."""
+    return os.environ.get("ARENA_CGROUPS", "on").lower() not in ("off", "0", "no")
 
 
 def _signal(pid, sig):
+    """`sig` to `pid` (a process group: -pid), unless it is gone."""
     try:
         os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):

@@ -323,7 +323,7 @@ def build_in_box(source: str, name: str, build: list[str], language: str) -> lis
     slot, uid = confine.BOT_UIDS.take() if root else (None, None)
     _builds[0] += 1
     cgroup = confine.Cgroup(f"{os.getpid()}-build{_builds[0]}", limits)
-    seccomp = confine._data_fd(confine.seccomp_program())
+    seccomp = confine._data_fd(confine.seccomp_program("build"))
     data = confine.hidden_proc_fds()
     fds = [seccomp] + list(data.values())
     try:

@@ -8,8 +8,7 @@ from arena.text import printable
 SANDBOXES = ("bwrap", "none")
 # name -> (default, unit, what it limits); per bot, per match.
 LIMITS = {
-    "memory": (2048, "MiB", "address space of each of its processes (and, where the arena runs as root, "
-                            "all of them together)"),
+    "memory": (2048, "MiB", "address space of each of its processes, and the memory of all of them together"),
     "cpu": (3600, "s", "CPU time in one match"),
     "processes": (32, "", "processes and threads"),
     "file_size": (16, "MiB", "size of one file it writes"),

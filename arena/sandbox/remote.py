@@ -18,8 +18,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
+import weakref
 from typing import Any, Iterable, Optional, Sequence, Union
 
 from arena.match import AgentSpec, SandboxPolicy
@@ -50,8 +52,9 @@ class Box:
         self.inner_code = confine.BOT_ROOT if boxed and code else code
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.control, their_fd = ours, theirs.detach()   # the fd is the child's: closed below, once
+        bot_filter = confine._data_fd(confine.seccomp_program()) if boxed else -1
         settings = json.dumps({"limits": limits, "code_dir": self.inner_code, "control": their_fd,
-                               "boxed": boxed})
+                               "boxed": boxed, "bot_filter": bot_filter})
         server = confine.python_command("arena.sandbox.server", settings)
         Box._count += 1
         if Box._count == 1:
@@ -64,12 +67,11 @@ class Box:
             root = os.geteuid() == 0
             if root:
                 self.slot, bot_uid = confine.BOT_UIDS.take()
-            seccomp = confine._data_fd(confine.seccomp_program())
-            data = confine.hidden_proc_fds()
+            seccomp = confine._data_fd(confine.seccomp_program("server"))
             assert self.cgroup is not None   # made when boxed
-            argv = self.cgroup.wrap(confine.command(server, code, limits, seccomp, data,
-                                                    bot_uid if root else None))
-            pass_fds += [seccomp] + list(data.values())
+            argv = self.cgroup.wrap(confine.command(server, code, limits, seccomp, {},
+                                                    bot_uid if root else None, per_match=True))
+            pass_fds += [seccomp, bot_filter]
             env = confine.environment()
             if not self.cgroup.available and shutil.which("taskset"):
                 argv = ["taskset", "-c", str(confine.one_cpu())] + argv   # one CPU, without a cgroup
@@ -83,9 +85,9 @@ class Box:
         finally:
             for fd in pass_fds:
                 os.close(fd)
-        self.freezer = (self.cgroup.freezer(self.proc.pid) if self.cgroup and self.cgroup.available
-                        else confine.Signals(self.proc.pid) if boxed else None)
-        self.frozen = False
+        self.freezer: Any = None
+        self.frozen, self.over_memory = False, False
+        self.memory_limit: Optional[int] = None   # bytes, where the arena counts the box's memory
         try:
             reply = self._control(None, STARTUP_LIMIT)
         except AgentFault:
@@ -94,6 +96,27 @@ class Box:
         if "error" in reply:
             self.kill()
             raise AgentFault("crash", f"the sandbox did not start: {reply['error']}")
+        if boxed:
+            leader = self.server_pid()
+            group = confine.GroupStop(leader)
+            self.freezer = self.cgroup.freezer(leader) if self.cgroup and self.cgroup.available else group
+            self.memory_limit = None if self.cgroup and self.cgroup.available else limits["memory"] << 20
+            if self.memory_limit:
+                self.members = group
+                MEMORY_WATCH.add(self)
+
+    def server_pid(self) -> int:
+        """The host pid of the box's fork server (the first process below the box's command that
+        runs this Python)."""
+        for pid in confine.descendants(self.proc.pid):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if f.read().split(b"\0", 1)[0] == os.fsencode(sys.executable):
+                        return pid
+            except OSError:
+                continue
+        self.kill()
+        raise AgentFault("crash", "the sandbox did not start: its fork server is not to be found")
 
     def _control(self, message, limit, fds=()):
         """Sends the fork server `message` (None: only waits) with `fds`; returns its JSON answer."""
@@ -154,9 +177,10 @@ class Box:
         return _exit_text(status) if isinstance(status, int) else "the agent's process ended"
 
     def freeze(self) -> None:
+        """Stops every process of the box; StillRunning (the bot's fault) if they would not stop."""
         if self.freezer is not None and not self.frozen and self.alive():
-            self.freezer.freeze(True)
             self.frozen = True
+            self.freezer.freeze(True)
 
     def thaw(self) -> None:
         if self.freezer is not None and self.frozen:
@@ -167,6 +191,9 @@ class Box:
         return self.proc.poll() is None
 
     def death(self) -> str:
+        if self.over_memory:
+            return (f"its processes used more than {(self.memory_limit or 0) >> 20} MiB together "
+                    f"(--bot-limit memory) and were killed")
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -176,13 +203,17 @@ class Box:
             code = 128 - code   # bwrap exits with 128 + the signal that killed the bot
         return _exit_text(code)
 
+    def kill_processes(self) -> None:
+        """SIGKILL to every process of the box (its session)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            self.proc.kill()
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.thaw()   # a task frozen by cgroup v1 would not die until thawed
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.proc.kill()
+            self.kill_processes()
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -266,7 +297,7 @@ class RemoteAgent:
             raise AgentFault("crash", self.box.death() if not self.box.alive() else self.box.match_ended()) from None
         finally:
             if not self.broken:
-                self.box.freeze()
+                self._freeze()
         if "error" in reply:
             self.broken = True
             raise AgentFault("exception", printable(reply["error"]))
@@ -275,6 +306,14 @@ class RemoteAgent:
             self.broken = True
             raise AgentFault(fault["kind"], fault["message"])
         return reply
+
+    def _freeze(self):
+        try:
+            self.box.freeze()
+        except confine.StillRunning as e:
+            self.broken = True
+            self.kill()
+            raise AgentFault("illegal", str(e)) from None
 
     def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         self.seat, self.public = seat, []
@@ -350,6 +389,52 @@ class RemoteAgent:
         return {"text": self.output.text(), "cut": self.output.cut}
 
 
+class MemoryWatch:
+    """The memory of every box without a cgroup (an arena that is not root, or ARENA_CGROUPS=off),
+    counted as a whole: while a box runs (it is frozen otherwise, and cannot grow), a thread adds
+    up the resident anonymous memory of all its processes every PERIOD seconds and kills the box
+    past its limit, the bot's fault ("crash", `Box.death` says why). Memory a process shares with
+    the fork server it came from counts in each."""
+
+    PERIOD = 0.1
+
+    def __init__(self):
+        self.boxes: "weakref.WeakSet[Box]" = weakref.WeakSet()
+        self.lock, self.thread = threading.Lock(), None
+
+    def add(self, box: Box) -> None:
+        with self.lock:
+            self.boxes.add(box)
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._watch, name="box-memory", daemon=True)
+                self.thread.start()
+
+    def _watch(self):
+        while True:
+            time.sleep(self.PERIOD)
+            with self.lock:
+                boxes = [b for b in self.boxes if not b.frozen and b.alive() and b.memory_limit]
+            for box in boxes:
+                if resident(box.members) > (box.memory_limit or 0):
+                    box.over_memory = True
+                    box.kill_processes()
+
+
+def resident(box: confine.GroupStop) -> int:
+    """Bytes of resident anonymous memory of every process of a box."""
+    total = 0
+    for pid in box.members():
+        try:
+            with open(f"{box.proc}/{pid}/status") as f:
+                total += sum(int(line.split()[1]) << 10 for line in f if line.startswith("RssAnon:"))
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+MEMORY_WATCH = MemoryWatch()
+
+
 class BotPool:
     """Idle boxes of this worker, by agent and policy, each to start a fresh process per match."""
 
@@ -412,7 +497,9 @@ def check_available(policy: SandboxPolicy) -> None:
     try:
         RemoteAgent(probe, 10.0, policy, staged=False).kill()
     except AgentFault as f:
-        raise ValueError(f"the bubblewrap sandbox does not start here ({f.message}); "
+        said = (f.output or {}).get("text", "").strip().splitlines()   # why the box could not start a match
+        why = f"{f.message}: {printable(said[-1])}" if said else f.message
+        raise ValueError(f"the bubblewrap sandbox does not start here ({why}); "
                          f"pass --sandbox none to run submitted agents unconfined") from None
 
 

@@ -22,7 +22,7 @@ import operator
 import os
 import pickle
 import resource
-import shutil
+import select
 import signal
 import socket
 import sys
@@ -30,6 +30,7 @@ import time
 import traceback
 from typing import AbstractSet, Any, Callable, Mapping, Optional
 
+from arena.sandbox.confine import HIDDEN_PROC_FILES
 from arena.sandbox.exec_bot import ExecFault
 from arena.sandbox.wire import WireError, read_frame, send_json
 
@@ -43,11 +44,14 @@ PR_SET_PDEATHSIG = 1
 
 
 def apply_limits(limits: Mapping[str, float]) -> None:
-    """Soft and hard limits at once: the bot cannot raise them again."""
+    """Soft and hard limits at once: the bot cannot raise them again. A core size limit of 1 byte,
+    which survives execve: no core file fits, and the kernel skips a core_pattern pipe for it (a
+    limit of 0 would still start the host's crash handler on the bot's core)."""
     for name, (which, unit) in RLIMITS.items():
         if name in limits:
             value = int(limits[name] * unit) + (EXTRA_PROCESSES if name == "processes" else 0)
             resource.setrlimit(which, (value, value))
+    resource.setrlimit(resource.RLIMIT_CORE, (1, 1))
 
 
 def load_class(kind: str, target: str) -> Callable[..., Any]:
@@ -171,6 +175,131 @@ def serve(requests: int, replies: int, output: int, code_dir: Optional[str]) -> 
         send_json(replies, reply)
 
 
+# ---------------------------------------------------------------- a fresh kernel world per match
+
+libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x20000, 0x10000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+
+
+def _c(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source, target, fstype, flags, data=None):
+    _c(libc.mount(source and source.encode(), target.encode(), fstype and fstype.encode(), ctypes.c_ulong(flags),
+                  data and data.encode()), f"mount {target}")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def load_filter(program: bytes) -> None:
+    """Adds the seccomp filter `program` (BPF, as libseccomp exports it) to this process."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(buffer))
+    _c(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _c(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+
+
+def drop_capabilities() -> None:
+    """No capability left, in any set (those a new user namespace gave this process)."""
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)   # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    _c(libc.capset(header, data), "capset")
+
+
+def new_namespaces() -> None:
+    """This process (a fork of the server) enters new user, mount and pid namespaces; its next
+    child is the new pid namespace's first process. No pid number or file system of the previous
+    match is in them. The box's network namespace is not made again (that costs several ms a
+    match): the seccomp filter allows only AF_UNIX sockets, which die with the match's processes,
+    and denies System V IPC and POSIX message queues."""
+    uid, gid = os.getuid(), os.getgid()
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)   # else its own /proc/self files are not its to write
+    _c(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def fresh_mounts(disk: int, keep: AbstractSet[str]) -> None:
+    """In the new namespaces, as their first process: a /proc of the new pid namespace (host-wide
+    counters replaced by constants, /proc/sys read-only) and new, empty, size-limited /tmp and
+    /dev/shm, whose inode numbers start again; the box's mount points under them (a runtime in a
+    CI clone under /tmp) bound back."""
+    under = sorted(p for p in keep if p.startswith(tuple(w + "/" for w in WRITABLE)))
+    kept = {p: os.open(p, os.O_PATH) for p in under if not any(p.startswith(q + "/") for q in under)}
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")   # the constants' own, hidden below
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _mount("/proc/sys", "/proc/sys", None, MS_BIND | MS_REC)
+    _mount(None, "/proc/sys", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name, text in HIDDEN_PROC_FILES.items():
+        if os.path.exists(f"/proc/{name}"):
+            constant = os.path.join("/tmp", name.replace("/", "-"))
+            with open(constant, "w") as f:
+                f.write(text)
+            _mount(constant, f"/proc/{name}", None, MS_BIND)
+    _mount(None, "/tmp", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)   # the constants' file system
+    for folder in WRITABLE:
+        if os.path.isdir(folder):
+            _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"size={disk},mode=0755")
+    for path, fd in kept.items():
+        os.makedirs(path, 0o755, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        os.close(fd)
+
+
+def _reap_until(child: int, status_fd: int) -> None:
+    """The new pid namespace's first process: reaps every orphan until the match's process ends,
+    writes how it ended to `status_fd`, and exits, which ends every process left in the namespace."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == child:
+            os.write(status_fd, str(os.waitstatus_to_exitcode(status)).encode())
+            os._exit(0)
+
+
+def _match_process(settings: dict[str, Any], fds: list[int], status_fd: int) -> None:
+    """The match's process (a fork of the server, which never returns): in the sandbox, first a
+    fresh kernel world and the bot's seccomp filter, and the process is the second of a new pid
+    namespace, under a first one that reaps."""
+    boxed = settings["boxed"]
+    if boxed:
+        new_namespaces()
+        if os.fork():   # this one, outside the new pid namespace, waits for it, holding no pipe
+            try:
+                for fd in fds + [status_fd]:
+                    os.close(fd)
+                os.waitpid(-1, 0)
+            finally:
+                os._exit(0)
+        fresh_mounts(settings["limits"]["disk"] << 20, settings["keep"])
+        drop_capabilities()
+        load_filter(settings["bot_filter"])
+        child = os.fork()
+        if child:
+            for fd in fds:
+                os.close(fd)
+            _reap_until(child, status_fd)
+    else:
+        os.setsid()   # its own group, which clean() kills whole ...
+        _die_with_parent()   # ... and which dies if this server is killed first
+    if status_fd >= 0:
+        os.close(status_fd)
+    apply_limits(settings["limits"])
+    serve(fds[0], fds[1], fds[2], settings["code_dir"])
+
+
 # ---------------------------------------------------------------- the fork server
 
 def _kill_the_rest():
@@ -193,36 +322,12 @@ def mount_points() -> set[str]:
         return {line.split()[4] for line in f}
 
 
-def _empty(folder, keep):
-    """Removes everything in `folder` but the mount points in `keep` and the folders leading to
-    them, whatever permissions the bot gave it."""
-    for entry in os.listdir(folder):
-        path = os.path.join(folder, entry)
-        if path in keep:
-            continue
-        if any(k.startswith(path + "/") for k in keep):
-            _empty(path, keep)
-            continue
-        if os.path.isdir(path) and not os.path.islink(path):
-            for top, dirs, _ in os.walk(path):
-                for d in dirs:
-                    if not os.path.islink(os.path.join(top, d)):
-                        os.chmod(os.path.join(top, d), 0o700)
-            os.chmod(path, 0o700)
-            shutil.rmtree(path)
-        else:
-            os.unlink(path)
-
-
-def clean(boxed: bool, previous: int, keep: AbstractSet[str] = frozenset()) -> None:
-    """Nothing of the previous match survives: in the sandbox, no process and no file (but the
-    mount points `keep`)."""
+def clean(boxed: bool, previous: int) -> None:
+    """Nothing of the previous match survives: in the sandbox, no process (its files and kernel
+    objects lived in its own namespaces, gone with it); in a plain process, its process group."""
     if boxed:
         _kill_the_rest()
-        for folder in WRITABLE:
-            if os.path.isdir(folder):
-                _empty(folder, keep)
-    elif previous:   # a plain process (--sandbox none): only its own process group
+    elif previous:
         try:
             os.killpg(previous, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -233,21 +338,27 @@ def clean(boxed: bool, previous: int, keep: AbstractSet[str] = frozenset()) -> N
             pass
 
 
-def _status(child, wait=2.0):
+def _status(child, status_fd, wait=2.0):
     """The exit code of the match's process (-N: killed by signal N), or "running" once it has
-    been killed for not ending within `wait` seconds of closing its pipes."""
+    been killed for not ending within `wait` seconds of closing its pipes. In the sandbox the
+    first process of the match's pid namespace writes it to `status_fd`."""
     deadline = time.monotonic() + wait
     while child:
-        try:
-            pid, status = os.waitpid(child, os.WNOHANG)
-        except ChildProcessError:   # reaped already, by the wipe of a previous request
-            return "running"
-        if pid:
-            return os.waitstatus_to_exitcode(status)
+        if status_fd >= 0:
+            if select.select([status_fd], [], [], 0.01)[0]:
+                text = os.read(status_fd, 32)
+                return int(text) if text else "running"
+        else:
+            try:
+                pid, status = os.waitpid(child, os.WNOHANG)
+            except ChildProcessError:   # reaped already, by the wipe of a previous request
+                return "running"
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.01)
         if time.monotonic() > deadline:
             os.kill(child, signal.SIGKILL)
             return "running"
-        time.sleep(0.01)
     return "running"
 
 
@@ -262,11 +373,11 @@ def _die_with_parent() -> None:
 
 def fork_server(settings: dict[str, Any]) -> None:
     control = socket.socket(fileno=settings["control"])
-    boxed = settings["boxed"] and os.getpid() == 1
+    boxed = settings["boxed"] = settings["boxed"] and os.getpid() == 1
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
                 signal.SIGPIPE, signal.SIGALRM):
         signal.signal(sig, signal.SIG_IGN)   # Ctrl-C is the arena's; no bot may signal this process
-    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    resource.setrlimit(resource.RLIMIT_CORE, (1, 1))   # see apply_limits
     try:
         import numpy  # noqa: F401  (imported once here, so that each match only forks)
         import agents  # noqa: F401
@@ -274,20 +385,23 @@ def fork_server(settings: dict[str, Any]) -> None:
     except Exception as e:
         control.send(json.dumps({"error": describe(e)}).encode())
         return
-    keep = mount_points() if boxed else frozenset()   # before any bot runs: it cannot add any
+    if boxed:   # before any bot runs: it cannot add any
+        settings["keep"] = mount_points()
+        with os.fdopen(settings["bot_filter"], "rb") as f:
+            settings["bot_filter"] = f.read()
     control.send(b'{"ready": true}')
-    child = 0
+    child, status_r = 0, -1
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 64, 3)
         except OSError:
             return
         if message == b"status":   # the match's process closed its pipes: how did it end?
-            control.send(json.dumps({"status": _status(child)}).encode())
+            control.send(json.dumps({"status": _status(child, status_r)}).encode())
             continue
         if message == b"clean":   # the match is over: nothing of it may run while the box waits
             try:
-                clean(boxed, child, keep)
+                clean(boxed, child)
             except OSError as e:
                 control.send(json.dumps({"error": f"cannot clean up the match: {describe(e)}"}).encode())
                 return
@@ -297,23 +411,28 @@ def fork_server(settings: dict[str, Any]) -> None:
         if message != b"match" or len(fds) != 3:
             return
         try:
-            clean(boxed, child, keep)
+            clean(boxed, child)
         except OSError as e:
             control.send(json.dumps({"error": f"cannot clean up the previous match: {describe(e)}"}).encode())
             return
+        if status_r >= 0:
+            os.close(status_r)
+        status_r, status_w = os.pipe() if boxed else (-1, -1)
         child = os.fork()
         if child == 0:
             try:
                 control.close()
-                if not boxed:
-                    os.setsid()   # its own group, which clean() kills whole ...
-                    _die_with_parent()   # ... and which dies if this server is killed first
-                apply_limits(settings["limits"])
-                serve(fds[0], fds[1], fds[2], settings["code_dir"])
+                if status_r >= 0:
+                    os.close(status_r)
+                _match_process(settings, fds, status_w)
+            except Exception as e:   # the box cannot make the match's world: said where its author looks
+                os.write(fds[2], f"the sandbox could not start the match: {describe(e)}\n".encode())
             finally:
                 os._exit(0)
         for fd in fds:
             os.close(fd)
+        if status_w >= 0:
+            os.close(status_w)
         control.send(json.dumps({"started": time.time()}).encode())
 
 

@@ -1,0 +1,146 @@
+"""The routes through the kernel (tests/fixtures/kernel_bots.py, each a Python file bot and an exec
+bot): memory across the matches of a box in kernel counters and objects, processes that continue
+themselves while their box is frozen, page-cache eviction, memory beyond the box's limit, and
+cores for the host's crash handler. Each is played with the arena as root with its cgroups, as
+root with them switched off (ARENA_CGROUPS=off: the paths of an arena that is not root, frozen by
+signals), and as an unprivileged user. No assertion reads a clock: each counts."""
+import json
+import shutil
+import sqlite3
+
+import pytest
+
+import unprivileged
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")]
+
+BOTS = "tests/fixtures/kernel_bots.py"
+
+
+@pytest.fixture(params=["root", "root, ARENA_CGROUPS=off", "unprivileged"])
+def player(request, tmp_path):
+    """(an ArenaUser, its environment): each way an arena runs its boxes."""
+    name = request.param.split(",")[0]
+    if name == "root" and not unprivileged.is_root():
+        pytest.skip("the tests do not run as root")
+    writable = tmp_path / f"as-{name}"
+    writable.mkdir()
+    env = {"ARENA_CGROUPS": "off"} if "off" in request.param else {}
+    return unprivileged.ArenaUser(name, str(writable.resolve())), env
+
+
+def play(player, name, *args):
+    """`arena run ARGS --json` as the player: (its JSON, the rows of its store's outputs)."""
+    user, env = player
+    store = user.path(f"{name}.sqlite")
+    done = user.arena("run", *args, "--jobs", 1, "--store", store, "--json", env=env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    db = sqlite3.connect(store)
+    try:
+        outputs = db.execute("SELECT match_id, label, text FROM outputs ORDER BY match_id").fetchall()
+        actions = db.execute("SELECT match_id, seats, actions FROM matches ORDER BY match_id").fetchall()
+    finally:
+        db.close()
+    return json.loads(done.stdout), outputs, actions
+
+
+def reports(outputs, label):
+    """What the bot `label` said in each match, in match order."""
+    return [json.loads(line[len("KERNEL "):]) for _, who, text in outputs if who == label
+            for line in text.splitlines() if line.startswith("KERNEL ")]
+
+
+def test_no_kernel_object_or_counter_outlives_a_match(player):
+    """Over 20 duplicate deals, each bot's box reads, at the start of every match, what the pid
+    counter, the inode counters of /tmp and /dev/shm and the loopback's TIME_WAIT sockets say of
+    the hand it saw in the previous match, a hand another seat now holds: it never learns it."""
+    out, outputs, _ = play(player, "world", "--game", "belladone_bluff", "--agents",
+                           f"{BOTS}:KernelBot as py, exec:{BOTS}[attack=world] as ex", "--games", 20)
+    assert out["faults"] == [] and out["matches"] == 40
+    for label in ("py", "ex"):
+        said = reports(outputs, label)
+        assert len(said) == 40, label
+        hits = sum(value == before["hold"] for before, now in zip(said, said[1:]) for value in now["guess"].values())
+        guesses = [now["guess"] for now in said]
+        assert hits == 0 and guesses == [{}] * 40, (label, guesses)
+        assert not any(now["inet"] for now in said)   # no socket but AF_UNIX
+
+
+def test_a_box_stays_frozen_whatever_signals_its_processes_arrange(player):
+    """Eight processes in each escaping box (a Python bot, an exec bot) re-arm one-shot SIGCONT
+    timers every millisecond and send SIGCONT to each other: none of them ever runs while its
+    bot's main process is stopped, and the honest bot plays the same moves, with no timeout, as
+    beside the same bots without those processes."""
+    runs = []
+    for processes in (8, 0):
+        agents = (f"tests/fixtures/route_bots.py:Steady[work=20000] as steady, "
+                  f"{BOTS}:KernelBot[attack=escape,processes={processes}] as py, "
+                  f"exec:{BOTS}[attack=escape,processes={processes}] as ex")
+        out, outputs, actions = play(player, f"escape{processes}", "--game", "insert", "--agents", agents,
+                                     "--games", 1)
+        assert out["faults"] == [], (processes, out["faults"])
+        runs.append([(match, moves) for match, _, moves in actions])
+        if processes:
+            for label in ("py", "ex"):
+                said = reports(outputs, label)
+                assert said and all(s["escaped"] == 0 for s in said), (label, said)
+                assert max(s["rounds"] for s in said) > 0, label   # they ran, on their own bot's moves
+    assert runs[0] == runs[1] and len(runs[0]) == 6
+
+
+def test_no_box_evicts_the_page_cache(player):
+    out, _, _ = play(player, "evict", "--game", "insert", "--agents",
+                     f"random, {BOTS}:KernelBot[attack=evict] as py, exec:{BOTS}[attack=evict] as ex", "--games", 1)
+    assert out["faults"] == []
+
+
+def test_the_memory_of_a_box_is_bounded_as_a_whole(player):
+    """Six children of 256 MiB each, in a box of 512 MiB: they never all hold it; each match of the
+    bot is its own fault, or ends with the children killed before they did."""
+    out, _, _ = play(player, "memory", "--game", "insert", "--agents",
+                     f"random, {BOTS}:KernelBot[attack=memory] as py, exec:{BOTS}[attack=memory] as ex",
+                     "--games", 1, "--bot-limit", "memory=512", "--bot-limit", "disk=16", "--time-limit", 60)
+    assert [f for f in out["faults"] if "ATTACK SUCCEEDED" in f["message"]] == []
+    assert {f["label"] for f in out["faults"]} <= {"py", "ex"}
+    if player[0].name != "root" or player[1]:   # counted by the arena, without a cgroup
+        for label in ("py", "ex"):
+            assert any(f["label"] == label and "MiB together" in f["message"] for f in out["faults"]), out["faults"]
+
+
+@pytest.fixture
+def core_pipe(tmp_path):
+    """kernel.core_pattern piped to a program that writes down every core it is given (the uid of
+    the crashed process), restored after the test. The setting is the host's: two runs of this
+    test at once would see each other's cores, and could restore each other's handler."""
+    if not unprivileged.is_root():
+        pytest.skip("only root can set kernel.core_pattern")
+    pattern = "/proc/sys/kernel/core_pattern"
+    try:
+        with open(pattern) as f:
+            before = f.read()
+    except OSError:
+        pytest.skip("no kernel.core_pattern here")
+    record = tmp_path / "cores"
+    handler = tmp_path / "handler.sh"
+    handler.write_text(f"#!/bin/sh\necho \"$1 $2\" >> {record}\ncat > /dev/null\n")
+    handler.chmod(0o755)
+    try:
+        with open(pattern, "w") as f:
+            f.write(f"|{handler} %u %e")
+    except OSError:
+        pytest.skip("kernel.core_pattern cannot be set here")
+    try:
+        yield record
+    finally:
+        with open(pattern, "w") as f:
+            f.write(before)
+
+
+def test_no_core_of_a_bot_reaches_the_hosts_crash_handler(player, core_pipe):
+    out, _, _ = play(player, "core", "--game", "insert", "--agents",
+                     f"random, {BOTS}:KernelBot[attack=core] as py, exec:{BOTS}[attack=core] as ex", "--games", 1)
+    assert {f["label"] for f in out["faults"]} == {"py", "ex"}
+    assert all(f["kind"] == "crash" for f in out["faults"]), out["faults"]
+    cores = core_pipe.read_text().split("\n") if core_pipe.exists() else []
+    ours = [line for line in cores if line and int(line.split()[0]) >= unprivileged.UID]   # the boxes' uids
+    assert ours == []
