@@ -122,6 +122,8 @@ def world(tmp_path_factory):
         db.execute("CREATE TABLE notes (text)")
     with sqlite3.connect(root / "clash.sqlite") as db:     # a table of the store's name, other columns
         db.execute("CREATE TABLE runs (x)")
+    for made in root.glob("*.sqlite"):
+        made.chmod(0o600)   # as the arena keeps a store (a loose one is tightened with a line of its own)
     (root / "adir").mkdir()
     (root / "bot.py").write_text("class Bot:\n    pass\n")
     (root / "syntax.py").write_text("class Bot(:\n")
