@@ -6,7 +6,7 @@ import dataclasses
 import importlib.util
 import os
 import re
-from typing import Container, Iterable, Optional
+from typing import Iterable
 
 import agents as agent_registry
 from arena.match import AgentSpec
@@ -110,19 +110,9 @@ def _classify(source):
                         f"or give FILE.py:Class or package.module:Class")
 
 
-def code_param(source: str, params: Container[str]) -> Optional[str]:
-    """The parameter through which a built-in agent would load the user's own code into the arena's
-    process (openspiel_bot's factory), or None."""
-    try:
-        given = agent_registry.agent_class(source).CODE_PARAMS
-    except ValueError:
-        return None
-    return next((p for p in given if p in params), None)
-
-
 def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     """One item of the agent list as an AgentSpec (see parse_agents). A built-in agent told to load
-    code of the user's (`code_param`) is refused, before anything is loaded, unless `run_code`:
+    code of the user's (`agents.code_param`) is refused, before anything is loaded, unless `run_code`:
     that code would run in the arena's own process, where no sandbox confines it."""
     m = _ITEM.match(item.strip())
     if not m:
@@ -140,7 +130,7 @@ def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
         return spec if m["label"] else dataclasses.replace(spec, label=with_params(spec.label, params))
     kind, target = _classify(source)
     if kind == "builtin":
-        param = code_param(source, dict(params))
+        param = agent_registry.code_param(source, dict(params))
         if param and not run_code:
             raise ScheduleError(f"agent {source}: its {param} is code of yours that would run in the arena's own "
                                 f"process, outside the sandbox: only with --sandbox none (every view of a run "
