@@ -54,7 +54,7 @@ class RunTallies:
 
     def ordered(self, game_id: Optional[str] = None) -> list[GroupTally]:
         """The tallies (of one game, or all), in the order their games were played."""
-        return sorted((t for t in self.groups.values() if game_id is None or t.game_id == game_id),
+        return sorted((t for t in self.groups.values() if game_id in (None, t.game_id)),
                       key=lambda t: t.state()["first"])
 
 
