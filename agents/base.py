@@ -10,6 +10,15 @@ if TYPE_CHECKING:
 # Limits shared by the built-in agents (see LIMITS below)
 SEED_LIMITS = (0, 2**64 - 1)   # an agent's own `seed` parameter: any 64-bit seed
 TIME_LIMITS = (0.0, 3600.0)    # a `time` budget: seconds per move, 0 for none
+WEYL = 0x9E3779B97F4A7C15      # the golden-ratio increment of a Weyl sequence (as arena.seeds.WEYL)
+
+
+def decision_seed(seed: int, decision: int) -> int:
+    """The seed of decision number `decision` (0, 1, ... since `reset`) of an agent reset with `seed`:
+    a Weyl step of 64 bits (agents.playloop repeats it in C). An agent that draws its random numbers
+    for each decision afresh from it plays decision k+1 the same however many numbers decision k drew,
+    so two matches that agree up to a decision stay coupled after it (see docs/reading-results.md)."""
+    return (seed + (decision + 1) * WEYL) & 0xFFFFFFFFFFFFFFFF
 
 
 class UnknownAgent(ValueError):
@@ -38,7 +47,9 @@ class Agent:
     The arena calls `reset` once per match, then `act` whenever it is this agent's turn, with a
     state that holds only what this seat may know (in hidden-information games, a determinized
     copy). `act` returns one of `state.legal_actions()`. Under a time control the arena sets
-    `clock` (a ClockReading) before each `act`; it is None otherwise.
+    `clock` (a ClockReading) before each `act`; it is None otherwise. An agent that uses random
+    numbers draws them in each `act` from a generator seeded with `next_seed()`, called once at its
+    start: then one decision that draws more numbers leaves the next decisions' numbers unchanged.
     """
 
     name = "agent"
@@ -61,6 +72,7 @@ class Agent:
                                  self.CHOICES.get(k), self.LIMITS.get(k)) for k, d in self.PARAMS.items()}
         self.seat = 0
         self.seed = 0
+        self.decisions = 0   # `act` calls since `reset` that asked for `next_seed`
 
     @classmethod
     def missing(cls) -> Optional[str]:
@@ -77,6 +89,14 @@ class Agent:
     def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
         """Called once before each match."""
         self.game_id, self.game_params, self.seat, self.seed = game_id, game_params, seat, seed
+        self.decisions = 0
+
+    def next_seed(self) -> int:
+        """The seed of this decision (`decision_seed` of the match's seed and the number of decisions
+        since `reset`); call it once at the start of `act`."""
+        seed = decision_seed(self.seed, self.decisions)
+        self.decisions += 1
+        return seed
 
     def act(self, state: "GameState") -> int:
         """One of `state.legal_actions()`; `state` is this seat's view, a copy the agent may modify."""

@@ -58,7 +58,11 @@ equal budgets after each of which the worse half of the root actions by mean lea
 iteration budget, and not with the solver).
 
 Root parallelisation (`threads`): independent trees, each with its own scratch state and seed, run
-in threads without the GIL; their root statistics are summed and the move chosen as above. With the
+in threads without the GIL; their root statistics are summed and the move chosen as above. Under an
+iteration budget each tree's share of the iterations is fixed and the trees share nothing while
+they search, so the move does not depend on how the threads were scheduled; under `time` it does.
+Every decision reseeds every tree from the match seed and the number of decisions played
+(`Agent.next_seed`), so one decision that draws more random numbers leaves the next ones' unchanged. With the
 solver on (perfect information) a child's availability is its node's visit count, i.e. plain UCT.
 """
 cimport cython
@@ -1463,15 +1467,16 @@ class ISMCTSAgent(Agent):
 
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
-        for t, search in enumerate(self._searches):
-            # thread 0 keeps the single-threaded seed: threads=1 plays exactly as before
-            search.seed(_mix(self.params["seed"], seed, seat) if t == 0 else
-                        _mix(self.params["seed"], seed, seat, t))
         self._stats = None
 
     def act(self, state):
         cdef action_t buf[MAX_ACTIONS]
         cdef GameState s = state
+        seed = self.next_seed()   # every decision reseeds every tree: the next one's draws depend on this one's none
+        for t, search in enumerate(self._searches):
+            # thread 0 keeps the single-threaded seed: threads=1 plays exactly as one thread
+            search.seed(_mix(self.params["seed"], seed, self.seat) if t == 0 else
+                        _mix(self.params["seed"], seed, self.seat, t))
         if s.c_legal_actions(buf) == 1 and not s.c_is_terminal():
             self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": True,
                            "children": {}, "proofs": {}, "root_proof": None}

@@ -582,7 +582,6 @@ class AlphaBetaAgent(Agent):
         self._check(game_id, game_params.get("players", engines.spec(game_id).default_players))
         if self._core is None:
             self._core = _Core(self.params["tt_bits"], False)
-        self._core.seed(_mix(self.params["seed"], seed))
 
     def act(self, state):
         return self._search(state, False)
@@ -599,6 +598,7 @@ class AlphaBetaAgent(Agent):
         if self._core is None:
             self.reset(state.game_id, state.params, state.current_player(), 0)
         self._check(state.game_id, state.num_players)
+        self._core.seed(_mix(self.params["seed"], self.next_seed()))   # each decision's ties drawn afresh
         action, self.last = self._core.iterative(state, self.params["depth"], self.params["time"], force)
         return int(action)
 
@@ -631,12 +631,12 @@ class MinimaxAgent(Agent):
         reason = self.cannot_play(game_id, game_params.get("players", 0))
         if reason:
             raise ValueError(f"agent minimax cannot play {game_id}: {reason}")
-        self._core.seed(_mix(self.params["seed"], seed))
 
     def act(self, state):
         p = self.params
         if state.is_terminal():
             raise ValueError(f"agent minimax was asked to move in a finished game of {state.game_id}")
+        self._core.seed(_mix(p["seed"], self.next_seed()))   # each decision's worlds and ties drawn afresh
         action, self.last = self._core.pimc(state, p["determinizations"], p["depth"], p["time"],
                                             p["combine"] == "vote", p["opponents"] == "maxn", p["align"])
         return int(action)

@@ -94,7 +94,6 @@ class PIMCAgent(Agent):
         reason = self.cannot_play(game_id, game_params.get("players", 0))
         if reason:
             raise ValueError(f"agent pimc cannot play {game_id}: {reason}")
-        self.rng = random.Random(f"{self.params['seed']}/{seed}")
 
     def solver(self) -> Any:   # agents.wizard_solver.Solver
         if self._solver is None:
@@ -107,6 +106,7 @@ class PIMCAgent(Agent):
             raise ValueError(f"agent pimc cannot play {state.game_id}: {self.cannot_play(state.game_id, 0)}")
         if state.is_terminal():
             raise ValueError("agent pimc was asked to move in a finished game of wizard")
+        self.rng = random.Random(f"{self.params['seed']}/{self.next_seed()}")   # each decision's worlds afresh
         legal = state.legal_actions()
         if len(legal) == 1:
             self.last = {"samples": 0}

@@ -6,8 +6,9 @@ reset with the same seeds, with none of its per-move Python calls. So it repeats
 
 * the view: the mover's determinized copy of the true state, seeded by `arena.seeds.view_seed`
   (view_base + move * WEYL, 63 bits) through `rng_seed`, as `GameState.determinize` does;
-* the agents' draws: Python's `random.Random(seed)` (MT19937 seeded by `init_by_array` with the
-  seed's 32-bit words) and its `choice` (`_randbelow`: getrandbits of the length's bit length,
+* the agents' draws: for each decision afresh, Python's `random.Random(agents.base.decision_seed(
+  seed, k))` for the seat's k-th decision (MT19937 seeded by `init_by_array` with the seed's 32-bit
+  words) and its `choice` (`_randbelow`: getrandbits of the length's bit length,
   redrawn while out of range), over the view's legal actions in increasing order;
 * greedy's choice: every legal action of the view applied, evaluated with `c_evaluate` for the
   view's player to move and undone, in increasing order; the best ones (ties kept in that order)
@@ -104,14 +105,12 @@ cdef int mt_below(MT* m, int n) noexcept nogil:
     return <int>r
 
 
-cdef int seed_mt(MT* m, seed) except -1:
-    """random.Random(seed) for an int 0 <= seed < 2**64 (its 32-bit words, least significant first)."""
-    cdef uint64_t s = seed
+cdef void seed_mt(MT* m, uint64_t s) noexcept nogil:
+    """random.Random(s) for an int 0 <= s < 2**64 (its 32-bit words, least significant first)."""
     cdef uint32_t key[2]
     key[0] = <uint32_t>(s & 0xFFFFFFFFU)
     key[1] = <uint32_t>(s >> 32)
     mt_init_by_array(m, key, 2 if key[1] else 1)
-    return 0
 
 
 cdef void sort_actions(action_t* a, int n) noexcept nogil:
@@ -157,10 +156,13 @@ def play(GameState state, kinds, seeds, uint64_t view_base):
     cdef Rng view_rng
     cdef GameState view = state._new_empty()
     cdef int* kind = <int*>malloc(players * sizeof(int))
-    cdef MT* gens = <MT*>malloc(players * sizeof(MT))
-    if kind == NULL or gens == NULL:
+    cdef uint64_t* base = <uint64_t*>malloc(players * sizeof(uint64_t))
+    cdef uint64_t* decisions = <uint64_t*>malloc(players * sizeof(uint64_t))
+    cdef MT gen
+    if kind == NULL or base == NULL or decisions == NULL:
         free(kind)
-        free(gens)
+        free(base)
+        free(decisions)
         raise MemoryError("play loop")
     out = []
     try:
@@ -168,7 +170,8 @@ def play(GameState state, kinds, seeds, uint64_t view_base):
             raise ValueError(f"one agent and one seed per seat: {players} seats")
         for seat in range(players):
             kind[seat] = kinds[seat]
-            seed_mt(&gens[seat], seeds[seat])
+            base[seat] = seeds[seat]
+            decisions[seat] = 0
         while not state.c_is_terminal():
             seat = state.c_current_player()
             view.c_copy_from(state)
@@ -180,11 +183,13 @@ def play(GameState state, kinds, seeds, uint64_t view_base):
             if n == 0:
                 return None
             sort_actions(legal, n)
+            decisions[seat] += 1   # agents.base.decision_seed: the k-th decision (from 0) steps k + 1 times
+            seed_mt(&gen, base[seat] + decisions[seat] * WEYL)
             if kind[seat] == GREEDY:
                 n = greedy_best(view, legal, n, best)
-                a = best[mt_below(&gens[seat], n)]
+                a = best[mt_below(&gen, n)]
             else:
-                a = legal[mt_below(&gens[seat], n)]
+                a = legal[mt_below(&gen, n)]
             m = state.c_legal_actions(truth)
             chosen = 0
             for i in range(m):
@@ -198,5 +203,6 @@ def play(GameState state, kinds, seeds, uint64_t view_base):
             move += 1
     finally:
         free(kind)
-        free(gens)
+        free(base)
+        free(decisions)
     return out

@@ -1,6 +1,5 @@
 """The baseline agents: uniformly random, and greedy one ply deep on the engine's evaluation."""
 import random
-from typing import Any
 
 from agents.base import Agent
 from engines.core import GameState
@@ -11,12 +10,8 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
-        super().reset(game_id, game_params, seat, seed)
-        self.rng = random.Random(seed)
-
     def act(self, state: GameState) -> int:
-        return self.rng.choice(state.legal_actions())
+        return random.Random(self.next_seed()).choice(state.legal_actions())
 
 
 class GreedyAgent(Agent):
@@ -24,11 +19,8 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
-    def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
-        super().reset(game_id, game_params, seat, seed)
-        self.rng = random.Random(seed)
-
     def act(self, state: GameState) -> int:
+        rng = random.Random(self.next_seed())
         me = state.current_player()
         best, best_value = [], None
         for a in state.legal_actions():
@@ -39,4 +31,4 @@ class GreedyAgent(Agent):
                 best, best_value = [a], value
             elif value == best_value:
                 best.append(a)
-        return self.rng.choice(best)
+        return rng.choice(best)

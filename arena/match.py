@@ -79,6 +79,7 @@ class MatchSpec:
     time_limit: float = 0.0   # seconds per move, 0 = none
     sandbox: Optional[SandboxPolicy] = None   # for submitted agents; None = the default policy
     time_control: Optional[TimeControl] = None   # a clock per seat; None = none
+    seeding: str = "coupled"   # arena.seeds.SEEDINGS: what agents' and views' seeds derive from
 
     def params_dict(self) -> dict[str, Any]:
         return dict(self.game_params)

@@ -5,12 +5,24 @@ the deal number under the run's deal key, 128 random bits made when the run is c
 the store, never shown to a bot; each agent's seed and each view's seed derive from the deal's seed.
 So nothing a bot sees (its own seed, the parameters, a guessable tournament seed) lets it compute a
 deal, and a run is exactly reproducible from its store.
+
+A run's seeding (SEEDINGS) says what else an agent's, a view's and a stand-in's seed derive from:
+
+* `coupled` (common random numbers; new runs): the deal's seed, the seat and the move, nothing
+  else. Every match of one deal gives the agent in a seat the same seed and the mover of move m the
+  same view, whoever plays the other seats: two matches of a deal with the same agents in the same
+  seats are identical, and two that differ in one seat's agent stay identical until that agent first
+  decides otherwise. The seeds follow the seat, not the agent: in the rotations of a deal each agent
+  plays every seat with that seat's seed, so equal agents play every rotation alike.
+* `independent` (runs stored before coupling; `--seeding independent`): the match id too, so the
+  matches of a deal share the cards and nothing else.
 """
 import hashlib
 import re
 import secrets
 
 WEYL = 0x9E3779B97F4A7C15   # the golden-ratio increment of a Weyl sequence
+SEEDINGS = ("coupled", "independent")
 
 
 def derive_seed(*parts: object, key: bytes = b"") -> int:
@@ -48,9 +60,23 @@ def step(base: int, k: int) -> int:
     return (base + k * WEYL) & 0x7FFFFFFFFFFFFFFF
 
 
+def parse_seeding(text: str) -> str:
+    """A seeding as --seeding takes it; ValueError naming the choices otherwise."""
+    if text not in SEEDINGS:
+        raise ValueError(f"--seeding must be one of {', '.join(SEEDINGS)}, not {text!r}")
+    return text
+
+
+def match_parts(seeding: str, match_id: int) -> tuple:
+    """What a match's seeds derive from besides its deal's seed: nothing when coupled, its id when
+    independent."""
+    return () if seeding == "coupled" else (match_id,)
+
+
 def view_base(deal_seed: int, *match: object) -> int:
     """The base of one match's view seeds, from its deal's seed and whatever tells its matches
-    apart (a tournament: the match id): one hash per match."""
+    apart (`match_parts`: nothing under coupled seeding, the match id under independent): one hash
+    per match."""
     return derive_seed(deal_seed, *match, "view")
 
 

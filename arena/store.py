@@ -15,20 +15,24 @@ store migrate` (`migrate`) has brought it up to date in one transaction; a store
 to SCHEMA_VERSION; a new column of an existing table also needs its step in MIGRATIONS.
 docs/store.md describes every table.
 """
+import contextlib
 import fcntl
 import functools
+import glob
 import hashlib
 import json
 import os
 import sqlite3
+import sys
 import time
 import urllib.parse
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
 
 DEFAULT_STORE = os.path.join("results", "arena.sqlite")
+PRIVATE = 0o600   # the store and its companion files: the owner's only (deal keys, token hashes)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -168,6 +172,7 @@ class Store:
             db.close()
             raise StoreError(f"{path} is not a tournament store")
         _version(db, path)
+        make_private(path, writing=False)
         return db
 
     def close(self) -> None:
@@ -186,7 +191,7 @@ class Store:
             return
         path = self._lock_path(run_id)
         while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -255,8 +260,8 @@ class Store:
             self.db.execute("UPDATE runs SET total = ? WHERE run_id = ?", (total, run_id))
 
     def run(self, run_id: Optional[str] = None, kind: Optional[str] = None) -> dict[str, Any]:
-        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None).
-        StoreError if there is none."""
+        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None; a
+        tournament imported from a file counts as a tournament). StoreError if there is none."""
         if run_id is not None:
             row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
@@ -265,7 +270,7 @@ class Store:
             return _effective(self, _run_dict(row))
         runs = self.runs()
         for run in reversed(runs):
-            if kind in (None, run_kind(run)):
+            if kind in (None, run_kind(run)) or (kind == "tournament" and origin_kind(run) == kind):
                 return run
         if kind in (None, "tournament"):
             others = f" (it holds {len(runs)} other runs: `arena runs` lists them; give a RUN)" if runs else ""
@@ -346,10 +351,12 @@ class Store:
                                     "WHERE run_id = ? AND match_id = ?", (target, new, source, old))
         return copied
 
-    def import_run(self, run: dict[str, Any], matches: list[dict[str, Any]]) -> int:
-        """Merges a run and its matches (as `matches` gives them) in one transaction; returns how
-        many matches were added. A run already stored with another config or deal key, or a match
-        stored with other contents, is a conflict: StoreError, and nothing is written."""
+    def import_run(self, run: dict[str, Any], matches: Iterable[dict[str, Any]]) -> int:
+        """Merges a run and its matches (as `matches` gives them, one at a time: an error it raises
+        undoes the whole import) in one transaction; returns how many matches were added. A run
+        already stored with another config or deal key, or a match stored with other contents, is a
+        conflict: StoreError, and nothing is written. Only an imported run (arena.results.export)
+        takes a deal key it lacks: a run played here keeps its own."""
         run_id = run["run_id"]
         with self.db:
             row = self.db.execute("SELECT config, deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -362,7 +369,7 @@ class Store:
                 raise StoreError(f"{self.path} holds another run {run_id} (another config): not imported")
             elif row[1] and run["deal_key"] and row[1] != run["deal_key"]:
                 raise StoreError(f"{self.path} holds run {run_id} with another deal key: not imported")
-            elif run["deal_key"] and not row[1]:
+            elif run["deal_key"] and not row[1] and json.loads(row[0]).get("imported"):
                 self.db.execute("UPDATE runs SET deal_key = ? WHERE run_id = ?", (run["deal_key"], run_id))
             compared = ("game_id", "game_params", "seed", "deal", "seats", "returns", "placements", "actions",
                         "faults")
@@ -421,6 +428,15 @@ class Store:
         return [_match_dict(r) for r in self.db.execute(
             f"SELECT {RESULT_COLUMNS}, json_array_length(actions) AS moves FROM matches WHERE run_id = ? "
             f"ORDER BY match_id LIMIT ? OFFSET ?", (run_id, limit, offset))]
+
+    def identical_deals(self, run_id: str) -> dict[tuple[str, str], tuple[int, int]]:
+        """{(game id, canonical JSON of its parameters): (deals whose stored matches all played the
+        same moves, deals)}, over the deals with two or more stored matches (arena.results.divergence)."""
+        rows = self.db.execute(
+            "SELECT game_id, game_params, count(*), sum(moves = 1) FROM (SELECT game_id, game_params, "
+            "count(*) AS matches, count(DISTINCT actions) AS moves FROM matches WHERE run_id = ? "
+            "GROUP BY game_id, game_params, deal HAVING matches > 1) GROUP BY game_id, game_params", (run_id,))
+        return {(g, json.dumps(json.loads(p), sort_keys=True)): (int(same), int(deals)) for g, p, deals, same in rows}
 
     def played(self) -> dict[str, int]:
         """{run id: its stored matches} for every run with one."""
@@ -481,8 +497,21 @@ class Store:
         row = self.db.execute("SELECT * FROM matches WHERE run_id = ? AND match_id = ?",
                               (run_id, match_id)).fetchone()
         if row is None:
-            raise StoreError(f"run {run_id!r} has no finished match {match_id}")
+            numbers = self.match_numbers(run_id)
+            raise StoreError(f"run {run_id!r} has no finished match {match_id}: "
+                             + (f"its matches are numbered {numbers}" if numbers else "it has none yet"))
         return _match_dict(row)
+
+    def match_numbers(self, run_id: str, most: int = 8) -> str:
+        """The run's stored match ids as runs of consecutive numbers, "0-15, 32-79, 128": a run played
+        until settled numbers each game's matches from the start of its block, so they have gaps;
+        "" for none. At most `most` runs, then "and more"."""
+        spans = self.db.execute(
+            "SELECT MIN(match_id), MAX(match_id) FROM (SELECT match_id, match_id - ROW_NUMBER() OVER "
+            "(ORDER BY match_id) AS span FROM matches WHERE run_id = ?) GROUP BY span ORDER BY 1 LIMIT ?",
+            (run_id, most + 1)).fetchall()
+        text = ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in spans[:most])
+        return text + (", and more" if len(spans) > most else "")
 
 
 def migrate(path: str) -> tuple[int, int]:
@@ -534,6 +563,8 @@ def _open_checked(path, older):
     version -1), checked intact and of a version this arena writes (with `older`: an existing store
     it migrates), in WAL mode. Nothing is written to a file that is refused."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with contextlib.suppress(FileExistsError):   # made here, private: sqlite gives its -wal and -shm its mode
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE))
     db = sqlite3.connect(path, timeout=30)
     version = _version(db, path)
     if version == -1 and older:
@@ -549,11 +580,47 @@ def _open_checked(path, older):
         db.close()
         raise StoreError(f"the store {path} is damaged ({problems[0]}); nothing was written to it: "
                          f"use another store (the reporting commands may still read what is intact)")
+    try:
+        make_private(path, writing=True)
+    except StoreError:
+        db.close()
+        raise
     db.execute("PRAGMA journal_mode=WAL")
     # In WAL mode NORMAL still survives a killed process (the log is in the OS's cache); only
     # a power cut can lose the last matches, and commits no longer wait for the disk.
     db.execute("PRAGMA synchronous=NORMAL")
     return db, version
+
+
+def make_private(path: str, writing: bool) -> None:
+    """Keeps the store and its companion files (-wal, -shm, -journal, run locks) readable by their
+    owner only: they hold every run's deal key and the ladders' token hashes. A file other users
+    may read is tightened to PRIVATE when this user owns it, with one line on stderr saying so;
+    one this user cannot tighten is refused for writing (StoreError), and read as it is."""
+    loose = []
+    for name in [path, path + "-wal", path + "-shm", path + "-journal"] + glob.glob(glob.escape(path) + ".*.lock"):
+        try:
+            st = os.stat(name)
+        except OSError:
+            continue
+        if st.st_mode & 0o077:
+            loose.append((name, st))
+    tightened = []
+    for name, st in loose:
+        try:
+            if st.st_uid != os.geteuid():
+                raise PermissionError("another user's file")
+            os.chmod(name, PRIVATE)
+            tightened.append(st.st_mode & 0o777)
+        except OSError as e:
+            if not writing:
+                continue
+            raise StoreError(f"{name} can be read by other users (mode {st.st_mode & 0o777:04o}) and cannot be "
+                             f"made private ({e.strerror or e}): its owner should `chmod 600` it") from None
+    if tightened:
+        modes = ", ".join(sorted({f"{m:04o}" for m in tightened}))
+        sys.stderr.write(f"arena: the store {path} could be read by other users (mode {modes}): it is now "
+                         f"{PRIVATE:04o}, its owner's only\n")
 
 
 def _version(db, path):
@@ -580,8 +647,14 @@ def _version(db, path):
 
 def run_kind(run: dict[str, Any]) -> str:
     """What started the run: "tournament" (`arena run`), "compare", "analyze", "play" (a game in
-    `arena serve`), or the "kind" its config names. An `arena analyze` run from before analyze runs
-    said so is known by its deal key, derived from its seed."""
+    `arena serve`), "imported" (`arena import`: read only, never played on), or the "kind" its
+    config names. An `arena analyze` run from before analyze runs said so is known by its deal key,
+    derived from its seed."""
+    return "imported" if run["config"].get("imported") else origin_kind(run)
+
+
+def origin_kind(run: dict[str, Any]) -> str:
+    """What started the run where it was played (an imported run: in the store it came from)."""
     config = run["config"]
     if "kind" in config:
         return config["kind"]

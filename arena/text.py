@@ -4,7 +4,11 @@ written as the command line takes them, a mean with its interval as every view w
 match's result in a line, and any result as plain JSON data. The tables' columns and legend are arena.reports.tables; the verdict,
 arena.results.verdict."""
 import math
+import re
 from typing import Any, Mapping, Optional, Sequence
+
+# an absolute path in a message: a "/" that starts a word (not a URL's, nor "a/b"), up to its last part
+_ABSOLUTE_PATH = re.compile(r"(?<![\w./-])/(?:[^\s'\"`,;:()\[\]<>/]+/)*([^\s'\"`,;:()\[\]<>/]+)")
 
 
 def first_line(e: object) -> str:
@@ -12,10 +16,21 @@ def first_line(e: object) -> str:
     return str(e).splitlines()[0] if str(e) else ""
 
 
+def without_paths(text: str) -> str:
+    """`text` with each absolute path cut to its last part ("/srv/x/arena.sqlite" -> "arena.sqlite"):
+    what a web answer may say of a file without showing the server's folders."""
+    return _ABSOLUTE_PATH.sub(lambda m: m[1], text)
+
+
 def printable(text: object, limit: Optional[int] = None, keep: str = "\n\t") -> str:
     """`text` with control characters escaped ("\\x1b"), except those in `keep`; at most `limit` long."""
     text = str(text)[:limit]
     return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+
+
+def plural(n: int, word: str, many: str = "") -> str:
+    """"1 move", "2 moves"; `many` is the plural when it is not word + "s" ("matches")."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
 
 def format_value(value: object) -> str:
@@ -81,8 +96,10 @@ def interval_text(iv: Any, digits: int = 2) -> str:
 
 
 def book_text(book: Mapping[str, str]) -> str:
-    """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits...)"."""
-    return f"{printable(book['name'], keep='')} (sha256 {book['digest'][:16]})"
+    """A deal book as a run names it (arena.tournament.books): "NAME (sha256 16 digits..., phrase
+    "...")", the phrase its key derives from (none for a book made before keys were derived)."""
+    phrase = f', phrase "{printable(book["phrase"], 200, keep="")}"' if book.get("phrase") else ""
+    return f"{printable(book['name'], keep='')} (sha256 {printable(book['digest'], 16, keep='')}{phrase})"
 
 
 def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequence[float],
@@ -102,3 +119,23 @@ def match_result(labels: Sequence[str], placements: Sequence[int], returns: Sequ
         return f"{result} (returns {shown})"
     lost = " and ".join(f"{seat}: {labels[seat]}" for seat in faulty)
     return f"{lost} lost by {'its' if len(faulty) == 1 else 'their'} fault; {result} (played out with a stand-in: returns {shown})"
+
+
+# ---- pages ----
+
+NO_SOURCE = "'none'"
+
+def csp(scripts: Sequence[str]) -> str:
+    """A written page's Content-Security-Policy: nothing loaded, no form sent, only `scripts` (by
+    hash) run; styles inline (the drawings set style attributes and add <style> elements)."""
+    import base64
+    import hashlib
+    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
+    return (f"default-src 'none'; script-src {hashes or NO_SOURCE}; style-src 'unsafe-inline'; "
+            f"base-uri 'none'; form-action 'none'")
+
+
+def csp_meta(scripts: Sequence[str]) -> str:
+    """`csp` as the <meta> element that puts it in a page's head."""
+    import html
+    return f'<meta http-equiv="Content-Security-Policy" content="{html.escape(csp(scripts))}">'

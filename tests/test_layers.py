@@ -299,7 +299,7 @@ LADDER = "arena.ladder"
 ABOVE_LADDER = ("arena.cli", "arena.serve", "arena.bench")
 BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.interop", "arena.table", "arena.results",
                 "arena.referee", "arena.sandbox", "arena.agent_list", "arena.match", "arena.seeds", "arena.store",
-                "arena.server_address", "arena.text")
+                "arena.server_address", "arena.text", "arena.defaults")
 
 
 def _under(module, packages):

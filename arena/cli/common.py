@@ -117,6 +117,16 @@ deal_key_option = click.option(
          "also read from ARENA_DEAL_KEY [default: a new random key per run and store].")
 
 
+def seeding_option(fn: F) -> F:
+    from arena.seeds import SEEDINGS
+    return click.option(
+        "--seeding", type=click.Choice(SEEDINGS), default=None,
+        help="coupled: every match of a deal gives a seat's agent the same seeds and every move the same "
+             "view, so agents that decide alike play alike (common random numbers); independent: the "
+             "seeds of each match are its own, as in runs made before coupling. A resumed run keeps its "
+             "own.  [default: coupled for a new run]")(fn)
+
+
 deals_option = click.option(
     "--deals", "book", default=None, metavar="BOOK",
     help="Play the deals of a deal book (`arena deals make`): its game and parameters, the same deals on "
@@ -145,8 +155,10 @@ def out_option(help: str, required: bool = False, flag: str = "--out") -> Callab
             raise click.BadParameter(f"{printable(out)} is an SQLite database (a tournament store?): give "
                                      f"another file", ctx, param)
         return out
-    return click.option(flag, "out", required=required, default=None, type=click.Path(dir_okay=False),
-                        callback=check, help=help)
+    # No explicit default: click (8.3 and later) would take default=None as a value given, and not
+    # enforce required=True.
+    return click.option(flag, "out", required=required, type=click.Path(dir_okay=False), callback=check,
+                        help=help)
 
 
 @contextlib.contextmanager

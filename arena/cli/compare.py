@@ -5,7 +5,7 @@ from typing import Optional
 import click
 
 from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, play_options,
-                              rich_console, sandbox_option, store_option, user_errors)
+                              rich_console, sandbox_option, seeding_option, store_option, user_errors)
 from arena.defaults import COMPARE_MAX_DEALS as DEFAULT_MAX_DEALS
 
 
@@ -62,25 +62,27 @@ def _live(plan, outcome):
 @sandbox_option
 @deal_key_option
 @deals_option
+@seeding_option
 @json_option
 @user_errors
 def compare(candidate: str, baseline: str, game_id: Optional[str], players: Optional[int], params: tuple[str, ...],
             field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, store_path: str,
             jobs: Optional[int], backend: str, address: Optional[str], time_limit: float, time_control: Optional[str],
-            sandbox: str, deal_key: Optional[str], book: Optional[str], as_json: bool) -> None:
+            sandbox: str, deal_key: Optional[str], book: Optional[str], seeding: Optional[str], as_json: bool) -> None:
     from arena.compare import compare as cmp
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
     plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
-                    time_limit, sandbox, deal_key, backend, address, time_control, book)
+                    time_limit, sandbox, deal_key, backend, address, time_control, book, seeding)
     err = rich_console(stderr=True)
     if not as_json:
         from arena.text import book_text
         dealt = f", the deals of book {book_text(plan.config.book)}" if plan.config.book else ""
         err.print(literal(f"run {plan.run_id}: {plan.candidate.label} against {plan.baseline.label} on "
-                          f"{plan.game_id}{dealt}, SPRT {plan.test.text()}, store {store_path} "
+                          f"{plan.game_id}{dealt}, SPRT {plan.test.text()}, {plan.config.seeding} seeds, "
+                          f"store {store_path} "
                           f"(Ctrl-C stops; the same command resumes)"))
 
     def on_batch(outcome):
@@ -104,6 +106,16 @@ def compare(candidate: str, baseline: str, game_id: Optional[str], players: Opti
     _print(data, plan, outcome)
 
 
+def _parted(divergence):
+    """Where the deals that did not play identically parted: the median first move that differed."""
+    firsts = sorted(d["first_move"] for d in divergence if d["first_move"] is not None)
+    if not firsts:
+        return ""
+    differing = sorted(d["differing_moves"] for d in divergence if d["first_move"] is not None)
+    return (f"; the others part at move {firsts[len(firsts) // 2]} and differ in {differing[len(differing) // 2]} "
+            f"moves (medians)")
+
+
 def _print(data, plan, outcome):
     from arena.cli.layout import Column, fits, print_table
     console = rich_console()
@@ -118,6 +130,8 @@ def _print(data, plan, outcome):
     if data["points"] and data["points"]["low"] is not None:
         who = "pair" if plan.players == 2 else "seat"
         console.print(literal(f"points per {who} (candidate minus baseline) {_range(data['points'], 2)}"))
+    if data["deals"]:
+        console.print(literal(f"{data['identical']} ({data['seeding']} seeds)" + _parted(data["divergence"])))
     console.print("pentanomial: deals by the candidate's points over the pair (0 to 2)" if plan.players == 2
                   else "paired differences: deals by the candidate's share minus the baseline's (-1 to 1)")
     # A value per column; a terminal too narrow for them all shows a value per row.

@@ -4,7 +4,7 @@ from typing import Optional
 
 import click
 
-from arena.cli.common import WholeNumber, deal_key_option, out_option, user_errors, writing
+from arena.cli.common import ArenaError, WholeNumber, out_option, user_errors, writing
 
 
 @click.group("deals", short_help="Deal books: the same deals for everyone (arena deals make).")
@@ -21,20 +21,27 @@ def deals() -> None:
 @click.option("--players", type=int, default=None, help="Players per match (default: the game's).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
 @click.option("--name", default=None, help="The book's name, shown by runs and reports [default: the file's].")
+@click.option("--phrase", required=True, metavar="TEXT",
+              help="The public text the book's key derives from (with its name, game, parameters and size); "
+                   "fix it before the bots are known, e.g. a public draw's result.")
 @out_option("The book's file (JSON).", required=True)
-@deal_key_option
+@click.option("--deal-key", default=None, hidden=True)   # refused: a book's key is never chosen
 @user_errors
-def make(game_id: str, count: int, players: Optional[int], params: tuple[str, ...], name: Optional[str], out: str,
-         deal_key: Optional[str]) -> None:
-    """Write COUNT deals of GAME (with --players and --param) to --out: their seeds under a new
-    secret key (or --deal-key: the deals of a run with that key and seed 0), with what each seed
-    deals. Prints the book's name and digest, which runs of it show."""
+def make(game_id: str, count: int, players: Optional[int], params: tuple[str, ...], name: Optional[str],
+         phrase: str, out: str, deal_key: Optional[str]) -> None:
+    """Write COUNT deals of GAME (with --players and --param) to --out: their seeds under the key
+    derived from --phrase, the book's name, game, parameters and size (so its maker cannot choose
+    the key without showing another phrase), with what each seed deals. Prints the book's name,
+    digest and phrase, which runs of it show. Whoever knows the phrase can deal every deal."""
     from arena.agent_list import param_options
     from arena.tournament import books
     from arena.tournament.schedule import resolve_games
     from arena.text import book_text
+    if deal_key is not None:
+        raise ArenaError("a deal book's key is derived from its --phrase, never chosen (docs/deals.md)")
     [(game_id, full)] = resolve_games(game_id, players, param_options(params))
-    book = books.make(game_id, full, count, books.default_name(out) if name is None else name, deal_key)
+    book = books.make(game_id, full, count, books.default_name(out) if name is None else name, phrase)
     with writing(out):
         books.save(book, out)
-    click.echo(f"deal book {book_text(book.ref())}: {count} deals of {game_id}, written to {out}")
+    click.echo(f"deal book {book_text(book.ref())}: {count} deals of {game_id}, written to {out}; its key is "
+               f"the {books.DERIVATION}")

@@ -1,5 +1,5 @@
 """`arena export` (a run as a portable JSONL or CSV file) and `arena import` (a JSONL export merged
-into a store, every match replayed first)."""
+into a store, every line checked and every match replayed first)."""
 import contextlib
 import csv
 import json
@@ -46,16 +46,20 @@ def export(run_id: Optional[str], fmt: str, out: Optional[str], store_path: str,
     store.close()
 
 
-@click.command("import", short_help="Merge a JSONL export into a store, every match replayed and checked first.")
+@click.command("import", short_help="Merge a JSONL export into a store, every line checked and every match replayed.")
 @click.argument("file", type=click.Path(dir_okay=False))
 @store_option
 @user_errors
 def import_(file: str, store_path: str) -> None:
-    """Merge FILE, written by `arena export`, into the store: every match is replayed through the
-    engine (each action legal and played by its mover, the same returns and placements) before
-    anything is written, and one that does not replay refuses the whole file. Importing a file twice
-    changes nothing; a run stored with other matches or another config is refused."""
-    from arena.results.export import import_export
+    """Merge FILE, written by `arena export`, into the store, a line at a time in one transaction:
+    each line is checked against the export's schema and each match replayed through the engine
+    (each action legal and played by its mover, the same returns and placements); one line that
+    fails refuses the whole file, naming it, and nothing is written. A run the store does not hold
+    becomes an imported run, read only (never resumed, extended or dealt from); a run the store
+    played takes only matches that prove to be its own (the file has its deal key, the schedule
+    deals them so, their faults show in the replay). Importing a file twice changes nothing.
+    See docs/export.md."""
+    from arena.tournament.imports import import_export
     try:
         f = open(file, encoding="utf-8")
     except OSError as e:

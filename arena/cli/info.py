@@ -101,12 +101,15 @@ def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[
     The agent plays --games matches against random agents, each replayed with the same seeds, in
     its sandbox. Each check is ok, FAILED (with the first problem: the match, the move and the
     fault, one of exception, illegal, timeout or crash), or "not run": the checks stop at the first
-    failure, and a check that nothing tested (the moves of a bot that did not load; determinism
-    before a match was played and replayed to its end) is never reported as passed. --json lists
-    the checks that ran under "checks" and the others under "not_run". Exit code 1 unless every
-    check ran and passed. An exec:PATH bot also has the protocol's checks (docs/protocol.md): its
-    hello, its replies, a legal move in every phase of the game, its stderr, and determinism only
-    when its bot.toml says deterministic = true (else not run, and not required).
+    failure, and the checks after it, and a check that nothing tested (determinism before a match
+    was played and replayed to its end), are never reported as passed. --json lists the checks
+    that ran under "checks" and the others under "not_run". An exec:PATH bot also has the
+    protocol's checks (docs/protocol.md): its hello, its replies, a legal move in every phase of the
+    game, its stderr, and determinism only when its bot.toml says deterministic = true (else not
+    run, and not required).
+
+    Exit code 0 when every required check ran and passed, 1 when one failed or did not run, 2 when
+    the agent could not be checked at all (an unknown agent, a bad parameter, a failed build).
     """
     from arena.tournament import schedule as sched
     from arena.agent_list import param_options, parse_agent
@@ -187,14 +190,29 @@ def _sizes(text):
                    "(time and peak memory beside SQLite counting the rows).")
 @click.option("--reports-sizes", default="10000,100000,1000000", show_default=True, metavar="N,N,...",
               help="The store sizes (matches) of --reports.")
+@click.option("--verdict", "with_verdict", is_flag=True,
+              help="Only the time to a verdict: deals and CPU seconds `arena compare` needs to decide on fixed "
+                   "pairs (an agent against itself, ismcts against half its iterations, against minimax), with "
+                   "independent and with coupled seeds, and the per-deal sd of each (arena.bench.verdict).")
+@click.option("--verdict-iterations", type=WholeNumber(min=2, max=100000), default=100, show_default=True,
+              help="The ismcts iterations of --verdict's pairs.")
+@click.option("--verdict-deals", type=WholeNumber(min=1, max=100000), default=30, show_default=True,
+              help="--verdict: the most deals of a comparison before it stops undecided.")
+@click.option("--verdict-sd-deals", type=WholeNumber(min=2, max=100000), default=20, show_default=True,
+              help="--verdict: the deals each comparison is completed to for its per-deal sd.")
+@click.option("--verdict-seeds", type=WholeNumber(min=1, max=1000), default=1, show_default=True,
+              help="--verdict: comparisons per game, pair and seeding, each on other deals.")
+@click.option("--verdict-pairs", default="identical,halved,minimax", show_default=True, metavar="NAME,...",
+              help="--verdict: the pairs to play.")
 @click.option("--instructions", "with_instructions", is_flag=True,
               help="Only instruction counts per playout and per search iteration, under valgrind's callgrind "
                    "(they repeat on a busy machine, where seconds do not).")
 @json_option
 @user_errors
 def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: bool, arena_agents: str,
-          arena_games: Optional[int], with_reports: bool, reports_sizes: str, with_instructions: bool,
-          as_json: bool) -> None:
+          arena_games: Optional[int], with_reports: bool, reports_sizes: str, with_verdict: bool,
+          verdict_iterations: int, verdict_deals: int, verdict_sd_deals: int, verdict_seeds: int, verdict_pairs: str,
+          with_instructions: bool, as_json: bool) -> None:
     """Measure playouts, clones and apply+undo per second (and more), each beside its baseline: a
     table, or with --json one JSON object per line (a row as soon as it is measured)."""
     import shutil
@@ -206,7 +224,18 @@ def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: boo
     games = list(game_ids) or engines.game_ids()
     sizes = _sizes(reports_sizes)
 
+    pairs = [p.strip() for p in verdict_pairs.split(",") if p.strip()]
+    if with_verdict:
+        from arena.bench import verdict
+        known = [name for name, _, _ in verdict.pairs(verdict_iterations)]
+        if not pairs or set(pairs) - set(known):
+            raise ArenaError(f"--verdict-pairs takes some of {', '.join(known)}, not {verdict_pairs!r}")
+
     def rows():
+        if with_verdict:
+            yield from verdict.rows([g for g in games if g in verdict.GAMES], verdict_iterations, verdict_deals,
+                                    verdict_sd_deals, verdict_seeds, which=pairs)
+            return
         if with_instructions:
             from arena.bench import instructions
             yield from instructions.rows(games, search)
@@ -229,9 +258,23 @@ def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: boo
         for r in rows():
             click.echo(json.dumps(r))
         return
+    if with_verdict:
+        _print_table("arena bench --verdict", [Column("case", wrap=TEXT), Column("deals", justify="right"),
+                                               Column("sd", justify="right"), Column("CPU s", justify="right")],
+                     [_verdict_cells(r) for r in rows()])
+        return
     figure = "instructions" if with_instructions else "median_per_s"
     cells = [[literal(r["case"]), literal(r["unit"]), f"{r[figure]:,.0f}",
               f"x{r.get('speedup') or r.get('ratio')}" if r.get("speedup") or r.get("ratio") else ""] for r in rows()]
     _print_table("arena bench", [Column("case", wrap=TEXT), Column("unit", wrap=TEXT, importance=0),
                                  Column("count" if with_instructions else "median/s", justify="right"),
                                  Column("vs baseline", justify="right")], cells)
+
+
+def _verdict_cells(r):
+    """A --verdict row as table cells: a comparison's, or a summary's (independent -> coupled)."""
+    if "pair" in r:
+        a, b = r["independent"], r["coupled"]
+        return [literal(r["case"]), f"{a['median_deals']:g} -> {b['median_deals']:g}", f"{a['sd']} -> {b['sd']}",
+                f"{a['median_cpu_s']} -> {b['median_cpu_s']}"]
+    return [literal(r["case"]), f"{r['deals']} ({r['decision'] or 'undecided'})", f"{r['sd']}", f"{r['cpu_s']}"]

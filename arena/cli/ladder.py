@@ -100,9 +100,9 @@ def add(name: str, agent: str, keep: bool, store_path: str) -> None:
 def retire(name: str, label: str, store_path: str) -> None:
     """Retire LABEL (its active versions) or one version LABEL@N from the ladder NAME: it plays no
     more (a batch already chosen is played out) and leaves the standings; its matches stay."""
-    from arena.ladder import store as ladders
+    from arena.ladder import uploads
     store = _writable(store_path)
-    for e in ladders.retire(store, name, label):
+    for e in uploads.retire(store, name, label):
         click.echo(f"{e.name}: retired from ladder {name}")
     store.close()
 
@@ -168,7 +168,7 @@ def _print_standings(store: "Store", name: str, include_retired: bool) -> None:
 
     from arena.cli.layout import LABEL, Column, print_table
     from arena.ladder import store as ladders
-    from arena.text import game_title
+    from arena.text import game_title, interval_text
     made = ladders.get(store, name)
     rows = ladders.standings(store, name, include_retired)
     console = rich_console()
@@ -178,8 +178,8 @@ def _print_standings(store: "Store", name: str, include_retired: bool) -> None:
         console.print(title)
         console.print(literal(f"no entries yet: add some with `arena ladder add {name} AGENT`"))
         return
-    columns = [Column("#", justify="right"), Column("entry", wrap=LABEL), Column("rating", justify="right"),
-               Column("95% interval", justify="right", short="95%"),
+    columns = [Column("#", justify="right"), Column("entry", wrap=LABEL), Column("rating (95%)", justify="right",
+                                                                              short="rating"),
                Column("deals", justify="right", importance=5), Column("games", justify="right", importance=2),
                Column("score", justify="right", importance=4), Column("form", importance=3),
                Column("place", importance=6), Column("after", wrap=LABEL, importance=1)]
@@ -187,14 +187,14 @@ def _print_standings(store: "Store", name: str, include_retired: bool) -> None:
     for r in rows:
         score = r["score"]
         cells.append([str(r["rank"] or "-"), literal(r["name"] + (" ?" if r["provisional"] else "")),
-                      f"{r['mu']:.1f}", f"{r['low']:.1f}..{r['high']:.1f}", str(r["deals"]), str(r["games"]),
-                      f"{score['mean']:.2f} [{score['low']:.2f}, {score['high']:.2f}]" if score else "-",
+                      interval_text({"mean": r["mu"], "low": r["low"], "high": r["high"]}, digits=1),
+                      str(r["deals"]), str(r["games"]), interval_text(score) or "-",
                       r["form"] or "-", "settled" if r["settled"] else "retired" if r["status"] != "active" else "open",
                       literal(r["parent"] or "")])
     print_table(console, columns, cells, title=title, title_justify="left", box=box.SIMPLE_HEAD,
                 collapse_padding=True, pad_edge=False)
-    console.print(literal("rating: TrueSkill mu, one update per deal (every seat rotation of a line-up); 95% "
-                          "interval: mu +- 1.96 sigma; ? provisional (sigma above 2.5); score: share of "
+    console.print(literal("rating: TrueSkill mu, one update per deal (every seat rotation of a line-up), "
+                          "[a-b] its 95% interval, mu +- 1.96 sigma; ? provisional (sigma above 2.5); score: share of "
                           "opponents beaten per deal, 95% interval over deals; form: last deals, W D L latest "
                           "last; place settled: told apart from both neighbours (or level); after: the "
                           "version it replaced"), style="dim")

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 import click
 
 from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
-                              play_options, rich_console, sandbox_option, store_option, user_errors)
+                              play_options, rich_console, sandbox_option, seeding_option, store_option,
+                              user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.defaults import RUN_MAX_DEALS as DEFAULT_MAX_DEALS
 
@@ -48,12 +49,14 @@ if TYPE_CHECKING:
                    "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
 @deal_key_option
 @deals_option
+@seeding_option
 @json_option
 @user_errors
 def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[str], deals: Optional[int],
         max_deals: Optional[int], seed: int, store_path: str, jobs: Optional[int], backend: str, address: Optional[str],
         time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
-        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], as_json: bool) -> None:
+        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], seeding: Optional[str],
+        as_json: bool) -> None:
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
@@ -61,7 +64,7 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
     plan = tournament.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals,
                            max_deals=max_deals, seed=seed, time_limit=time_limit, params=params, sandbox=sandbox,
                            bot_limits=bot_limits, deal_key=deal_key, resume=resume, backend=backend,
-                           address=address, time_control=time_control, book=book)
+                           address=address, time_control=time_control, book=book, seeding=seeding)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -69,8 +72,9 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
         deals = plan.extends.config.deals if plan.extends and plan.taken else 0
         taken = (f" ({plan.taken} taken from run {plan.extends.run_id}, this run's first "
                  + ("deal)" if deals == 1 else f"{deals} deals)")) if plan.extends and plan.taken else ""
-        size = f"{len(plan.schedule)} matches" if plan.rule is None else \
-            f"each game until its verdict is settled, at most {len(plan.schedule):,} matches ({stop_text(plan.rule)})"
+        size = f"{len(plan.schedule)} matches" if plan.rule is None else (
+            f"each game until its verdict is settled: {first_look(plan):,} matches to the first look, at most "
+            f"{len(plan.schedule):,} ({stop_text(plan.rule)})")
         from rich.markup import escape
         from arena.text import book_text
         dealt = f", the deals of book {escape(book_text(plan.config.book))}" if plan.config.book else ""
@@ -79,7 +83,8 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
                   highlight=False, markup=True)
     try:
         total = len(plan.schedule) if plan.rule is None else plan.stored + len(plan.todo)
-        with progress_bar(total, plan.stored, quiet=as_json or plan.human) as meter:
+        until = "" if plan.rule is None else " to the next look"   # a look may play more deals
+        with progress_bar(total, plan.stored, quiet=as_json or plan.human, until=until) as meter:
             status = tournament.play(store, plan, backend, jobs, address, on_match=meter.advance,
                                      on_look=None if as_json else look_lines(plan, meter))
     except tournament.MatchFailed as e:
@@ -94,6 +99,14 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
         sys.exit(130)
     _print_leaderboards(store, plan.run_id, as_json)
     store.close()
+
+
+def first_look(plan: "Plan") -> int:
+    """The matches of a run played until settled up to its first look: what it plays at the least
+    (a game that does not settle there plays on, up to the cap)."""
+    assert plan.rule is not None
+    first = plan.rule.looks()[0]
+    return sum(1 for spec in plan.schedule if spec.deal < first)
 
 
 def stop_text(rule: "StoppingRule") -> str:
@@ -127,24 +140,33 @@ def look_lines(plan: "Plan", meter: "_PlainMeter | _BarMeter") -> Callable[[list
 
 
 PROGRESS_EVERY = 10.0   # seconds between plain progress lines when stderr is not a terminal
+RATE_WINDOW = 60.0      # seconds of matches the rate (and so the time left) is measured over
 
 
 class _PlainMeter:
-    """Progress as a plain line every PROGRESS_EVERY seconds: matches done, rate, time left."""
+    """Progress as a plain line every PROGRESS_EVERY seconds: matches done, rate, time left. The rate
+    is that of the last RATE_WINDOW seconds: a run's games differ in speed, and a mean since the
+    start would promise too little time once slower matches come."""
 
-    def __init__(self, total: int, done: int) -> None:
+    def __init__(self, total: int, done: int, clock: Optional[Callable[[], float]] = None, until: str = "") -> None:
+        import collections
         import time
-        self.clock = time.monotonic
+        self.clock = clock or time.monotonic
         self.start = self.shown = self.clock()
-        self.total, self.done, self.first = total, done, done
+        self.total, self.done, self.until = total, done, until
+        self.samples = collections.deque([(self.start, done)])   # (time, matches done), the oldest first
 
     def advance(self, result: "MatchResult") -> None:
         self.done += 1
         now = self.clock()
+        self.samples.append((now, self.done))
+        while len(self.samples) > 2 and now - self.samples[1][0] >= RATE_WINDOW:
+            self.samples.popleft()   # the oldest kept is the last one at least RATE_WINDOW old
         if now - self.shown >= PROGRESS_EVERY or self.done == self.total:
             self.shown = now
-            click.echo(plain_progress(self.done - self.first, self.total - self.first, now - self.start,
-                                      self.done, self.total), err=True)
+            since, then = self.samples[0]
+            rate = (self.done - then) / (now - since) if now > since else 0.0
+            click.echo(plain_progress(self.done, self.total, now - self.start, rate, self.until), err=True)
 
     def grow(self, more: int) -> None:
         self.total += more
@@ -170,28 +192,28 @@ class _BarMeter:
 
 
 @contextlib.contextmanager
-def progress_bar(total: int, done: int, quiet: bool) -> Iterator["_PlainMeter | _BarMeter"]:
+def progress_bar(total: int, done: int, quiet: bool, until: str = "") -> Iterator["_PlainMeter | _BarMeter"]:
     """A live bar on stderr on a terminal; elsewhere (CI, nohup, a pipe) a plain line every
-    PROGRESS_EVERY seconds: matches done, rate, time left. Nothing when quiet. Yields the meter:
-    `advance(result)` after each match, `grow(n)` for n more matches to play, `say(line)`."""
+    PROGRESS_EVERY seconds: matches done, rate, time left (`until`: to what, " to the next look").
+    Nothing when quiet. Yields the meter: `advance(result)` after each match, `grow(n)` for n more
+    matches to play, `say(line)`."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                TimeRemainingColumn)
     console = rich_console(stderr=True)
     if not quiet and not console.is_terminal:
-        yield _PlainMeter(total, done)
+        yield _PlainMeter(total, done, until=until)
         return
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console,
+                        TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("left" + until), console=console,
                         disable=quiet, transient=False)
     with progress:
         yield _BarMeter(progress, progress.add_task("matches", total=total, completed=done))
 
 
-def plain_progress(played: float, to_play: int, seconds: float, done: float, total: int) -> str:
-    """"matches 120/560 (21%), 3.2/s, 2m17s left": one line of progress for a log."""
-    rate = played / seconds if seconds > 0 else 0.0
-    left = (to_play - played) / rate if rate > 0 else None
-    eta = "" if left is None else f", {_duration(left)} left" if played < to_play else ", done"
+def plain_progress(done: int, total: int, seconds: float, rate: float, until: str = "") -> str:
+    """"matches 120/560 (21%), 3.2/s after 1m10s, 2m17s left": one line of progress for a log, the
+    time left at `rate` (matches a second), `until` saying to what (" to the next look")."""
+    eta = ", done" if done >= total else f", {_duration((total - done) / rate)} left{until}" if rate > 0 else ""
     return f"matches {done}/{total} ({done / total:.0%}), {rate:.1f}/s after {_duration(seconds)}{eta}"
 
 
@@ -229,6 +251,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     (arena.reports.tables holds the columns and legend every view shares, arena.results.verdict
     the verdict)."""
     from arena.results import analysis
+    from arena.results.divergence import identical_text
     from arena.reports.sections import run_sections
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
@@ -240,8 +263,12 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
     sections = run_sections(store, run_id, game_id)[0]
+    alike = store.identical_deals(run_id)
     boards = [{"game_id": s["game_id"], "params": s["game_params"], "rows": s["leaderboard"], "cycles": s["cycles"],
-               "verdict": s["verdict"], "settled": s["settled"]} for s in sections]
+               "verdict": s["verdict"], "settled": s["settled"],
+               "identical_deals": alike.get(analysis.group_key(s), (0, 0))[0], "deals_compared": alike.get(analysis.group_key(s), (0, 0))[1]}
+              for s in sections]
+    seeding = run_row["config"].get("seeding", "independent")
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:
@@ -249,7 +276,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                    "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
                    "time_limit": run_row["config"].get("time_limit"),
                    "time_control": run_row["config"].get("time_control"),
-                   "book": run_row["config"].get("book"),
+                   "book": run_row["config"].get("book"), "seeding": seeding,
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
@@ -275,6 +302,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
                                   + analysis.format_cycle(cycle)))
         print_verdict(console, group["verdict"])
+        if group["deals_compared"]:
+            console.print(literal(f"{identical_text(group['identical_deals'], group['deals_compared'])}: every "
+                                  f"match of the deal played the same moves ({seeding} seeds)"))
     if boards:
         print_legend(console, legend_items(shown))
     note = unconfined_note(run_row["config"])

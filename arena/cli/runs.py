@@ -56,7 +56,7 @@ def runs(store_path: str, as_json: bool) -> None:
         table.add_row(literal(r["run_id"]), r["kind"], r["status"], matches,
                       literal(", ".join(r["games"])), literal(", ".join(r["agents"])),
                       time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"])),
-                      *([book_text(r["book"]) if r["book"] else "-"] if books else []))
+                      *([literal(book_text(r["book"])) if r["book"] else "-"] if books else []))
     console.print(table)
 
 
@@ -126,7 +126,8 @@ def matches(run_id: Optional[str], store_path: str, as_json: bool) -> None:
 
     def line(cells):
         return "  ".join(c.rjust(w) if i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-    click.echo(f"run {run_id}: {played} of {total} matches")
+    numbers = store.match_numbers(run_id)
+    click.echo(f"run {run_id}: {played} of {total} matches" + (f", numbered {numbers}" if "," in numbers else ""))
     click.echo(line(head))
     for row in rows():
         click.echo(line(_cells(row)))

@@ -3,11 +3,16 @@ import contextlib
 import ipaddress
 import signal
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import click
 
 from arena.cli.common import WholeNumber, sandbox_option, store_option, user_errors
+from arena import defaults
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.applications import Starlette
 
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
@@ -47,30 +52,46 @@ def is_loopback(host: str) -> bool:
               help="Offer the bots of a .py file, or of every *.py file directly in a folder (repeatable): "
                    "each class deriving from an Agent class becomes the bot FILE.py:Class of the play page, "
                    "run in the sandbox. Requests may name only these, the built-in and the installed agents.")
+@click.option("--behind-proxy", is_flag=True,
+              help="A reverse proxy on this machine forwards the requests: the client's address (which the "
+                   "failed token checks are counted by) is the last of X-Forwarded-For. Without it the header "
+                   "is ignored and the address is the connection's.")
+@click.option("--play-max-time", type=click.FloatRange(min=0, min_open=True), default=defaults.PLAY_MAX_TIME,
+              show_default=True, help="Seconds a move a built-in agent of a game in the browser may take (`time`).")
+@click.option("--play-max-threads", type=WholeNumber(1, 64), default=defaults.PLAY_MAX_THREADS, show_default=True,
+              help="Threads a built-in agent of a game in the browser may use (`threads`).")
+@click.option("--play-games", type=WholeNumber(1, 1024), default=defaults.PLAY_GAMES, show_default=True,
+              help="Games in the browser whose bots may think at once (a bot move beyond is refused, 429).")
+@click.option("--upload-quota", type=WholeNumber(1, 1 << 20), default=defaults.UPLOAD_QUOTA >> 20, show_default=True,
+              metavar="MIB", help="MiB of uploaded bots each entrant may keep in a ladder.")
 @user_errors
-def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, str]) -> None:
+def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, str], behind_proxy: bool,
+          play_max_time: float, play_max_threads: int, play_games: int, upload_quota: int) -> None:
     """Watch tournaments and ladders live, replay stored matches and play against bots, in the browser.
 
     The play page's bots are the built-in agents, the installed ones (entry points) and those offered
     with --bots, read when the server starts: never a file or module a request names. Each submitted
     bot runs in a sandboxed process of its own for one game, killed when the game ends or is dropped;
     at most 8 run at once, and a game starting beyond that stops the bots of the least recently used.
+    A built-in agent of a game may ask for at most --play-max-time seconds and --play-max-threads
+    threads a move, and its work parameters (iterations, depth, ...) at most their defaults.
     """
     import socket
-
-    import uvicorn
 
     import os
 
     from arena.server_address import announced
     from arena.serve.app import create_app
+    from arena.serve.sessions import PlayCaps
     from arena.store import Store
 
     if os.path.exists(store_path):
         Store(store_path, readonly=True).close()   # a store this arena cannot read is refused now, not per page
 
     # On a loopback address, only requests naming this machine are answered (see create_app).
-    app = create_app(store_path, sandbox, hosts=LOOPBACK_NAMES + [host] if is_loopback(host) else None, bots=bots)
+    app = create_app(store_path, sandbox, hosts=LOOPBACK_NAMES + [host] if is_loopback(host) else None, bots=bots,
+                     caps=PlayCaps(play_max_time, play_max_threads, play_games), behind_proxy=behind_proxy,
+                     upload_quota=upload_quota << 20)
     if not is_loopback(host):
         click.echo(f"warning: listening on {host}: anyone on the network can then play and read the store "
                    f"{store_path}, and ladder tokens cross it in clear text: put a TLS proxy in front "
@@ -89,10 +110,18 @@ def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, s
     click.echo(f"arena serve: {url} (store {store_path}; Ctrl-C stops)")
     if bots:
         click.echo(f"bots offered: {', '.join(bots)}")
-    # log_config=None: no handlers bound to this moment's stderr; warnings and errors still print.
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None))
     with announced(store_path, url), _terminated_as_exit():
-        server.run(sockets=[sock])
+        make_server(app).run(sockets=[sock])
+
+
+def make_server(app: "Starlette") -> "uvicorn.Server":
+    """uvicorn's server for the app. Its proxy headers are off: uvicorn would otherwise take the
+    client's address from X-Forwarded-For of any request from 127.0.0.1, which anyone on this
+    machine (or a proxy passing the header on) can write; the app reads that header itself, only
+    when told it is behind a proxy (--behind-proxy). log_config=None: no handlers bound to this
+    moment's stderr; warnings and errors still print."""
+    import uvicorn
+    return uvicorn.Server(uvicorn.Config(app, log_level="warning", log_config=None, proxy_headers=False))
 
 
 @contextlib.contextmanager

@@ -18,6 +18,15 @@ How the deals are played (the statistics are in arena.compare.sprt):
   The observation is the candidate's score share at seat k minus the baseline's (see arena.compare.sprt).
   The duplicate point difference (the seat's return with the candidate minus with the baseline) is
   reported beside it, not tested.
+* **Coupled seeds** (arena.seeds, new runs): both matches of a deal give each seat's agent the
+  same seed and each move the same view, so the candidate's match and the baseline's play alike
+  until the candidate first decides otherwise (for two players: until one of the two seats' agents
+  does). Each deal's divergence (arena.results.divergence: the first move at which the two matches
+  differ, how many moves differ) is reported, and "identical play on N of M deals". While every
+  deal so far played identically the test waits (such deals carry no evidence either way); after
+  IDENTICAL_DEALS of them (defaults.IDENTICAL_DEALS) the comparison stops with the verdict
+  "identical play". `--seeding independent` gives each match its own seeds, as runs made before
+  coupling did.
 * **Stopping does not depend on timing.** Deals are played in batches through
   `arena.tournament.coordinator.play_specs`; after each batch the test is evaluated deal by deal, in deal order,
   on the deals whose both matches are stored, and stops at the first deal where the LLR leaves its
@@ -51,6 +60,7 @@ from arena.tournament import schedule as sched
 from arena.tournament.config import CompareSettings, TournamentConfig
 from arena.results.analysis import pair_score, t_interval
 from arena.results.outcome import placements_seen_by
+from arena.results.divergence import divergence, identical_text
 from arena.tournament.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
 from arena.sandbox import make_policy, stage, validate_all
@@ -58,6 +68,7 @@ from arena.store import Store
 from arena.text import option_value
 
 DEFAULT_MAX_DEALS = defaults.COMPARE_MAX_DEALS
+IDENTICAL_DEALS = defaults.IDENTICAL_DEALS
 MAX_DEALS = sched.MAX_MATCHES // 2
 
 
@@ -99,13 +110,14 @@ class ComparePlan:
             others = [self.field[(deal + i) % len(self.field)] for i in range(self.players - 1)]
             seatings = [tuple(others[:seat] + [who] + others[seat:]) for who in (self.candidate, self.baseline)]
         return [MatchSpec(self.run_id, 2 * deal + j, self.game_id, game_params, seed, seating, deal,
-                          self.time_limit, self.sandbox, self.time_control) for j, seating in enumerate(seatings)]
+                          self.time_limit, self.sandbox, self.time_control, self.config.seeding)
+                for j, seating in enumerate(seatings)]
 
 
 @dataclass
 class Outcome:
     """What the stored matches say, evaluated deal by deal in deal order."""
-    decision: Optional[str]    # "H1", "H0", or None (undecided)
+    decision: Optional[str]    # "H1", "H0", "identical" (every deal played alike), or None (undecided)
     deals: int                 # deals the test used
     llr: float
     counts: list               # per grid value, over the deals used
@@ -114,6 +126,12 @@ class Outcome:
     curve: list = field(default_factory=list)   # [(deals, llr)] after every deal used
     played: int = 0            # complete deals stored
     not_counted: int = 0       # stored matches past the stopping point
+    divergence: list = field(default_factory=list)   # a Divergence per deal used
+
+    @property
+    def identical(self) -> int:
+        """Deals used whose two matches played the same moves."""
+        return sum(d.identical for d in self.divergence)
 
     @property
     def finished(self) -> bool:
@@ -134,17 +152,19 @@ def plan(store: Store, candidate: str, baseline: str, game_id: Optional[str], pl
          max_deals: Optional[int] = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
          sandbox: str = "bwrap", deal_key: Optional[str] = None, backend: str = "local",
          address: Optional[str] = None, time_control: Optional[str] = None,
-         book: Optional[str] = None) -> ComparePlan:
+         book: Optional[str] = None, seeding: Optional[str] = None) -> ComparePlan:
     """The comparison to play, new or resumed (the same arguments on the same store are the same run).
     Everything is checked before the run is stored. With `book` (a deal book's path) it plays the
     book's deals of its game, at most all of them (`max_deals`: at most the first ones); otherwise
-    at most `max_deals` (None: DEFAULT_MAX_DEALS).
+    at most `max_deals` (None: DEFAULT_MAX_DEALS). `seeding` (arena.seeds.SEEDINGS) is coupled when
+    None; it is part of the run id, so the same command with another seeding is another run.
 
     :raises ValueError: an unknown game or agent, a malformed parameter or --sprt, equal labels, a
         field for a two-player game, --max-deals out of range, a stored run with other deals than
-        `deal_key`, a bad deal book, or another process playing the run.
+        `deal_key`, a bad deal book, an unknown seeding, or another process playing the run.
     """
     wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
+    seeding = seeds.parse_seeding("coupled" if seeding is None else seeding)
     deal_book = books.load_for(book, deal_key, seed) if book is not None else None
     if deal_book:
         wanted_key = deal_book.key
@@ -187,7 +207,8 @@ def plan(store: Store, candidate: str, baseline: str, game_id: Optional[str], pl
     agents = list(labels.values())
     validate_all(agents, policy)
     # No fixed number of deals: the test stops it (`arena run --resume` and its rerun line refuse it).
-    config = replace(sched.tournament_config([(game_id, game_params)], agents, None, seed, time_limit, policy, clock),
+    config = replace(sched.tournament_config([(game_id, game_params)], agents, None, seed, time_limit, policy, clock,
+                                             seeding=seeding),
                      book=deal_book.ref() if deal_book else None,
                      compare=CompareSettings(cand.label, base.label, tuple(a.label for a in others) if n > 2 else (),
                                              {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
@@ -209,43 +230,51 @@ def _share(match, seat):
 
 
 def observation(plan: ComparePlan, deal: int, first: dict, second: dict) -> tuple:
-    """(grid index, point difference) of one deal from its two stored matches."""
+    """(grid index, point difference, Divergence) of one deal from its two stored matches."""
     if plan.players == 2:
         points = _share(first, 0) + _share(second, 1)
         margin = ((first["returns"][0] - first["returns"][1]) + (second["returns"][1] - second["returns"][0])) / 2
-        return round(points * 2), margin
+        return round(points * 2), margin, divergence(first["actions"], second["actions"])
     seat, steps = deal % plan.players, 2 * (plan.players - 1)
     diff = _share(first, seat) - _share(second, seat)
-    return round(diff * steps) + steps, first["returns"][seat] - second["returns"][seat]
+    return (round(diff * steps) + steps, first["returns"][seat] - second["returns"][seat],
+            divergence(first["actions"], second["actions"]))
 
 
 def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] = None) -> Outcome:
     """The test on the stored matches: deal by deal in deal order over the complete deals, up to the
-    first decision or --max-deals. `known` keeps (grid index, point difference, LLR) of the deals
-    evaluated by an earlier call on the same run (a stored deal never changes), and is extended."""
+    first decision or --max-deals. `known` keeps (grid index, point difference, LLR, Divergence) of
+    the deals evaluated by an earlier call on the same run (a stored deal never changes), and is
+    extended. While every deal so far played identically the test waits, and IDENTICAL_DEALS such
+    deals are the decision "identical"."""
     by_id = {m["match_id"]: m for m in matches}
     known = [] if known is None else known
     counts = [0] * len(plan.values)
-    margins, curve = [], []
-    value, decision, deal = 0.0, None, 0
+    margins, curve, parted = [], [], []
+    value, decision, deal, alike = 0.0, None, 0, True
     s0, s1 = sprt.logistic(plan.test.elo0), sprt.logistic(plan.test.elo1)
     while deal < plan.max_deals and decision is None and 2 * deal in by_id and 2 * deal + 1 in by_id:
         if deal == len(known):
-            index, margin = observation(plan, deal, by_id[2 * deal], by_id[2 * deal + 1])
+            index, margin, where = observation(plan, deal, by_id[2 * deal], by_id[2 * deal + 1])
             counts[index] += 1
-            known.append((index, margin, sprt.llr(counts, plan.values, s0, s1)))
+            known.append((index, margin, sprt.llr(counts, plan.values, s0, s1), where))
         else:
             counts[known[deal][0]] += 1
-        _, margin, value = known[deal]
+        _, margin, value, where = known[deal]
         margins.append(margin)
+        parted.append(where)
         deal += 1
         curve.append((deal, value))
-        decision = sprt.decide(value, plan.test)
+        alike = alike and where.identical
+        if alike:
+            decision = "identical" if deal >= IDENTICAL_DEALS else None
+        else:
+            decision = sprt.decide(value, plan.test)
     played = sum(1 for d in range(plan.max_deals) if 2 * d in by_id and 2 * d + 1 in by_id)
     counted = sum(1 for m in by_id if m < 2 * deal)
     points = t_interval(margins)
     return Outcome(decision, deal, value, counts, sprt.estimates(counts, plan.values) if deal else {},
-                   points.as_dict() if points else None, curve, played, len(by_id) - counted)
+                   points.as_dict() if points else None, curve, played, len(by_id) - counted, parted)
 
 
 def _next_batch(plan: ComparePlan, done: set, start: int, size: int) -> list:
@@ -309,6 +338,8 @@ def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
         words += ["--time-control", str(plan.time_control)]
     if plan.sandbox.mode != "bwrap":
         words += ["--sandbox", plan.sandbox.mode]
+    if plan.config.seeding != "coupled":
+        words += ["--seeding", plan.config.seeding]
     if store_path:
         words += ["--store", store_path]
     words += ["--deals", plan.book.path] if plan.book else ["--deal-key", plan.deal_key]
@@ -330,6 +361,9 @@ def verdict(plan: ComparePlan, outcome: Outcome) -> str:
     if outcome.decision == "H1":
         return f"H1 accepted: {c} is stronger than {b}; the deals favour elo1={t.elo1:g} over elo0={t.elo0:g} " \
                f"(a wrong H1 at most about {t.alpha:g} of the time)"
+    if outcome.decision == "identical":
+        return f"identical play: {c} and {b} played every move alike on all {outcome.deals} deals " \
+               f"({plan.config.seeding} seeds); nothing tells them apart"
     if outcome.decision == "H0":
         return f"H0 accepted: {c} is not stronger than {b} by elo1={t.elo1:g}; the deals favour elo0={t.elo0:g} " \
                f"(a wrong H0 at most about {t.beta:g} of the time)"
@@ -353,5 +387,8 @@ def summary(plan: ComparePlan, outcome: Outcome, status: str, store_path: Option
         "nelo": est["nelo"].as_dict() if est else None, "points": outcome.points,
         "histogram": [{"value": label, "count": n} for label, n in histogram(plan, outcome)],
         "llr_curve": [[d, v] for d, v in outcome.curve],
+        "seeding": plan.config.seeding, "identical_deals": outcome.identical,
+        "identical": identical_text(outcome.identical, outcome.deals),
+        "divergence": [d.as_dict() for d in outcome.divergence],
         "command": command(plan, store_path),
     }

@@ -37,6 +37,12 @@ def plan_batch(store: Store, ladder: ladders.Ladder) -> int:
     """Chooses and records the next batch; returns its number of matches (0: fewer than two
     active entries, or its deal book's deals all played). A ladder of a deal book plays the book's
     deals in order; its last batch is cut to the deals the book has left."""
+    if store.db.execute("SELECT 1 FROM matches WHERE run_id = ? AND match_id >= ? LIMIT 1",
+                        (ladder.run_id, ladder.next_match)).fetchone():
+        # a batch's matches are played after it is planned: these were not (an older arena's import
+        # let a file's matches in at the next batch's ids), and folding them would rate unplayed games
+        raise ValueError(f"{store.path} holds matches of ladder {ladder.name} from match {ladder.next_match} on, "
+                         f"which it never planned: they were not played by it; use another store")
     env = standing.environment()
     active = ladders.entries(store, ladder.name, active=True)
     ups = matchmaking.choose(active, ladders.pairs(store, ladder.name), ladder.players, matchmaking.BATCH,
@@ -70,7 +76,8 @@ def planned(store: Store, ladder: ladders.Ladder) -> list[MatchSpec]:
     c = ladder.config
     return [MatchSpec(ladder.run_id, match_id, ladder.game_id, params,
                       sched.deal_seed(c.seed, ladder.game_id, ladder.params, deal, ladder.deal_key),
-                      tuple(specs[e] for e in json.loads(seats)), deal, c.time_limit, c.sandbox, c.time_control)
+                      tuple(specs[e] for e in json.loads(seats)), deal, c.time_limit, c.sandbox, c.time_control,
+                      c.seeding)
             for match_id, deal, seats in rows]
 
 

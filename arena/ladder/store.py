@@ -282,7 +282,8 @@ def ladders(store: Store) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- entries
 
-def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optional[str] = None) -> Entry:
+def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optional[str] = None,
+        checked: bool = False) -> Entry:
     """Enters the agent `item` (anything `arena run --agents` takes as one item: a built-in with
     parameters, FILE.py:Class, package.module:Class, exec:PATH, optionally `as LABEL`) in the
     ladder, owned by `entrant` (None: from the command line). Submitted code is staged (copied,
@@ -291,6 +292,8 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
     The same label with other code is a new version: a new entry whose parent is the label's latest
     entry, which is retired unless `keep`. The same label with the same code as an active entry is
     an error; as a retired one, that entry comes back. Another entrant's label cannot be taken.
+    `checked`: the caller has just run check-agent on this very code in its sandbox (an upload), so
+    it is not loaded again.
     :returns: the entry added (or brought back).
     """
     from arena.sandbox import stage, validate_all
@@ -313,7 +316,7 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
     same = next((e for e in versions if e.digest == digest), None)
     if same is not None and same.status == "active":
         raise ValueError(f"{same.name} is already in ladder {name} with this code (entry {same.entry})")
-    if spec.submitted:
+    if spec.submitted and not checked:
         validate_all([spec], policy)
     now = time.time()
     with store.db:

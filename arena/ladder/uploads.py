@@ -5,8 +5,10 @@ exec bot: a folder with its bot.toml (docs/protocol.md), at the archive's top or
 An archive is unpacked by reading it, never by a library's extract: only plain files and folders,
 names relative without `..`, at most MAX_MEMBERS members and MAX_UNPACKED bytes counted while the
 bytes come out (never trusting the sizes the archive declares). The bot then passes check-agent
-(arena.tournament.checks) on the ladder's game in its sandbox before it is kept; a refused upload
-leaves no file (its staged copy in the cache included) and no store row.
+(arena.tournament.checks) on the ladder's game in its sandbox, within the check's own budget, before
+it is kept; a refused upload leaves no file (its staged copy in the cache included) and no store row.
+A kept version is one copy, the staged copy its check made; a retired version's files are removed;
+an entrant's kept versions stay within a quota.
 """
 import contextlib
 import glob
@@ -22,10 +24,16 @@ import tempfile
 import threading
 import zipfile
 import zlib
-from typing import IO, TYPE_CHECKING, Iterator, Optional
+from dataclasses import replace
+from typing import IO, TYPE_CHECKING, Iterator, Optional, Sequence
+
+from arena import defaults
+
+from arena.text import printable
 
 if TYPE_CHECKING:
     from arena.ladder.standing import Entry
+    from arena.match import AgentSpec
     from arena.store import Store
 
 MAX_UPLOAD = 4 << 20      # bytes of one uploaded file
@@ -35,6 +43,7 @@ LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,39}")   # a bot's label (part
 PY_FILE = "bot.py"        # the name an uploaded Python file is kept under
 EXEC_FOLDER = "bot"       # the folder an archive is unpacked into
 MAX_BOTS = 3              # active bots of one entrant in one ladder
+QUOTA = defaults.UPLOAD_QUOTA   # bytes of kept uploads of one entrant in one ladder (arena serve --upload-quota)
 CHUNK = 1 << 16
 
 
@@ -160,7 +169,7 @@ def write_bot(data: bytes, filename: str, folder: str, class_name: Optional[str]
         path = os.path.join(folder, PY_FILE)
         with open(path, "wb") as f:
             f.write(data)
-        return python_agent(path, class_name)
+        return python_agent(path, class_name, os.path.basename(filename))
     unpacked = os.path.join(folder, EXEC_FOLDER)
     os.mkdir(unpacked)
     unpack(data, kind, unpacked)
@@ -174,17 +183,16 @@ def write_bot(data: bytes, filename: str, folder: str, class_name: Optional[str]
     return f"exec:{root}", name
 
 
-def python_agent(path: str, class_name: Optional[str]) -> tuple[str, str]:
-    """("PATH:Class", Class) of an uploaded Python file, parsed and never run here: the class named,
-    else its only Agent class."""
+def python_agent(path: str, class_name: Optional[str], filename: str) -> tuple[str, str]:
+    """("PATH:Class", Class) of an uploaded Python file (`filename` as uploaded), parsed and never
+    run here: the class named, else its only Agent class."""
     from arena.agent_list import agent_classes
     try:
-        classes = agent_classes(path)
-    except (SyntaxError, ValueError):
-        classes = []
+        classes = agent_classes(path, printable(filename, 80, keep=""))
+    except ValueError as e:
+        raise UploadRefused(f"the Python file cannot be parsed: {e}") from None
     if not classes:
-        raise UploadRefused("the Python file has no Agent class (class MyBot(Agent) at its top level), "
-                            "or cannot be parsed")
+        raise UploadRefused("the Python file has no Agent class (class MyBot(Agent) at its top level)")
     if class_name:
         if class_name not in classes:
             raise UploadRefused(f"the Python file has no Agent class {class_name[:60]!r}; it has {', '.join(classes)}")
@@ -199,44 +207,160 @@ def remove(path: str) -> None:
 
 
 def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, label: Optional[str] = None,
-           class_name: Optional[str] = None, games: int = 2) -> "Entry":
+           class_name: Optional[str] = None, games: int = 2, quota: int = QUOTA) -> "Entry":
     """Adds the uploaded bot to ladder `name` for `entrant`, after check-agent on the ladder's game in
-    its sandbox, and keeps its files under `STORE.uploads/LADDER/`; returns its entry.
+    its sandbox (within the check's own budget: `_check`), and keeps it once, as its staged copy
+    in the cache of staged bots; the version it replaces is retired and its files removed. The
+    entrant's kept uploads stay within `quota` bytes (413). Returns its entry.
     UploadRefused (with its status) for an upload that is not taken; ValueError for an unknown ladder.
-    One upload is handled at a time."""
+    Checks run side by side, at most CHECKS_AT_ONCE, one per entrant: no upload waits for another
+    entrant's bot longer than one check's budget."""
     from arena.ladder import store as ladders
-    with _one_at_a_time:
-        ladder = ladders.get(store, name)
-        if ladder.config.sandbox.mode == "none":
-            raise UploadRefused(f"ladder {name} runs its bots without the sandbox (--sandbox none): it takes no "
-                                f"uploads", 403)
-        if label is not None:
-            _may_enter(store, name, entrant, check_label(label))
-        _sweep_scratch()
-        cache, marker, kept = _cache_entries(), None, None
-        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-")
-        try:
-            agent, default = write_bot(data, filename, scratch, class_name)
-            label = label or check_label(default)
-            _may_enter(store, name, entrant, label)
-            marker = _marker(agent)
+    ladder = ladders.get(store, name)
+    if ladder.config.sandbox.mode == "none":
+        raise UploadRefused(f"ladder {name} runs its bots without the sandbox (--sandbox none): it takes no "
+                            f"uploads", 403)
+    if label is not None:
+        _may_enter(store, name, entrant, check_label(label))
+    _sweep_scratch()
+    cache, marker = _cache_entries(), None
+    scratch = tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-")
+    try:
+        agent, default = write_bot(data, filename, scratch, class_name)
+        label = label or check_label(default)
+        _may_enter(store, name, entrant, label)
+        _within_quota(store, name, entrant, label, [scratch], quota)
+        marker = _marker(agent)
+        with _checking(entrant):
             _check(agent, label, ladder, games)
-            kept = _keep(store.path, name, scratch)
+        kept, staged = _kept_item(agent, label)
+        _within_quota(store, name, entrant, label, _folders(staged), quota)
+        with _entering:   # the label's owner and the entrant's count, then the entry, at one time
+            _may_enter(store, name, entrant, label)
+            before = {e.entry for e in ladders.entries(store, name, active=True)}
             try:
-                return ladders.add(store, name, f"{agent.replace(scratch, kept, 1)} as {label}", entrant=entrant)
+                added = ladders.add(store, name, kept, entrant=entrant, checked=True)
             except ValueError as e:
                 raise UploadRefused(str(e)) from None
-        except BaseException:
-            _discard_staged(cache, marker)
-            if kept:
-                remove(kept)
-            raise
-        finally:
-            remove(scratch)
+            gone = [e for e in ladders.entries(store, name) if e.entry in before and e.status == "retired"]
+            remove_files(store, gone)
+        return added
+    except BaseException:
+        _discard_staged(cache, marker)
+        raise
+    finally:
+        remove(scratch)
 
 
-_one_at_a_time = threading.Lock()
+def retire(store: "Store", name: str, label: str, entrant: Optional[str] = None) -> list["Entry"]:
+    """ladders.retire, then the retired uploaded versions' files removed (their matches stay)."""
+    from arena.ladder import store as ladders
+    with _entering:
+        gone = ladders.retire(store, name, label, entrant=entrant)
+        remove_files(store, gone)
+    return gone
+
+
+def remove_files(store: "Store", retired: Sequence["Entry"]) -> None:
+    """Removes the kept files of the retired uploaded entries (those whose code lies in the cache
+    of staged bots), but not a folder an active entry of any ladder of the store plays from."""
+    from arena.ladder import store as ladders
+    doomed = {folder for e in retired for folder in _folders(e.spec)}
+    if not doomed:
+        return
+    active = [e for ladder in ladders.ladders(store) for e in ladders.entries(store, ladder["name"], active=True)]
+    doomed -= {folder for e in active for folder in _folders(e.spec)}
+    from arena.sandbox.staging import discard
+    for folder in doomed:
+        discard(os.path.basename(folder))
+
+
+def kept_bytes(store: "Store", name: str, entrant: str, but: Optional[str] = None) -> int:
+    """The bytes the entrant's active uploaded bots of the ladder keep on disk (but those of label `but`)."""
+    from arena.ladder import store as ladders
+    folders = {folder for e in ladders.entries(store, name, active=True)
+               if e.entrant == entrant and e.label != but for folder in _folders(e.spec)}
+    return sum(_size(folder) for folder in folders)
+
+
+def _within_quota(store, name, entrant, label, folders, quota):
+    """413 when the entrant's kept uploads, with `folders` and without the version of `label` that
+    this upload replaces, would pass `quota` bytes."""
+    used = kept_bytes(store, name, entrant, but=label)
+    size = sum(_size(folder) for folder in folders)
+    if used + size > quota:
+        raise UploadRefused(f"{entrant}'s bots in ladder {name} would keep {(used + size) / 2 ** 20:.1f} MiB, over "
+                            f"the {quota / 2 ** 20:.1f} MiB each entrant may keep (arena serve --upload-quota): "
+                            f"retire one first", 413)
+
+
+def _size(folder):
+    total = 0
+    for root, _, files in os.walk(folder):
+        for f in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, f)).st_blocks * 512
+    return total
+
+
+def _folders(spec: "AgentSpec") -> set[str]:
+    """The folders of the cache of staged bots an uploaded entry (its staged spec) plays from: its
+    source's staged copy and, for an exec bot with a build, the copy of its build (none for an entry
+    that is not an upload's)."""
+    from arena.sandbox import code_dir
+    root = _cache_root()
+    path = os.path.abspath(spec.target if spec.kind == "exec" else spec.target.rpartition(":")[0])
+    if not spec.submitted or os.path.commonpath([path, root]) != root or path == root:
+        return set()
+    folders = {os.path.join(root, os.path.relpath(path, root).split(os.sep)[0])}
+    if spec.code:
+        folders.add(code_dir(spec.code))
+    return folders
+
+
+def _kept_item(agent, label):
+    """(item, staged spec) of the upload as the ladder keeps it: played from the staged copy of its
+    files (made by its check), its one kept copy; the scratch folder then goes."""
+    from arena.agent_list import parse_agent
+    from arena.sandbox import source_dir, stage
+    spec = parse_agent(f"{agent} as {label}")
+    try:
+        staged = stage(spec)   # the check staged it already: this finds that copy intact
+    except ValueError as e:
+        raise UploadRefused(str(e)) from None
+    kept = source_dir(spec)
+    if spec.kind == "exec":
+        item = f"exec:{os.path.join(kept, os.path.basename(spec.target.rstrip(os.sep)))} as {label}"
+    else:
+        path, _, cls = spec.target.rpartition(":")
+        item = f"{os.path.join(kept, os.path.basename(path))}:{cls} as {label}"
+    return item, replace(staged, target=item.rpartition(" as ")[0].removeprefix("exec:"))
+
+
+CHECKS_AT_ONCE = 2        # upload checks running side by side (one per entrant)
+CHECK_MOVES = 20          # an uploaded bot's moves per match of its check at most ...
+CHECK_MOVE_LIMIT = 1.0    # ... each within this many seconds (or the ladder's limit, when shorter)
+_slots = threading.BoundedSemaphore(CHECKS_AT_ONCE)
+_entering = threading.Lock()   # held only while the store is read and written, never while a bot runs
+_entrants: set[str] = set()    # entrants with a check running
+_entrants_lock = threading.Lock()
 SCRATCH = "arena-upload-"   # then the pid of the server that unpacks there
+
+
+@contextlib.contextmanager
+def _checking(entrant):
+    """One of CHECKS_AT_ONCE slots for the entrant's check, the entrant's only one (409 while
+    another upload of theirs is being checked)."""
+    with _entrants_lock:
+        if entrant in _entrants:
+            raise UploadRefused(f"an upload of {entrant}'s is being checked: wait for its answer", 409)
+        _entrants.add(entrant)
+    try:
+        with _slots:
+            yield
+    finally:
+        with _entrants_lock:
+            _entrants.discard(entrant)
 
 
 def _sweep_scratch() -> None:
@@ -273,36 +397,26 @@ def _may_enter(store, name, entrant, label):
 
 
 def _check(agent, label, ladder, games):
-    """check-agent on the ladder's game, its sandbox and its time rules; UploadRefused (422) with the
-    first failed check."""
+    """check-agent on the ladder's game, its sandbox and its time rules, within the check's own
+    budget: at most CHECK_MOVES moves a match, each within CHECK_MOVE_LIMIT seconds (a phase no
+    match reaches then is not checked); UploadRefused (422) with the first failed check."""
     from arena.agent_list import parse_agent
-    from arena.tournament.checks import check_agent, not_required, not_run
+    from arena.tournament.checks import EXEC_CHECKS, check_agent, not_required, not_run
     config = ladder.config
     try:
         spec = parse_agent(f"{agent} as {label}")
-        results = check_agent(spec, ladder.game_id, ladder.params, games=games, time_limit=config.time_limit,
-                              policy=config.sandbox, time_control=config.time_control)
+        results = check_agent(spec, ladder.game_id, ladder.params, games=games,
+                              time_limit=min(config.time_limit, CHECK_MOVE_LIMIT), policy=config.sandbox,
+                              time_control=config.time_control, max_moves=CHECK_MOVES)
     except ValueError as e:
         raise UploadRefused(f"the bot fails check-agent: {e}") from None
     failed = next((r for r in results if not r["ok"]), None)
-    missing = set(not_run(results, spec.kind == "exec")) - set(not_required(spec))
+    unreached = EXEC_CHECKS["phases"][1]   # a capped match may end before a phase
+    missing = set(not_run(results, spec.kind == "exec")) - set(not_required(spec)) - {unreached}
     if failed:
         raise UploadRefused(f"the bot fails check-agent: {failed['check']}: {failed['detail']}")
     if missing:
         raise UploadRefused(f"the bot fails check-agent: not run: {', '.join(sorted(missing))}")
-
-
-def _keep(store_path, name, scratch):
-    """Moves a checked upload from `scratch` to a new folder of its own under STORE.uploads/LADDER/."""
-    folder = os.path.join(os.path.abspath(store_path) + ".uploads", name)
-    if any(c.isspace() or c in "[],:" for c in folder):
-        raise UploadRefused(f"uploads are kept beside the store, and the folder {folder} has a space or one of "
-                            f"[],: that an agent list cannot hold: serve a store elsewhere", 500)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    kept = tempfile.mkdtemp(dir=folder)
-    for entry in os.listdir(scratch):
-        shutil.move(os.path.join(scratch, entry), kept)
-    return kept
 
 
 def _cache_root():

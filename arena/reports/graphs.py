@@ -75,38 +75,45 @@ def figure(graphs: Sequence[tuple[str, nx.DiGraph]]) -> Figure:
     panels = [ax for row in axes for ax in row]
     for ax in panels[len(graphs):]:
         ax.set_axis_off()
-    for ax, (title, g) in zip(panels, graphs):
-        _draw(ax, textwrap.fill(title, int(side * 8)), g)
+    boxes = [_draw(ax, textwrap.fill(title, int(side * 8)), g) for ax, (title, g) in zip(panels, graphs)]
     if not graphs:
         panels[0].text(0.5, 0.5, "no finished matches", ha="center", va="center")
     fig.tight_layout()
+    for ax, drawn in zip(panels, boxes):   # the layout resized the panels: fit their nodes again
+        fit_boxes(ax, drawn)
     return fig
 
 
 def _draw(ax, title, g):
+    """Draws graph `g` in panel `ax`; returns its nodes' label boxes."""
     ax.set_title(title, fontsize=11)
     ax.set_axis_off()
     if g.number_of_nodes() == 0:
-        return
+        return []
     pos = nx.circular_layout(list(g.nodes)) if g.number_of_nodes() > 1 else {n: (0, 0) for n in g}
     strong = [(a, b) for a, b, d in g.edges(data=True) if d["confident"] and not d["in_cycle"]]
     weak = [(a, b) for a, b, d in g.edges(data=True) if not d["confident"]]
     cyc = [(a, b) for a, b, d in g.edges(data=True) if d["in_cycle"]]
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_size=2200, node_color=NODE,
-                           edgecolors=[CYCLE if g.nodes[a]["in_cycle"] else "#4a6fa5" for a in g],
-                           linewidths=[3.0 if g.nodes[a]["in_cycle"] else 1.2 for a in g])
-    nx.draw_networkx_labels(g, pos, ax=ax, font_size=9)
-    common = dict(ax=ax, node_size=2200, arrows=True, arrowstyle="-|>", arrowsize=18)
+    # Each node is its label in a box, so a label with parameters is never cut by a fixed circle;
+    # the panel grows until every box fits inside it.
+    boxes = {a: ax.text(*pos[a], node_text(a), ha="center", va="center", fontsize=9, zorder=3,
+                        bbox={"boxstyle": "round,pad=0.6", "fc": NODE,
+                              "ec": CYCLE if g.nodes[a]["in_cycle"] else "#4a6fa5",
+                              "lw": 3.0 if g.nodes[a]["in_cycle"] else 1.2})
+             for a in g}
+    renderer = ax.figure.canvas.get_renderer()
+    fit_boxes(ax, list(boxes.values()))
+    points = 72 / ax.figure.dpi
+    # An arrow stops at the edge of a circle as wide as its node's box (networkx sizes nodes by area).
+    sizes = [(max(e.width, e.height) * points) ** 2 for e in
+             (boxes[a].get_bbox_patch().get_window_extent(renderer) for a in g)]
+    common = dict(ax=ax, node_size=sizes, arrows=True, arrowstyle="-|>", arrowsize=18)
     nx.draw_networkx_edges(g, pos, edgelist=weak, edge_color=WEAK, style="dashed", width=1.0, **common)
     nx.draw_networkx_edges(g, pos, edgelist=strong, edge_color="#333333", width=1.8, **common)
     nx.draw_networkx_edges(g, pos, edgelist=cyc, edge_color=CYCLE, width=3.0, **common)
     labels = {(a, b): _edge_text(d) for a, b, d in g.edges(data=True)}
     nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=7, label_pos=0.3,
                                  bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none"})
-    pad = 0.35
-    xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
-    ax.set_xlim(min(xs) - pad, max(xs) + pad)
-    ax.set_ylim(min(ys) - pad, max(ys) + pad)
     cycles = g.graph.get("cycles", [])
     note = ("cycles: " + "; ".join(analysis.format_cycle(c) for c in cycles[:3])
             + (f" (+{len(cycles) - 3} more)" if len(cycles) > 3 else "")) if cycles else "no cycles"
@@ -114,6 +121,39 @@ def _draw(ax, title, g):
             "0.50 (a beats b); dashed: not yet\n" + note,
             transform=ax.transAxes, ha="center", va="top", fontsize=8,
             color=CYCLE if cycles else "#444444")
+    return list(boxes.values())
+
+
+def fit_boxes(ax, boxes: Sequence[Any], pad: float = 0.35) -> None:
+    """Sets the panel's limits so that each text box in `boxes` (centred on its node) lies whole
+    inside it, at least `pad` beyond the outermost nodes. The boxes keep their size in pixels while
+    a wider span shrinks the data's scale, so the pad is solved for: a box half `h` pixels wide, on
+    a panel `size` pixels wide over nodes `span` apart, needs pad >= h (span + 2 pad) / size."""
+    if not boxes:
+        return
+    ax.figure.draw_without_rendering()   # a box's frame takes its size from its text when drawn
+    renderer = ax.figure.canvas.get_renderer()
+    panel = ax.get_window_extent(renderer)
+    extents = [t.get_bbox_patch().get_window_extent(renderer) for t in boxes]
+    centres = [t.get_position() for t in boxes]
+    for axis, size, set_limits in ((0, panel.width, ax.set_xlim), (1, panel.height, ax.set_ylim)):
+        half = max((e.width if axis == 0 else e.height) / 2 for e in extents) + 4   # 4 px of air
+        at = [c[axis] for c in centres]
+        span = max(at) - min(at)
+        room = max(size - 2 * half, 1.0)
+        need = (half * span / size + 0.05) * size / room
+        set_limits(min(at) - max(pad, need), max(at) + max(pad, need))
+
+
+def node_text(label: str) -> str:
+    """An agent's label on lines that fit a node: its name, then its parameters, each wrapped
+    ("MyBot[depth=3]" -> "MyBot\n[depth=3]"); the lines joined give the label back."""
+    name, bracket, params = label.partition("[")
+    lines = textwrap.wrap(name, 16, break_on_hyphens=True, drop_whitespace=False) or [name]
+    if bracket:
+        parts = ("[" + params).split(",")
+        lines += [part + ("," if k < len(parts) - 1 else "") for k, part in enumerate(parts)]
+    return "\n".join(lines)
 
 
 def _edge_text(d):

@@ -28,7 +28,7 @@ from arena.sandbox import LIMITS, unconfined_note
 from arena.tournament.config import TournamentConfig, book_note, time_note
 from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
                                   level_note)
-from arena.text import book_text, interval_text, option_value
+from arena.text import book_text, csp_meta, interval_text, option_value
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -178,11 +178,11 @@ def faults_html(data: dict[str, Any]) -> str:
     if not total:
         return "<p>No faults.</p>"
     summary = _table(["game", "agent", "kind", "count"],
-                     [[_e(s["game_id"]), _e(f["label"]), _e(f["kind"]), f["count"]]
+                     [[_e(s["game_id"]), _e(f["label"]), _e(f["kind"]), _e(f["count"])]
                       for s in data["sections"] for f in s["fault_summary"]])
     shown = data["faults"]
     detail = _table(["match", "seat", "agent", "kind", "message"],
-                    [[_match_link(data, f["match_id"]), f["seat"], _e(f["label"]), _e(f["kind"]),
+                    [[_match_link(data, f["match_id"]), _e(f["seat"]), _e(f["label"]), _e(f["kind"]),
                       _e(str(f["message"])[:300])] for f in shown])
     more = f"<p>{total - len(shown)} more faults are in the store.</p>" if total > len(shown) else ""
     title = "Every fault" if total == len(shown) else f"The first {len(shown)} faults"
@@ -213,14 +213,14 @@ def reproduction_html(data: dict[str, Any]) -> str:
                      for a in data["agents"]])
     games = _table(["game", "parameters", "matches", "deals", "seeds"],
                    [[_e(s["game_id"]), _e(", ".join(f"{k}={v}" for k, v in sorted(s["game_params"].items()))),
-                     s["matches"], s["deals"], _seed_range(s["seed_range"], s["deals"])] for s in data["sections"]])
+                     _e(s["matches"]), _e(s["deals"]), _seed_range(s["seed_range"], s["deals"])] for s in data["sections"]])
     vers = _table(["component", "version"], [[_e(k), _e(v if v is not None else "not installed")]
                                              for k, v in data["versions"].items()])
     per_match = "".join(
         (f"<p>The first {len(s['first_matches'])} of {s['matches']} matches of {_e(s['title'])}; "
          f"<code>arena replay RUN MATCH</code> shows any match.</p>" if len(s["first_matches"]) < s["matches"] else "")
         + _table(["match", "deal", "seed", "seats", "placements", "returns"],
-                 [[_match_link(data, x["match_id"]), x["deal"], x["seed"], _e(", ".join(x["seats"])),
+                 [[_match_link(data, x["match_id"]), _e(x["deal"]), _e(x["seed"]), _e(", ".join(x["seats"])),
                    _e(x["placements"]), _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
     command = rerun_command(data["config"], data["deal_key"])
     book = data["config"].get("book")
@@ -278,8 +278,8 @@ def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
 def _match_link(data, match_id):
     """A match id, linked to its replay in `arena serve` when one ran on the store."""
     if not data.get("server"):
-        return match_id
-    return f"<a href=\"{_e(server_address.replay_url(data['server'], data['run_id'], match_id))}\">{match_id}</a>"
+        return _e(match_id)
+    return f"<a href=\"{_e(server_address.replay_url(data['server'], data['run_id'], match_id))}\">{_e(match_id)}</a>"
 
 
 def _seed_range(seeds, deals):
@@ -300,6 +300,10 @@ document.addEventListener('DOMContentLoaded', function () {
 """
 
 
+IMPORTED_NOTE = ("This run was imported from a file (arena import): each match replays legally from its seed, but "
+                 "which agent chose its moves, and its faults, are the word of whoever wrote the file.")
+
+
 def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     """The HTML page for `collect`'s results."""
     created = datetime.datetime.fromtimestamp(data["created"], datetime.timezone.utc)
@@ -313,14 +317,15 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
     book = book_note(data["config"])
     warning += f"<p class=\"meta\" id=\"deal-book\">{_e(book)}</p>" if book else ""
+    warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if data["config"].get("imported") else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"{csp_meta([SCRIPT])}<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>Tournament {_e(data['run_id'])}</title><style>{graphs.CSS}{CSS}</style>"
         f"<script>{SCRIPT}</script></head><body>"
         f"<h1>Tournament {_e(data['run_id'])}</h1>"
         f"<p class=\"meta\">Started {created:%Y-%m-%d %H:%M} UTC &middot; status {_e(data['status'])} "
-        f"&middot; {data['finished']} of {data['total']} matches finished &middot; "
+        f"&middot; {_e(data['finished'])} of {_e(data['total'])} matches finished &middot; "
         f"{len(data['agents'])} agents</p>{warning}<ul class=\"nav\">{nav}<li><a href=\"#faults\">Faults</a></li>"
         f"<li><a href=\"#reproduce\">Reproduction</a></li></ul>"
         f"{body}<section id=\"faults\"><h2>Faults</h2>{faults_html(data)}</section>"

@@ -46,3 +46,23 @@ def run_sections(store: "Store", run_id: str, game_id: Optional[str] = None, fir
                                                            summ["first_match"], first_matches)],
         })
     return out, summaries
+
+
+def standings(store: "Store", run_id: str, game_id: Optional[str] = None) -> list[dict[str, Any]]:
+    """The run's leaderboards (or one game's) as flat records, one per agent and game, in each game
+    best first, as `arena leaderboard` shows them: plain numbers and strings only, so that
+    `pandas.DataFrame(records)` or `csv.DictWriter` takes them as they are. `game` is the table's
+    title (the game and the parameters that differ from its defaults); each interval (score share,
+    placement, each game metric) is three fields: NAME, NAME_low and NAME_high (95%, over deals)."""
+    records = []
+    for section in run_sections(store, run_id, game_id)[0]:
+        for row in section["leaderboard"]:
+            record = {"run_id": run_id, "game": section["title"], "game_id": row["game_id"]}
+            record.update({k: row[k] for k in ("rank", "label", "mu", "sigma", "conservative", "games", "wins",
+                                               "draws", "losses", "faults", "mean_return", "duplicate_score")})
+            intervals = {"score_share": row["score_share"], "placement": row["placement"], **row["metrics"]}
+            for name, iv in intervals.items():
+                record.update({name: iv and iv["mean"], f"{name}_low": iv and iv["low"], f"{name}_high": iv and iv["high"]})
+            record["deals"] = row["score_share"]["deals"] if row["score_share"] else 0
+            records.append(record)
+    return records

@@ -2,16 +2,24 @@
 
 The JSONL form is one header line (the run: its config, status, code digests) and one line per
 match (game, deal, seats, every action with its mover, faults, returns, placements); docs/export.md
-describes it and docs/export/*.schema.json is its schema. Importing replays every match through the
-engine and refuses the whole file when one does not end as it says.
+describes it and export_line.schema.json (docs/export/line.schema.json) is its schema. Importing
+checks every line against the schema and replays every match through the engine, a line at a time,
+and refuses the whole file when one is not what it says; a file's run is stored as an imported run,
+read only, and a run played here takes only matches proved to be its own
+(arena.tournament.imports, which holds the import's side that needs the run's schedule and the runner).
 """
+import functools
 import json
-from typing import IO, TYPE_CHECKING, Any, Iterable, Iterator
+import os
+import re
+from typing import IO, TYPE_CHECKING, Any, Iterator
+
+import jsonschema
 
 import engines
 
 from arena.results.outcome import placements_seen_by
-from arena.text import jsonable
+from arena.text import jsonable, printable
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -27,12 +35,13 @@ CSV_COLUMNS = ("run_id", "match_id", "game_id", "game_params", "deal", "seed", "
 
 
 def header(store: "Store", run_id: str, with_deal_key: bool = False) -> dict[str, Any]:
-    """The export's first line: what the run is."""
-    from arena.store import run_kind
+    """The export's first line: what the run is. An imported run is written as the file it came
+    from said (its kind where it was played; importing it anywhere makes it an imported run again)."""
+    from arena.store import origin_kind
     run = store.run(run_id)
-    config = run["config"]
+    config = {k: v for k, v in run["config"].items() if k != "imported"}
     out = {"format": FORMAT, "version": VERSION, "type": "run", "run_id": run_id,
-           "kind": run_kind(run),
+           "kind": origin_kind(run),
            "status": run["status"], "created": run["created"], "total": run["total"], "config": config,
            "code": config.get("code", ""),
            "agent_code": {a["label"]: a.get("code", "") for a in config.get("agents", [])},
@@ -76,38 +85,6 @@ def csv_rows(store: "Store", run_id: str) -> Iterator[dict[str, Any]]:
                    "agent_code": s.get("code", ""), "return": m["returns"][seat],
                    "placement": placements_seen_by(m, s["label"])[seat], "moves": m["moves"],
                    "faults": "; ".join(f"{f['kind']}: {f['message']}" for f in m["faults"] if f["seat"] == seat)}
-
-
-def read_export(lines: Iterable[str], name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(header, [match line]) of a JSONL export; ValueError naming the line when one is not JSON or
-    the file is not an export of this version, or is cut short."""
-    head, matches = None, []
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            line = json.loads(text)
-        except ValueError:
-            raise ValueError(f"{name} line {number} is not JSON: not an arena export, or a truncated one") from None
-        if not isinstance(line, dict):
-            raise ValueError(f"{name} line {number} is not a JSON object: not an arena export")
-        if head is None:
-            if line.get("format") != FORMAT or line.get("type") != "run":
-                raise ValueError(f"{name} is not an arena export (its first line is no {FORMAT} run header)")
-            if line.get("version") not in READS:
-                raise ValueError(f"{name} is export format version {line.get('version')!r}; this arena reads "
-                                 f"versions {', '.join(map(str, READS))}")
-            head = line
-        elif line.get("type") != "match":
-            raise ValueError(f"{name} line {number} is not a match line")
-        else:
-            matches.append(line)
-    if head is None:
-        raise ValueError(f"{name} is empty: not an arena export")
-    if len(matches) != head.get("matches"):
-        raise ValueError(f"{name} holds {len(matches)} matches where its header says {head.get('matches')}: "
-                         f"a truncated file?")
-    return head, matches
 
 
 def verify(line: dict[str, Any], version: int = VERSION) -> None:
@@ -156,30 +133,75 @@ def stored_match(line: dict[str, Any]) -> dict[str, Any]:
             "metrics": line["metrics"], "duration": line["duration"]}
 
 
-def import_export(store_path: str, lines: IO[str], name: str) -> tuple[str, int, int]:
-    """Merges a JSONL export into the store (created if need be, once the file is checked), all or
-    nothing; (run id, matches added, matches the run now has)."""
-    from arena.results.tallies import Checkpoint
-    from arena.store import Store
-    head, matches = read_export(lines, name)
-    rows = []
-    for line in matches:
+# ---------------------------------------------------------------- importing
+
+SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "export_line.schema.json")
+MAX_LINE = 8 << 20   # characters in one line: a match of 100,000 moves (the schema's most) is some 3 MB
+ILLEGAL = re.compile(r"returned (\d+), not a legal action")   # arena.referee.checked_action's words
+
+
+@functools.lru_cache(maxsize=None)
+def line_validator(part: str) -> Any:
+    """A validator of one kind of line ("run" or "match") against the export's JSON Schema, whose
+    integers are JSON integers only (1.0 is no match id, true no seed). The schema's references
+    (to its own $defs, none recursive) are put in place once: resolving them line by line took
+    two fifths of the time."""
+    with open(SCHEMA_PATH) as f:
+        schema = json.load(f)
+    defs = schema["$defs"]
+
+    def inline(node):
+        if isinstance(node, list):
+            return [inline(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: inline(v) for k, v in node.items() if k != "$ref"}
+        return {**inline(defs[node["$ref"].removeprefix("#/$defs/")]), **out} if "$ref" in node else out
+    base = jsonschema.validators.validator_for(schema)
+    strict = jsonschema.validators.extend(
+        base, type_checker=base.TYPE_CHECKER.redefine("integer", lambda _, value: type(value) is int))
+    return strict(inline(defs[part]))
+
+
+def _no_constant(text: str) -> None:
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def read_lines(f: IO[str], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, line) of a JSONL export, one at a time, each checked against the schema: the
+    header first, then match lines; ValueError naming the line (and the field) at the first that is
+    not. Never holds more than one line (at most MAX_LINE characters) in memory."""
+    number = 0
+    while True:
+        text = f.readline(MAX_LINE + 1)
+        if not text:
+            return
+        number += 1
+        if len(text) > MAX_LINE:
+            raise ValueError(f"{name} line {number} is longer than {MAX_LINE:,} characters: not an arena export")
+        if not text.strip():
+            continue
         try:
-            verify(line, head["version"])
-            rows.append(stored_match(line))
-        except (KeyError, TypeError, AttributeError, IndexError) as e:
-            raise ValueError(f"{name}: match {line.get('match_id', '?')} is malformed ({type(e).__name__}: "
-                             f"{e}): not written by `arena export`?") from None
-    try:
-        run_id = str(head["run_id"])
-        run = {"run_id": run_id, "created": float(head["created"]), "config": dict(head["config"]),
-               "total": int(head["total"]), "status": str(head["status"]), "deal_key": str(head.get("deal_key", ""))}
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{name}: its run header is malformed ({type(e).__name__}: {e})") from None
-    store = Store(store_path)
-    try:
-        added = store.import_run(run, rows)
-        Checkpoint(store, run_id).save()   # the imported matches folded into the run's tallies
-        return run_id, added, store.count(run_id)
-    finally:
-        store.close()
+            line = json.loads(text, parse_constant=_no_constant)
+        except RecursionError:
+            raise ValueError(f"{name} line {number} is JSON nested too deep: not an arena export") from None
+        except ValueError:
+            raise ValueError(f"{name} line {number} is not JSON: not an arena export, or a truncated one") from None
+        if number == 1:
+            if not isinstance(line, dict) or line.get("format") != FORMAT or line.get("type") != "run":
+                raise ValueError(f"{name} is not an arena export (its first line is no {FORMAT} run header)")
+            if line.get("version") not in READS:
+                raise ValueError(f"{name} is export format version {printable(repr(line.get('version')), 40)}; "
+                                 f"this arena reads versions {', '.join(map(str, READS))}")
+        part = "run" if number == 1 else "match"
+        try:
+            error = jsonschema.exceptions.best_match(line_validator(part).iter_errors(line))
+        except RecursionError:
+            raise ValueError(f"{name} line {number} is JSON nested too deep: not an arena export") from None
+        if error is not None:
+            what = f"match {line['match_id']}, " if part == "match" and type(line.get("match_id")) is int else ""
+            reason = error.message if len(error.message) <= 160 else \
+                f"fails the schema's {error.validator} {json.dumps(error.validator_value)[:60]}"
+            raise ValueError(f"{name} line {number} ({what}{error.json_path}): {printable(reason)} "
+                             f"(docs/export/line.schema.json)")
+        yield number, line

@@ -4,7 +4,7 @@ from typing import Any, Optional
 
 from arena.results.analysis import Interval, deals_to_settle
 from arena.results.settle import Look, StoppingRule, pair_state
-from arena.text import interval_part, interval_text
+from arena.text import interval_part, interval_text, plural
 
 
 def _round_up(x):
@@ -74,14 +74,16 @@ def settle_verdict(now: Look, rule: StoppingRule, agents: int) -> str:
     if not now.looked:
         return (f"no look yet: {now.deals} of the {rule.looks()[0]} deals before the first look are complete "
                 f"(the same command plays on)")
-    conf = rule.confidence(agents)
+    conf = f"{rule.confidence(agents):.1%}".replace(".0%", "%")
     pairs = len(now.pairs) + 1 if agents > 2 else 1
-    why = (f"{conf:.1%} intervals, corrected for {len(rule.looks())} looks"
+    why = (f"decided at {conf} confidence, corrected for {plural(len(rule.looks()), 'look')}"
            + (f" and {agents * (agents - 1) // 2} pairs" if pairs > 1 else "")
            + f": a settled verdict is wrong at most {rule.alpha:.0%} of the time")
 
     def said(a, b, iv):
-        return f"{a} scores {interval_text(iv)} against {b} over {_deals(interval_part(iv, 'deals'))}"
+        # The score alone: its interval here is the corrected one, wider than the table's 95% interval
+        # of the same score above it, and one score shows one interval on a screen.
+        return f"{a} scores {interval_part(iv, 'mean'):.2f} against {b} over {_deals(interval_part(iv, 'deals'))}"
 
     def claim(a, b, iv):
         state = pair_state(iv, rule.level)

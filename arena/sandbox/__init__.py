@@ -14,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from arena.sandbox.policy import DEFAULT_POLICY, LIMITS, SANDBOXES, AgentFault, make_policy, unconfined_note
-from arena.sandbox.staging import code_dir, stage
+from arena.sandbox.staging import code_dir, source_dir, stage
 
 if TYPE_CHECKING:
     from arena.sandbox.remote import POOL, BotPool, RemoteAgent, check_available, validate, validate_all
@@ -34,4 +34,4 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["DEFAULT_POLICY", "LIMITS", "SANDBOXES", "AgentFault", "make_policy", "unconfined_note", "POOL",
            "BotPool", "RemoteAgent", "check_available", "validate", "validate_all", "describe", "load_class",
-           "code_dir", "stage"]
+           "code_dir", "source_dir", "stage"]

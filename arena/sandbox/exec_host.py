@@ -341,12 +341,23 @@ def build_in_box(source: str, name: str, build: list[str], language: str) -> lis
         cgroup.remove()
         if slot is not None:
             confine.BOT_UIDS.give_back(slot)
-    last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
     if late:
         raise ValueError(f"its build {late}")
     if proc.returncode != 0:
-        raise ValueError(f"its build failed: {printable_type(last[0])[1:-1]}")
+        raise ValueError(f"its build failed: {_build_failure(err)}")
     return _untar(out, name)
+
+
+def _build_failure(err: bytes) -> str:
+    """A failed build's box's stderr (its last 4 KiB) as one line: the box's last line ("the build
+    command exited with code N"), then the build's own first line that names an error (a compiler's
+    "bot.c:15:14: error: expected ';'..."), or else its last line."""
+    import re
+    from arena.text import printable
+    lines = [line.strip() for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
+    last = lines.pop() if lines else "no message"
+    said = next((line for line in lines if re.search(r"\berror\b", line, re.IGNORECASE)), lines[-1] if lines else "")
+    return printable(f"{last}: {said}" if said else last, limit=400, keep="")
 
 
 def with_binds(argv: list[str], folders: Sequence[str]) -> list[str]:

@@ -122,6 +122,17 @@ def _read_staged(digest):
     return _read_code(sorted(os.path.join(root, entry) for entry in os.listdir(root)), modes=True)
 
 
+def source_dir(spec: AgentSpec) -> str:
+    """Where the staged copy of a submitted agent's own files (an exec agent's before its build) is,
+    or would be: the folder `stage` writes them to."""
+    if spec.kind == "exec":
+        from arena.sandbox.exec_host import read_tree
+        files = read_tree(spec.target)
+    else:
+        files = _read_code([_code_origin(spec)])
+    return code_dir(_digest(files))
+
+
 def code_dir(digest: str) -> str:
     return os.path.join(_cache_root(), digest)
 

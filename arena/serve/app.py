@@ -35,10 +35,11 @@ from arena.agent_list import entry_points
 from arena.results.outcome import faulty_seats
 from arena.table import replay_states
 from arena.sandbox import make_policy
+from arena.ladder import uploads
 from arena.serve import inputs, ladders, views
-from arena.serve.sessions import PlaySession, Sessions, UnknownSession
+from arena.serve.sessions import PlayCaps, PlaySession, Sessions, UnknownSession
 from arena.store import Store, StoreError
-from arena.text import first_line, jsonable, printable
+from arena.text import first_line, jsonable, printable, without_paths
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 # docs/RULES.md, shipped with the package: in the checkout a symbolic link to it, in an sdist and a
@@ -52,7 +53,8 @@ HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\[\]:]*)(?::[0-9]*)?")   # name or [IP
 
 
 def _error(request, status, message):
-    message = printable(first_line(message), limit=500) or "error"
+    # no answer shows the server's folders (the store's, the temporary one, the staged bots')
+    message = without_paths(printable(first_line(message), limit=500)) or "error"
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": message}, status_code=status)
     return HTMLResponse(f"<!DOCTYPE html><meta charset=\"utf-8\"><title>arena serve</title>"
@@ -130,15 +132,20 @@ async def _body(request):
 
 
 def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence[str]] = None,
-               bots: Optional[dict[str, str]] = None) -> Starlette:
+               bots: Optional[dict[str, str]] = None, caps: Optional[PlayCaps] = None,
+               behind_proxy: bool = False, upload_quota: int = uploads.QUOTA) -> Starlette:
     """The app on the store at `store_path`; `sandbox` confines the submitted bots people play against;
     `hosts` (when given) are the only Host headers answered, which keeps other sites' pages from
     reaching a server on 127.0.0.1 through a name of theirs (DNS rebinding); `bots` are the bots
     offered besides the built-in and installed agents ({name: "/path/FILE.py:Class"}, from
-    arena.serve.sessions.find_bots)."""
+    arena.serve.sessions.find_bots); `caps` what a game in the browser may ask (PlayCaps);
+    `behind_proxy`: the client's address is the last of X-Forwarded-For (a reverse proxy's),
+    else the socket's peer; `upload_quota`: bytes of uploaded bots each entrant may keep."""
     policy = make_policy(sandbox)
     offered = dict(bots or {})
+    caps = caps or PlayCaps()
     sessions = Sessions()
+    thinking = threading.BoundedSemaphore(caps.games)   # bots of web games thinking at once
     summary_lock = threading.Lock()
     summaries: dict = {}
 
@@ -209,9 +216,9 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
     def api_runs(request):
         inputs.only(request)
         if not os.path.isfile(store_path):
-            return JSONResponse({"store": store_path, "runs": []})
+            return JSONResponse({"store": os.path.basename(store_path), "runs": []})
         with reading() as store:
-            return JSONResponse({"store": store_path, "runs": [
+            return JSONResponse({"store": os.path.basename(store_path), "runs": [
                 views.run_row(run) | {"finished": store.count(run["run_id"])} for run in store.runs()]})
 
     def api_progress(request):
@@ -287,7 +294,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63):
             raise ValueError("seed must be a whole number from 0 to 2**63-1")
         engines.spec(game_id)
-        session = await run_in_threadpool(PlaySession, game_id, params, bots, seat, seed, policy, offered)
+        session = await run_in_threadpool(PlaySession, game_id, params, bots, seat, seed, policy, offered, caps)
         return JSONResponse(session.view(await run_in_threadpool(sessions.open, session)))
 
     def api_game(request):
@@ -306,7 +313,14 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         session_id = request.path_params["session"]
         session = sessions.get(session_id)
         await _body(request)
-        await run_in_threadpool(session.bot_move)
+        if not thinking.acquire(blocking=False):
+            raise HTTPException(429, f"the bots of {caps.games} games are thinking already, the most this server "
+                                     f"runs at once (arena serve --play-games): try again in a moment",
+                                headers={"Retry-After": "1"})
+        try:
+            await run_in_threadpool(session.bot_move)
+        finally:
+            thinking.release()
         return JSONResponse(session.view(session_id))
 
     async def api_save(request):
@@ -341,7 +355,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         Route("/api/play/{session}/move", api_move, methods=["POST"]),
         Route("/api/play/{session}/bot", api_bot, methods=["POST"]),
         Route("/api/play/{session}/save", api_save, methods=["POST"]),
-        *ladders.routes(store_path, reading),
+        *ladders.routes(store_path, reading, ladders.TokenChecks(), behind_proxy, upload_quota),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {ValueError: _user_error, sqlite3.DatabaseError: _store_unreadable,

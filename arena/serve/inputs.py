@@ -1,5 +1,8 @@
 """What a request to `arena serve` sends, checked the same way by every route: its query parameters
-(none but those the address takes) and its body (at most so many bytes, counted as it arrives)."""
+(none but those the address takes), its body (at most so many bytes, counted as it arrives) and
+the client's address (what the server can trust of it)."""
+import ipaddress
+
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
@@ -24,3 +27,19 @@ async def read_body(request: Request, limit: int, too_big: str) -> bytes:
         if len(body) > limit:
             raise HTTPException(413, too_big)
     return bytes(body)
+
+
+def client_address(request: Request, behind_proxy: bool) -> str:
+    """The client's address as far as the server can trust it: the socket's peer (uvicorn is started
+    with its proxy headers off, so that is what `request.client` holds); with `behind_proxy`, the
+    last address of X-Forwarded-For, the one the reverse proxy in front added (those before it are
+    the client's to write), when it is an IP address."""
+    peer = request.client.host if request.client else ""
+    if behind_proxy:
+        forwarded = request.headers.getlist("x-forwarded-for")
+        last = forwarded[-1].rsplit(",", 1)[-1].strip() if forwarded else ""
+        try:
+            return str(ipaddress.ip_address(last))
+        except ValueError:
+            pass
+    return peer

@@ -31,6 +31,7 @@ from arena.ladder import store as ladders
 from arena.ladder import tokens, uploads
 from arena.serve import inputs
 from arena.store import Store
+from arena.text import without_paths
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 MAX_BODY = uploads.MAX_UPLOAD + (64 << 10)   # the file and the form's few short fields
@@ -48,8 +49,9 @@ class TokenChecks:
     so a client sending wrong tokens could otherwise keep every thread of the server hashing: at
     most one check per core runs at a time, and a client address with MAX_FAILED failures within
     FAILED_WINDOW seconds is refused (429, with Retry-After) before any hashing, until the oldest
-    of them is older than the window. Behind a reverse proxy every client has the proxy's address
-    and shares one allowance (docs/ladder-web.md)."""
+    of them is older than the window. A client's address is what the server can trust of it
+    (inputs.client_address): the socket's peer, or behind a reverse proxy (`arena serve
+    --behind-proxy`) the address the proxy adds to X-Forwarded-For."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic):
         self.clock = clock
@@ -91,9 +93,12 @@ class TokenChecks:
 
 
 def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
-           checks: Optional[TokenChecks] = None) -> list[Route]:
+           checks: Optional[TokenChecks] = None, behind_proxy: bool = False,
+           upload_quota: int = uploads.QUOTA) -> list[Route]:
     """The ladder routes of the app on the store at `store_path`; `reading()` opens it read-only
-    (StoreError, a 404, when there is none: arena.serve.app.create_app)."""
+    (StoreError, a 404, when there is none: arena.serve.app.create_app); `behind_proxy`: whether
+    X-Forwarded-For names the client (inputs.client_address); `upload_quota`: bytes of uploaded
+    bots each entrant may keep in a ladder."""
     checks = checks or TokenChecks()
 
     def ladder_of(store, name):
@@ -144,7 +149,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
                 return {"name": ladder.name, "run_id": ladder.run_id, "game_id": ladder.game_id,
                         "params": ladder.params, "matches": count,
                         "book": dict(ladder.config.book) if ladder.config.book else None,
-                        "standings": ladders.standings(store, name, include_retired=True),
+                        "standings": _public(ladders.standings(store, name, include_retired=True)),
                         "recent": [{"match_id": m["match_id"], "seats": [s["label"] for s in m["seats"]],
                                     "placements": m["placements"], "faults": len(m["faults"]),
                                     "replay": f"/runs/{ladder.run_id}/matches/{m['match_id']}"}
@@ -159,7 +164,8 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
             with reading() as store:
                 ladder_of(store, name)
                 entry = entry_of(store, name, label)
-                row = next(r for r in ladders.standings(store, name, include_retired=True) if r["entry"] == entry.entry)
+                row = next(r for r in _public(ladders.standings(store, name, include_retired=True))
+                           if r["entry"] == entry.entry)
                 return {"ladder": name, "entry": row, "history": ladders.history(store, name, entry.name, HISTORY),
                         "head_to_head": ladders.head_to_head(store, name, entry.name)}
         return JSONResponse(await run_in_threadpool(read))
@@ -172,7 +178,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
         with reading() as store:
             ladder_of(store, name)
             return checks.entrant(store.db, name, token.strip() if scheme.lower() == "bearer" else None,
-                                  request.client.host if request.client else "")
+                                  inputs.client_address(request, behind_proxy))
 
     async def api_upload(request):
         inputs.only(request)   # a token in the query string is refused, not taken nor silently ignored
@@ -186,7 +192,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
         def add():
             with contextlib.closing(Store(store_path)) as store:
                 return uploads.submit(store, name, who, data, filename, fields.get("label") or None,
-                                      fields.get("class") or None)
+                                      fields.get("class") or None, quota=upload_quota)
         try:
             added = await run_in_threadpool(add)
         except uploads.UploadRefused as e:
@@ -208,7 +214,7 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
                 if any(e.entrant != who for e in found):
                     raise HTTPException(403, f"the bot {label} of ladder {name} is another entrant's: only its "
                                              f"owner may retire it")
-                return [e.name for e in ladders.retire(store, name, label, entrant=who)]
+                return [e.name for e in uploads.retire(store, name, label, entrant=who)]
         return JSONResponse({"ladder": name, "retired": await run_in_threadpool(retire)})
 
     return [
@@ -221,6 +227,11 @@ def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
         Route("/api/ladders/{name}/bots", api_upload, methods=["POST"]),
         Route("/api/ladders/{name}/bots/{label}/retire", api_retire, methods=["POST"]),
     ]
+
+
+def _public(rows: list[dict]) -> list[dict]:
+    """Standings rows as the web shows them: an uploaded bot's agent without the server's folders."""
+    return [row | {"agent": without_paths(row["agent"])} for row in rows]
 
 
 async def _form(request) -> tuple[dict[str, str], dict[str, tuple[str, bytes]]]:

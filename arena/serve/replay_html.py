@@ -19,7 +19,6 @@ web app's static files and views, and nothing below `serve` needs it.
 """
 import base64
 import gzip
-import hashlib
 import html
 import importlib.resources
 import json
@@ -33,7 +32,7 @@ from arena.serve import views
 from arena.store import Store, run_kind
 from arena.table import stored_match
 from arena.results.outcome import faulty_seats
-from arena.text import match_result
+from arena.text import csp_meta, match_result
 
 STATIC_URL = "/static/"   # where the web app serves static/ (arena.serve.app)
 PROVIDER = "/replay_html.js"   # beside this module: window.arenaReplay, the match read from the page
@@ -167,17 +166,6 @@ def replay_views(run_id: str, match: dict[str, Any], viewers: Sequence[Optional[
     return out
 
 
-NONE = "'none'"
-
-
-def csp(scripts: Sequence[str]) -> str:
-    """The page's Content-Security-Policy: nothing loaded, no form sent, only `scripts` (by hash) run;
-    styles inline (the drawings set style attributes and add <style> elements)."""
-    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
-    return (f"default-src 'none'; script-src {hashes or NONE}; style-src 'unsafe-inline'; "
-            f"base-uri 'none'; form-action 'none'")
-
-
 def match_page(run_id: str, match: dict[str, Any], seat: Optional[int] = None,
                run_href: Optional[str] = None) -> str:
     """The HTML replay of a stored match: everything and every seat's view, or with `seat` that seat's
@@ -198,7 +186,7 @@ def match_page(run_id: str, match: dict[str, Any], seat: Optional[int] = None,
     packed = base64.b64encode(gzip.compress(json.dumps({"views": replay_views(run_id, match, viewers)},
                                                        separators=(",", ":")).encode(), 9, mtime=0)).decode()
     title = f"{match['game_id']}, match {match['match_id']} of run {run_id}"
-    policy = f'<meta http-equiv="Content-Security-Policy" content="{html.escape(csp([script]))}">'
+    policy = csp_meta([script])
     page = _STYLESHEET.sub(lambda m: f"<style>\n{_static(m[1])}\n</style>", page)
     page = _MODULE.sub(lambda m: f'<script type="module">{script}</script>', page)
     page = _SERVER_LINK.sub("", page)
@@ -220,17 +208,17 @@ def index_page(run: dict[str, Any], rows: Sequence[dict[str, Any]], folder: str)
 
     lines = []
     for m in rows:
-        href = f"{urllib.parse.quote(folder)}/match-{m['match_id']}.html"
-        lines.append(f'<tr data-match="{m["match_id"]}"><td class="num"><a href="{html.escape(href)}">'
-                     f'{m["match_id"]}</a></td>'
+        number = html.escape(str(m["match_id"]))   # an integer, but the store may come from anywhere
+        href = html.escape(f"{urllib.parse.quote(folder)}/match-{urllib.parse.quote(str(m['match_id']))}.html")
+        lines.append(f'<tr data-match="{number}"><td class="num"><a href="{href}">{number}</a></td>'
                      + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells(m)) + "</tr>")
     games = ", ".join(dict.fromkeys(m["game_id"] for m in rows))
     title = html.escape(f"run {run['run_id']}")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{html.escape(csp([]))}">'
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            + csp_meta([]) +
             f"<title>{title}</title>\n<style>\n{_static('style.css')}\n</style></head>\n<body>\n"
             f"<header><h1>{title}</h1></header>\n"
-            f"<p>{html.escape(run_kind(run))}, {html.escape(run['status'])}: {len(rows)} of {run['total']} matches "
+            f"<p>{html.escape(run_kind(run))}, {html.escape(run['status'])}: {len(rows)} of {html.escape(str(run['total']))} matches "
             f"({html.escape(games)}). Each match opens its replay, a page of its own in "
             f"{html.escape(folder)}/.</p>\n<table class=\"matches\"><thead><tr><th>match</th><th>game</th>"
             f"<th>deal</th><th>line-up</th><th>result</th><th>faults</th><th>moves</th></tr></thead>\n<tbody>\n"
@@ -256,6 +244,8 @@ def write_run(store: Store, run_id: str, path: str,
     size = 0
     for done, row in enumerate(rows, 1):
         text = match_page(run_id, store.match(run_id, row["match_id"]), run_href=back)
+        if type(row["match_id"]) is not int:   # a file name is made of it
+            raise ValueError(f"run {run_id} holds a match whose id is not a whole number: the store is damaged")
         with open(os.path.join(folder, f"match-{row['match_id']}.html"), "w", encoding="utf-8") as f:
             f.write(text)
         size += len(text.encode())

@@ -21,6 +21,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
 import agents as agent_registry
@@ -35,7 +36,7 @@ from arena.agent_list import (
     split_list,
 )
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy
-from arena import referee
+from arena import defaults, referee
 from arena.referee import LocalAgent
 from arena.table import seat_names
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available
@@ -51,6 +52,40 @@ MAX_SESSIONS = 16   # games kept in memory; starting one more ends the least rec
 MAX_IDLE = 3600     # seconds: a game nobody has touched for this long is ended (see Sessions.expire)
 MAX_LIVE_BOTS = 8   # sandboxed bot processes at once, over all games; more stops the least recently used
 BOT_FILE = re.compile(r"[A-Za-z0-9_.+-]+\.py")   # file names a request can spell (no spaces, brackets, commas)
+
+
+# A built-in agent's parameters that size its work per move: a web game may ask for at most their
+# defaults (tuned to a fraction of a second a move); `time` and `threads` have the operator's caps.
+WORK_PARAMS = ("iterations", "depth", "determinizations", "samples", "nodes", "bid_samples", "rollouts", "infer",
+               "tt_bits")
+
+
+@dataclass(frozen=True)
+class PlayCaps:
+    """What a game in the browser may ask of the server (`arena serve --play-*`): a built-in agent's
+    `time` at most `seconds` a move, its `threads` at most `threads`, its work parameters (WORK_PARAMS)
+    at most their defaults; and at most `games` games' bots thinking at once."""
+    seconds: float = defaults.PLAY_MAX_TIME
+    threads: int = defaults.PLAY_MAX_THREADS
+    games: int = defaults.PLAY_GAMES
+
+    def check(self, spec: AgentSpec) -> None:
+        """ScheduleError naming the parameter and its cap when a built-in agent asks for more."""
+        if spec.kind != "builtin" or spec.source not in agent_registry.agent_names():
+            return
+        defaults = agent_registry.agent_class(spec.source).PARAMS
+        caps = {"time": (self.seconds, "--play-max-time"), "threads": (self.threads, "--play-max-threads")}
+        caps.update((name, (defaults[name], "its default")) for name in WORK_PARAMS
+                    if isinstance(defaults.get(name), (int, float)) and not isinstance(defaults[name], bool))
+        for name, text in spec.params:
+            cap, why = caps.get(name, (None, ""))
+            try:
+                value = float(text)   # as written: the agent itself reads and checks it
+            except (TypeError, ValueError):
+                continue
+            if cap is not None and not value <= cap:
+                raise ScheduleError(f"agent {spec.source}: {name}={text} is over what a game here may ask: "
+                                    f"{name} at most {cap:g} ({why})")
 
 
 class SessionError(ValueError):
@@ -90,7 +125,9 @@ def find_bots(paths: Sequence[str]) -> tuple[dict[str, str], list[str]]:
             else:
                 try:
                     classes = agent_classes(real)
-                except (OSError, SyntaxError, ValueError) as e:
+                except ValueError as e:   # "SyntaxError: bot.py, line 3: expected ':'"
+                    why = first_line(e)
+                except OSError as e:
                     why = first_line(f"{type(e).__name__}: {e}")
             if not classes:
                 skipped.append(f"{file}: {why or 'no Agent class in it'}")
@@ -126,9 +163,12 @@ def web_agent(item: str, offered: dict[str, str]) -> AgentSpec:
     return parse_agent(item)
 
 
-def bot_specs(text: str, offered: Optional[dict[str, str]] = None) -> list[AgentSpec]:
-    """The AgentSpecs of a request's agent list, one per seat other than the person's (see web_agent)."""
+def bot_specs(text: str, offered: Optional[dict[str, str]] = None, caps: Optional[PlayCaps] = None) -> list[AgentSpec]:
+    """The AgentSpecs of a request's agent list, one per seat other than the person's (see web_agent),
+    each within `caps` (PlayCaps() when None)."""
     specs = [web_agent(item, offered or {}) for item in split_list(text)]
+    for spec in specs:
+        (caps or PlayCaps()).check(spec)
     if not specs:
         raise ScheduleError("give at least one agent to play against, e.g. random")
     if any(spec.source == "human" for spec in specs):
@@ -140,10 +180,12 @@ class PlaySession:
     """One game: the real state, the bots in the other seats and the person's record of the moves."""
 
     def __init__(self, game_id: str, params: dict[str, Any], bot_text: str, seat: int, seed: Optional[int] = None,
-                 policy: Optional[SandboxPolicy] = None, offered: Optional[dict[str, str]] = None) -> None:
-        """Checks the game and the bots (`offered`: see find_bots) and starts no process: `start` does."""
+                 policy: Optional[SandboxPolicy] = None, offered: Optional[dict[str, str]] = None,
+                 caps: Optional[PlayCaps] = None) -> None:
+        """Checks the game and the bots (`offered`: see find_bots; `caps`: PlayCaps) and starts no
+        process: `start` does."""
         seed = random.SystemRandom().getrandbits(63) if seed is None else seed
-        specs = bot_specs(bot_text, offered)
+        specs = bot_specs(bot_text, offered, caps)
         players = len(specs) + 1
         if "players" in params:
             raise ScheduleError("the number of players is one more than the agents you play against")

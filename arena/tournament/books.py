@@ -2,19 +2,22 @@
 stores, play exactly the same deals (`arena deals make`, then `--deals BOOK` on `arena run` and
 `arena compare`). docs/deals.md describes the format (docs/deals/book.schema.json) and the trust model.
 
-A book holds its key (128 random bits, like a run's deal key) and, per deal, the seed derived from
-it as a run derives its deal seeds (arena.tournament.schedule.deal_seed, tournament seed 0), with
-what the engine deals from that seed: a digest of every seat's first view (`start`) and, where the
-engine shows its deal from Python, the deal itself (`dealt`: Wizard's first-round hands, turn-up
-and dealer; Insert's line layout and first player). No engine can start a whole match from an
-explicit deal without changing its Cython source (Wizard's `from_deal` sets one round, Insert's
-layout is a game parameter and its first player is drawn from the seed), so matches are dealt from
-the seeds, and a book is refused by an engine that deals them differently.
+A book's key is derived from a phrase its maker gives (`derive_key`: BLAKE2b of the phrase, the
+book's name, game, parameters and number of deals), never chosen: whoever tries keys until the deals
+favour a bot must try phrases, and the phrase is printed wherever the book is named. Per deal, the
+book holds the seed derived from the key as a run derives its deal seeds
+(arena.tournament.schedule.deal_seed, tournament seed 0), with what the engine deals from that seed:
+a digest of every seat's first view (`start`) and, where the engine shows its deal from Python, the
+deal itself (`dealt`: Wizard's first-round hands, turn-up and dealer; Insert's line layout and first
+player). No engine can start a whole match from an explicit deal without changing its Cython source
+(Wizard's `from_deal` sets one round, Insert's layout is a game parameter and its first player is
+drawn from the seed), so matches are dealt from the seeds, and a book is refused by an engine that
+deals them differently.
 
-A book is as secret as a deal key while its deals are played: whoever reads it knows every deal.
-The run keeps the book's key as its deal key (never shown to a bot, left out of `arena export`
-unless asked), so a run resumes without the book file. The digest (SHA-256 of the book's canonical
-JSON without it) names the book in the run's config, so runs of different books are different runs.
+Whoever knows the phrase (with the name, game, parameters and size) knows every deal. The run keeps
+the book's key as its deal key (never shown to a bot), so a run resumes without the book file. The
+digest (SHA-256 of the book's canonical JSON without it) names the book in the run's config, so
+runs of different books are different runs. docs/deals.md says what a book proves and what not.
 """
 import hashlib
 import json
@@ -29,7 +32,9 @@ from arena.tournament.schedule import deal_seed, resolve_games
 from arena.text import jsonable
 
 FORMAT = "tabletop-arena deal book"
-VERSION = 1
+VERSION = 2   # version 1 books held a key their maker chose freely: refused (docs/deals.md)
+DERIVATION = "BLAKE2b-128 of the JSON list [\"tabletop-arena deal book 2\", phrase, name, game, parameters, deals]"
+MAX_PHRASE = 1000
 MAX_DEALS = 100_000
 BOOK_SEED = 0   # the tournament seed a book's deals are derived under
 
@@ -43,6 +48,7 @@ class Book:
     name: str
     game_id: str
     params: Mapping[str, Any]   # complete, players included, as JSON values
+    phrase: str                 # the public text its key derives from (derive_key)
     key: str
     deals: tuple[Mapping[str, Any], ...]   # {"seed", "start"[, "dealt"]} per deal
     digest: str
@@ -53,25 +59,37 @@ class Book:
         return [d["seed"] for d in self.deals]
 
     def ref(self) -> dict[str, str]:
-        """What a run's config keeps of the book: its name and digest."""
-        return {"name": self.name, "digest": self.digest}
+        """What a run's config keeps of the book: its name, digest and the phrase its key derives from."""
+        return {"name": self.name, "digest": self.digest, "phrase": self.phrase}
 
     def to_json(self) -> dict[str, Any]:
-        return {**_body(self.name, self.game_id, self.params, self.key, list(self.deals)), "digest": self.digest}
+        return {**_body(self.name, self.game_id, self.params, self.phrase, self.key, list(self.deals)),
+                "digest": self.digest}
 
 
-def make(game_id: str, params: Mapping[str, Any], count: int, name: str, key: Optional[str] = None) -> Book:
-    """A book of `count` deals of the game with these complete parameters, under `key` (a new
-    random one when None)."""
+def derive_key(phrase: str, name: str, game_id: str, params: Mapping[str, Any], count: int) -> str:
+    """A book's deal key (DERIVATION): a function of what names the book, so that its maker cannot
+    choose it without choosing, and showing, another phrase."""
+    text = json.dumps(["tabletop-arena deal book 2", phrase, name, game_id, params, count], sort_keys=True,
+                      separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def make(game_id: str, params: Mapping[str, Any], count: int, name: str, phrase: str) -> Book:
+    """A book of `count` deals of the game with these complete parameters, under the key derived
+    from `phrase` and the rest (derive_key)."""
     if not (isinstance(count, int) and 1 <= count <= MAX_DEALS):
         raise BookError(f"--count must be between 1 and {MAX_DEALS:,}, not {count}")
     if not name.strip():
         raise BookError("a deal book needs a name")
-    key = seeds.parse_deal_key(key) if key else seeds.new_deal_key()
+    if not phrase.strip() or len(phrase) > MAX_PHRASE:
+        raise BookError(f"--phrase must be some text (at most {MAX_PHRASE} characters) fixed before the bots are "
+                        f"known, e.g. a public draw's result (docs/deals.md)")
     params = jsonable(dict(params))
+    key = derive_key(phrase, name, game_id, params, count)
     deals = [dealt(game_id, params, deal_seed(BOOK_SEED, game_id, params, d, key)) for d in range(count)]
-    body = _body(name, game_id, params, key, deals)
-    return Book(name, game_id, params, key, tuple(deals), _digest(body))
+    body = _body(name, game_id, params, phrase, key, deals)
+    return Book(name, game_id, params, phrase, key, tuple(deals), _digest(body))
 
 
 def dealt(game_id: str, params: Mapping[str, Any], seed: int) -> dict[str, Any]:
@@ -117,12 +135,16 @@ def load(path: str) -> Book:
         raise BookError(f"{path} is not a deal book (JSON nested too deep)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BookError(f"{path} is not a deal book (no \"format\": \"{FORMAT}\")")
+    if data.get("version") == 1:
+        raise BookError(f"{what} is a version 1 book, whose key its maker chose freely (and so could have chosen "
+                        f"its deals): make it again with `arena deals make ... --phrase TEXT`")
     if data.get("version") != VERSION:
         raise BookError(f"{what} has version {data.get('version')!r}; this arena reads version {VERSION}")
     try:
-        body = _body(data["name"], data["game_id"], data["params"], data["key"], data["deals"])
+        body = _body(data["name"], data["game_id"], data["params"], data["phrase"], data["key"], data["deals"])
         digest = data["digest"]
         ok = isinstance(body["name"], str) and body["name"].strip() != "" and isinstance(body["game_id"], str) \
+            and isinstance(body["phrase"], str) and len(body["phrase"]) <= MAX_PHRASE \
             and isinstance(body["key"], str) and isinstance(body["params"], dict) and isinstance(digest, str) \
             and isinstance(body["deals"], list) and 1 <= len(body["deals"]) <= MAX_DEALS \
             and all(isinstance(d, dict) and type(d.get("seed")) is int for d in body["deals"])
@@ -140,13 +162,15 @@ def load(path: str) -> Book:
     if params != body["params"]:
         raise BookError(f"{what} cannot be played: its parameters of {body['game_id']} are not this arena's "
                         f"(this arena's: {json.dumps(params, sort_keys=True)})")
+    if derive_key(body["phrase"], body["name"], body["game_id"], params, len(body["deals"])) != key:
+        raise BookError(f"{what} was tampered with: its key is not the one its phrase gives ({DERIVATION})")
     for d, deal in enumerate(body["deals"]):
         if deal_seed(BOOK_SEED, body["game_id"], params, d, key) != deal["seed"]:
             raise BookError(f"{what} was tampered with: the seed of deal {d} is not derived from its key")
         if dealt(body["game_id"], params, deal["seed"]) != deal:
             raise BookError(f"{what} cannot be played: this arena's {body['game_id']} engine deals deal {d} "
                             f"differently than the engine that made the book")
-    return Book(body["name"], body["game_id"], params, key, tuple(body["deals"]), digest, path)
+    return Book(body["name"], body["game_id"], params, body["phrase"], key, tuple(body["deals"]), digest, path)
 
 
 def load_for(path: str, deal_key: Optional[str], seed: int) -> Book:
@@ -187,9 +211,9 @@ def default_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def _body(name, game_id, params, key, deals):
-    return {"format": FORMAT, "version": VERSION, "name": name, "game_id": game_id, "params": params, "key": key,
-            "deals": deals}
+def _body(name, game_id, params, phrase, key, deals):
+    return {"format": FORMAT, "version": VERSION, "name": name, "game_id": game_id, "params": params,
+            "phrase": phrase, "key": key, "deals": deals}
 
 
 def _digest(body: Mapping[str, Any]) -> str:

@@ -10,6 +10,7 @@ from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available, stage
 from arena.sandbox.wire import OUTPUT_LIMIT
 from arena.seeds import derive_seed, view_base
+from arena.text import plural
 
 # key -> what it checks, in the order they are reported
 CHECKS = {"loads": "loads and resets", "runs": "plays without raising or crashing",
@@ -78,7 +79,7 @@ class _Checked:
 
 def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], games: int = 2, seed: int = 0,
                 time_limit: float = 10.0, policy: Optional[SandboxPolicy] = None,
-                time_control: Optional[TimeControl] = None) -> list[dict[str, Any]]:
+                time_control: Optional[TimeControl] = None, max_moves: Optional[int] = None) -> list[dict[str, Any]]:
     """Checks an agent before a tournament; returns [{"check", "ok", "detail"}] for the checks that
     ran, in the order of CHECKS.
 
@@ -87,7 +88,9 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     tournament; each match is then replayed with the same seeds. Checked: it loads, it returns
     legal actions, it leaves the state it is given unmodified, it keeps to the per-move time limit
     and, under a `time_control`, to its clock (and neither raises nor crashes), and it plays the
-    same actions under the same seeds.
+    same actions under the same seeds. With `max_moves`, each match stops after the agent's
+    `max_moves`th move (its replay too), which bounds the check's time by the per-move limit: a
+    phase of the game no match then reaches is not checked (`not_run` names it).
 
     An exec agent (docs/protocol.md) also has EXEC_CHECKS: its hello, the format of its replies
     (a failure names the protocol message that was due, hello or action), and a legal move in every
@@ -96,9 +99,10 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     `deterministic = true`.
 
     The checks stop at the first failure; the failed check's row also has the `output` the agent
-    printed in that match (as `RemoteAgent.captured` gives it; None if nothing). A check that nothing tested (every check after a failed
-    load; "deterministic" when no match was played and replayed to its end; the move checks when no
-    move was answered) is left out of the list, never reported as passed: `not_run` names them.
+    printed in that match (as `RemoteAgent.captured` gives it; None if nothing). A check after the
+    first failed one (in the order of `check_names`), and a check that nothing tested
+    ("deterministic" when no match was played and replayed to its end; the move checks when no move
+    was answered), is left out of the list, never reported as passed: `not_run` names them.
     """
     exec_agent = spec.kind == "exec"
     replays = CHECKS["deterministic"] not in not_required(spec)
@@ -111,6 +115,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     names = check_names(exec_agent)
     problems: dict[str, list[str]] = {k: [] for k in names}
     times, moves, loaded, replayed, met, quiet = [], 0, 0, 0, set(), 0   # quiet: matches within the stderr cap
+    greeted = False   # an exec bot's hello was taken (the adapter reports a bad hello at its first move)
     printed = None   # what the agent printed in the last match it played
 
     def fail(key, text):
@@ -120,7 +125,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
     def play(g, match_seed, me=None):
         """The agent's actions in match `g` (in seat `me`, else the match's in turn); _Failed at the
         first problem."""
-        nonlocal moves, loaded, printed, quiet
+        nonlocal moves, loaded, printed, quiet, greeted
         state = engines.make(game_id, seed=match_seed, **game_params)
         me = g % state.num_players if me is None else me
         others = random.Random(match_seed)
@@ -139,7 +144,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
             loaded += 1
             views = view_base(match_seed)
             clock = referee.Clock(time_control) if time_control else None
-            while not state.is_terminal():
+            while not state.is_terminal() and (max_moves is None or len(actions) < max_moves):
                 if state.current_player() != me:
                     state.apply_action(others.choice(state.legal_actions()))
                     continue
@@ -158,6 +163,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                     protocol = exec_agent and due in ("hello", "action")
                     if exec_agent and not protocol:
                         due, said = "action", f.message
+                    greeted = greeted or due != "hello"
                     text = f"{due}: {where}: {f.kind}: {said}" if exec_agent else f"{where}: {f.kind}: {f.message}"
                     if protocol and f.kind != "timeout":
                         fail("handshake" if due == "hello" else "reply", text)
@@ -166,6 +172,7 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                     illegal = text   # an answer the referee refused
                     if exec_agent:
                         problems["phases"].append(text)
+                greeted = True
                 times.append(player.seconds)
                 moves += 1
                 if player.modified:
@@ -203,22 +210,26 @@ def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], game
                 g += 1
     except _Failed:
         pass
-    timing = (f"{moves} moves, longest {max(times):.3f} s, mean {sum(times) / len(times):.3f} s "
+    timing = (f"{plural(moves, 'move')}, longest {max(times):.3f} s, mean {sum(times) / len(times):.3f} s "
               f"(limit {time_limit:g} s" + (f", time control {time_control})" if time_control else ")")) if times else ""
-    detail = {"loads": f"{spec.target}", "runs": f"no exception, no crash in {moves} moves",
-              "legal": f"{moves} moves checked", "unmodified": f"{moves} moves checked", "budget": timing,
-              "deterministic": f"{replayed} matches replayed with the same seeds",
-              "handshake": "hello in protocol version 1", "reply": f"{moves} replies, each an action on one line",
+    detail = {"loads": f"{spec.target}", "runs": f"no exception, no crash in {plural(moves, 'move')}",
+              "legal": f"{plural(moves, 'move')} checked", "unmodified": f"{plural(moves, 'move')} checked",
+              "budget": timing, "deterministic": f"{plural(replayed, 'match', 'matches')} replayed with the same seeds",
+              "handshake": "hello in protocol version 1",
+              "reply": f"{plural(moves, 'reply', 'replies')}, each an action on one line",
               "phases": f"a legal move in each of {', '.join(sorted(met))}",
               "stderr": f"at most {OUTPUT_LIMIT:,} bytes a match"}
     if exec_agent and moves:
         detail["budget"] = f"action: {detail['budget']}"
     ran = {"loads": loaded > 0, "runs": moves > 0, "legal": moves > 0, "unmodified": moves > 0,
-           "budget": moves > 0, "deterministic": replayed > 0, "handshake": moves > 0, "reply": moves > 0,
+           "budget": moves > 0, "deterministic": replayed > 0, "handshake": greeted, "reply": moves > 0,
            "stderr": quiet > 0,
            "phases": bool(phases) and met >= set(phases)}
+    # The checks stopped at the first failure: a check after it passed no more than the moves before it.
+    first_failed = next((i for i, k in enumerate(names) if problems[k]), len(names))
     return [{"check": names[k], "ok": not problems[k], "detail": problems[k][0] if problems[k] else detail[k]}
-            | ({"output": printed} if problems[k] else {}) for k in names if problems[k] or ran[k]]
+            | ({"output": printed} if problems[k] else {})
+            for i, k in enumerate(names) if problems[k] or (ran[k] and i < first_failed)]
 
 
 def not_run(results: list[dict[str, Any]], exec_agent: bool = False) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.results.settle import StoppingRule
+from arena.seeds import SEEDINGS
 from arena.text import book_text, jsonable
 
 
@@ -68,18 +69,24 @@ class TournamentConfig:
     stop: Optional[StoppingRule] = None
     # The deal book whose deals the run plays (arena.tournament.books): {"name", "digest"}.
     book: Optional[Mapping[str, str]] = None
+    # What agents' and views' seeds derive from (arena.seeds.SEEDINGS). Runs stored before coupling
+    # have no "seeding" in their JSON form and are independent; only a coupled run writes it, so an
+    # independent run keeps its run id.
+    seeding: str = "independent"
 
     @classmethod
     def create(cls, games: Sequence[tuple[str, Mapping[str, Any]]], agents: Sequence[AgentSpec], deals: Optional[int],
                seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
                code: str, time_control: Optional[TimeControl] = None,
-               stop: Optional[StoppingRule] = None) -> "TournamentConfig":
-        """A config from the checked pieces of a command line. Parameters are kept as plain JSON
-        values (a tuple as a list), as the store gives them back."""
+               stop: Optional[StoppingRule] = None, seeding: str = "coupled") -> "TournamentConfig":
+        """A config from the checked pieces of a command line (a new run: coupled seeds unless
+        `seeding` says otherwise). Parameters are kept as plain JSON values (a tuple as a list), as
+        the store gives them back."""
         return cls(games=tuple(GameSetting(g, jsonable(p)) for g, p in games),
                    agents=tuple(_agent(jsonable(a.as_dict())) for a in agents),
                    sandbox=sandbox, seed=int(seed), time_limit=float(time_limit), deals=deals,
-                   agent_defaults=jsonable(agent_defaults), code=code, time_control=time_control, stop=stop)
+                   agent_defaults=jsonable(agent_defaults), code=code, time_control=time_control, stop=stop,
+                   seeding=seeding)
 
     @property
     def run_id(self) -> str:
@@ -115,6 +122,8 @@ class TournamentConfig:
             out["stop"] = self.stop.as_dict()
         if self.book is not None:
             out["book"] = dict(self.book)
+        if self.seeding != "independent":
+            out["seeding"] = self.seeding
         return out
 
     @classmethod
@@ -125,6 +134,8 @@ class TournamentConfig:
         from arena.sandbox import make_policy
         if data.get("kind") == "play":
             raise ValueError("this run is a game played in `arena serve`, not a tournament")
+        if data.get("seeding", "independent") not in SEEDINGS:
+            raise ValueError(f"the stored run's seeding {data.get('seeding')!r} is none of {', '.join(SEEDINGS)}")
         try:
             sandbox = data.get("sandbox", {})
             compare = data.get("compare")
@@ -139,7 +150,7 @@ class TournamentConfig:
                        kind=data.get("kind"),
                        time_control=TimeControl(clock["base"], clock["increment"]) if clock else None,
                        stop=StoppingRule(**data["stop"]) if data.get("stop") else None,
-                       book=data.get("book"))
+                       book=data.get("book"), seeding=data.get("seeding", "independent"))
         except (KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"the stored run's configuration cannot be read ({type(e).__name__}: {e})") from None
 

@@ -2,10 +2,11 @@
 
     from arena.tournament import coordinator as tournament
     from arena.store import Store
-from arena.results.tallies import Checkpoint
     store = Store("results/arena.sqlite")
     plan = tournament.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)
     status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
+
+(docs/python.md shows this session whole: the standings and matches as records, pandas, compare.)
 
 Without `deals`, the run plays each game until its verdict is settled (arena.results.settle): deal
 by deal up to the next look, then it looks, up to the cap `max_deals`. The run's schedule and
@@ -34,7 +35,7 @@ from arena.sandbox import describe
 from arena.match import MatchResult, MatchSpec, TimeControl
 from arena.tournament.runner import play_matches
 from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
-from arena.store import Store
+from arena.store import Store, run_kind
 from arena.results.tallies import Checkpoint
 from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
 
@@ -88,7 +89,7 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
          params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
          address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[str] = None,
-         book: Optional[str] = None) -> Plan:
+         book: Optional[str] = None, seeding: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run), started by `kind`
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
@@ -97,14 +98,18 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
 
     `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them, `time_control`
     "BASE+INC" (seconds) or None. `book` is the path of a deal book (arena.tournament.books) whose
-    deals the run plays: its game and parameters, all its deals or the first `deals`.
+    deals the run plays: its game and parameters, all its deals or the first `deals`. `seeding`
+    (arena.seeds.SEEDINGS) is a new run's, "coupled" when None; a resumed run keeps its own.
 
     :raises ValueError: an unknown game or agent, a malformed parameter or limit, a time limit or a
         schedule out of range, a submitted agent that does not load, no sandbox available, a bad deal
-        book, or a stored run with other deals than `deal_key`.
+        book, a stored run with other deals than `deal_key`, an unknown seeding, or a resumed run
+        given another seeding than its own.
     :raises StoreError: another process plays this run (a ValueError too).
     """
     wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
+    if seeding is not None:
+        seeding = seeds.parse_seeding(seeding)
     check_backend(backend, address)
     deal_book = None
     if book is not None:
@@ -117,6 +122,7 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
         wanted_key = deal_book.key
         deals = books.take(deal_book, deals, "--games")
     if resume:
+        check_not_imported(store, resume)
         stored = store.run(resume)["config"]
         run_id = resume
         if stored.get("kind") == "play":
@@ -124,6 +130,7 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
         config = TournamentConfig.from_json(stored)
         if config.compare:
             raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
+        check_seeding(resume, config, seeding)
         if config.code and config.code != sched.code_digest():
             raise ValueError(f"the engines or built-in agents changed since run {resume} started; "
                              f"its remaining matches would not be comparable: start a new run")
@@ -147,11 +154,13 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
             deals = rule.max_deals
         elif max_deals is not None:
             raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
-        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, clock, rule),
+        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, clock, rule,
+                                                 seeding or "coupled"),
                          kind=kind, book=deal_book.ref() if deal_book else None)
         sched.check_size(config)
         validate_all(agent_specs, policy)
         run_id = config.run_id
+    check_not_imported(store, run_id)
     extends = None if resume else smaller_run(store, config, wanted_key)
     if extends and store.deal_key(run_id) not in (None, extends.deal_key):
         extends = None   # this run was started on other deals
@@ -179,6 +188,13 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
     out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken)
     out.todo = next_batch(store, out, done) if out.rule else Unplayed(schedule, done)
     return out
+
+
+def check_seeding(run_id: str, config: TournamentConfig, seeding: Optional[str]) -> None:
+    """ValueError when a resumed run is given another seeding than its own (None: its own)."""
+    if seeding is not None and seeding != config.seeding:
+        raise ValueError(f"run {run_id} was played with {config.seeding} seeding, not {seeding}: a run resumes "
+                         f"with its own (leave --seeding out)")
 
 
 class Unplayed(Sequence[MatchSpec]):
@@ -235,6 +251,8 @@ def smaller_run(store: Store, config: TournamentConfig, wanted_key: Optional[str
     played again (`--games 70` after `--games 30` plays 40 more deals)."""
     best = None
     for run in store.runs():
+        if run_kind(run) == "imported":
+            continue   # read only: its deals are the file's word, and its key not this store's
         try:
             c = TournamentConfig.from_json(run["config"])
         except ValueError:
@@ -256,9 +274,20 @@ def shared_matches(old: Iterable[MatchSpec], new: Iterable[MatchSpec]) -> dict[i
     return {spec.match_id: ids[ident(spec)] for spec in old if ident(spec) in ids}
 
 
+def check_not_imported(store: Store, run_id: str) -> None:
+    """ValueError when the store holds `run_id` as a run imported from a file: read only. A run
+    played here never deals from a key it did not make or was not given (a file naming the run id
+    a later `arena run` will have must not choose its deals)."""
+    if store.deal_key(run_id) is not None and run_kind(store.run(run_id)) == "imported":
+        raise ValueError(f"run {run_id} in {store.path} was imported from a file (`arena import`): it is read "
+                         f"only and never played on; play this run in another store (--store)")
+
+
 def deal_key_for(store: Store, run_id: str, wanted: Optional[str] = None) -> str:
     """The run's deal key: the stored one, else `wanted` (--deal-key), else a new secret one.
-    :raises ValueError: the store holds the run with another key than `wanted`."""
+    :raises ValueError: the store holds the run with another key than `wanted`, or holds it as an
+        imported run (`check_not_imported`)."""
+    check_not_imported(store, run_id)
     stored = store.deal_key(run_id)
     if wanted and stored is not None and stored != wanted:
         raise ValueError(f"run {run_id} is already in {store.path} with other deals than --deal-key gives; "

@@ -5,7 +5,8 @@ Every move is asked for and applied by the referee (arena.referee), as everywher
 * Each agent sees only its seat's view: before every move the acting agent receives
   `state.determinize(seat, seed)`, a copy with everything that seat cannot see resampled, never the
   true state (in perfect-information games the copy differs only in its future chance); the seeds
-  of a match's views derive from its deal's seed and its match id.
+  of a match's views derive from its deal's seed and the move, and its agents' seeds from its
+  deal's seed and their seats (with the match id too under independent seeding: arena.seeds).
 * A match between cheap built-in agents only (`random`, `greedy`, default parameters, no clock) is
   played whole in C (agents.playloop), with exactly the moves the referee's loop gives them, views
   and seeds included; every other match goes through the referee move by move.
@@ -62,18 +63,26 @@ from arena.match import Fault, MatchResult, MatchSpec
 from arena.referee import make_player
 from arena.sandbox import AgentFault, RemoteAgent, describe
 from engines.core import GameState
-from arena.seeds import derive_seed, view_base
+from arena.seeds import derive_seed, match_parts, view_base
 from arena.text import jsonable
 
 
 def agent_seed(spec: MatchSpec, seat: int) -> int:
-    return derive_seed(spec.seed, spec.match_id, "agent", seat)
+    """The seed the agent in `seat` is reset with (arena.seeds: coupled, from the deal and the seat)."""
+    return derive_seed(spec.seed, *match_parts(spec.seeding, spec.match_id), "agent", seat)
+
+
+def match_view_base(spec: MatchSpec) -> int:
+    """The base of the match's view seeds (arena.seeds: coupled, from the deal alone)."""
+    return view_base(spec.seed, *match_parts(spec.seeding, spec.match_id))
 
 
 def stand_in(spec: MatchSpec, seat: int) -> Agent:
-    """The built-in random agent that plays a faulty seat to the end, seeded from the match."""
+    """The built-in random agent that plays a faulty seat to the end, seeded from the deal and the
+    seat (and the match, when independent)."""
     agent = agent_registry.make("random")
-    agent.reset(spec.game_id, spec.params_dict(), seat, derive_seed(spec.seed, spec.match_id, "stand-in", seat))
+    agent.reset(spec.game_id, spec.params_dict(), seat,
+                derive_seed(spec.seed, *match_parts(spec.seeding, spec.match_id), "stand-in", seat))
     return agent
 
 
@@ -113,7 +122,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
     if kinds is not None:
         state = engines.make(spec.game_id, seed=spec.seed, **spec.params_dict())
         actions = playloop.play(state, kinds, [agent_seed(spec, s) for s in range(len(kinds))],
-                                view_base(spec.seed, spec.match_id))
+                                match_view_base(spec))
         if actions is not None:
             return MatchResult(spec.match_id, [float(x) for x in state.returns()],
                                [int(p) for p in state.placements()], actions, [], jsonable(state.metrics()),
@@ -165,7 +174,7 @@ def play_refereed(spec: MatchSpec, started: Optional[float] = None) -> MatchResu
             except AgentFault as f:
                 fault(seat, f, -1)
         clocks = [referee.Clock(spec.time_control) if spec.time_control else None for _ in range(n)]
-        views = view_base(spec.seed, spec.match_id)
+        views = match_view_base(spec)
         watchers = [p for p in players if hasattr(p, "saw")]   # stand-ins, built in, keep nothing
         move = 0
         while not state.is_terminal():

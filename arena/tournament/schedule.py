@@ -15,7 +15,8 @@ How a tournament is laid out (quoted in the README):
 * **Seeds** (arena.seeds). Deal seeds are a keyed hash of the tournament seed, the game and the deal number under
   the run's deal key: 128 random bits made when the run is created, kept in the store and never
   shown to a bot, so no bot can compute a deal from what it sees (its own seed, the parameters, a
-  guessable tournament seed). Each agent's seed derives from the match's deal seed and its seat.
+  guessable tournament seed). Each agent's seed derives from the match's deal seed and its seat
+  (coupled seeding: the same in every match of the deal; see arena.seeds).
   The schedule, and so every result, is a pure function of the command line and the deal key: the
   run id is a digest of the tournament's config (arena.tournament.config), which is why running the
   same command again on the same store resumes (or reprints) the same tournament, with the same deals.
@@ -73,10 +74,11 @@ def rotations(lineup: tuple[T, ...]) -> list[tuple[T, ...]]:
 
 def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
                   deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
-                  sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None) -> list[MatchSpec]:
+                  sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None,
+                  seeding: str = "coupled") -> list[MatchSpec]:
     """The matches of one game: for each deal, each line-up in each rotation."""
     return list(GameMatches(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id, deal_key,
-                            sandbox, time_control))
+                            sandbox, time_control, seeding))
 
 
 class GameMatches(Sequence[MatchSpec]):
@@ -86,13 +88,14 @@ class GameMatches(Sequence[MatchSpec]):
 
     def __init__(self, run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
                  deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
-                 sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None) -> None:
+                 sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None,
+                 seeding: str = "coupled") -> None:
         self.run_id, self.game_id, self.deals, self.seed, self.first_id = run_id, game_id, deals, seed, first_id
         self.params = tuple(sorted(game_params.items()))
         self.game_params, self.deal_key = game_params, deal_key
         self.seatings = [seating for lineup in lineups(agent_specs, game_params["players"])
                          for seating in rotations(lineup)]
-        self.limits = (time_limit, sandbox, time_control)
+        self.limits = (time_limit, sandbox, time_control, seeding)
 
     def deal_seed(self, deal: int) -> int:
         return deal_seed(self.seed, self.game_id, self.game_params, deal, self.deal_key)
@@ -160,7 +163,7 @@ def deal_seed(seed: int, game_id: str, game_params: Mapping[str, Any], deal: int
 def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_specs: Sequence[AgentSpec],
                       deals: Optional[int], seed: int, time_limit: float, sandbox: SandboxPolicy,
                       time_control: Optional[TimeControl] = None,
-                      stop: Optional[StoppingRule] = None) -> TournamentConfig:
+                      stop: Optional[StoppingRule] = None, seeding: str = "coupled") -> TournamentConfig:
     """The config of a tournament of these checked pieces, with what else determines its results:
     the built-in agents' defaults and the digest of the engines' and agents' code. A run played
     until settled has its stopping rule `stop` (arena.results.settle), and `deals` its cap."""
@@ -169,7 +172,7 @@ def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_spec
         # Built-in defaults are part of the tournament: a new default budget makes a new run.
         agent_defaults={a.label: agent_registry.agent_class(a.source).PARAMS for a in agent_specs if a.kind == "builtin"},
         # Changed rules or agents make a new run: the same command never resumes with stale code.
-        code=code_digest(), time_control=time_control)
+        code=code_digest(), time_control=time_control, seeding=seeding)
 
 
 def code_digest() -> str:
@@ -245,7 +248,7 @@ def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = 
             continue
         games.append(GameMatches(run_id, g.game_id, g.params, playing, config.deals or 0, config.seed,
                                  config.time_limit, first_id=first, deal_key=deal_key, sandbox=config.sandbox,
-                                 time_control=config.time_control))
+                                 time_control=config.time_control, seeding=config.seeding))
         first += len(games[-1])
     return Schedule(games)
 

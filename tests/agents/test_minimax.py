@@ -5,6 +5,7 @@ import random
 import pytest
 
 import agents
+from agents.base import WEYL
 import engines
 from engines.insert import InsertState
 from engines.registry import GAMES, GameSpec
@@ -445,10 +446,11 @@ def _maxn(s, depth, ply):
 def test_minimax_values_match_a_reference_search(game_id, players):
     """One determinization, searched in C, scores the root actions as a plain Python search of the
     same world does, whoever is to move at each node (several decisions in a row included)."""
+    from agents.base import decision_seed
     from agents.minimax import _mix
     for i, s in enumerate(_midgame_states(game_id, players, 3, 80)):
         me = s.current_player()
-        world = s.determinize(me, seed=_mix(i, 3))     # the agent's first sample, drawn the same way
+        world = s.determinize(me, seed=_mix(i, decision_seed(3, 0)))   # the agent's first sample, drawn the same way
         for opponents in ("paranoid", "maxn"):
             agent = agents.make("minimax", determinizations=1, depth=4, time=0.0, seed=i, opponents=opponents)
             agent.reset(game_id, s.params, me, 3)
@@ -478,7 +480,8 @@ def test_cached_leaf_evaluations_keep_every_search_result():
         for _ in range(plies):
             s.apply_action(r.choice(s.legal_actions()))
         agent = agents.make("alphabeta", depth=depth, seed=seed)
-        agent.reset("insert", s.params, s.current_player(), seed)
+        # the match seed whose first decision seed is `seed`: the search is seeded as when these were recorded
+        agent.reset("insert", s.params, s.current_player(), (seed - WEYL) % 2**64)
         info = agent.analyse(s)
         assert (info["action"], info["value"], info["nodes"], info["depth"], info["exact"]) == expected
         assert 0 < info["evaluations"] < info["nodes"]

@@ -23,6 +23,7 @@ COMPARISON = "cmp-insert-0c0bfcc925"
 def old(tmp_path):
     path = tmp_path / "old.sqlite"
     shutil.copy(os.path.join(FIXTURES, "store_v0.sqlite"), path)
+    os.chmod(path, 0o600)   # as an arena makes a store: its owner\'s only
     return str(path)
 
 

@@ -15,7 +15,12 @@ export async function api(path, options = {}) {
   } catch {
     throw new Error(`${response.status} ${response.statusText}`);
   }
-  if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
+  if (!response.ok) {
+    const error = new Error(data.error || `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    error.retryAfter = Number(response.headers.get("retry-after")) || 0;
+    throw error;
+  }
   return data;
 }
 
@@ -80,9 +85,10 @@ export async function endReason(view) {
 }
 
 // The rules and legend panel of a game: its module's RULES (a short paragraph, a link to the
-// whole rules, served at /rules from docs/RULES.md, what the colours and marks mean) and which side
-// the reader is (`seat`: a seat's view, or the person's seat in a game they play; null: everything).
-export async function rulesPanel(gameId, seat, names) {
+// whole rules, served at /rules from docs/RULES.md, what the colours and marks mean, and with
+// `playing`, how a person moves on the board) and which side the reader is (`seat`: a seat's view,
+// or the person's seat in a game they play; null: everything).
+export async function rulesPanel(gameId, seat, names, playing = false) {
   const game = (await gameModule(gameId)).RULES;
   const side = seat === null || seat === undefined ? "You see everything: every hand is face up." : `You are ${names[seat]}.`;
   if (!game) return el("details", { class: "rules" }, el("summary", {}, `${gameName(gameId)}: rules`), el("p", {}, side));
@@ -90,7 +96,7 @@ export async function rulesPanel(gameId, seat, names) {
     el("summary", {}, `${gameName(gameId)}: rules and legend`),
     // an HTML replay (window.arenaReplay) has no server to serve the rules page
     el("p", {}, game.rules, " ", window.arenaReplay ? null : el("a", { href: `/rules#${game.anchor}`, target: "_blank" }, "The whole rules.")),
-    el("ul", { class: "legend" }, game.legend.map((line) => el("li", {}, line))),
+    el("ul", { class: "legend" }, [...game.legend, ...(playing ? game.playing ?? [] : [])].map((line) => el("li", {}, line))),
     el("p", { class: "side" }, side));
 }
 
@@ -135,6 +141,11 @@ export function moveText(move, name = (text) => text) {
 // "belle_of_the_ball" -> "Belle of the Ball"
 export function gameName(gameId) {
   return gameId.split("_").map((w, i) => (i && ["of", "the"].includes(w) ? w : w[0].toUpperCase() + w.slice(1))).join(" ");
+}
+
+// A mean with its interval as every view writes it (arena.text.interval_text): "0.90 [0.81-0.97]".
+export function interval(iv, digits = 2) {
+  return iv ? `${iv.mean.toFixed(digits)} [${iv.low.toFixed(digits)}-${iv.high.toFixed(digits)}]` : "";
 }
 
 export function plural(n, word, words = `${word}s`) {

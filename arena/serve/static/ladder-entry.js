@@ -1,6 +1,6 @@
 // One entry of a ladder: its standing, its rating after each deal it played (mu with its 95% band,
 // drawn as SVG here from the history's JSON) and its results against each opponent.
-import { api, el, showError, table } from "/static/common.js";
+import { api, el, interval, showError, table } from "/static/common.js";
 
 const [, , name, , label] = location.pathname.split("/").map(decodeURIComponent);
 document.getElementById("title").textContent = `${label} in ladder ${name}`;
@@ -47,8 +47,8 @@ async function show() {
     const data = await api(`/api/ladders/${encodeURIComponent(name)}/entries/${encodeURIComponent(label)}`);
     const e = data.entry;
     document.getElementById("about").textContent =
-      `${e.status}${e.entrant ? `, entered by ${e.entrant}` : ""}; rating ${e.mu.toFixed(1)} ` +
-      `(${e.low.toFixed(1)}..${e.high.toFixed(1)}); ${e.games} games: ${e.wins} won, ${e.draws} drawn, ` +
+      `${e.status}${e.entrant ? `, entered by ${e.entrant}` : ""}; rating (95%) ` +
+      `${interval({ mean: e.mu, low: e.low, high: e.high }, 1)}; ${e.games} games: ${e.wins} won, ${e.draws} drawn, ` +
       `${e.losses} lost, ${e.faults} faults`;
     document.getElementById("plot").replaceChildren(data.history.length > 1 ? plot(data.history)
       : el("p", { class: "muted" }, "No deals played yet."));

@@ -1,6 +1,6 @@
 // A ladder, live: its standings (each entry linked to its page) and its latest matches (each linked
 // to its replay), refreshed every few seconds.
-import { api, el, showError, table } from "/static/common.js";
+import { api, el, interval, showError, table } from "/static/common.js";
 
 const name = decodeURIComponent(location.pathname.split("/")[2]);
 const base = `/ladders/${encodeURIComponent(name)}`;
@@ -20,11 +20,11 @@ async function refresh() {
       `${data.game_id}, ${data.params.players} players; ${data.matches} matches (run ${data.run_id})` +
       (data.book ? `; the deals of deal book ${data.book.name} (sha256 ${data.book.digest.slice(0, 16)})` : "");
     const rows = data.standings.map((r) => [
-      r.rank ?? "-", entryLink(r.name), r.entrant ?? "", r.status, r.mu.toFixed(1),
-      `${r.low.toFixed(1)}..${r.high.toFixed(1)}`, r.deals, r.games, `${r.wins}/${r.draws}/${r.losses}`,
+      r.rank ?? "-", entryLink(r.name), r.entrant ?? "", r.status,
+      interval({ mean: r.mu, low: r.low, high: r.high }, 1), r.deals, r.games, `${r.wins}/${r.draws}/${r.losses}`,
       r.faults, r.form,
     ]);
-    where.replaceChildren(rows.length ? table(["#", "entry", "entrant", "status", "rating", "95% interval",
+    where.replaceChildren(rows.length ? table(["#", "entry", "entrant", "status", "rating (95%)",
       "deals", "games", "W/D/L", "faults", "form"], rows, "standings")
       : el("p", {}, "No entries yet: add one with arena ladder add, or upload one."));
     const recent = data.recent.map((m) => [

@@ -100,7 +100,14 @@ function clickableDrawing(legal) {
 async function botsPlay() {
   while (session.bot_to_move) {
     if (session.view.exchange) await sleep(PAUSE);   // let the trick just completed be seen
-    await show(await api(`/api/play/${session.session}/bot`, { body: {} }));
+    try {
+      await show(await api(`/api/play/${session.session}/bot`, { body: {} }));
+    } catch (error) {
+      if (error.status !== 429) throw error;
+      // the bots of other games are thinking, as many as the server runs at once: wait for a turn
+      $("status").replaceChildren(el("span", { class: "thinking" }, error.message));
+      await sleep(1000 * (error.retryAfter || 1));
+    }
   }
 }
 
@@ -131,7 +138,7 @@ async function begin(body) {
   for (const id of ["again", "same", "save"]) $(id).hidden = true;
   $("saved").replaceChildren();
   $("title").textContent = `${gameName(body.game_id)} against ${body.agents}`;
-  $("rules").replaceChildren(await rulesPanel(body.game_id, state.seat, state.view.names));
+  $("rules").replaceChildren(await rulesPanel(body.game_id, state.seat, state.view.names, true));
   await show(state);
   await botsPlay();
 }

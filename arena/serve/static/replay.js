@@ -1,5 +1,6 @@
 // Replay of a stored match: step through its positions (buttons, slider, arrow keys; by trick and
-// by round in the games that have them) as one seat saw them or, the match being over, everything.
+// by round in the games that have them) as one seat saw them or, the match being over, everything,
+// from its end.
 // The server rebuilds each position from the seed; a seat's view is sent only the moves up to the
 // step shown. An HTML replay (`arena replay --html`, arena/serve/replay_html.py) holds its match in
 // the page: `window.arenaReplay` then answers the same requests, for the views it holds.
@@ -118,7 +119,9 @@ async function start() {
     const to = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: match.steps }[e.key];
     if (to !== undefined) { e.preventDefault(); go(to); }
   });
-  go(Number(query.get("step") || 0));
+  // It opens on the end, the final position and the result (the start is an empty table); ?step=N
+  // opens on move N.
+  go(query.has("step") ? Number(query.get("step")) : match.steps);
 }
 
 start();

@@ -1,6 +1,6 @@
 // A run, live: progress with ETA, and per game the leaderboard, head-to-head matrix and matchup
 // graph. The small progress endpoint is polled; the full summary is fetched when it changed.
-import { api, el, gameName, plural, showError, table } from "/static/common.js";
+import { api, el, gameName, interval, plural, showError, table } from "/static/common.js";
 
 const runId = decodeURIComponent(location.pathname.split("/")[2]);
 const base = `/api/runs/${encodeURIComponent(runId)}`;
@@ -11,10 +11,6 @@ const PAGE = 100;
 
 document.getElementById("title").textContent = `run ${runId}`;
 document.title = `arena serve: ${runId}`;
-
-function interval(iv) {
-  return iv ? `${iv.mean.toFixed(2)} [${iv.low.toFixed(2)}-${iv.high.toFixed(2)}]` : "";
-}
 
 function duration(seconds) {
   if (seconds < 90) return `${Math.round(seconds)} s`;

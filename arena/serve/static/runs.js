@@ -1,4 +1,5 @@
-// The runs page: every run of the store with its status and progress, refreshed every few seconds.
+// The runs page: every run of the store with its status and progress, refreshed every few seconds;
+// a ladder's run is listed once, with its ladder (ladder-list.js).
 import { api, el, showError, table } from "/static/common.js";
 
 const where = document.getElementById("runs");
@@ -7,15 +8,16 @@ async function refresh() {
   try {
     const data = await api("/api/runs");
     document.getElementById("store").textContent = `store ${data.store}`;
-    if (!data.runs.length) {
+    const runs = data.runs.filter((r) => r.kind !== "ladder");
+    if (!runs.length) {
       where.replaceChildren(el("p", {}, "No runs yet: start one with arena run, or play a game and save it."));
       return;
     }
-    const rows = [...data.runs].reverse().map((r) => [
+    const rows = [...runs].reverse().map((r) => [
       el("a", { href: `/runs/${encodeURIComponent(r.run_id)}` }, r.run_id),
       r.kind, r.games.join(", "),
       el("span", { class: `status-${r.status}` }, r.status),
-      r.kind === "ladder" ? `${r.finished}` : `${r.finished}/${r.total}`,   // a ladder plans no end
+      `${r.finished}/${r.total}`,
       new Date(r.created * 1000).toLocaleString(),
     ]);
     where.replaceChildren(table(["run", "kind", "games", "status", "finished/total", "started"], rows, "runs"));

@@ -94,7 +94,10 @@ def test_import_gives_the_same_report_figures(every_game, exported, tmp_path):
     ok("import", exported, "--store", target)
     figures, data = report_figures(every_game, tmp_path / "before.html")
     assert len(figures) >= 3 and data["sections"]
-    assert report_figures(target, tmp_path / "after.html") == (figures, data)
+    imported_figures, imported_data = report_figures(target, tmp_path / "after.html")
+    assert imported_data["config"].pop("imported") is True   # the one difference: where the run comes from
+    assert (imported_figures, imported_data) == (figures, data)
+    assert "imported from a file" in (tmp_path / "after.html").read_text()
 
 
 def test_a_partial_store_is_completed(exported, tmp_path):
@@ -216,18 +219,20 @@ def test_a_faulty_match_replays(tmp_path):
     assert rows and all(r["placement"] == "2" for r in rows if r["faults"])
 
 
-def test_a_run_imported_without_its_deal_key_is_not_played_on(tmp_path, monkeypatch):
-    """Its remaining (or further) deals would come from another key: resuming it is refused, and a
-    longer run of the same line-up plays all its deals afresh instead of taking the imported ones."""
+def test_an_imported_run_is_read_only_and_never_dealt_from(tmp_path, monkeypatch):
+    """With or without its deal key, an imported run is never resumed nor extended: the same command
+    is refused, and a longer run of the same line-up deals all its matches afresh."""
     monkeypatch.delenv("ARENA_DEAL_KEY")   # each run its own secret key, as outside the tests
     source, target, out = tmp_path / "s.sqlite", tmp_path / "t.sqlite", tmp_path / "r.jsonl"
     command = ("run", "--game", "insert", "--agents", "random, greedy", "-j", 1)
     ok(*command, "--games", 1, "--store", source)
     ok("export", "--store", source, "--out", out)
     ok("import", out, "--store", target)
-    refused(*command, "--games", 1, "--store", target, says="imported without its deal key")
+    refused(*command, "--games", 1, "--store", target, says="was imported from a file")
     assert "0 already stored" in ok(*command, "--games", 2, "--store", target)
     keyed = tmp_path / "keyed.jsonl"
     ok("export", "--store", source, "--out", keyed, "--with-deal-key")
     ok("import", keyed, "--store", target)
-    assert "2 already stored" in ok(*command, "--games", 1, "--store", target)
+    refused(*command, "--games", 1, "--store", target, says="was imported from a file")
+    [run] = [r for r in json.loads(ok("runs", "--json", "--store", target)) if r["kind"] == "imported"]
+    refused("run", "--resume", run["run_id"], "--store", target, says="was imported from a file")

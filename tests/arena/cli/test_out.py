@@ -3,6 +3,7 @@ never created, and nothing is written outside the folder named."""
 import json
 import os
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -56,3 +57,33 @@ def test_the_report_goes_beside_the_store_by_default_and_writes_one_file(insert_
     assert beside() - before == {os.path.basename(data["out"])}
     assert os.listdir(tmp_path) == []   # no results/ folder made where the command ran
     os.remove(data["out"])
+
+
+
+def _commands(group, path=()):
+    for name, command in group.commands.items():
+        yield " ".join(path + (name,)), command
+        if hasattr(command, "commands"):
+            yield from _commands(command, path + (name,))
+
+
+COMMANDS = dict(_commands(main))
+# Found, not listed: every option a command's help marks [required].
+REQUIRED = sorted((name, p.opts[0]) for name, command in COMMANDS.items() for p in command.params
+                  if isinstance(p, click.Option) and p.required)
+# A value for each required argument and option, so that the one left out is the only thing missing.
+VALUES = {"check-agent": ["greedy"], "play": ["insert"], "deals make": ["insert"],
+          "--game": "insert", "--count": "1", "--vs": "random", "--phrase": "a phrase of the test"}
+
+
+@pytest.mark.parametrize("command,option", REQUIRED)
+def test_a_required_option_left_out_is_named(command, option, insert_store, tmp_path):
+    args = command.split() + VALUES.get(command, [])
+    for other in (o for c, o in REQUIRED if c == command and o != option):
+        args += [other, str(tmp_path / "out.json") if other == "--out" else VALUES[other]]
+    if any("--store" in p.opts for p in COMMANDS[command].params):
+        args += ["--store", insert_store]
+    result = invoke(*args)
+    assert result.exit_code == 2, result.output
+    assert f"Missing option '{option}'" in result.output, result.output
+    assert os.listdir(tmp_path) == []

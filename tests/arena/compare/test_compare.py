@@ -51,8 +51,38 @@ def test_with_the_default_test_greedy_is_accepted_over_random(tmp_path):
 
 
 def test_identical_agents_are_not_accepted_as_stronger(tmp_path):
-    data = run_json("greedy as g1", "greedy as g2", *FAST, "--max-deals", 12, "--store", tmp_path / "b.sqlite")
+    data = run_json("greedy as g1", "greedy as g2", *FAST, "--max-deals", 12, "--seeding", "independent",
+                    "--store", tmp_path / "b.sqlite")
     assert data["decision"] in (None, "H0") and data["deals"] <= 12, data
+    assert data["seeding"] == "independent" and "--seeding independent" in data["command"]
+
+
+@pytest.mark.parametrize("agent", ["greedy", "ismcts[iterations=30]"])
+def test_an_agent_against_itself_ends_with_identical_play_within_ten_deals(tmp_path, agent):
+    store = tmp_path / "x.sqlite"
+    result = invoke("compare", agent, f"{agent} as twin", *FAST, "--store", store)
+    assert result.exit_code == 0, result.output
+    assert "identical play: " in result.output and "identical play on 10 of 10 deals (coupled seeds)" in result.output
+    data = run_json(agent, f"{agent} as twin", *FAST, "--store", store)   # the stored run, printed again
+    assert data["decision"] == "identical" and data["deals"] == 10 and data["identical_deals"] == 10
+    assert data["divergence"] == [{"first_move": None, "differing_moves": 0}] * 10
+    assert data["points"]["mean"] == 0 and data["histogram"][2]["count"] == 10
+
+
+def test_coupled_matches_part_where_the_candidate_first_decides_otherwise(tmp_path):
+    import engines
+    data = run_json("greedy", "random", "--game", "belladone_bluff", "--players", 4, "--field", "random",
+                    "--max-deals", 6, "--jobs", 1, "--store", tmp_path / "p.sqlite")
+    store = Store(str(tmp_path / "p.sqlite"))
+    matches = {m["match_id"]: m for m in store.matches(data["run_id"])}
+    for deal, parted in enumerate(data["divergence"]):
+        first, second = matches[2 * deal], matches[2 * deal + 1]
+        move = parted["first_move"]
+        assert move is not None and first["actions"][:move] == second["actions"][:move]
+        state = engines.make("belladone_bluff", seed=first["seed"], **first["game_params"])
+        for a in first["actions"][:move]:
+            state.apply_action(a)
+        assert state.current_player() == deal % 4   # the seat where greedy and random sit, no other
 
 
 def test_json_schema_and_text_output(tmp_path):
@@ -60,7 +90,10 @@ def test_json_schema_and_text_output(tmp_path):
     data = run_json("greedy", "random", *FAST, "--store", store)
     assert set(data) == {"run_id", "status", "game_id", "params", "book", "candidate", "baseline", "field",
                          "model", "sprt", "decision", "verdict", "deals", "max_deals", "deals_played", "not_counted",
-                         "llr", "score", "elo", "nelo", "points", "histogram", "llr_curve", "command"}
+                         "llr", "score", "elo", "nelo", "points", "histogram", "llr_curve", "command", "seeding",
+                         "identical_deals", "identical", "divergence"}
+    assert data["seeding"] == "coupled" and len(data["divergence"]) == data["deals"]
+    assert data["identical"] == f"identical play on {data['identical_deals']} of {data['deals']} deals"
     assert data["status"] == "finished" and data["run_id"].startswith("cmp-insert-")
     assert set(data["sprt"]) == {"elo0", "elo1", "alpha", "beta", "lower", "upper"}
     for key in ("score", "elo", "nelo"):
@@ -200,7 +233,7 @@ def test_a_deal_with_a_fault_is_read_by_the_fault_rule():
 
     def m(labels, placements, faulty=()):
         return {"seats": [{"label": x} for x in labels], "placements": placements, "returns": [0.0] * 3,
-                "faults": [{"seat": labels.index(x), "label": x} for x in faulty]}
+                "actions": [], "faults": [{"seat": labels.index(x), "label": x} for x in faulty]}
     plan = SimpleNamespace(players=3)   # deal 0: the candidate, then the baseline, in seat 0
     # The candidate's stand-in finished first, the baseline was second: the candidate lost by its fault.
     faulted = observation(plan, 0, m(["cand", "f1", "f2"], [1, 2, 3], ["cand"]), m(["base", "f1", "f2"], [2, 1, 3]))

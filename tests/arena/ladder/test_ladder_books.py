@@ -41,7 +41,7 @@ def played(path):
 
 def test_two_stores_playing_one_book_play_its_deals_in_order_and_stop_at_its_end(tmp_path):
     book = str(tmp_path / "ten.json")
-    ok("deals", "make", "insert", "--count", 10, "--name", "ten", "--out", book)
+    ok("deals", "make", "--phrase", "a test phrase", "insert", "--count", 10, "--name", "ten", "--out", book)
     made = books.load(book)
     a, b = book_ladder(tmp_path, "a.sqlite", book), book_ladder(tmp_path, "b.sqlite", book)
     for path in (a, b):
@@ -55,14 +55,15 @@ def test_two_stores_playing_one_book_play_its_deals_in_order_and_stop_at_its_end
     assert "played all 10 deals of its deal book ten" in again.output
     shown = json.loads(ok("ladder", "show", "lad", "--json", "--store", a))
     assert shown["book"] == made.ref() and shown["matches"] == 20
-    assert f"the deals of deal book ten (sha256 {made.digest[:16]})" in ok("ladder", "show", "lad", "--store", a)
+    assert f"the deals of deal book ten (sha256 {made.digest[:16]}, phrase \"a test phrase\")" in \
+        " ".join(ok("ladder", "show", "lad", "--store", a).split())
     page = TestClient(create_app(a, sandbox="none")).get("/api/ladders/lad").json()   # the ladder's web page
     assert page["book"] == made.ref() and page["matches"] == 20
 
 
 def test_a_book_of_another_game_or_with_a_deal_key_is_refused_with_one_line(tmp_path):
     book = str(tmp_path / "wizard.json")
-    ok("deals", "make", "wizard", "--count", 1, "--out", book)
+    ok("deals", "make", "--phrase", "a test phrase", "wizard", "--count", 1, "--out", book)
     store = str(tmp_path / "s.sqlite")
     for extra, message in ((["--game", "insert"], "deals wizard, not insert"),
                            (["--deal-key", "00112233445566778899aabbccddeeff"], "not both")):

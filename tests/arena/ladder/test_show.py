@@ -29,7 +29,8 @@ def test_show_and_history_fit_80_columns_with_every_figure_whole(tmp_path):
     assert all(len(line.rstrip()) <= 80 for line in lines), text
     for r in rows:
         line = next(line for line in lines if f" {r['name']} " in line + " ")
-        assert f"{r['mu']:.1f}" in line and f"{r['low']:.1f}..{r['high']:.1f}" in line, (r, line)
+        # written as every view writes an interval, "mean [low-high]"
+        assert f"{r['mu']:.1f} [{r['low']:.1f}-{r['high']:.1f}]" in line, (r, line)
         assert line.split()[0] == str(r["rank"])
     assert "a-rather-long-label-for-a-bot@2 ?" in text    # the new version, provisional
     assert "ismcts[iterations=20] in ladder fit" in text and "25.00" in text

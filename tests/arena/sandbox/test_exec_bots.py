@@ -405,6 +405,23 @@ def test_a_build_runs_in_a_box_of_its_own(tmp_path):
 
 
 @sandboxed
+def test_a_failed_build_says_the_compilers_own_error(tmp_path):
+    if missing_toolchain("c"):
+        pytest.skip(f"the c starter's toolchain is missing: {missing_toolchain('c')}")
+    folder = tmp_path / "c"
+    shutil.copytree(os.path.join(KITS, "c"), folder)
+    source = (folder / "bot.c").read_text()
+    assert "p = ws(p);" in source
+    (folder / "bot.c").write_text(source.replace("p = ws(p);", "p = ws(p)", 1))   # one missing ;
+    result = invoke("check-agent", f"exec:{folder}", "--game", "insert")
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1, result.output
+    line = source[:source.index("p = ws(p);")].count("\n") + 1
+    assert "exited with code 1" in result.output and f"bot.c:{line}:" in result.output, result.output
+    assert "error: expected" in result.output, result.output
+
+
+@sandboxed
 def test_a_build_that_leaves_a_link_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a plain file") as e:
         stage(parse(f"exec:{os.path.join(EXEC_FIXTURES, 'build_link')}"))

@@ -110,3 +110,13 @@ def test_a_bot_past_its_clock_fails_the_budget_check_on_its_action():
     failed = [r for r in out["checks"] if not r["ok"]]
     assert [r["check"] for r in failed] == ["keeps to its time budget"], out
     assert failed[0]["detail"].startswith("action: ") and "ran out of its clock" in failed[0]["detail"]
+
+
+def test_a_hello_said_is_ok_and_the_checks_after_a_failure_are_not_run():
+    """The bot says hello, then its first reply is garbage: its hello passed; every check after the
+    failed one is "not run", never ok."""
+    out = check(f"exec:{HOSTILE}[attack=garbage]")
+    results = {r["check"]: r["ok"] for r in out["checks"]}
+    assert results["loads and resets"] is True and results[PROTOCOL_CHECKS[0]] is True, out
+    order = [r["check"] for r in out["checks"]]
+    assert [results[name] for name in order] == [True] * (len(order) - 1) + [False], out

@@ -248,6 +248,8 @@ def test_a_replay_file_steps_to_the_final_scores_and_loads_nothing_but_itself(tm
     steps = len(match["actions"])
     url = write_match(tmp_path, store, run_id, 0).as_uri()
     page.goto(url)
+    at(page, steps, steps)   # it opens on the end: the final position and the result
+    page.keyboard.press("Home")
     at(page, 0, steps)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
@@ -292,6 +294,8 @@ def test_every_games_replay_file_has_its_drawing(tmp_path, page):
         url = (tmp_path / "all_files" / f"match-{m['match_id']}.html").as_uri()
         page.requests.clear()
         page.goto(url)
+        at(page, m["moves"], m["moves"])   # it opens on the end
+        page.keyboard.press("Home")
         at(page, 0, m["moves"])
         page.keyboard.press("End")
         at(page, m["moves"], m["moves"])

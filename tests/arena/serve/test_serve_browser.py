@@ -156,6 +156,7 @@ def test_insert_offers_its_moves_on_the_board_alone(page, server):
     page.wait_for_selector("#board .playable")
     assert page.locator("#legal").is_hidden() and page.locator("#board .playable").count() >= 1
     assert page.locator("#rules").inner_text().count("You are seat 0") == 1
+    assert "click a blue dot to play" in page.locator("#rules").inner_text()   # how, with no buttons shown
     text = page.locator("body").inner_text()
     assert not re.search(r"\([^()]*\(", text), "nested parentheses"
 
@@ -217,6 +218,10 @@ def test_a_replay_steps_forward_and_back_through_the_engines_positions(page, ser
         assert board_rings(page) == engine_rings(states[step])
         assert page.locator("#step").inner_text() == f"move {step} of {len(states) - 1}"
 
+    at(len(states) - 1)   # it opens on the end: the final position and the result
+    assert page.locator("#result .final").count() == 1
+    assert "click" not in page.locator("#rules").inner_text()   # a replay's board takes no move
+    page.click("#first")
     at(0)
     for step in range(1, 6):
         page.click("#forward")

@@ -96,6 +96,15 @@ def written(path):
     return rows, files, uploads._cache_entries(), glob.glob(os.path.join(tempfile.gettempdir(), "arena-upload-*"))
 
 
+def kept_folders(path, name, ladder="club"):
+    """The folders an uploaded entry plays from (its one kept copy, in the cache of staged bots)."""
+    store = Store(path, readonly=True)
+    try:
+        return uploads._folders(ladders.entry(store, ladder, name).spec)
+    finally:
+        store.close()
+
+
 def upload(client, token, data, filename="bot.tar.gz", ladder="club", **fields):
     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     return client.post(f"/api/ladders/{ladder}/bots", headers=headers, files={"file": (filename, data)}, data=fields)
@@ -133,6 +142,16 @@ def test_a_bad_upload_gets_its_status_and_writes_nothing(ladder, client, data, s
     assert response.json()["error"].count("\n") == 0 and message in response.json()["error"]
     assert written(path) == before
     assert not os.path.exists("/tmp/ladder-evil")
+
+
+def test_a_python_file_that_cannot_be_parsed_says_where_as_check_agent_does(ladder, client):
+    path, issued = ladder
+    before = written(path)
+    source = b"from agents import Agent\n\n\nclass MyBot(Agent)\n    pass\n"
+    response = upload(client, issued["alice"], source, "syntax.py")
+    assert response.status_code == 422, response.json()
+    assert response.json()["error"] == "the Python file cannot be parsed: SyntaxError: syntax.py, line 4: expected ':'"
+    assert written(path) == before
 
 
 def test_a_bot_that_fails_check_agent_is_422_and_leaves_no_staged_copy(ladder, client):
@@ -185,8 +204,8 @@ def test_an_upload_enters_the_bot_and_only_its_entrant_may_retire_it(ladder, cli
     assert response.json()["name"] == "kit" and response.json()["entrant"] == "alice"
     rows = {r["name"]: r for r in client.get("/api/ladders/club").json()["standings"]}
     assert rows["kit"]["entrant"] == "alice" and rows["kit"]["status"] == "active"
-    kept = glob.glob(path + ".uploads/club/*/bot/python/bot.toml")
-    assert len(kept) == 1
+    kept = kept_folders(path, "kit")
+    assert kept and all(os.path.isfile(os.path.join(folder, "python", "bot.toml")) for folder in kept)
 
     before = written(path)
     assert upload(client, issued["bob"], kit(), label="kit").status_code == 403      # alice's label
@@ -203,6 +222,7 @@ def test_an_upload_enters_the_bot_and_only_its_entrant_may_retire_it(ladder, cli
     assert response.status_code == 200 and response.json()["retired"] == ["kit"]
     rows = {r["name"]: r for r in client.get("/api/ladders/club").json()["standings"]}
     assert rows["kit"]["status"] == "retired"
+    assert not any(os.path.exists(folder) for folder in kept)   # its files go; its entry and matches stay
 
 
 # A bot that behaves while check-agent watches (it knows the check's seeds) and, in the ladder's

@@ -2,6 +2,7 @@
 through the form enters the ladder and plays, its page draws its rating, and a recent match's link
 opens its replay."""
 import os
+import re
 import shutil
 import tarfile
 
@@ -67,21 +68,29 @@ def test_a_bot_uploaded_through_the_form_enters_the_ladder_and_plays(ladder, pag
         store.close()
 
     page.goto(server.url + "/")
-    page.wait_for_selector("#runs table a[href='/runs/ladder-club']")
-    cells = page.eval_on_selector("#runs table a[href='/runs/ladder-club']",
+    # the home page lists the ladder once, under Ladders: its page, its matches (its run) and its status
+    page.wait_for_selector("#ladders table a[href='/runs/ladder-club']")
+    page.wait_for_selector("#runs table, #runs p")
+    assert page.locator("a[href='/runs/ladder-club']").count() == 1
+    assert page.locator("a[href='/ladders/club']").count() == 1
+    cells = page.eval_on_selector("#ladders table a[href='/runs/ladder-club']",
                                   "a => [...a.closest('tr').cells].map(c => c.innerText)")
-    assert cells[1:5] == ["ladder", "insert", "idle", str(ladder_played)]   # a ladder has no planned total
+    assert cells[1:5] == ["insert", "idle", "3", str(ladder_played)], cells   # a ladder has no planned total
 
     page.goto(server.url + "/ladders/club")
     page.wait_for_selector("table.standings a[href='/ladders/club/entries/kit']")
     rows = page.eval_on_selector_all("table.standings tbody tr", "trs => trs.map(tr => tr.cells[1].innerText)")
     assert sorted(rows) == ["greedy", "kit", "random"]
+    # each rating written as every view writes an interval, "mean [low-high]"
+    ratings = page.eval_on_selector_all("table.standings tbody tr", "trs => trs.map(tr => tr.cells[4].innerText)")
+    assert all(re.fullmatch(r"-?\d+\.\d \[-?\d+\.\d--?\d+\.\d\]", r) for r in ratings), ratings
     page.click("table.recent a")
     page.wait_for_selector("#board [data-square]")
     assert "/runs/ladder-club/matches/" in page.url
 
     page.goto(server.url + "/ladders/club/entries/kit")
     page.wait_for_selector("#plot svg polyline.mu")
+    assert re.search(r"; rating \(95%\) -?\d+\.\d \[-?\d+\.\d--?\d+\.\d\];", page.inner_text("#about"))
     assert page.locator("#plot polyline.mu").get_attribute("points").count(",") == kit.deals + 1
     opponents = page.eval_on_selector_all("table.head-to-head tbody tr", "trs => trs.map(tr => tr.cells[0].innerText)")
     assert set(opponents) <= {"random", "greedy"} and opponents

@@ -16,7 +16,7 @@ def no_deal_key(monkeypatch):
 @pytest.fixture
 def book(tmp_path):
     path = tmp_path / "book.json"
-    ok("deals", "make", "insert", "--count", "2", "--out", path)
+    ok("deals", "make", "--phrase", "a test phrase", "insert", "--count", "2", "--out", path)
     return path
 
 
@@ -44,7 +44,7 @@ def test_a_parameter_named_game_id_is_an_unknown_parameter(tmp_path, book):
     forge(book, lambda data: data["params"].update(game_id="wizard"))
     with pytest.raises(books.BookError, match="unknown parameter 'game_id'"):
         books.load(str(book))
-    result = invoke("deals", "make", "insert", "--count", "1", "--param", "game_id=3", "--out", tmp_path / "b.json")
+    result = invoke("deals", "make", "--phrase", "a test phrase", "insert", "--count", "1", "--param", "game_id=3", "--out", tmp_path / "b.json")
     assert result.exit_code == 2 and "unknown parameter 'game_id'" in result.output
 
 

@@ -89,7 +89,7 @@ def test_a_bot_that_fills_its_request_pipe_times_out(sandbox):
     if sandbox == "none":
         assert "did not take its request" in detail, detail
     assert [name for name, (ok, _) in ran.items() if not ok] == ["keeps to its time budget"]
-    assert ran["returns legal actions"] == (True, "1 moves checked")
+    assert ran["returns legal actions"] == (True, "1 move checked")
     assert not_run == ["deterministic under a seed"]
 
 
@@ -110,6 +110,22 @@ def test_a_check_that_never_ran_is_not_shown_ok(bot, failed):
     for name, result in rows.items():
         assert result == ("not run" if name in not_run else "ok" if ran[name][0] else "FAILED")
     assert not any(ok and detail.startswith("0 ") for ok, detail in ran.values()), ran
+
+
+@pytest.mark.parametrize("bot", [f"{BOTS}:IllegalBot", f"{BOTS}:MutatingBot", f"{BOTS}:RaisingBot"])
+def test_the_checks_after_a_failure_are_not_run(bot):
+    """The checks stop at the first failure: each check after it is "not run", never ok (the moves
+    played before the failure are no pass of theirs)."""
+    results = list(table_rows(bot).values())
+    failed = results.index("FAILED")
+    assert "ok" not in results[failed:], results
+    ran, not_run = report(bot)
+    assert not_run == CHECKS[failed + 1:], (ran, not_run)
+
+
+def test_counts_of_one_are_singular():
+    ran, _ = report(f"{BOTS}:IllegalBot")
+    assert ran["plays without raising or crashing"] == (True, "no exception, no crash in 1 move")
 
 
 @pytest.mark.slow

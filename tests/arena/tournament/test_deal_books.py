@@ -23,7 +23,7 @@ def no_deal_key(monkeypatch):
 
 def make_book(tmp_path, *args, name="book.json"):
     path = str(tmp_path / name)
-    ok("deals", "make", *args, "--out", path)
+    ok("deals", "make", "--phrase", "a test phrase", *args, "--out", path)
     return path
 
 
@@ -67,7 +67,7 @@ def test_two_stores_playing_one_book_play_the_same_matches(tmp_path):
     book = books.load(path)
     runs = [json.loads(ok("run", "--deals", path, "--store", tmp_path / f"{i}.sqlite", *RUN)) for i in (1, 2)]
     assert runs[0]["run_id"] == runs[1]["run_id"]
-    assert runs[0]["book"] == {"name": "spring cup", "digest": book.digest}
+    assert runs[0]["book"] == {"name": "spring cup", "digest": book.digest, "phrase": "a test phrase"}
     first, second = (matches(tmp_path / f"{i}.sqlite", runs[0]["run_id"]) for i in (1, 2))
     assert first == second and len(first) == 6
     assert sorted({m["seed"] for m in first}) == sorted(book.seeds)
@@ -76,18 +76,16 @@ def test_two_stores_playing_one_book_play_the_same_matches(tmp_path):
     assert [m["seed"] for m in matches(tmp_path / "3.sqlite", fewer["run_id"])] == [m["seed"] for m in first[:4]]
     listed = json.loads(ok("runs", "--store", tmp_path / "1.sqlite", "--json"))
     assert listed[0]["book"]["digest"] == book.digest
-    assert f"the deals of deal book spring cup (sha256 {book.digest[:16]})" in \
+    assert f'the deals of deal book spring cup (sha256 {book.digest[:16]}, phrase "a test phrase")' in \
         ok("leaderboard", "--store", tmp_path / "1.sqlite")
 
 
 def test_runs_of_different_books_are_different_runs(tmp_path):
-    key = "0123456789abcdef0123456789abcdef"
-    one = make_book(tmp_path, "insert", "--count", "2", "--deal-key", key, "--name", "one", name="one.json")
-    two = make_book(tmp_path, "insert", "--count", "2", "--deal-key", key, "--name", "two", name="two.json")
+    one = make_book(tmp_path, "insert", "--count", "2", "--name", "one", name="one.json")
+    two = make_book(tmp_path, "insert", "--count", "2", "--name", "two", name="two.json")
     store = tmp_path / "s.sqlite"
     ids = [json.loads(ok("run", "--deals", b, "--store", store, *RUN))["run_id"] for b in (one, two)]
     assert ids[0] != ids[1]
-    assert [m["seed"] for m in matches(store, ids[0])] == [m["seed"] for m in matches(store, ids[1])]
 
 
 def test_compare_plays_a_book_the_same_in_two_stores(tmp_path):
@@ -140,14 +138,14 @@ def test_a_bad_or_tampered_book_is_refused_with_one_line(tmp_path):
     rewrite(path, lambda d: d["params"].update(tiebreak="sudden death"))
     assert "cannot be played" in refusal(tmp_path, path)
     restore()
-    rewrite(path, lambda d: d.update(version=2))
-    assert "this arena reads version 1" in refusal(tmp_path, path)
+    rewrite(path, lambda d: d.update(version=3))
+    assert "this arena reads version 2" in refusal(tmp_path, path)
     assert not os.path.exists(tmp_path / "s.sqlite") or not Store(str(tmp_path / "s.sqlite"), readonly=True).runs()
 
 
-@pytest.mark.parametrize("field", ["name", "game_id", "params", "key", "deals"])
+@pytest.mark.parametrize("field", ["name", "game_id", "params", "phrase", "key", "deals"])
 def test_a_book_with_a_field_of_another_type_is_refused_by_load(tmp_path, field):
-    """Refused with a BookError (one line), never another exception; only a name may be any text."""
+    """Refused with a BookError (one line), never another exception."""
     path = make_book(tmp_path, "insert", "--count", "2")
     with open(path) as f:
         good = f.read()
@@ -155,8 +153,9 @@ def test_a_book_with_a_field_of_another_type_is_refused_by_load(tmp_path, field)
         with open(path, "w") as f:
             f.write(good)
         rewrite(path, lambda d: d.update({field: value}))
-        if field == "name" and value == "x":
-            assert books.load(path).name == "x"
+        if field == "name" and value == "x":   # any text, but the key derives from it
+            with pytest.raises(books.BookError, match="its key is not the one its phrase gives"):
+                books.load(path)
             continue
         with pytest.raises(books.BookError):
             books.load(path)
@@ -172,3 +171,28 @@ def test_a_run_of_a_wizard_book_plays_the_hands_the_book_shows(tmp_path):
     for m in played:
         state = engines.make("wizard", seed=m["seed"], **m["game_params"])
         assert [state.hand(p) for p in range(3)] == book.deals[m["deal"]]["dealt"]["hands"]
+
+
+def test_a_books_key_cannot_be_chosen(tmp_path, monkeypatch):
+    """A book's deals derive from its phrase: `deals make` takes no key (nor ARENA_DEAL_KEY), a book
+    whose key is not its phrase's is refused even with its seeds and digest made to match, and a
+    version 1 book (a key chosen freely) is refused."""
+    from arena.tournament.schedule import deal_seed
+    chosen = "0123456789abcdef0123456789abcdef"
+    out = tmp_path / "chosen.json"
+    result = invoke("deals", "make", "insert", "--count", "2", "--phrase", "p", "--deal-key", chosen, "--out", out)
+    assert result.exit_code == 2 and "never chosen" in result.output and not out.exists()
+    monkeypatch.setenv("ARENA_DEAL_KEY", chosen)
+    path = make_book(tmp_path, "insert", "--count", "2")
+    book = books.load(path)
+    assert book.key == books.derive_key("a test phrase", "book", "insert", book.params, 2) != chosen
+    monkeypatch.delenv("ARENA_DEAL_KEY")
+
+    def ground(d):   # the grinder's book: a key of its choice, every seed and the digest made to match
+        d["key"] = chosen
+        d["deals"] = [books.dealt("insert", d["params"], deal_seed(0, "insert", d["params"], k, chosen))
+                      for k in range(2)]
+    rewrite(path, ground)
+    assert "its key is not the one its phrase gives" in refusal(tmp_path, path)
+    rewrite(path, lambda d: (d.update(version=1), d.pop("phrase")))
+    assert "version 1 book, whose key its maker chose freely" in refusal(tmp_path, path)

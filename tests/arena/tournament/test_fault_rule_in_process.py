@@ -87,7 +87,7 @@ def test_a_bot_that_faulted_in_every_match_is_last_on_the_leaderboard(in_process
 
 def test_matches_shows_the_faulter_lost_and_labels_the_played_out_returns(in_process, tmp_path):
     path = tmp_path / "boom.sqlite"
-    matches = played(path, "boom", "random, boom, greedy", 2, hands=(3,))
+    matches = played(path, "boom", "random, boom, greedy", 4, hands=(3,))   # enough deals for the stand-in to win one
     rows = json.loads(ok("matches", "boom", "--store", path, "--json"))["matches"]
     lines = ok("matches", "boom", "--store", path).splitlines()
     for m, row in zip(matches, rows):
@@ -115,7 +115,7 @@ def test_migrating_a_store_recomputes_the_placements_the_old_rule_moved(in_proce
     end as stored (one cut at the fault, as the oldest rule did) keeps what it has."""
     import sqlite3
     path = tmp_path / "old.sqlite"
-    matches = played(path, "old", "random, boom, greedy", 2, hands=(3,))
+    matches = played(path, "old", "random, boom, greedy", 4, hands=(3,))   # enough deals for the stand-in to win one
     moved = next(m for m in matches if m["placements"][m["faults"][0]["seat"]] == 1)   # the stand-in won
     old_rule = [3 if seat == moved["faults"][0]["seat"] else place - 1 for seat, place in enumerate(moved["placements"])]
     cut = next(m for m in matches if m is not moved)

@@ -100,7 +100,8 @@ export const RULES = {
     + "two opposing rings flips those two to your colour. Five in a row wins at once; otherwise, after 30 rings, the "
     + "largest connected group wins.",
   legend: ["red rings: seat 0; white rings: seat 1", "dashed square: the last ring; yellow band: the line the next ring goes on",
-    "blue dots: the squares you may play (click one)"],
+    "blue dots: the squares the seat to move may play"],
+  playing: ["click a blue dot to play there"],   // the play page's own line: a replay's board takes no move
 };
 
 export function draw(container, view) {

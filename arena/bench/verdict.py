@@ -1,0 +1,128 @@
+"""`arena bench --verdict`: how many deals and CPU seconds `arena compare` needs to reach a decision,
+with independent seeds and with coupled seeds (arena.seeds), on fixed pairs, in the same run.
+
+Per game (GAMES: Wizard 4 players one hand of 5 cards, Belladone Bluff 4 players, Belle of the Ball
+3 players, Royal Ball and Insert on their defaults), per pair (PAIRS: an agent against itself, `ismcts`
+against `ismcts` at half its iterations, `ismcts` against `minimax`), per seeding and per seed of the
+deals, one comparison is played through `arena.compare` (its SPRT, its deal seeds, on a temporary
+store, one worker) until it decides or reaches `max_deals`; its row gives the decision, the deals it
+used and the CPU seconds they cost (this process and its workers). Then the comparison's first
+`sd_deals` deals are completed (when it stopped earlier) and their per-deal observation gives `sd`:
+the standard deviation over deals of the candidate's score share minus the baseline's (for two
+players, the pair score x as 2x - 1, on the same scale), the figure coupling is meant to cut, and
+`identical`, how many of those deals the two matches played alike. A last row per game and pair
+compares the seedings: sd coupled / sd independent, and median deals to a decision, each seeding's
+(a comparison with no decision counts as its `max_deals`, a lower bound).
+
+CPU seconds, not wall seconds: the machine may be shared. The SPRT is `--sprt`'s default unless
+`sprt` is given.
+"""
+import math
+import os
+import resource
+import statistics
+import tempfile
+import time
+from typing import Any, Iterator, Optional, Sequence
+
+from arena.bench.measure import Row
+
+GAMES: dict[str, dict[str, Any]] = {
+    "wizard": {"players": 4, "hands": (5,)}, "belladone_bluff": {"players": 4},
+    "belle_of_the_ball": {"players": 3}, "royal_ball": {}, "insert": {},
+}
+SEEDINGS = ("independent", "coupled")
+
+
+def pairs(iterations: int) -> list[tuple[str, str, str]]:
+    """(name, candidate, baseline) of the benchmark at `iterations` ismcts iterations."""
+    agent = f"ismcts[iterations={iterations}]"
+    return [("identical", agent, f"{agent} as twin"),
+            ("halved", agent, f"ismcts[iterations={max(1, iterations // 2)}]"),
+            ("minimax", agent, "minimax[determinizations=8,depth=2]")]
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished workers."""
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
+def deal_values(plan: Any, matches: Sequence[dict], deals: int) -> list[float]:
+    """The per-deal observation of the first `deals` deals, as a difference of score shares in [-1, 1]."""
+    from arena.compare import compare
+    by_id = {m["match_id"]: m for m in matches}
+    out = []
+    for d in range(deals):
+        index = compare.observation(plan, d, by_id[2 * d], by_id[2 * d + 1])[0]
+        value = plan.values[index]
+        out.append(2 * value - 1 if plan.players == 2 else value)
+    return out
+
+
+def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: int, max_deals: int,
+               sd_deals: int, sprt: Optional[str]) -> Row:
+    """One comparison to its decision, then completed to `sd_deals` deals (see the module docstring)."""
+    from arena.compare import compare
+    from arena.results.divergence import divergence
+    from arena.store import Store
+    from arena.tournament import coordinator
+    params = dict(GAMES[game_id])
+    players = params.pop("players", None)
+    texts = [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in params.items()]
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(os.path.join(folder, "verdict.sqlite"))
+        plan = compare.plan(store, candidate, baseline, game_id, players, texts, sprt_text=sprt,
+                            max_deals=max_deals, seed=seed, sandbox="none", seeding=seeding, deal_key="0" * 32)
+        started, wall = cpu_seconds(), time.perf_counter()
+        status, outcome = compare.play(store, plan, jobs=1)
+        cpu, elapsed = cpu_seconds() - started, time.perf_counter() - wall
+        done = store.finished_ids(plan.run_id)
+        todo = [s for d in range(sd_deals) for s in plan.deal_specs(d) if s.match_id not in done]
+        if status == "interrupted" or coordinator.play_specs(store, todo, jobs=1) == "interrupted":
+            raise KeyboardInterrupt   # Ctrl-C or SIGTERM: the benchmark stops, not just this comparison
+        matches = store.matches(plan.run_id)
+        values = deal_values(plan, matches, sd_deals)
+        by_id = {m["match_id"]: m for m in matches}
+        alike = sum(divergence(by_id[2 * d]["actions"], by_id[2 * d + 1]["actions"]).identical
+                    for d in range(sd_deals))
+        store.close()
+    return {"case": f"verdict/{game_id}/{candidate} vs {baseline}/{seeding}/seed {seed}", "unit": "deals",
+            "game": game_id, "candidate": candidate, "baseline": baseline, "seeding": seeding, "seed": seed,
+            "decision": outcome.decision, "deals": outcome.deals, "max_deals": max_deals,
+            "cpu_s": round(cpu, 2), "wall_s": round(elapsed, 2),
+            "sd_deals": sd_deals, "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
+            "mean": round(statistics.fmean(values), 4) if values else None, "identical": alike}
+
+
+def rows(games: Sequence[str], iterations: int = 100, max_deals: int = 30, sd_deals: int = 20, seeds: int = 1,
+         sprt: Optional[str] = None, which: Optional[Sequence[str]] = None) -> Iterator[Row]:
+    """The benchmark's rows (see the module docstring); `which` names the pairs to play (default: all)."""
+    for game_id in games:
+        for name, candidate, baseline in pairs(iterations):
+            if which and name not in which:
+                continue
+            played = {s: [comparison(game_id, candidate, baseline, s, seed, max_deals, sd_deals, sprt)
+                          for seed in range(seeds)] for s in SEEDINGS}
+            for seeding in SEEDINGS:
+                yield from played[seeding]
+            yield summary(game_id, name, candidate, baseline, played)
+
+
+def summary(game_id: str, name: str, candidate: str, baseline: str, played: dict[str, list[Row]]) -> Row:
+    """Both seedings side by side: sd pooled over the seeds' deals, median deals and CPU seconds to a decision."""
+    def pooled(rs):   # the seeds' sds pooled (equal deals each)
+        sds = [r["sd"] for r in rs if r["sd"] is not None]
+        return round(math.sqrt(statistics.fmean(s * s for s in sds)), 4) if sds else None
+
+    out: Row = {"case": f"verdict/{game_id}/{name}", "unit": "deals", "game": game_id, "pair": name,
+                "candidate": candidate, "baseline": baseline}
+    for seeding, rs in played.items():
+        out[seeding] = {"sd": pooled(rs), "median_deals": statistics.median(r["deals"] for r in rs),
+                        "decided": sum(r["decision"] is not None for r in rs), "comparisons": len(rs),
+                        "median_cpu_s": round(statistics.median(r["cpu_s"] for r in rs), 2),
+                        "identical": sum(r["identical"] for r in rs), "sd_deals": sum(r["sd_deals"] for r in rs)}
+    a, b = out["independent"], out["coupled"]
+    out["sd_ratio"] = round(b["sd"] / a["sd"], 3) if a["sd"] and b["sd"] is not None else None
+    out["deals_ratio"] = round(b["median_deals"] / a["median_deals"], 3) if a["median_deals"] else None
+    return out

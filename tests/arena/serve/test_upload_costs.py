@@ -1,0 +1,119 @@
+"""What an upload costs the server (arena.ladder.uploads): each version kept once, a retired
+version's files removed, a per-entrant quota of kept bytes, and a check that holds back no other
+entrant's upload while the bot thinks."""
+import os
+import shutil
+import tempfile
+import threading
+
+import pytest
+from starlette.testclient import TestClient
+
+from arena.ladder import store as ladders
+from arena.ladder import tokens, uploads
+from arena.serve.app import create_app
+from arena.store import Store
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="uploads enter only with the sandbox (bwrap)")
+
+
+def bot(tag, size=0):
+    """A Python bot file of its own (tag), padded to about `size` bytes."""
+    return (b"from agents import Agent\n\n\nclass Bot(Agent):\n    def act(self, state):\n"
+            b"        return state.legal_actions()[0]\n" + f"# {tag}\n".encode() + b"#" * size + b"\n")
+
+
+@pytest.fixture
+def club(tmp_path):
+    """(store path, {entrant: token}) of a ladder `club` of Insert with random."""
+    path = str(tmp_path / "arena.sqlite")
+    store = Store(path)
+    ladders.create(store, "club", game_id="insert", seed=1)
+    ladders.add(store, "club", "random")
+    issued = {who: tokens.issue(store.db, "club", who) for who in ("alice", "bob")}
+    store.close()
+    return path, issued
+
+
+def send(client, token, data, label):
+    return client.post("/api/ladders/club/bots", headers={"Authorization": f"Bearer {token}"},
+                       files={"file": ("bot.py", data)}, data={"label": label})
+
+
+def copies(path, data):
+    """The files holding exactly `data` beside the store, in the cache of staged bots and in the
+    scratch folders: every copy an upload left."""
+    places = [os.path.dirname(path), uploads._cache_root()] + \
+        [os.path.join(tempfile.gettempdir(), d) for d in os.listdir(tempfile.gettempdir()) if d.startswith(uploads.SCRATCH)]
+    found = []
+    for place in places:
+        for folder, _, files in os.walk(place):
+            for name in files:
+                with open(os.path.join(folder, name), "rb") as f:
+                    if f.read() == data:
+                        found.append(os.path.join(folder, name))
+    return found
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_an_uploaded_version_is_kept_once_and_a_retired_one_leaves_no_file(club):
+    path, issued = club
+    first, second = bot(os.urandom(8).hex(), 4096), bot(os.urandom(8).hex(), 4096)
+    with TestClient(create_app(path)) as client:
+        assert send(client, issued["alice"], first, "mine").status_code == 201
+        assert len(copies(path, first)) == 1
+        assert send(client, issued["alice"], second, "mine").status_code == 201   # mine@2; mine retired
+        assert copies(path, first) == [] and len(copies(path, second)) == 1
+        rows = {r["name"]: r["status"] for r in client.get("/api/ladders/club").json()["standings"]}
+        assert rows == {"random": "active", "mine": "retired", "mine@2": "active"}   # the entry stays
+        retired = client.post("/api/ladders/club/bots/mine/retire", headers={"Authorization": f"Bearer {issued['alice']}"})
+        assert retired.status_code == 200 and copies(path, second) == []
+
+
+def test_an_entrants_uploads_are_kept_within_the_quota(club, monkeypatch):
+    path, issued = club
+    monkeypatch.setattr(uploads, "_check", lambda *args: None)   # what is kept, not the bot, is tried here
+    size = 40 << 10
+    with TestClient(create_app(path, upload_quota=100 << 10)) as client:
+        assert send(client, issued["alice"], bot("a", size), "a").status_code == 201
+        assert send(client, issued["alice"], bot("b", size), "b").status_code == 201
+        refused = send(client, issued["alice"], bot("c", size), "c")
+        assert refused.status_code == 413 and "over the 0.1 MiB each entrant may keep" in refused.json()["error"]
+        assert "--upload-quota" in refused.json()["error"] and "\n" not in refused.json()["error"]
+        assert copies(path, bot("c", size)) == []
+        assert send(client, issued["alice"], bot("a2", size), "a").status_code == 201   # a new version replaces a
+        assert send(client, issued["bob"], bot("bob", size), "c").status_code == 201    # bob has his own quota
+        rows = {r["name"]: r["status"] for r in client.get("/api/ladders/club").json()["standings"]}
+        assert rows == {"random": "active", "a": "retired", "a@2": "active", "b": "active", "c": "active"}
+
+
+def test_a_slow_check_does_not_hold_back_another_entrants_upload(club, monkeypatch):
+    """alice's bot thinks (its check waits on an event) while bob uploads: bob's upload is answered
+    first, and alice's when her bot is done."""
+    path, issued = club
+    thinking, done = threading.Event(), threading.Event()
+
+    def check(agent, label, ladder, games):
+        if label == "slow":
+            thinking.set()
+            assert done.wait(120)
+    monkeypatch.setattr(uploads, "_check", check)
+    answers = []
+    with TestClient(create_app(path)) as client:
+        def post(who, label):
+            answers.append((label, send(client, issued[who], bot(label), label).status_code))
+        slow = threading.Thread(target=post, args=("alice", "slow"))
+        slow.start()
+        try:
+            assert thinking.wait(60)
+            quick = threading.Thread(target=post, args=("bob", "quick"))
+            quick.start()
+            quick.join(60)
+            assert answers == [("quick", 201)]   # while alice's bot still thinks
+            busy = send(client, issued["alice"], bot("again"), "again")   # alice's second check waits for none
+            assert busy.status_code == 409 and "being checked" in busy.json()["error"]
+        finally:
+            done.set()
+            slow.join(60)
+    assert answers == [("quick", 201), ("slow", 201)]
