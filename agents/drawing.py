@@ -11,6 +11,7 @@ import os
 import textwrap
 from typing import Any, Iterable, Optional, Sequence
 
+import engines
 from engines.core import GameState
 
 WIDTH = 80
@@ -103,7 +104,6 @@ def plural(n: int, word: str) -> str:
 
 # ---------------------------------------------------------------- Insert
 
-INSERT_COLOURS = ("red", "white")
 INSERT_LINES = {"H": "-", "V": "|", "/": "/", "\\": "\\"}
 
 
@@ -372,9 +372,11 @@ DRAWINGS = {"insert": draw_insert, "wizard": draw_wizard, "belladone_bluff": dra
 
 def side(state: GameState, seat: int) -> str:
     """What `seat` plays besides its number, "" when nothing: Insert's colour, a team."""
-    if state.game_id == "insert":
-        return f"{INSERT_COLOURS[seat]} rings ({'RW'[seat]})"
-    if state.game_id == "belladone_bluff" and state.observation(seat)["teams"]:
+    spec = engines.spec(state.game_id)
+    if spec.seat_colours:
+        colour = spec.seat_colours[seat]
+        return f"{colour} rings ({colour[0].upper()})"
+    if spec.teams and state.observation(seat)[spec.teams]:
         mates = [p for p in range(state.num_players) if p % 2 == seat % 2 and p != seat]
         return f"team {'AB'[seat % 2]} with seat {', '.join(map(str, mates))}"
     return ""

@@ -1251,6 +1251,14 @@ SPANS = {
 }
 
 
+# How far apart the points of one round can be (horizon "round"), per game: (the span from a
+# position of the round, whether the whole game is that one round).
+ROUND_SPANS = {
+    "wizard": (lambda state: 20.0 + 20.0 * state.cards_this_round(), lambda state: False),
+    "royal_ball": (lambda state: 1.0, lambda state: state.params.get("match") == "single_round"),
+}
+
+
 # Rollout cutoffs (plies below the tree before the engine's evaluation scores the rollout) where
 # they beat full random rollouts against minimax (cutoff=-1, the default, reads this table; 0 plays
 # every rollout to its horizon). Belladone Bluff's rollouts run a hundred plies of random placements
@@ -1329,12 +1337,10 @@ def score_span(GameState state, str horizon="round"):
     from `state` with `horizon`. A round of Wizard with h cards spans 20 + 20h (an exact bid of h
     scores 20 + 10h, a miss by h loses 10h); a round of Royal Ball gives at most one favour. 0 for
     a game not listed: the margin is then min-max normalised within each rollout."""
-    gid = state.game_id
-    if gid == "wizard" and horizon == "round":
-        return 20.0 + 20.0 * state.cards_this_round()
-    if gid == "royal_ball" and (horizon == "round" or state.params.get("match") == "single_round"):
-        return 1.0
-    return SPANS.get(gid, 0.0)
+    round_span = ROUND_SPANS.get(state.game_id)
+    if round_span is not None and (horizon == "round" or round_span[1](state)):
+        return round_span[0](state)
+    return SPANS.get(state.game_id, 0.0)
 
 
 def solver_is_sound(GameState state):

@@ -45,6 +45,7 @@ import time
 from typing import Any, Optional
 
 from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
+import engines
 from engines.core import GameState
 from engines.wizard import WizardState
 
@@ -97,7 +98,7 @@ class PIMCAgent(Agent):
 
     @classmethod
     def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
-        if game_id != "wizard":
+        if game_id not in engines.game_ids() or not engines.spec(game_id).double_dummy:
             return "it needs a double-dummy solver, and only Wizard has one"
         return None
 

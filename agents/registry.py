@@ -1,7 +1,7 @@
 """Built-in agents by name."""
 import importlib
 
-from typing import Any
+from typing import Any, Container, Optional
 
 from agents.base import Agent, UnknownAgent
 
@@ -31,6 +31,16 @@ def agent_class(name: str) -> type[Agent]:
     except KeyError:
         raise UnknownAgent(f"unknown agent {name!r}; built-in agents: {', '.join(agent_names())}") from None
     return getattr(importlib.import_module(module), cls)
+
+
+def code_param(name: str, params: Container[str]) -> Optional[str]:
+    """The parameter through which built-in agent `name` would load the user's own code into the
+    arena's process (openspiel_bot's factory: its CODE_PARAMS), or None (also for an unknown name)."""
+    try:
+        given = agent_class(name).CODE_PARAMS
+    except ValueError:
+        return None
+    return next((p for p in given if p in params), None)
 
 
 def make(name: str, **params: Any) -> Agent:

@@ -6,7 +6,7 @@ import dataclasses
 import importlib.util
 import os
 import re
-from typing import Container, Iterable, Optional
+from typing import Iterable, Optional
 
 import agents as agent_registry
 from arena.match import AgentSpec
@@ -261,16 +261,6 @@ def _check_file_params(source, target, params):
         return
 
 
-def code_param(source: str, params: Container[str]) -> Optional[str]:
-    """The parameter through which a built-in agent would load the user's own code into the arena's
-    process (openspiel_bot's factory), or None."""
-    try:
-        given = agent_registry.agent_class(source).CODE_PARAMS
-    except ValueError:
-        return None
-    return next((p for p in given if p in params), None)
-
-
 def file_param(source: str, params: Container[str]) -> Optional[str]:
     """The parameter through which a built-in agent would read a file named by whoever lists it
     (pimc's bid_model), or None."""
@@ -283,7 +273,7 @@ def file_param(source: str, params: Container[str]) -> Optional[str]:
 
 def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     """One item of the agent list as an AgentSpec (see parse_agents). A built-in agent told to load
-    code of the user's (`code_param`) is refused, before anything is loaded, unless `run_code`:
+    code of the user's (`agents.code_param`) is refused, before anything is loaded, unless `run_code`:
     that code would run in the arena's own process, where no sandbox confines it."""
     m = _ITEM.match(item.strip())
     if not m:
@@ -303,7 +293,7 @@ def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     if kind == "file":
         _check_file_params(source, target, params)
     if kind == "builtin":
-        param = code_param(source, dict(params))
+        param = agent_registry.code_param(source, dict(params))
         if param and not run_code:
             raise ScheduleError(f"agent {source}: its {param} is code of yours that would run in the arena's own "
                                 f"process, outside the sandbox: only with --sandbox none (every view of a run "

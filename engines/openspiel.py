@@ -99,25 +99,8 @@ def observation_string(state: GameState, player: int) -> str:
 # ---------------------------------------------------------------- bounds per game
 
 def bounds(game_id: str, full: dict, proto: GameState) -> tuple:
-    """(min_utility, max_utility, max_game_length) for the resolved parameters."""
-    n = full["players"]
-    if game_id == "insert":
-        return -1.0, 1.0, 36
-    if game_id == "wizard":
-        obs = proto.observation(0)
-        rounds = int(obs["rounds"])
-        cards = max(full["hands"]) if full["hands"] else 60 // n
-        # a round: at most one trump choice, n bids, n * cards plays; scores 20 + 10 per trick
-        # made, -10 per trick off (loose: every round at the largest hand size)
-        return (-10.0 * cards * rounds, (20.0 + 10.0 * cards) * rounds,
-                rounds * (1 + n + n * cards))
-    if game_id == "belladone_bluff":
-        return -480.0, 480.0, 5000          # 80 cards of value at most 6 each
-    if game_id == "belle_of_the_ball":
-        return -1000.0, 1000.0, 5000
-    if game_id == "royal_ball":
-        return 0.0, 100.0, 100000
-    raise ValueError(f"no OpenSpiel bounds for {game_id}")
+    """(min_utility, max_utility, max_game_length) for the resolved parameters (the game's GameSpec.bounds)."""
+    return registry.spec(game_id).bounds(full, proto)
 
 
 def _to_openspiel_value(value):
@@ -281,7 +264,7 @@ class TabletopGame(_Game):
             num_players=self.engine_params["players"],
             min_utility=lo,
             max_utility=hi,
-            utility_sum=0.0 if self.GAME_ID == "insert" else None,
+            utility_sum=0.0 if registry.spec(self.GAME_ID).zero_sum else None,
             max_game_length=length)
         super().__init__(self.GAME_TYPE, info, params)
 
@@ -310,7 +293,7 @@ def _game_type(game_id: str) -> "pyspiel.GameType":
         chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
         information=(pyspiel.GameType.Information.PERFECT_INFORMATION if s.perfect_information
                      else pyspiel.GameType.Information.IMPERFECT_INFORMATION),
-        utility=(pyspiel.GameType.Utility.ZERO_SUM if game_id == "insert"
+        utility=(pyspiel.GameType.Utility.ZERO_SUM if s.zero_sum
                  else pyspiel.GameType.Utility.GENERAL_SUM),
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=s.max_players,

@@ -7,7 +7,7 @@ list of valid ones. `resolve` then sets the engine up once with them, so that wh
 """
 import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from engines.params import coerce
 
@@ -21,6 +21,18 @@ class UnknownGame(ValueError):
 
 class BadParameter(ValueError):
     pass
+
+
+Bounds = Callable[[dict, "GameState"], tuple[float, float, int]]
+
+
+def fixed_bounds(low: float, high: float, length: int) -> Bounds:
+    """Bounds that do not depend on the parameters."""
+    return lambda full, proto: (low, high, length)
+
+
+def _no_bounds(full: dict, proto: "GameState") -> tuple[float, float, int]:
+    raise ValueError(f"no OpenSpiel bounds for {proto.game_id}")
 
 
 @dataclass(frozen=True)
@@ -37,9 +49,40 @@ class GameSpec:
     perfect_information: bool = False
     description: str = ""
     test_variants: tuple = ({},)     # parameter sets the contract tests run on every player count
+    # (min_utility, max_utility, max_game_length) for the resolved parameters and a state made with
+    # them: OpenSpiel's GameInfo (loose bounds, except where zero_sum)
+    bounds: Bounds = _no_bounds
+    zero_sum: bool = False           # the returns always sum to 0 (OpenSpiel's ZERO_SUM)
+    teams: str = ""                  # the key of a seat's observation that is true when the seats play
+                                     # as two teams, even seats against odd ones
+    seat_colours: tuple = ()         # the colour each seat plays, where seats play colours
+    dealt: Optional[Callable[["GameState", list], dict]] = None   # what a deal book records of a deal
+                                     # (the first position and every seat's first view), besides its digest
+    double_dummy: bool = False       # agents.wizard_solver solves its hands with every card known (pimc)
+    yardstick: bool = False          # arena/bench/yardstick times a plain-C playout of it beside the engine
+    components: tuple = ()           # (family, how) of the components `arena analyze` weighs for balance
+
 
     def state_class(self) -> type["GameState"]:
         return getattr(importlib.import_module(self.module), self.cls)
+
+
+def _wizard_bounds(full: dict, proto: "GameState") -> tuple[float, float, int]:
+    n = full["players"]
+    rounds = int(proto.observation(0)["rounds"])
+    cards = max(full["hands"]) if full["hands"] else 60 // n
+    # a round: at most one trump choice, n bids, n * cards plays; scores 20 + 10 per trick made, -10
+    # per trick off (loose: every round at the largest hand size)
+    return -10.0 * cards * rounds, (20.0 + 10.0 * cards) * rounds, rounds * (1 + n + n * cards)
+
+
+def _wizard_dealt(state: Any, views: list) -> dict:
+    return {"dealer": state.dealer(), "turn_up": state.turn_up(),
+            "hands": [state.hand(p) for p in range(state.num_players)]}
+
+
+def _insert_dealt(state: Any, views: list) -> dict:
+    return {"lines": views[0]["lines"], "first": state.current_player()}
 
 
 # A game is listed here once its engine passes the contract tests.
@@ -51,6 +94,9 @@ GAMES = {
                  "tile_rotation": ("off", "random")},
         perfect_information=True,
         description="6x6 ring placement (DONUTS): insert between two rings to flip them",
+        bounds=fixed_bounds(-1.0, 1.0, 36), zero_sum=True, seat_colours=("red", "white"), dealt=_insert_dealt,
+        components=(("rule", "seat"), ("tile", "first player"), ("first ring", "first player"),
+                    ("tile", "majority at the end"), ("squares", "majority at the end")),
     ),
     "belladone_bluff": GameSpec(
         "belladone_bluff", "engines.belladone_bluff", "BelladoneBluffState", 2, 4, 2,
@@ -59,6 +105,9 @@ GAMES = {
         description="bluffing with face-down cards in three rows of 7; specials Reverse, Target, Jar, Eye "
                     "(teams only at 4 players)",
         test_variants=({}, {"easy": True}, {"teams": False, "easy": True, "deck_top_colour_public": False}),
+        bounds=fixed_bounds(-480.0, 480.0, 5000),   # 80 cards of value at most 6 each
+        teams="teams",
+        components=(("special", "played face up"), ("special", "played face down"), ("special", "held at the end")),
     ),
     "belle_of_the_ball": GameSpec(
         "belle_of_the_ball", "engines.belle_of_the_ball", "BelleState", 2, 5, 3,
@@ -68,6 +117,9 @@ GAMES = {
         description="invite guests from two lines into groups of four with matching interests; "
                     "27 Belles bless or sabotage the groups",
         test_variants=({}, {"match_count": "pairs", "score_on_final_turn": True}),
+        bounds=fixed_bounds(-1000.0, 1000.0, 5000),
+        components=(("Belle", "played"), ("Belle", "held at the end"), ("interest tier", "scored the most"),
+                    ("interest tier", "held at the end")),
     ),
     "royal_ball": GameSpec(
         "royal_ball", "engines.royal_ball", "RoyalBallState", 2, 4, 4,
@@ -83,6 +135,9 @@ GAMES = {
                        {"match": "single_round", "removed_animal": "horse", "tie_favour": "none",
                         "chicken": "capped"},
                        {}),
+        bounds=fixed_bounds(0.0, 100.0, 100000),
+        components=(("animal", "given to the King"), ("food", "given to the King"), ("animal", "held the most"),
+                    ("food", "held the most")),
     ),
     "wizard": GameSpec(
         "wizard", "engines.wizard", "WizardState", 3, 6, 4,
@@ -96,6 +151,8 @@ GAMES = {
                        {"hands": (3, 1), "secret_bids": True, "plus_minus_one": True},
                        {"hands": (4,), "secret_bids": True}, {"hands": (5,), "hidden_bids": True},
                        {"five_rounds": True}, {"amigo_tournament": True}),
+        bounds=_wizard_bounds, dealt=_wizard_dealt, double_dummy=True, yardstick=True,
+        components=(("seat", "seat"), ("trump", "named by the dealer")),
     ),
 }
 

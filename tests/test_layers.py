@@ -2,14 +2,17 @@
 
 * `engines` imports nothing of `agents` or `arena`; `agents` imports nothing of `arena`;
 * only `arena.cli` and the modules under it import click;
+* inside `arena`, no subpackage imports one above it in the order docs/architecture.md gives (read
+  from that page, so the page and the test cannot disagree), and every subpackage has its place;
 * no import cycle among the project's modules.
 
 Every .py file under engines/, agents/ and arena/ is parsed with `ast` (every import statement
 counts, also one inside a function or under `if TYPE_CHECKING`); .pyx and .pxd files have their
 `import`, `from ... import` and `cimport` lines read with a regular expression. An import names the
 module it loads: `import a.b` and `from a.b import name` import `a.b` (for a package, its
-__init__), `from a import b` imports `a.b` when that is a module. Parent packages whose __init__
-also runs are not counted, as import-linter does not count them.
+__init__), `from a import b` imports `a.b` when that is a module. Importing `a.b.c` also runs the
+__init__ of `a` and of `a.b`, so it imports those packages too (unless the importer is inside them:
+they have run already): `from arena.sandbox.exec_host import x` runs arena/sandbox/__init__.py.
 
 Each rule is its own test, and a failure names every violating import with its file and line.
 
@@ -125,16 +128,26 @@ def imports():
     return tuple(dict.fromkeys(out))
 
 
+def _packages_run(importer, imported):
+    """The modules an import of `imported` runs: it, and its parent packages outside the importer's own."""
+    parts = imported.split(".")
+    parents = (".".join(parts[:k]) for k in range(1, len(parts)))
+    return [p for p in parents if not (importer == p or importer.startswith(p + "."))] + [imported]
+
+
 def graph():
-    """The project's modules, with an edge importer -> imported (attribute `where`: the import lines)."""
+    """The project's modules, with an edge importer -> imported (attribute `where`: the import lines),
+    and importer -> each parent package the import runs."""
     g = nx.DiGraph()
     g.add_nodes_from(module_files())
     for importer, imported, where in imports():
-        if imported in g and imported != importer:
-            if g.has_edge(importer, imported):
-                g.edges[importer, imported]["where"].append(where)   # another import line
+        for module in _packages_run(importer, imported) if imported in g else ():
+            if module == importer:
+                continue
+            if g.has_edge(importer, module):
+                g.edges[importer, module]["where"].append(where)   # another import line
             else:
-                g.add_edge(importer, imported, where=[where])
+                g.add_edge(importer, module, where=[where])
     return g
 
 
@@ -175,6 +188,53 @@ def cycle_edges(cycle, g=None):
     return [(a, b, g.edges[a, b]["where"]) for a, b in zip(cycle, cycle[1:] + cycle[:1])]
 
 
+ARCHITECTURE = os.path.join(ROOT, "docs", "architecture.md")
+ENTRY_POINTS = ("arena", "arena.__main__")   # the package and `python -m arena`: above every layer
+
+
+def subpackage_order():
+    """arena's subpackages and top-level modules in the order docs/architecture.md gives them, top
+    first: [["arena.cli"], ["arena.serve", "arena.bench"], ...]. Read from the block after "import
+    those beneath them in this order": each line starts with the names of its layer."""
+    with open(ARCHITECTURE, encoding="utf-8") as f:
+        text = f.read()
+    block = re.search(r"import those beneath them in this order.*?```\n(.*?)```", text, re.DOTALL)
+    assert block, f"{ARCHITECTURE}: no block giving the order of arena's subpackages"
+    arena_dir = os.path.join(ROOT, "arena")
+    rows = []
+    for line in block.group(1).splitlines():
+        names = []
+        for word in line.split():
+            if not (os.path.isdir(os.path.join(arena_dir, word)) or os.path.isfile(os.path.join(arena_dir, word + ".py"))):
+                break
+            names.append("arena." + word)
+        if names:
+            rows.append(names)
+    return rows
+
+
+def _subpackage(module):
+    """arena.x for a module arena.x or arena.x.y; None outside arena's subpackages."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "arena" and len(parts) > 1 else None
+
+
+def order_violations(g=None, order=None):
+    """[(importer, imported, [where])]: an arena subpackage importing one above it in the order."""
+    g = graph() if g is None else g
+    rank = {name: i for i, row in enumerate(order or subpackage_order()) for name in row}
+    return sorted((a, b, w) for a, b, w in g.edges(data="where")
+                  if a not in ENTRY_POINTS and _subpackage(a) in rank and _subpackage(b) in rank
+                  and rank[_subpackage(b)] < rank[_subpackage(a)])
+
+
+def unplaced_subpackages(order=None):
+    """arena's subpackages and modules that the order does not place, or places twice."""
+    placed = [name for row in (order or subpackage_order()) for name in row]
+    present = {_subpackage(m) for m in module_files() if _subpackage(m) and m not in ENTRY_POINTS}
+    return sorted(present - set(placed)) + sorted({n for n in placed if placed.count(n) > 1})
+
+
 def describe(edges):
     return "; ".join(f"{a} -> {b} ({', '.join(w)})" for a, b, w in edges) or "none"
 
@@ -205,6 +265,28 @@ def test_engines_import_nothing_of_agents_or_arena_and_agents_nothing_of_arena()
 def test_only_arena_cli_imports_click():
     bad = click_violations()
     assert not bad, f"modules outside {CLICK_HOME} import click: {describe(bad)}"
+
+
+def test_the_order_is_read_from_the_architecture_page():
+    order = subpackage_order()
+    assert order[0] == ["arena.cli"] and "arena.store" in order[-1] and len(order) > 5
+    assert not unplaced_subpackages(order), f"{ARCHITECTURE} places none or several times: {unplaced_subpackages(order)}"
+
+
+def test_no_arena_subpackage_imports_one_above_it():
+    g = graph()
+    # function-level imports count: the CLI's commands import what they use inside their function
+    assert g.has_edge("arena.cli.reports", "arena.reports.graphs")
+    bad = order_violations(g)
+    assert not bad, f"imports against the order of {ARCHITECTURE}: {describe(bad)}"
+
+
+def test_an_import_runs_its_parent_packages():
+    g = graph()
+    assert g.has_edge("arena.tournament.coordinator", "arena.sandbox")        # from arena.sandbox import ...
+    assert g.has_edge("arena.sandbox.staging", "arena.sandbox.exec_host")      # its own package has run: no edge
+    assert not g.has_edge("arena.sandbox.staging", "arena.sandbox")
+    assert g.has_edge("arena.serve.ladders", "arena.ladder")   # from arena.ladder import store
 
 
 def test_no_import_cycle():
@@ -256,6 +338,7 @@ def report(out=sys.stdout):
     returns how many there are."""
     g = graph()
     layers, click, cycles = layer_violations(g), click_violations(), import_cycles(g)
+    order, unplaced = order_violations(g), unplaced_subpackages()
     print(f"{g.number_of_nodes()} modules, {g.number_of_edges()} imports among them", file=out)
     print(f"\nengines < agents < arena: {len(layers)} violating imports", file=out)
     for a, b, w in layers:
@@ -263,12 +346,17 @@ def report(out=sys.stdout):
     print(f"\nclick outside {CLICK_HOME}: {len(click)} modules", file=out)
     for a, b, w in click:
         print(f"  {a} -> {b}    {', '.join(w)}", file=out)
+    print(f"\narena's subpackages against the order of docs/architecture.md: {len(order)} imports", file=out)
+    for a, b, w in order:
+        print(f"  {a} -> {b}    {', '.join(w)}", file=out)
+    print(f"\narena's subpackages the order does not place (or places twice): {', '.join(unplaced) or 'none'}",
+          file=out)
     print(f"\nimport cycles: {len(cycles)}", file=out)
     for c in cycles:
         print("  " + " -> ".join(c + c[:1]), file=out)
         for a, b, w in cycle_edges(c, g):
             print(f"      {a} -> {b}    {', '.join(w)}", file=out)
-    return len(layers) + len(click) + len(cycles)
+    return len(layers) + len(click) + len(cycles) + len(order) + len(unplaced)
 
 
 if __name__ == "__main__":

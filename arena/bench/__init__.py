@@ -89,7 +89,7 @@ def engine_rows(game_id: str, repeats: int = 5, seconds: float = 0.2) -> list[Ro
 
     rows = []
     python = row(f"{game_id}/rollouts_python", "playouts/s", calibrated_rates(python_rollouts, repeats, seconds))
-    if game_id == "wizard" and yardstick.compiler():
+    if engines.spec(game_id).yardstick and yardstick.compiler():
         rows += [python] + yardstick_rows(proto, 2 * repeats + 1, seconds)
     else:
         rows += versus(python, row(f"{game_id}/rollouts", "playouts/s",

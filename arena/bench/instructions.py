@@ -34,6 +34,7 @@ import sys
 import tempfile
 from typing import Any, Iterable, Iterator, Optional
 
+import engines
 from arena.bench import yardstick
 from arena.bench.measure import run_alone
 
@@ -129,7 +130,7 @@ def rows(game_ids: Iterable[str], search: bool = True, scale: float = 1.0) -> It
     for game_id in game_ids:
         python = _row("rollouts_python", f"{game_id}/rollouts_python", game_id, n=n("rollouts_python"))
         yield python
-        if game_id == "wizard" and yardstick.compiler():
+        if engines.spec(game_id).yardstick and yardstick.compiler():
             plain = _row("rollouts_plain_c", "wizard/rollouts_plain_c", game_id, n=n("rollouts"))
             yield plain
             rollouts = _row("rollouts", f"{game_id}/rollouts", game_id, plain, n=n("rollouts"))

@@ -43,6 +43,8 @@ import engines
 from agents.ismcts import Search
 from arena.bench.measure import Row, row, run_alone, timed, versus
 
+GAME = "wizard"   # the game whose positions these cases measure
+
 WIZARD_HAND: dict[str, Any] = {"players": 4, "hands": (10,)}
 OH_HELL = {"players": 4, "num_tricks_fixed": 10}
 BID = 2
@@ -89,7 +91,7 @@ def _default_move_row(case, game_id, state, repeats):
 
 def _wizard_points():
     """The Wizard hand at its first bid, and at its first card after every bid is 2."""
-    state = engines.make("wizard", seed=0, **WIZARD_HAND)
+    state = engines.make(GAME, seed=0, **WIZARD_HAND)
     while any(a >= 75 for a in state.legal_actions()):    # a turned-up Wizard: the dealer picks trump
         state.apply_action(state.legal_actions()[0])
     first_bid = state.clone()
@@ -134,7 +136,7 @@ def cases(game_ids: Iterable[str], repeats: int = 5, seconds: float = 0.15,
         state = engines.make(game_id, seed=0)
         yield _ismcts_row(f"ismcts/{game_id}/first_decision", state, repeats, seconds)
         yield _default_move_row(f"ismcts/{game_id}/default_move", game_id, state, repeats)
-    if "wizard" not in game_ids:
+    if GAME not in game_ids:
         return
     try:
         import pyspiel

@@ -37,6 +37,8 @@ import engines
 from agents.minimax import AlphaBetaAgent, MinimaxAgent, Searcher, run_determinizations
 from arena.bench.measure import Row, row, run_alone
 
+GAME = "insert"   # the game whose positions these cases measure
+
 
 def _row(case, unit, rates, **extra):
     return row(case, unit, rates, digits=None, **extra)
@@ -46,9 +48,9 @@ def _insert_points():
     out = {}
     for name, plies in (("opening", 2), ("midgame", 10)):
         r = random.Random(plies)
-        s = engines.make("insert", seed=plies)
+        s = engines.make(GAME, seed=plies)
         g = agents.make("greedy")
-        g.reset("insert", s.params, 0, plies)
+        g.reset(GAME, s.params, 0, plies)
         while len(s.history()) < plies or len(s.legal_actions()) < 3:
             s.apply_action(g.act(s) if r.random() < 0.5 else r.choice(s.legal_actions()))
         out[name] = s
@@ -87,7 +89,7 @@ def _alphabeta_rows(state, point, depth, repeats):
     rates, nodes = [], 0
     for _ in range(repeats):
         a = AlphaBetaAgent(depth=depth, time=0.0)
-        a.reset("insert", state.params, state.current_player(), 0)
+        a.reset(GAME, state.params, state.current_player(), 0)
         t0 = time.process_time()
         info = a.analyse(state)
         nodes = info["nodes"]
@@ -106,7 +108,7 @@ def _alphabeta_rows(state, point, depth, repeats):
 
 def cases(game_ids: Iterable[str], repeats: int = 5) -> Iterator[Row]:
     """Yields the benchmark rows described in the module docstring for the given game ids."""
-    if "insert" in game_ids:
+    if GAME in game_ids:
         for point, state in _insert_points().items():
             yield from _alphabeta_rows(state, point, 10 if point == "opening" else 14, repeats)
     for game_id in game_ids:

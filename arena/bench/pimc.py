@@ -35,6 +35,8 @@ from agents.pimc import PIMCAgent
 from engines.wizard import WizardState
 from arena.bench.measure import Row, row, run_alone
 
+GAME = "wizard"   # the game whose positions these cases measure
+
 SIZES = (5, 8, 10, 15)
 HANDS = 3
 NODE_CAP = 5_000_000
@@ -43,7 +45,7 @@ PLAYOUTS = 2000
 
 
 def _deal_state(cards, seed):
-    st = engines.make("wizard", players=4, hands=(cards,), seed=seed)
+    st = engines.make(GAME, players=4, hands=(cards,), seed=seed)
     assert isinstance(st, WizardState)
     if st.phase() == "trump":
         st.apply_action(st.string_to_action("trump h"))
@@ -113,7 +115,7 @@ def _pimc_rows(cards, repeats):
         exact = None   # how many of the last decision's worlds were solved exactly
         for i in range(repeats):
             bot = PIMCAgent()
-            bot.reset("wizard", state.params, state.current_player(), i)
+            bot.reset(GAME, state.params, state.current_player(), i)
             view = state.determinize(state.current_player(), i)
             t0 = time.process_time()
             bot.act(view)
@@ -124,7 +126,7 @@ def _pimc_rows(cards, repeats):
 
 def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
     """Yields the benchmark rows described in the module docstring for the given game ids."""
-    if "wizard" not in game_ids:
+    if GAME not in game_ids:
         return
     for cards in SIZES:
         yield from _solver_rows(cards, repeats)

@@ -59,7 +59,7 @@ def import_(file: str, store_path: str) -> None:
     played takes only matches that prove to be its own (the file has its deal key, the schedule
     deals them so, their faults show in the replay). Importing a file twice changes nothing.
     See docs/export.md."""
-    from arena.results.export import import_export
+    from arena.tournament.imports import import_export
     try:
         f = open(file, encoding="utf-8")
     except OSError as e:

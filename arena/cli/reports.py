@@ -35,13 +35,14 @@ def _cell(iv):
 @user_errors
 def matchups(run_id: Optional[str], store_path: str, as_json: bool) -> None:
     from arena.cli.layout import LABEL, Column, print_table
-    from arena.results import analysis, tallies
+    from arena.results import analysis
+    from arena.reports.sections import run_sections
     from arena.cli.run import print_legend, print_verdict
     from arena.text import game_title
     store, run_id = open_run(store_path, run_id)
     out = [{"game_id": s["game_id"], "game_params": s["game_params"], "order": summ["order"],
             "head_to_head": summ["head_to_head"], "cycles": s["cycles"], "verdict": s["verdict"]}
-           for s, summ in zip(*tallies.sections(store, run_id))]
+           for s, summ in zip(*run_sections(store, run_id))]
     if as_json:
         echo_json(jsonable({"run_id": run_id, "groups": out}))
         return

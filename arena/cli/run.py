@@ -250,8 +250,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     """Each game's leaderboard, its verdict, and once under the last one the legend of its columns
     (arena.reports.tables holds the columns and legend every view shares, arena.results.verdict
     the verdict)."""
-    from arena.results import analysis, tallies
+    from arena.results import analysis
     from arena.results.divergence import identical_text
+    from arena.reports.sections import run_sections
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
@@ -261,7 +262,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
 
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
-    sections = tallies.sections(store, run_id, game_id)[0]
+    sections = run_sections(store, run_id, game_id)[0]
     alike = store.identical_deals(run_id)
     boards = [{"game_id": s["game_id"], "params": s["game_params"], "rows": s["leaderboard"], "cycles": s["cycles"],
                "verdict": s["verdict"], "settled": s["settled"],

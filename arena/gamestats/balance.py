@@ -183,11 +183,6 @@ def effects(records: Sequence[Record], expected: Iterable[Component] = ()) -> li
     return rows
 
 
-def component_name(row: dict[str, Any]) -> str:
-    """A row as text: "Belle Earl Grey, Hot (played)"."""
-    return f"{row['family']} {row['item']} ({row['how']})"
-
-
 def effect_text(row: dict[str, Any]) -> str:
     """A row's effect as every view writes it: "+0.120 [+0.050, +0.190]", "-" without an estimate."""
     if row["mean"] is None:

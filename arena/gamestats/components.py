@@ -31,6 +31,7 @@ import json
 import os
 from typing import Any, Iterable, Sequence
 
+import engines
 from arena.gamestats.balance import Component
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "engines", "data")
@@ -57,27 +58,11 @@ def guest_tiers() -> dict[str, dict[str, str]]:
 
 
 def expected(game_id: str, params: dict[str, Any]) -> list[Component]:
-    """The components a game's section always lists, seen in the games or not."""
-    if game_id == "belle_of_the_ball":
-        tiers = sorted(_json("belle_guests.json")["interests"])
-        return ([Component("Belle", b, how) for b in belle_names() for how in ("played", "held at the end")]
-                + [Component("interest tier", t, how) for t in tiers for how in ("scored the most", "held at the end")])
-    if game_id == "royal_ball":
-        return [Component(kind, t, how) for t, kind in ROYAL_TYPES.items()
-                for how in ("given to the King", "held the most")]
-    if game_id == "belladone_bluff":
-        return [Component("special", s, how) for s in SPECIALS.values()
-                for how in ("played face up", "played face down", "held at the end")]
-    if game_id == "insert":
-        return ([Component("rule", "first player", "seat")]
-                + [Component("tile", f"{t} at {p}", "first player") for t in sorted(_insert_tiles())
-                   for p in INSERT_POSITIONS]
-                + [Component("first ring", where, "first player") for where in ("centre", "edge")]
-                + [Component("tile", t, "majority at the end") for t in sorted(_insert_tiles())]
-                + [Component("squares", where, "majority at the end") for where in ("centre", "edge")])
-    if game_id == "wizard":
-        return [Component("seat", str(s), "seat") for s in range(params.get("players", 0))]
-    return []
+    """The components a game's section always lists, seen in the games or not: for each (family, how)
+    its GameSpec declares, the items its collector names in advance."""
+    items = COLLECTORS.get(game_id, Collector).items
+    return [Component(family, item, how) for family, how in engines.spec(game_id).components
+            for item in items(family, how, params)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,33 +73,55 @@ def _insert_tiles() -> dict[str, Any]:
 class Collector:
     """Follows one match's replay, which reports each action's events (`state.apply_with_events`,
     the vocabulary in engines/events.py): `before(state)` before each action, `add(events)` with its
-    events, then `result()`: the set of components of each seat. Belle of the Ball's tiers also need
-    the groups' guests, which the events do not list: `before` keeps the parties as they were."""
+    events, then `result()`: the set of components of each seat. `Collector(state)` is the collector
+    of the state's game (COLLECTORS; this class, which finds none, for a game without components).
+    The (family, how) of each component is one its GameSpec declares in `components`."""
+
+    def __new__(cls, state: Any) -> "Collector":
+        return super().__new__(COLLECTORS.get(state.game_id, cls) if cls is Collector else cls)
 
     def __init__(self, state: Any) -> None:
-        self.game_id = state.game_id
         self.n = state.num_players
         self.seats: list[set[Component]] = [set() for _ in range(self.n)]
-        self.parties: list[list[list[str]]] = []
-        self.tier_points: list[dict[str, int]] = [{} for _ in range(self.n)]   # matched icons scored, by tier
-        self.wizard_chosen = False           # Wizard: a Wizard turned up, so the dealer names the trump
-        self.insert_owner: dict[str, tuple[int, str, str]] = {}    # square -> (seat, tile, centre/edge)
-        self.royal_held: dict[str, list[int]] = {}                 # card type -> count per seat
-        self.insert_tiles: list[Component] = []                    # the layout, for the first player
+
+    @classmethod
+    def items(cls, family: str, how: str, params: dict[str, Any]) -> list[str]:
+        """The items of (family, how) that the section lists even when no match has them."""
+        return []
 
     def before(self, state: Any) -> None:
-        if self.game_id == "belle_of_the_ball":
-            self.parties = [state.party(p) for p in range(self.n)]
+        pass
 
     def add(self, events: Sequence[Any]) -> None:
-        handle = getattr(self, "_" + self.game_id, None)
-        if handle is None:       # a game without components
-            return
         seated: dict[tuple[int, str], list[str]] = {}   # Belle: guests seated by this action, by (owner, group)
         for e in events:
-            handle(e, seated)
+            self.event(e, seated)
 
-    def _belle_of_the_ball(self, e: Any, seated: dict[tuple[int, str], list[str]]) -> None:
+    def event(self, e: Any, seated: dict[tuple[int, str], list[str]]) -> None:
+        pass
+
+    def result(self, state: Any) -> list[set[Component]]:
+        """The components of each seat, once every action is added; `state` is the final position."""
+        return self.seats
+
+
+class BelleOfTheBall(Collector):
+    """Belle of the Ball's tiers also need the groups' guests, which the events do not list: `before`
+    keeps the parties as they were."""
+
+    def __init__(self, state: Any) -> None:
+        super().__init__(state)
+        self.parties: list[list[list[str]]] = []
+        self.tier_points: list[dict[str, int]] = [{} for _ in range(self.n)]   # matched icons scored, by tier
+
+    @classmethod
+    def items(cls, family: str, how: str, params: dict[str, Any]) -> list[str]:
+        return belle_names() if family == "Belle" else sorted(_json("belle_guests.json")["interests"])
+
+    def before(self, state: Any) -> None:
+        self.parties = [state.party(p) for p in range(self.n)]
+
+    def event(self, e: Any, seated: dict[tuple[int, str], list[str]]) -> None:
         if e.kind == "belle_played":
             self.seats[e.seat].add(Component("Belle", e.item, "played"))
         elif e.kind == "belle_held_at_end" and e.detail == "hand":
@@ -127,69 +134,118 @@ class Collector:
             for tier, icons in _matched_icons(cards).items():
                 self.tier_points[e.seat][tier] = self.tier_points[e.seat].get(tier, 0) + icons
 
-    def _royal_ball(self, e: Any, seated: Any) -> None:
+    def result(self, state: Any) -> list[set[Component]]:
+        out = self.seats
+        for p in range(self.n):
+            points = self.tier_points[p]
+            top = [t for t, v in points.items() if v == max(points.values())]
+            if len(top) == 1:
+                out[p].add(Component("interest tier", top[0], "scored the most"))
+            for cards in state.party(p):
+                out[p].update(Component("interest tier", t, "held at the end") for t in _matched_icons(cards))
+        return out
+
+
+class RoyalBall(Collector):
+    def __init__(self, state: Any) -> None:
+        super().__init__(state)
+        self.held: dict[str, list[int]] = {}   # card type -> count per seat
+
+    @classmethod
+    def items(cls, family: str, how: str, params: dict[str, Any]) -> list[str]:
+        return [t for t, kind in ROYAL_TYPES.items() if kind == family]
+
+    def event(self, e: Any, seated: Any) -> None:
         if e.kind in ("king_given", "gift"):
             self.seats[e.seat].add(Component(ROYAL_TYPES[e.item], e.item, "given to the King"))
         elif e.kind == "hand_scored":
-            counts = self.royal_held.setdefault(e.item, [0] * self.n)
+            counts = self.held.setdefault(e.item, [0] * self.n)
             counts[e.seat] = int(e.detail)
-        elif e.kind == "round_scored" and self.royal_held:   # the round's holdings are all in
-            for name, counts in self.royal_held.items():
+        elif e.kind == "round_scored" and self.held:   # the round's holdings are all in
+            for name, counts in self.held.items():
                 top = max(counts)
                 if top and counts.count(top) == 1:
                     self.seats[counts.index(top)].add(Component(ROYAL_TYPES[name], name, "held the most"))
-            self.royal_held = {}
+            self.held = {}
 
-    def _belladone_bluff(self, e: Any, seated: Any) -> None:
+
+class BelladoneBluff(Collector):
+    @classmethod
+    def items(cls, family: str, how: str, params: dict[str, Any]) -> list[str]:
+        return list(SPECIALS.values())
+
+    def event(self, e: Any, seated: Any) -> None:
         if e.kind == "special_played":
             self.seats[e.seat].add(Component("special", e.item, "played " + e.detail))
         elif e.kind == "held_at_end" and e.item.split("-")[-1] in SPECIALS:
             self.seats[e.seat].add(Component("special", SPECIALS[e.item.split("-")[-1]], "held at the end"))
 
-    def _insert(self, e: Any, seated: Any) -> None:
+
+class Insert(Collector):
+    def __init__(self, state: Any) -> None:
+        super().__init__(state)
+        self.owner: dict[str, tuple[int, str, str]] = {}    # square -> (seat, tile, centre/edge)
+        self.tiles: list[Component] = []                    # the layout, for the first player
+
+    @classmethod
+    def items(cls, family: str, how: str, params: dict[str, Any]) -> list[str]:
+        tiles = sorted(_insert_tiles())
+        return {("rule", "seat"): ["first player"],
+                ("tile", "first player"): [f"{t} at {p}" for t in tiles for p in INSERT_POSITIONS],
+                ("tile", "majority at the end"): tiles}.get((family, how), ["centre", "edge"])
+
+    def event(self, e: Any, seated: Any) -> None:
         if e.kind == "tile_laid" and e.item:
             quadrant = e.detail.split()[0].replace("-", " ")
-            self.insert_tiles.append(Component("tile", f"{e.item} at {quadrant}", "first player"))
+            self.tiles.append(Component("tile", f"{e.item} at {quadrant}", "first player"))
         elif e.kind == "ring_placed":
             square, where = e.detail.split()
-            if not self.insert_owner:      # the first ring: the first player and where it went
+            if not self.owner:      # the first ring: the first player and where it went
                 first = self.seats[e.seat]
                 first.update([Component("rule", "first player", "seat"),
-                              Component("first ring", where, "first player"), *self.insert_tiles])
-            self.insert_owner[square] = (e.seat, e.item, where)
+                              Component("first ring", where, "first player"), *self.tiles])
+            self.owner[square] = (e.seat, e.item, where)
         elif e.kind == "ring_flipped":
-            _, tile, where = self.insert_owner[e.detail]
-            self.insert_owner[e.detail] = (e.seat, tile, where)
+            _, tile, where = self.owner[e.detail]
+            self.owner[e.detail] = (e.seat, tile, where)
 
-    def _wizard(self, e: Any, seated: Any) -> None:
+    def result(self, state: Any) -> list[set[Component]]:
+        out = self.seats
+        rings: dict[tuple[str, str], list[int]] = {}
+        for seat, tile, where in self.owner.values():
+            for key in [("tile", tile)] * bool(tile) + [("squares", where)]:
+                rings.setdefault(key, [0, 0])[seat] += 1
+        for (family, item), (a, b) in rings.items():
+            if a != b:
+                out[0 if a > b else 1].add(Component(family, item, "majority at the end"))
+        return out
+
+
+class Wizard(Collector):
+    def __init__(self, state: Any) -> None:
+        super().__init__(state)
+        self.chosen = False           # a Wizard turned up, so the dealer names the trump
+
+    @classmethod
+    def items(cls, family: str, how: str, params: dict[str, Any]) -> list[str]:
+        # the seats; the trumps are listed as they are named
+        return [str(s) for s in range(params.get("players", 0))] if family == "seat" else []
+
+    def event(self, e: Any, seated: Any) -> None:
         if e.kind == "turn_up":
-            self.wizard_chosen = e.item == "W"
-        elif e.kind == "trump_suit" and self.wizard_chosen and e.item != "none":
+            self.chosen = e.item == "W"
+        elif e.kind == "trump_suit" and self.chosen and e.item != "none":
             self.seats[e.seat].add(Component("trump", _suit_name(e.item), "named by the dealer"))
 
     def result(self, state: Any) -> list[set[Component]]:
-        """The components of each seat, once every action is added; `state` is the final position."""
-        out = self.seats
-        if self.game_id == "insert":
-            rings: dict[tuple[str, str], list[int]] = {}
-            for seat, tile, where in self.insert_owner.values():
-                for key in [("tile", tile)] * bool(tile) + [("squares", where)]:
-                    rings.setdefault(key, [0, 0])[seat] += 1
-            for (family, item), (a, b) in rings.items():
-                if a != b:
-                    out[0 if a > b else 1].add(Component(family, item, "majority at the end"))
-        elif self.game_id == "wizard":
-            for p in range(self.n):
-                out[p].add(Component("seat", str(p), "seat"))
-        elif self.game_id == "belle_of_the_ball":
-            for p in range(self.n):
-                points = self.tier_points[p]
-                top = [t for t, v in points.items() if v == max(points.values())]
-                if len(top) == 1:
-                    out[p].add(Component("interest tier", top[0], "scored the most"))
-                for cards in state.party(p):
-                    out[p].update(Component("interest tier", t, "held at the end") for t in _matched_icons(cards))
-        return out
+        for p in range(self.n):
+            self.seats[p].add(Component("seat", str(p), "seat"))
+        return self.seats
+
+
+# game id -> its collector; a game not listed has no components
+COLLECTORS: dict[str, type[Collector]] = {"belle_of_the_ball": BelleOfTheBall, "royal_ball": RoyalBall,
+                                          "belladone_bluff": BelladoneBluff, "insert": Insert, "wizard": Wizard}
 
 
 def _matched_icons(cards: Iterable[str]) -> dict[str, int]:

@@ -1,3 +1,4 @@
-"""What people read of the results: `tables` (the leaderboard's columns and legend, shared by every
+"""What people read of the results: `sections` (what every view shows of a run, per game),
+`tables` (the leaderboard's columns and legend, shared by every
 view), `report` (the self-contained HTML page) and `graphs` (the matchup graph, heat maps and
 rating plots)."""

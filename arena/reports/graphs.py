@@ -18,7 +18,6 @@ import networkx as nx  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from arena.gamestats.balance import component_name  # noqa: E402
 from arena.results import analysis  # noqa: E402
 from arena.reports.tables import GRAPH_LEGEND  # noqa: E402
 from arena.text import game_title, interval_text  # noqa: E402
@@ -30,6 +29,12 @@ NODE = "#dbe9f6"
 # Deterministic SVG ids, and text kept as text (searchable, small).
 matplotlib.rcParams["svg.hashsalt"] = "tabletop-arena"
 matplotlib.rcParams["svg.fonttype"] = "none"
+
+
+def component_name(row: dict[str, Any]) -> str:
+    """A row of the components section (arena.gamestats.balance.effects) as text: "Belle Earl Grey,
+    Hot (played)"."""
+    return f"{row['family']} {row['item']} ({row['how']})"
 
 
 def matchup_graph(summary: dict[str, Any]) -> nx.DiGraph:

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from arena.reports import graphs
 from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, output_heading, output_text
-from arena.results import analysis, tallies
+from arena.results import analysis
+from arena.reports.sections import run_sections
 from arena import server_address
 from arena.sandbox import LIMITS, unconfined_note
 from arena.tournament.config import TournamentConfig, book_note, time_note
@@ -93,7 +94,7 @@ def collect(store: "Store", run_id: Optional[str] = None) -> tuple[dict[str, Any
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
     --json`), and the per-group `GroupTally.summary` values it was made from."""
     run_id = store.run(run_id)["run_id"]
-    sections, summaries = tallies.sections(store, run_id, first_matches=SHOWN_MATCHES)
+    sections, summaries = run_sections(store, run_id, first_matches=SHOWN_MATCHES)
     # While `arena serve` runs on this store, each listed match links to its replay there.
     server = server_address.running_url(store.path)
     return run_data(store, run_id, sections, summaries) | {"versions": versions(), "server": server}, summaries

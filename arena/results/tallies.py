@@ -14,9 +14,6 @@ import time
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
-from arena.results.settle import looks
-from arena.results.verdict import settle_verdict, verdict
-from arena.text import game_title, jsonable
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -57,7 +54,7 @@ class RunTallies:
 
     def ordered(self, game_id: Optional[str] = None) -> list[GroupTally]:
         """The tallies (of one game, or all), in the order their games were played."""
-        return sorted((t for t in self.groups.values() if game_id is None or t.game_id == game_id),
+        return sorted((t for t in self.groups.values() if game_id in (None, t.game_id)),
                       key=lambda t: t.state()["first"])
 
 
@@ -82,78 +79,6 @@ def read(store: "Store", run_id: str, game_id: Optional[str] = None) -> list[Gro
         if [json.dumps(t.state()) for t in out] != [json.dumps(t.state()) for t in fresh]:
             raise RuntimeError(f"run {run_id}: the checkpointed tallies differ from a replay of every match")
     return out
-
-
-def sections(store: "Store", run_id: str, game_id: Optional[str] = None, first_matches: int = 0
-             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """([section], [summary]) per game and rule variant of the run (or of one game), as every view
-    shows them: each section is plain JSON-able data (leaderboard, head to head, verdict, cycles,
-    rating history, faults, deals) with its first `first_matches` matches; each summary is the
-    `GroupTally.summary` it was made from."""
-    out, summaries = [], []
-    looks = settle_looks(store, run_id)
-    for tally in read(store, run_id, game_id):
-        summ = tally.summary()
-        summaries.append(summ)
-        rows, h2h = jsonable(summ["leaderboard"]), jsonable(summ["head_to_head"])
-        out.append({
-            "game_id": tally.game_id,
-            "game_params": tally.params,
-            "title": game_title(tally.game_id, tally.params, only_changed=True),   # as the terminal titles it
-            "matches": summ["matches"],
-            "deals": summ["deals"],
-            "seed_range": summ["seeds"],
-            "leaderboard": rows,
-            "cycles": summ["cycles"],
-            "verdict": verdict(rows, h2h, summ["cycles"]) if tally.key not in looks else
-            settle_verdict(looks[tally.key], looks["rule"], len(rows)),
-            "settled": looks[tally.key].settled if tally.key in looks else None,
-            "head_to_head": h2h,
-            "rating_history": summ["rating_history"],
-            "fault_summary": summ["faults"],
-            "first_matches": [{"match_id": m["match_id"], "deal": m["deal"], "seed": m["seed"],
-                               "seats": [s["label"] for s in m["seats"]], "placements": m["placements"],
-                               "returns": m["returns"]}
-                              for m in store.first_results(run_id, tally.game_id, tally.key[1],
-                                                           summ["first_match"], first_matches)],
-        })
-    return out, summaries
-
-
-def standings(store: "Store", run_id: str, game_id: Optional[str] = None) -> list[dict[str, Any]]:
-    """The run's leaderboards (or one game's) as flat records, one per agent and game, in each game
-    best first, as `arena leaderboard` shows them: plain numbers and strings only, so that
-    `pandas.DataFrame(records)` or `csv.DictWriter` takes them as they are. `game` is the table's
-    title (the game and the parameters that differ from its defaults); each interval (score share,
-    placement, each game metric) is three fields: NAME, NAME_low and NAME_high (95%, over deals)."""
-    records = []
-    for section in sections(store, run_id, game_id)[0]:
-        for row in section["leaderboard"]:
-            record = {"run_id": run_id, "game": section["title"], "game_id": row["game_id"]}
-            record.update({k: row[k] for k in ("rank", "label", "mu", "sigma", "conservative", "games", "wins",
-                                               "draws", "losses", "faults", "mean_return", "duplicate_score")})
-            intervals = {"score_share": row["score_share"], "placement": row["placement"], **row["metrics"]}
-            for name, iv in intervals.items():
-                record.update({name: iv and iv["mean"], f"{name}_low": iv and iv["low"], f"{name}_high": iv and iv["high"]})
-            record["deals"] = row["score_share"]["deals"] if row["score_share"] else 0
-            records.append(record)
-    return records
-
-
-def settle_looks(store: "Store", run_id: str) -> dict[Any, Any]:
-    """{group key: settle.Look, "rule": StoppingRule} of a run played until settled; {} otherwise."""
-    from arena.tournament import schedule as sched
-    from arena.tournament.config import TournamentConfig
-    try:
-        config = TournamentConfig.from_json(store.run(run_id)["config"])
-    except ValueError:
-        return {}
-    if config.stop is None:
-        return {}
-    schedule = sched.schedule_from_config(run_id, config, store.deal_key(run_id) or "")
-    out = {group_key({"game_id": now.game_id, "game_params": now.params}): now
-           for _, now in looks(store, run_id, schedule, config.stop)}
-    return {**out, "rule": config.stop}
 
 
 class Checkpoint(RunTallies):

@@ -1,7 +1,7 @@
 """How submitted agents are confined: the sandbox mode, the limits, and what a bot's fault is."""
 from typing import Any, Iterable, Optional
 
-from arena.agent_list import code_param
+from agents import code_param
 from arena.match import SandboxPolicy
 from arena.text import printable
 

@@ -42,7 +42,9 @@ from arena.store import Store, StoreError
 from arena.text import first_line, jsonable, printable, without_paths
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
-RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "RULES.md")
+# docs/RULES.md, shipped with the package: in the checkout a symbolic link to it, in an sdist and a
+# wheel the file itself
+RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RULES.md")
 NOT_FOUND = (StoreError, UnknownSession, engines.registry.UnknownGame)
 MATCH_ID_LIMIT = 2 ** 63   # SQLite integers
 SWEEP_EVERY = 60           # seconds between two looks for games left alone (Sessions.expire)
@@ -194,7 +196,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
 
     @functools.lru_cache(maxsize=1)
     def rules_html():
-        import markdown   # installed with mkdocs, which builds the same page into the docs site
+        import markdown
         with open(RULES, encoding="utf-8") as f:
             body = markdown.markdown(f.read(), extensions=["toc", "tables"])
         return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>The rules</title>"

@@ -30,7 +30,6 @@ from arena.agent_list import (
     _ITEM,
     agent_classes,
     ScheduleError,
-    code_param,
     entry_points,
     file_param,
     parse_agent,
@@ -158,7 +157,7 @@ def web_agent(item: str, offered: dict[str, str]) -> AgentSpec:
     if m and source not in agent_registry.agent_names() and source not in installed:
         known = [a for a in agent_registry.agent_names() if a != "human"] + list(offered) + sorted(installed)
         raise ScheduleError(f"unknown agent {source!r}: this server offers only {', '.join(known)}")
-    param = code_param(source, dict(params))
+    param = agent_registry.code_param(source, dict(params))
     if param:
         raise ScheduleError(f"agent {source}: its {param} names code that would run in the server's own process, "
                             f"outside the sandbox, which a game in the browser may not ask for")

@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence
 
 import engines
 from arena.reports import graphs, report
-from arena.results import tallies
+from arena.reports.sections import run_sections
 from arena.results.outcome import faulty_seats
 from arena.store import run_kind
 from arena.table import public_name
@@ -157,8 +157,8 @@ def run_row(run: dict[str, Any]) -> dict[str, Any]:
 
 def run_summary(store: Store, run_id: str) -> dict[str, Any]:
     """The run page's data: per game its leaderboard (with the terminal's columns), head-to-head
-    matrix, verdict, cycles and matchup graph, as the report has them (`tallies.sections`)."""
-    game_sections, summaries = tallies.sections(store, run_id)
+    matrix, verdict, cycles and matchup graph, as the report has them (`run_sections`)."""
+    game_sections, summaries = run_sections(store, run_id)
     data = report.run_data(store, run_id, game_sections, summaries)
     kind = run_kind(store.run(run_id))
     sections = []

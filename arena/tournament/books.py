@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 import engines
-from engines.wizard import WizardState
 from arena import seeds
 from arena.agent_list import param_options
 from arena.tournament.schedule import deal_seed, resolve_games
@@ -100,11 +99,9 @@ def dealt(game_id: str, params: Mapping[str, Any], seed: int) -> dict[str, Any]:
     views = [state.observation(p) for p in range(state.num_players)]
     out: dict[str, Any] = {"seed": seed,
                            "start": hashlib.sha256(json.dumps(views, sort_keys=True).encode()).hexdigest()[:16]}
-    if isinstance(state, WizardState):
-        out["dealt"] = {"dealer": state.dealer(), "turn_up": state.turn_up(),
-                        "hands": [state.hand(p) for p in range(state.num_players)]}
-    elif game_id == "insert":
-        out["dealt"] = {"lines": views[0]["lines"], "first": state.current_player()}
+    dealt = engines.spec(game_id).dealt
+    if dealt is not None:
+        out["dealt"] = dealt(state, views)
     return out
 
 
@@ -190,7 +187,7 @@ def games(book: Book, game_id: Optional[str], players: Optional[int],
           params: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
     """[(game id, complete parameters)] of a run of the book; BookError when the command line names
     another game, or other parameters, than the book's."""
-    if game_id is not None and game_id != book.game_id:
+    if game_id not in (None, book.game_id):
         raise BookError(f"deal book {book.path} deals {book.game_id}, not {game_id}")
     if players is not None or params:
         [(_, given)] = resolve_games(book.game_id, players, param_options(params))

@@ -27,15 +27,19 @@ import importlib.util
 import itertools
 import operator
 import os
-from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar, Union
 
 import agents as agent_registry
 import engines
 from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
-from arena.results.settle import StoppingRule
+from arena.results.analysis import group_key
+from arena.results.settle import StoppingRule, looks
 from arena.seeds import derive_seed
 from arena.tournament.config import TournamentConfig
+
+if TYPE_CHECKING:
+    from arena.store import Store
 
 T = TypeVar("T")
 
@@ -216,6 +220,21 @@ def check_size(config: TournamentConfig) -> None:
     if total > MAX_MATCHES:
         raise ScheduleError(f"this tournament would have {total:,} matches; at most {MAX_MATCHES:,} per run "
                             f"(give fewer --games or agents)")
+
+
+def stored_looks(store: "Store", run_id: str) -> dict[Any, Any]:
+    """{group key: settle.Look, "rule": StoppingRule} of a stored run played until settled, as its
+    config and schedule say; {} otherwise."""
+    try:
+        config = TournamentConfig.from_json(store.run(run_id)["config"])
+    except ValueError:
+        return {}
+    if config.stop is None:
+        return {}
+    schedule = schedule_from_config(run_id, config, store.deal_key(run_id) or "")
+    out = {group_key({"game_id": now.game_id, "game_params": now.params}): now
+           for _, now in looks(store, run_id, schedule, config.stop)}
+    return {**out, "rule": config.stop}
 
 
 def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = "") -> Schedule:
