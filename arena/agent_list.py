@@ -6,7 +6,7 @@ import dataclasses
 import importlib.util
 import os
 import re
-from typing import Iterable, Optional
+from typing import Container, Iterable, Optional
 
 import agents as agent_registry
 from arena.match import AgentSpec

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import sys
 import time
 import urllib.parse
@@ -602,6 +603,8 @@ def make_private(path: str, writing: bool) -> None:
         try:
             st = os.stat(name)
         except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):   # `--store /dev/null` names no file of ours to tighten
             continue
         if st.st_mode & 0o077:
             loose.append((name, st))

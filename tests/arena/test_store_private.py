@@ -77,3 +77,18 @@ def test_a_store_made_by_the_command_line_is_private(tmp_path):
         os.umask(old)
     assert mode(path) == 0o600 and all(mode(p) == 0o600 for p in (path + "-wal", path + "-shm")
                                        if os.path.exists(p))
+
+
+def test_a_store_path_that_names_no_regular_file_is_never_changed(tmp_path):
+    """`--store /dev/null` (or a pipe, a device) names nothing the arena made: its mode is left as it
+    is, whatever the open then says."""
+    from arena.store import make_private
+    pipe = tmp_path / "a-pipe"
+    os.mkfifo(pipe, 0o644)
+    os.chmod(pipe, 0o666)
+    make_private(str(pipe), writing=True)
+    assert mode(pipe) == 0o666
+    before = mode("/dev/null")
+    with pytest.raises(StoreError):
+        Store("/dev/null")
+    assert mode("/dev/null") == before
