@@ -29,6 +29,7 @@ import numpy as np
 
 FORMAT = 1
 BID_FEATURES = "wizard-bid"
+BID_GAME = "wizard"   # the game whose bids these features read
 BID_FEATURES_VERSION = 1
 A_BID = 54   # engines/wizard.pyx: "bid N" is action A_BID + N
 SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (agents/models/)

@@ -52,8 +52,9 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     import time
     import numpy as np
 
+    from agents import learned
     fit.check_installed()
-    if game_id != "wizard":
+    if game_id != learned.BID_GAME:
         raise ValueError(f"arena train learns Wizard's bidder only, not {game_id!r}")
     try:
         layers = tuple(int(h) for h in hidden.split(",") if h.strip() and int(h) > 0)

@@ -102,7 +102,7 @@ def test_a_request_naming_a_file_or_module_of_its_own_is_refused_and_nothing_is_
     assert errors["/etc/shadow:X"].replace("shadow", "?") == errors["/etc/no-such-file:X"].replace("no-such-file", "?")
     model = "pimc[bidding=learned,bid_model=/etc/{}]"
     assert errors[model.format("shadow")] == errors[model.format("no-such-file")]
-    assert errors["/etc/shadow:X"].startswith("unknown agent '/etc/shadow:X': this server offers only ")
+    assert errors["/etc/shadow:X"].startswith("unknown agent 'shadow:X': this server offers only ")   # no path shown
     assert "random" in errors["/etc/shadow:X"]
     assert "the server's own process" in errors["openspiel_bot[factory={factory}:make]".format(**names)]
     assert "names a file on the server" in errors[model.format("shadow")]
