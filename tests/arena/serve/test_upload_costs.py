@@ -1,5 +1,5 @@
-"""What an upload costs the server (arena.ladder.uploads): each version kept once, a retired
-version's files removed, a per-entrant quota of kept bytes, and a check that holds back no other
+"""What an upload costs the server (arena.ladder.uploads): each version kept once, beside the store
+(wiping the cache of staged bots loses none), a retired version's files removed, a per-entrant quota of kept bytes, and a check that holds back no other
 entrant's upload while the bot thinks."""
 import os
 import shutil
@@ -69,6 +69,56 @@ def test_an_uploaded_version_is_kept_once_and_a_retired_one_leaves_no_file(club)
         assert rows == {"random": "active", "mine": "retired", "mine@2": "active"}   # the entry stays
         retired = client.post("/api/ladders/club/bots/mine/retire", headers={"Authorization": f"Bearer {issued['alice']}"})
         assert retired.status_code == 200 and copies(path, second) == []
+
+
+@pytest.fixture
+def wiped_cache(tmp_path, monkeypatch):
+    """The cache of staged bots in a folder of the test's own (XDG_CACHE_HOME), to wipe."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder
+
+
+def on_disk(places, data):
+    """The distinct files (by inode) holding exactly `data` under `places`."""
+    found = {}
+    for place in places:
+        for folder, _, files in os.walk(place):
+            for name in files:
+                with open(os.path.join(folder, name), "rb") as f:
+                    if f.read() == data:
+                        found[os.stat(os.path.join(folder, name)).st_ino] = os.path.join(folder, name)
+    return sorted(found.values())
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_an_uploaded_version_has_one_copy_beside_the_store_and_none_in_the_cache(club, wiped_cache):
+    path, issued = club
+    data = bot(os.urandom(8).hex(), 4096)
+    with TestClient(create_app(path)) as client:
+        assert send(client, issued["alice"], data, "mine").status_code == 201
+    [copy] = on_disk([os.path.dirname(path), str(wiped_cache)], data)
+    assert copy.startswith(path + ".uploads" + os.sep + os.path.join("club", "mine") + os.sep)
+    assert os.stat(path + ".uploads").st_mode & 0o777 == 0o700
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_a_wiped_cache_loses_no_upload_the_next_batch_plays_it(club, wiped_cache):
+    from arena.ladder import play
+    path, issued = club
+    with TestClient(create_app(path)) as client:
+        assert send(client, issued["alice"], bot("wiped"), "mine").status_code == 201
+    shutil.rmtree(wiped_cache)
+    store = Store(path)
+    try:
+        assert play.run(store, "club", matches=2)["status"] == "finished"
+        mine = next(e for e in ladders.entries(store, "club") if e.label == "mine")
+        assert mine.games >= 2 and mine.status == "active"
+        assert not store.db.execute("SELECT count(*) FROM matches WHERE faults != '[]'").fetchone()[0]
+    finally:
+        store.close()
 
 
 def test_an_entrants_uploads_are_kept_within_the_quota(club, monkeypatch):
