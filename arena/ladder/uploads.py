@@ -223,18 +223,21 @@ def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, 
                             f"uploads", 403)
     if label is not None:
         _may_enter(store, name, entrant, check_label(label))
-    _sweep_scratch()
-    cache, marker, made = _cache_entries(), None, None
+    _sweep_scratch(tempfile.gettempdir())
+    _sweep_scratch(os.path.join(kept_root(store), name), PENDING)
+    cache, marker, made, pending = _cache_entries(), None, None, None
     scratch = tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-")
     try:
         agent, default = write_bot(data, filename, scratch, class_name)
         label = label or check_label(default)
         _may_enter(store, name, entrant, label)
         _within_quota(store, name, entrant, label, [scratch], quota)
-        agent, made = _keep(store, name, label, agent)
+        agent, pending = _keep(store, name, label, agent)
         marker = _marker(agent)
         with _checking(entrant):
             _check(agent, label, ladder, games)
+        if pending:
+            agent, made = _settle(store, name, label, agent)
         staged = _staged(agent, label)
         _within_quota(store, name, entrant, label, _folders(store, staged), quota)
         with _entering:   # the label's owner and the entrant's count, then the entry, at one time
@@ -254,6 +257,8 @@ def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, 
         raise
     finally:
         remove(scratch)
+        if pending:
+            remove(pending)
 
 
 def retire(store: "Store", name: str, label: str, entrant: Optional[str] = None) -> list["Entry"]:
@@ -331,33 +336,58 @@ def _folders(store, spec: "AgentSpec") -> set[str]:
 
 
 def _keep(store, name, label, agent):
-    """Writes the upload's files (from its scratch folder) as its kept copy, laid out as its staged
-    copy in STORE.uploads/NAME/LABEL/DIGEST; (the agent played from there, the folder when this
-    call made it, else None: the same version is kept already)."""
+    """Writes the upload's files (from its scratch folder) laid out as their staged copy, in a
+    folder named by their digest: in a pending folder of the ladder's uploads while the bot is
+    checked (_settle then moves it to STORE.uploads/NAME/LABEL/DIGEST), unless the same version is
+    kept already. (The agent played from there, the pending folder or None.)"""
     from arena.sandbox.exec_host import read_tree
     from arena.sandbox.staging import _digest, _read_code, write_tree
-    exec_bot = agent.startswith("exec:")
-    path, _, cls = (agent[len("exec:"):], "", "") if exec_bot else agent.rpartition(":")
+    path = _path_of(agent)
     try:
-        files = read_tree(path) if exec_bot else _read_code([path])
+        files = read_tree(path) if agent.startswith("exec:") else _read_code([path])
     except (OSError, ValueError) as e:
         raise UploadRefused(f"the bot cannot be read: {e}") from None
-    parent = os.path.join(kept_root(store), name, label)
-    folder = os.path.join(parent, _digest(files))
-    kept = os.path.join(folder, os.path.basename(path))
-    agent = f"exec:{kept}" if exec_bot else f"{kept}:{cls}"
-    if os.path.isdir(folder):
-        return agent, None
-    os.makedirs(parent, mode=0o700, exist_ok=True)
-    for private in (kept_root(store), os.path.dirname(parent), parent):
-        os.chmod(private, 0o700)   # the store is private: so are the uploads beside it
-    tmp = write_tree(files, tempfile.mkdtemp(dir=parent))
+    digest = _digest(files)
+    kept = os.path.join(kept_root(store), name, label, digest)
+    if os.path.isdir(kept):
+        return _moved(agent, kept), None
+    pending = tempfile.mkdtemp(prefix=f"{PENDING}{os.getpid()}-", dir=_private_folder(store, name))
+    return _moved(agent, write_tree(files, os.path.join(pending, digest))), pending
+
+
+def _settle(store, name, label, agent):
+    """Moves the checked upload's copy from its pending folder to STORE.uploads/NAME/LABEL/DIGEST;
+    (the agent played from there, that folder)."""
+    copy = os.path.dirname(_path_of(agent).rstrip(os.sep))
+    kept = os.path.join(_private_folder(store, name, label), os.path.basename(copy))
     try:
-        os.rename(tmp, folder)
-    except OSError:   # the same version kept at the same moment by another upload
-        remove(tmp)
-        return agent, None
-    return agent, folder
+        os.rename(copy, kept)
+    except OSError as e:   # the same version kept meanwhile by an upload of another server
+        raise UploadRefused(f"the bot cannot be kept: {e.strerror or e}; send it again") from None
+    return _moved(agent, kept), kept
+
+
+def _private_folder(store, *parts):
+    """The folder kept_root(store)/PARTS, it and each folder on the way made 0700 (the store is
+    private: so are its uploads)."""
+    folders = [kept_root(store)]
+    for part in parts:
+        folders.append(os.path.join(folders[-1], part))
+    for folder in folders:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        os.chmod(folder, 0o700)
+    return folders[-1]
+
+
+def _path_of(agent):
+    """The file or folder an agent item of an upload plays from."""
+    return agent[len("exec:"):] if agent.startswith("exec:") else agent.rpartition(":")[0]
+
+
+def _moved(agent, folder):
+    """The agent played from `folder` (a copy of the folder it was played from)."""
+    moved = os.path.join(folder, os.path.basename(_path_of(agent).rstrip(os.sep)))
+    return f"exec:{moved}" if agent.startswith("exec:") else f"{moved}:{agent.rpartition(':')[2]}"
 
 
 def _remove_kept(folder):
@@ -385,6 +415,7 @@ _entering = threading.Lock()   # held only while the store is read and written, 
 _entrants: set[str] = set()    # entrants with a check running
 _entrants_lock = threading.Lock()
 SCRATCH = "arena-upload-"   # then the pid of the server that unpacks there
+PENDING = "." + SCRATCH     # a kept copy's folder while its bot is checked (no label starts with .)
 
 
 @contextlib.contextmanager
@@ -403,11 +434,11 @@ def _checking(entrant):
             _entrants.discard(entrant)
 
 
-def _sweep_scratch() -> None:
-    """Removes the scratch folders of servers that died during an upload (kill -9 leaves them):
-    those whose pid is no longer a process."""
-    for path in glob.glob(os.path.join(tempfile.gettempdir(), f"{SCRATCH}*-*")):
-        pid = os.path.basename(path)[len(SCRATCH):].split("-")[0]
+def _sweep_scratch(where: str, prefix: str = SCRATCH) -> None:
+    """Removes the scratch (or pending) folders in `where` of servers that died during an upload
+    (kill -9 leaves them): those whose pid is no longer a process."""
+    for path in glob.glob(os.path.join(where, f"{prefix}*-*")):
+        pid = os.path.basename(path)[len(prefix):].split("-")[0]
         if pid.isdigit() and not _alive(int(pid)):
             remove(path)
 

@@ -1,8 +1,10 @@
 """What an upload costs the server (arena.ladder.uploads): each version kept once, beside the store
 (wiping the cache of staged bots loses none), a retired version's files removed, a per-entrant quota of kept bytes, and a check that holds back no other
 entrant's upload while the bot thinks."""
+import io
 import os
 import shutil
+import tarfile
 import tempfile
 import threading
 
@@ -13,6 +15,7 @@ from arena.ladder import store as ladders
 from arena.ladder import tokens, uploads
 from arena.serve.app import create_app
 from arena.store import Store
+from paths import ROOT
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="uploads enter only with the sandbox (bwrap)")
 
@@ -35,9 +38,17 @@ def club(tmp_path):
     return path, issued
 
 
-def send(client, token, data, label):
+def send(client, token, data, label, filename="bot.py"):
     return client.post("/api/ladders/club/bots", headers={"Authorization": f"Bearer {token}"},
-                       files={"file": ("bot.py", data)}, data={"label": label})
+                       files={"file": (filename, data)}, data={"label": label})
+
+
+def c_kit():
+    """A .tar.gz of the C kit (examples/bots/c): an exec bot with a build."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        archive.add(os.path.join(ROOT, "examples", "bots", "c"), arcname="c")
+    return out.getvalue()
 
 
 def copies(path, data):
@@ -105,11 +116,16 @@ def test_an_uploaded_version_has_one_copy_beside_the_store_and_none_in_the_cache
 
 @needs_bwrap
 @pytest.mark.slow
-def test_a_wiped_cache_loses_no_upload_the_next_batch_plays_it(club, wiped_cache):
+@pytest.mark.parametrize("upload", [lambda: (bot("wiped"), "bot.py"), lambda: (c_kit(), "c.tar.gz")],
+                         ids=["python", "exec-with-build"])
+def test_a_wiped_cache_loses_no_upload_the_next_batch_plays_it(club, wiped_cache, upload):
+    """The ladder's next batch restages the kept copy (and rebuilds an exec bot)."""
     from arena.ladder import play
     path, issued = club
     with TestClient(create_app(path)) as client:
-        assert send(client, issued["alice"], bot("wiped"), "mine").status_code == 201
+        data, filename = upload()
+        answer = send(client, issued["alice"], data, "mine", filename)
+        assert answer.status_code == 201, answer.json()
     shutil.rmtree(wiped_cache)
     store = Store(path)
     try:
