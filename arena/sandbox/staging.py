@@ -4,6 +4,7 @@ folder is copied with its files' executable bits, after its build (arena.sandbox
 Code that is already laid out as its staged copy, in a read-only folder named by its digest (an
 uploaded bot's kept copy beside the store, arena.ladder.uploads), is not copied again: its place in
 the cache is a link to that folder, rebuilt whenever the cache is wiped."""
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -167,7 +168,8 @@ def discard(digest: str) -> None:
     writes it again."""
     _verified.discard(digest)
     if os.path.islink(code_dir(digest)):   # the link to a kept copy: that copy stays
-        os.unlink(code_dir(digest))
+        with contextlib.suppress(FileNotFoundError):   # removed meanwhile by another process
+            os.unlink(code_dir(digest))
     else:
         shutil.rmtree(code_dir(digest), ignore_errors=True)
 
