@@ -7,8 +7,10 @@ names relative without `..`, at most MAX_MEMBERS members and MAX_UNPACKED bytes 
 bytes come out (never trusting the sizes the archive declares). The bot then passes check-agent
 (arena.tournament.checks) on the ladder's game in its sandbox, within the check's own budget, before
 it is kept; a refused upload leaves no file (its staged copy in the cache included) and no store row.
-A kept version is one copy, the staged copy its check made; a retired version's files are removed;
-an entrant's kept versions stay within a quota.
+A kept version is one copy, beside the store (STORE.uploads/LADDER/LABEL/DIGEST, laid out as its
+staged copy): the cache of staged bots only links to it (and holds an exec bot's build), so wiping
+the cache loses no upload. A retired version's files are removed; an entrant's kept versions stay
+within a quota.
 """
 import contextlib
 import glob
@@ -24,7 +26,6 @@ import tempfile
 import threading
 import zipfile
 import zlib
-from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Iterator, Optional, Sequence
 
 from arena import defaults
@@ -209,8 +210,8 @@ def remove(path: str) -> None:
 def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, label: Optional[str] = None,
            class_name: Optional[str] = None, games: int = 2, quota: int = QUOTA) -> "Entry":
     """Adds the uploaded bot to ladder `name` for `entrant`, after check-agent on the ladder's game in
-    its sandbox (within the check's own budget: `_check`), and keeps it once, as its staged copy
-    in the cache of staged bots; the version it replaces is retired and its files removed. The
+    its sandbox (within the check's own budget: `_check`), and keeps it once, beside the store
+    (`kept_root`); the version it replaces is retired and its files removed. The
     entrant's kept uploads stay within `quota` bytes (413). Returns its entry.
     UploadRefused (with its status) for an upload that is not taken; ValueError for an unknown ladder.
     Checks run side by side, at most CHECKS_AT_ONCE, one per entrant: no upload waits for another
@@ -222,24 +223,28 @@ def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, 
                             f"uploads", 403)
     if label is not None:
         _may_enter(store, name, entrant, check_label(label))
-    _sweep_scratch()
-    cache, marker = _cache_entries(), None
+    _sweep_scratch(tempfile.gettempdir())
+    _sweep_scratch(os.path.join(kept_root(store), name), PENDING)
+    cache, marker, made, pending = _cache_entries(), None, None, None
     scratch = tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-")
     try:
         agent, default = write_bot(data, filename, scratch, class_name)
         label = label or check_label(default)
         _may_enter(store, name, entrant, label)
         _within_quota(store, name, entrant, label, [scratch], quota)
+        agent, pending = _keep(store, name, label, agent)
         marker = _marker(agent)
         with _checking(entrant):
             _check(agent, label, ladder, games)
-        kept, staged = _kept_item(agent, label)
-        _within_quota(store, name, entrant, label, _folders(staged), quota)
+        if pending:
+            agent, made = _settle(store, name, label, agent)
+        staged = _staged(agent, label)
+        _within_quota(store, name, entrant, label, _folders(store, staged), quota)
         with _entering:   # the label's owner and the entrant's count, then the entry, at one time
             _may_enter(store, name, entrant, label)
             before = {e.entry for e in ladders.entries(store, name, active=True)}
             try:
-                added = ladders.add(store, name, kept, entrant=entrant, checked=True)
+                added = ladders.add(store, name, f"{agent} as {label}", entrant=entrant, checked=True)
             except ValueError as e:
                 raise UploadRefused(str(e)) from None
             gone = [e for e in ladders.entries(store, name) if e.entry in before and e.status == "retired"]
@@ -247,9 +252,13 @@ def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, 
         return added
     except BaseException:
         _discard_staged(cache, marker)
+        if made:
+            _remove_kept(made)
         raise
     finally:
         remove(scratch)
+        if pending:
+            remove(pending)
 
 
 def retire(store: "Store", name: str, label: str, entrant: Optional[str] = None) -> list["Entry"]:
@@ -262,25 +271,32 @@ def retire(store: "Store", name: str, label: str, entrant: Optional[str] = None)
 
 
 def remove_files(store: "Store", retired: Sequence["Entry"]) -> None:
-    """Removes the kept files of the retired uploaded entries (those whose code lies in the cache
-    of staged bots), but not a folder an active entry of any ladder of the store plays from."""
+    """Removes the kept files of the retired uploaded entries (and their links and builds in the
+    cache of staged bots), but not a folder an active entry of any ladder of the store plays from."""
     from arena.ladder import store as ladders
-    doomed = {folder for e in retired for folder in _folders(e.spec)}
+    doomed = {folder for e in retired for folder in _folders(store, e.spec)}
     if not doomed:
         return
     active = [e for ladder in ladders.ladders(store) for e in ladders.entries(store, ladder["name"], active=True)]
-    doomed -= {folder for e in active for folder in _folders(e.spec)}
+    doomed -= {folder for e in active for folder in _folders(store, e.spec)}
     from arena.sandbox.staging import discard
     for folder in doomed:
-        discard(os.path.basename(folder))
+        discard(os.path.basename(folder))   # a build's copy, or the link to a kept copy
+        if not folder.startswith(_cache_root() + os.sep):
+            _remove_kept(folder)
 
 
 def kept_bytes(store: "Store", name: str, entrant: str, but: Optional[str] = None) -> int:
     """The bytes the entrant's active uploaded bots of the ladder keep on disk (but those of label `but`)."""
     from arena.ladder import store as ladders
     folders = {folder for e in ladders.entries(store, name, active=True)
-               if e.entrant == entrant and e.label != but for folder in _folders(e.spec)}
+               if e.entrant == entrant and e.label != but for folder in _folders(store, e.spec)}
     return sum(_size(folder) for folder in folders)
+
+
+def kept_root(store: "Store") -> str:
+    """The folder beside the store that holds the kept copies of its uploaded bots."""
+    return os.path.abspath(store.path) + ".uploads"
 
 
 def _within_quota(store, name, entrant, label, folders, quota):
@@ -303,38 +319,92 @@ def _size(folder):
     return total
 
 
-def _folders(spec: "AgentSpec") -> set[str]:
-    """The folders of the cache of staged bots an uploaded entry (its staged spec) plays from: its
-    source's staged copy and, for an exec bot with a build, the copy of its build (none for an entry
-    that is not an upload's)."""
+def _folders(store, spec: "AgentSpec") -> set[str]:
+    """The folders an uploaded entry (its staged spec) keeps on disk: its kept copy beside the
+    store and, for an exec bot with a build, the copy of its build in the cache of staged bots
+    (none for an entry that is not an upload's)."""
     from arena.sandbox import code_dir
-    root = _cache_root()
+    root = kept_root(store)
     path = os.path.abspath(spec.target if spec.kind == "exec" else spec.target.rpartition(":")[0])
-    if not spec.submitted or os.path.commonpath([path, root]) != root or path == root:
+    kept = os.path.dirname(path.rstrip(os.sep))
+    if not spec.submitted or os.path.commonpath([kept, root]) != root or kept == root:
         return set()
-    folders = {os.path.join(root, os.path.relpath(path, root).split(os.sep)[0])}
-    if spec.code:
+    folders = {kept}
+    if spec.code and spec.code != os.path.basename(kept):
         folders.add(code_dir(spec.code))
     return folders
 
 
-def _kept_item(agent, label):
-    """(item, staged spec) of the upload as the ladder keeps it: played from the staged copy of its
-    files (made by its check), its one kept copy; the scratch folder then goes."""
-    from arena.agent_list import parse_agent
-    from arena.sandbox import source_dir, stage
-    spec = parse_agent(f"{agent} as {label}")
+def _keep(store, name, label, agent):
+    """Writes the upload's files (from its scratch folder) laid out as their staged copy, in a
+    folder named by their digest: in a pending folder of the ladder's uploads while the bot is
+    checked (_settle then moves it to STORE.uploads/NAME/LABEL/DIGEST), unless the same version is
+    kept already. (The agent played from there, the pending folder or None.)"""
+    from arena.sandbox.exec_host import read_tree
+    from arena.sandbox.staging import _digest, _read_code, write_tree
+    path = _path_of(agent)
     try:
-        staged = stage(spec)   # the check staged it already: this finds that copy intact
+        files = read_tree(path) if agent.startswith("exec:") else _read_code([path])
+    except (OSError, ValueError) as e:
+        raise UploadRefused(f"the bot cannot be read: {e}") from None
+    digest = _digest(files)
+    kept = os.path.join(kept_root(store), name, label, digest)
+    if os.path.isdir(kept):
+        return _moved(agent, kept), None
+    pending = tempfile.mkdtemp(prefix=f"{PENDING}{os.getpid()}-", dir=_private_folder(store, name))
+    return _moved(agent, write_tree(files, os.path.join(pending, digest))), pending
+
+
+def _settle(store, name, label, agent):
+    """Moves the checked upload's copy from its pending folder to STORE.uploads/NAME/LABEL/DIGEST;
+    (the agent played from there, that folder)."""
+    copy = os.path.dirname(_path_of(agent).rstrip(os.sep))
+    kept = os.path.join(_private_folder(store, name, label), os.path.basename(copy))
+    try:
+        os.rename(copy, kept)
+    except OSError as e:   # the same version kept meanwhile by an upload of another server
+        raise UploadRefused(f"the bot cannot be kept: {e.strerror or e}; send it again") from None
+    return _moved(agent, kept), kept
+
+
+def _private_folder(store, *parts):
+    """The folder kept_root(store)/PARTS, it and each folder on the way made 0700 (the store is
+    private: so are its uploads)."""
+    folders = [kept_root(store)]
+    for part in parts:
+        folders.append(os.path.join(folders[-1], part))
+    for folder in folders:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        os.chmod(folder, 0o700)
+    return folders[-1]
+
+
+def _path_of(agent):
+    """The file or folder an agent item of an upload plays from."""
+    return agent[len("exec:"):] if agent.startswith("exec:") else agent.rpartition(":")[0]
+
+
+def _moved(agent, folder):
+    """The agent played from `folder` (a copy of the folder it was played from)."""
+    moved = os.path.join(folder, os.path.basename(_path_of(agent).rstrip(os.sep)))
+    return f"exec:{moved}" if agent.startswith("exec:") else f"{moved}:{agent.rpartition(':')[2]}"
+
+
+def _remove_kept(folder):
+    """Removes a kept copy, and its label's folder when that is left empty."""
+    remove(folder)
+    with contextlib.suppress(OSError):
+        os.rmdir(os.path.dirname(folder))
+
+
+def _staged(agent, label):
+    """The staged spec of the kept upload (its check staged it already: this finds that copy intact)."""
+    from arena.agent_list import parse_agent
+    from arena.sandbox import stage
+    try:
+        return stage(parse_agent(f"{agent} as {label}"))
     except ValueError as e:
         raise UploadRefused(str(e)) from None
-    kept = source_dir(spec)
-    if spec.kind == "exec":
-        item = f"exec:{os.path.join(kept, os.path.basename(spec.target.rstrip(os.sep)))} as {label}"
-    else:
-        path, _, cls = spec.target.rpartition(":")
-        item = f"{os.path.join(kept, os.path.basename(path))}:{cls} as {label}"
-    return item, replace(staged, target=item.rpartition(" as ")[0].removeprefix("exec:"))
 
 
 CHECKS_AT_ONCE = 2        # upload checks running side by side (one per entrant)
@@ -345,6 +415,7 @@ _entering = threading.Lock()   # held only while the store is read and written, 
 _entrants: set[str] = set()    # entrants with a check running
 _entrants_lock = threading.Lock()
 SCRATCH = "arena-upload-"   # then the pid of the server that unpacks there
+PENDING = "." + SCRATCH     # a kept copy's folder while its bot is checked (no label starts with .)
 
 
 @contextlib.contextmanager
@@ -363,11 +434,11 @@ def _checking(entrant):
             _entrants.discard(entrant)
 
 
-def _sweep_scratch() -> None:
-    """Removes the scratch folders of servers that died during an upload (kill -9 leaves them):
-    those whose pid is no longer a process."""
-    for path in glob.glob(os.path.join(tempfile.gettempdir(), f"{SCRATCH}*-*")):
-        pid = os.path.basename(path)[len(SCRATCH):].split("-")[0]
+def _sweep_scratch(where: str, prefix: str = SCRATCH) -> None:
+    """Removes the scratch (or pending) folders in `where` of servers that died during an upload
+    (kill -9 leaves them): those whose pid is no longer a process."""
+    for path in glob.glob(os.path.join(where, f"{prefix}*-*")):
+        pid = os.path.basename(path)[len(prefix):].split("-")[0]
         if pid.isdigit() and not _alive(int(pid)):
             remove(path)
 

@@ -48,7 +48,7 @@ class Box:
         self.spec, self.policy, self.staged = spec, policy, staged
         limits = policy.limits_dict()
         boxed = policy.mode == "bwrap"
-        code = code_dir(spec.code) if staged else None
+        code = os.path.realpath(code_dir(spec.code)) if staged else None   # a kept upload's copy, not its link
         self.inner_code = confine.BOT_ROOT if boxed and code else code
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.control, their_fd = ours, theirs.detach()   # the fd is the child's: closed below, once

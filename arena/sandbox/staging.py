@@ -1,9 +1,14 @@
 """Submitted code is copied at the start of a run into a private, read-only, content-addressed
 place, so that later edits of the original never change the bot a run plays. An exec agent's
-folder is copied with its files' executable bits, after its build (arena.sandbox.exec_host)."""
+folder is copied with its files' executable bits, after its build (arena.sandbox.exec_host).
+Code that is already laid out as its staged copy, in a read-only folder named by its digest (an
+uploaded bot's kept copy beside the store, arena.ladder.uploads), is not copied again: its place in
+the cache is a link to that folder, rebuilt whenever the cache is wiped."""
+import contextlib
 import hashlib
 import importlib.util
 import os
+import secrets
 import shutil
 import tempfile
 
@@ -75,7 +80,7 @@ def stage(spec: AgentSpec) -> AgentSpec:
     if spec.code and spec.code != digest:
         raise ValueError(f"agent {spec.label}: its code changed since the run started, and the copy "
                          f"made then is gone; start a new run")
-    _store(files, spec.label)
+    _store(files, spec.label, _base(spec))
     return type(spec)(spec.label, spec.source, spec.params, spec.kind, spec.target, digest)
 
 
@@ -83,35 +88,53 @@ def _exec_files(spec):
     """An exec agent's files: its folder, after its build (arena.sandbox.exec_host.staged_files)."""
     from arena.sandbox.exec_host import staged_files
     try:
-        return staged_files(spec, lambda files: _store(files, spec.label), _read_staged, code_dir, _cache_root())
+        return staged_files(spec, lambda files: _store(files, spec.label, _base(spec)), _read_staged,
+                            lambda digest: os.path.realpath(code_dir(digest)), _cache_root())
     except ValueError as e:
         message = str(e)
         raise ValueError(message if message.startswith("agent ") else f"agent {spec.label}: {message}") from None
 
 
-def _store(files, label):
+def _base(spec):
+    """The folder the paths of a submitted agent's files are relative to (see `_read_code`)."""
+    origin = spec.target if spec.kind == "exec" else _code_origin(spec)
+    return os.path.dirname(os.path.abspath(origin).rstrip(os.sep))
+
+
+def _store(files, label, base=None):
     """Writes `files` (read-only; executable where marked) to their content-addressed place, unless
-    an intact copy is there; returns their digest."""
+    an intact copy is there; returns their digest. When `base` (the folder they were read from) is
+    named by their digest, it is a kept copy already: their place becomes a link to it."""
     digest = _digest(files)
     target = code_dir(digest)
     if not _intact(digest):
         os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
-        tmp = tempfile.mkdtemp(dir=os.path.dirname(target))
-        for rel, content, *executable in files:
-            path = os.path.join(tmp, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(content)
-            os.chmod(path, 0o555 if executable and executable[0] else 0o444)
-        shutil.rmtree(target, ignore_errors=True)
-        os.chmod(tmp, 0o755)
+        if base and os.path.basename(base) == digest:
+            tmp = os.path.join(os.path.dirname(target), f"link-{secrets.token_hex(8)}")
+            os.symlink(base, tmp)
+        else:
+            tmp = write_tree(files, tempfile.mkdtemp(dir=os.path.dirname(target)))
+        discard(digest)
         try:
             os.rename(tmp, target)
         except OSError:   # another process staged the same code at the same moment
-            shutil.rmtree(tmp, ignore_errors=True)
+            discard(os.path.basename(tmp))
             if not _intact(digest):
                 raise ValueError(f"agent {label}: cannot stage its code in {target}") from None
     return digest
+
+
+def write_tree(files, folder):
+    """Writes `files` under the new folder `folder`, read-only (executable where marked), the
+    folder itself readable by all (a sandboxed bot's uid reads it); returns `folder`."""
+    for rel, content, *executable in files:
+        path = os.path.join(folder, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(content)
+        os.chmod(path, 0o555 if executable and executable[0] else 0o444)
+    os.chmod(folder, 0o755)
+    return folder
 
 
 def _read_staged(digest):
@@ -141,17 +164,21 @@ _verified: set[str] = set()
 
 
 def discard(digest: str) -> None:
-    """Removes the staged copy `digest` (the copy a check made of code that was then refused); the
-    next stage of that code writes it again."""
+    """Removes the staged copy `digest` (or its link to a kept copy); the next stage of that code
+    writes it again."""
     _verified.discard(digest)
-    shutil.rmtree(code_dir(digest), ignore_errors=True)
+    if os.path.islink(code_dir(digest)):   # the link to a kept copy: that copy stays
+        with contextlib.suppress(FileNotFoundError):   # removed meanwhile by another process
+            os.unlink(code_dir(digest))
+    else:
+        shutil.rmtree(code_dir(digest), ignore_errors=True)
 
 
 def _intact(digest):
     """Whether the staged copy `digest` exists and still has exactly its content."""
-    if digest in _verified:
-        return True
     root = code_dir(digest)
+    if digest in _verified and os.path.isdir(root):   # a wiped cache is noticed at once
+        return True
     if not os.path.isdir(root):
         return False
     if _digest(_read_code(sorted(os.path.join(root, entry) for entry in os.listdir(root)), modes=True)) != digest:

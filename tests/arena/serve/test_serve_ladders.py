@@ -97,10 +97,10 @@ def written(path):
 
 
 def kept_folders(path, name, ladder="club"):
-    """The folders an uploaded entry plays from (its one kept copy, in the cache of staged bots)."""
+    """The folders an uploaded entry keeps (its one kept copy beside the store; a build's copy)."""
     store = Store(path, readonly=True)
     try:
-        return uploads._folders(ladders.entry(store, ladder, name).spec)
+        return uploads._folders(store, ladders.entry(store, ladder, name).spec)
     finally:
         store.close()
 

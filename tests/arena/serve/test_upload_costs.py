@@ -1,8 +1,10 @@
-"""What an upload costs the server (arena.ladder.uploads): each version kept once, a retired
-version's files removed, a per-entrant quota of kept bytes, and a check that holds back no other
+"""What an upload costs the server (arena.ladder.uploads): each version kept once, beside the store
+(wiping the cache of staged bots loses none), a retired version's files removed, a per-entrant quota of kept bytes, and a check that holds back no other
 entrant's upload while the bot thinks."""
+import io
 import os
 import shutil
+import tarfile
 import tempfile
 import threading
 
@@ -13,6 +15,7 @@ from arena.ladder import store as ladders
 from arena.ladder import tokens, uploads
 from arena.serve.app import create_app
 from arena.store import Store
+from paths import ROOT
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="uploads enter only with the sandbox (bwrap)")
 
@@ -35,9 +38,25 @@ def club(tmp_path):
     return path, issued
 
 
-def send(client, token, data, label):
+@pytest.fixture
+def wiped_cache(tmp_path, monkeypatch):
+    """The cache of staged bots in a folder of the test's own (XDG_CACHE_HOME), to wipe."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder
+
+
+def send(client, token, data, label, filename="bot.py"):
     return client.post("/api/ladders/club/bots", headers={"Authorization": f"Bearer {token}"},
-                       files={"file": ("bot.py", data)}, data={"label": label})
+                       files={"file": (filename, data)}, data={"label": label})
+
+
+def c_kit():
+    """A .tar.gz of the C kit (examples/bots/c): an exec bot with a build."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        archive.add(os.path.join(ROOT, "examples", "bots", "c"), arcname="c")
+    return out.getvalue()
 
 
 def copies(path, data):
@@ -49,6 +68,8 @@ def copies(path, data):
     for place in places:
         for folder, _, files in os.walk(place):
             for name in files:
+                if os.path.islink(os.path.join(folder, name)):   # a staged link to a kept copy is no copy
+                    continue
                 with open(os.path.join(folder, name), "rb") as f:
                     if f.read() == data:
                         found.append(os.path.join(folder, name))
@@ -57,7 +78,7 @@ def copies(path, data):
 
 @needs_bwrap
 @pytest.mark.slow
-def test_an_uploaded_version_is_kept_once_and_a_retired_one_leaves_no_file(club):
+def test_an_uploaded_version_is_kept_once_and_a_retired_one_leaves_no_file(club, wiped_cache):
     path, issued = club
     first, second = bot(os.urandom(8).hex(), 4096), bot(os.urandom(8).hex(), 4096)
     with TestClient(create_app(path)) as client:
@@ -69,6 +90,53 @@ def test_an_uploaded_version_is_kept_once_and_a_retired_one_leaves_no_file(club)
         assert rows == {"random": "active", "mine": "retired", "mine@2": "active"}   # the entry stays
         retired = client.post("/api/ladders/club/bots/mine/retire", headers={"Authorization": f"Bearer {issued['alice']}"})
         assert retired.status_code == 200 and copies(path, second) == []
+
+
+def on_disk(places, data):
+    """The distinct files (by inode) holding exactly `data` under `places`."""
+    found = {}
+    for place in places:
+        for folder, _, files in os.walk(place):
+            for name in files:
+                with open(os.path.join(folder, name), "rb") as f:
+                    if f.read() == data:
+                        found[os.stat(os.path.join(folder, name)).st_ino] = os.path.join(folder, name)
+    return sorted(found.values())
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_an_uploaded_version_has_one_copy_beside_the_store_and_none_in_the_cache(club, wiped_cache):
+    path, issued = club
+    data = bot(os.urandom(8).hex(), 4096)
+    with TestClient(create_app(path)) as client:
+        assert send(client, issued["alice"], data, "mine").status_code == 201
+    [copy] = on_disk([os.path.dirname(path), str(wiped_cache)], data)
+    assert copy.startswith(path + ".uploads" + os.sep + os.path.join("club", "mine") + os.sep)
+    assert os.stat(path + ".uploads").st_mode & 0o777 == 0o700
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("upload", [lambda: (bot("wiped"), "bot.py"), lambda: (c_kit(), "c.tar.gz")],
+                         ids=["python", "exec-with-build"])
+def test_a_wiped_cache_loses_no_upload_the_next_batch_plays_it(club, wiped_cache, upload):
+    """The ladder's next batch restages the kept copy (and rebuilds an exec bot)."""
+    from arena.ladder import play
+    path, issued = club
+    with TestClient(create_app(path)) as client:
+        data, filename = upload()
+        answer = send(client, issued["alice"], data, "mine", filename)
+        assert answer.status_code == 201, answer.json()
+    shutil.rmtree(wiped_cache)
+    store = Store(path)
+    try:
+        assert play.run(store, "club", matches=2)["status"] == "finished"
+        mine = next(e for e in ladders.entries(store, "club") if e.label == "mine")
+        assert mine.games >= 2 and mine.status == "active"
+        assert not store.db.execute("SELECT count(*) FROM matches WHERE faults != '[]'").fetchone()[0]
+    finally:
+        store.close()
 
 
 def test_an_entrants_uploads_are_kept_within_the_quota(club, monkeypatch):
