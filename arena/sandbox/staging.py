@@ -11,6 +11,7 @@ import os
 import secrets
 import shutil
 import tempfile
+from typing import Iterable
 
 from arena.match import AgentSpec
 
@@ -124,7 +125,7 @@ def _store(files, label, base=None):
     return digest
 
 
-def write_tree(files, folder):
+def write_tree(files: Iterable[tuple], folder: str) -> str:
     """Writes `files` under the new folder `folder`, read-only (executable where marked), the
     folder itself readable by all (a sandboxed bot's uid reads it); returns `folder`."""
     for rel, content, *executable in files:
