@@ -60,18 +60,23 @@ def test_forged_matches_do_not_join_a_run_played_here(victim, tmp_path):
     assert ok("leaderboard", "--json", "--store", store) == before
 
 
-@pytest.fixture
-def partial(victim, tmp_path):
-    """The victim's run with its last deal missing (as if interrupted), and a keyed export of all of it."""
-    store, rows = victim
-    ok("export", "--store", store, "--out", tmp_path / "keyed.jsonl", "--with-deal-key")
-    part = tmp_path / "part.sqlite"
+def copy_without_last_deal(store, part):
+    """A private copy of `store` at `part` with its last deal (matches 4 and on) missing."""
     with sqlite3.connect(store) as db, sqlite3.connect(part) as copy:
         db.backup(copy)
         os.chmod(part, 0o600)   # as the arena makes a store: its owner's only
     with sqlite3.connect(part) as db:
         db.execute("DELETE FROM matches WHERE match_id >= 4")
         db.execute("DELETE FROM tallies")
+
+
+@pytest.fixture
+def partial(victim, tmp_path):
+    """The victim's run with its last deal missing (as if interrupted), and a keyed export of all of it."""
+    store, rows = victim
+    ok("export", "--store", store, "--out", tmp_path / "keyed.jsonl", "--with-deal-key")
+    part = tmp_path / "part.sqlite"
+    copy_without_last_deal(store, part)
     return store, part, lines(tmp_path / "keyed.jsonl")
 
 
@@ -94,12 +99,7 @@ def illegal(tmp_path):
     ok("run", "--game", "insert", "--agents", f"random, {FIXTURES}/bots.py:IllegalBot as illegal", "--games", 3,
        "-j", 1, "--sandbox", "none", "--store", store)
     ok("export", "--store", store, "--out", tmp_path / "keyed.jsonl", "--with-deal-key")
-    with sqlite3.connect(store) as db, sqlite3.connect(part) as copy:
-        db.backup(copy)
-        os.chmod(part, 0o600)   # as the arena makes a store: its owner's only
-    with sqlite3.connect(part) as db:
-        db.execute("DELETE FROM matches WHERE match_id >= 4")
-        db.execute("DELETE FROM tallies")
+    copy_without_last_deal(store, part)
     rows = lines(tmp_path / "keyed.jsonl")
     assert all(r["faults"] and r["faults"][0]["kind"] == "illegal" for r in rows[1:])
     return store, part, rows
