@@ -10,6 +10,8 @@ The names a user needs are exported by `arena` itself (docs/python.md, docs/api.
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Optional, Tuple, TypeVar, Union
 
+import engines
+
 from arena.compare import compare
 from arena.compare.compare import plan as plan_comparison  # noqa: F401 (exported by arena under this name)
 from arena.reports import sections
@@ -198,18 +200,38 @@ class Comparison(Record):
         return cls.from_record({f.name: flat[f.name] for f in fields(cls)})
 
 
+def _check(store: Store, run_id: str, game_id: Optional[str] = None) -> None:
+    """A mistyped run or game is an error, not an empty table: StoreError (a ValueError) for a run
+    the store does not hold, UnknownGame (a ValueError) for a game no engine plays."""
+    store.run(run_id)
+    if game_id is not None:
+        engines.spec(game_id)
+
+
 def standings(store: Store, run_id: str, game_id: Optional[str] = None) -> Records[Standing]:
-    """The run's leaderboards (or one game's), one record per agent and game, each game's best first."""
+    """The run's leaderboards (or one game's), one record per agent and game, each game's best first.
+
+    :raises ValueError: the store holds no such run, or no engine plays such a game.
+    """
+    _check(store, run_id, game_id)
     return Records(Standing.from_record(r) for r in sections.standings(store, run_id, game_id))
 
 
 def matches(store: Store, run_id: str) -> Records[MatchSeat]:
-    """The run's stored matches, one record per match and seat, in match order."""
+    """The run's stored matches, one record per match and seat, in match order.
+
+    :raises ValueError: the store holds no such run.
+    """
+    _check(store, run_id)
     return Records(MatchSeat.from_record(r) for r in export.csv_rows(store, run_id))
 
 
 def verdicts(store: Store, run_id: str, game_id: Optional[str] = None) -> Records[Verdict]:
-    """The run's verdict per game and rule variant (or one game's)."""
+    """The run's verdict per game and rule variant (or one game's).
+
+    :raises ValueError: the store holds no such run, or no engine plays such a game.
+    """
+    _check(store, run_id, game_id)
     return Records(Verdict(run_id, s["title"], s["game_id"], s["matches"], s["deals"], s["settled"], s["verdict"])
                    for s in sections.run_sections(store, run_id, game_id)[0])
 

@@ -132,6 +132,17 @@ def test_a_comparison_is_compare_jsons_summary_flat_and_plain(played):
     assert result.score_low <= result.score <= result.score_high
 
 
+def test_a_mistyped_run_or_game_is_a_one_line_error_not_an_empty_table(played):
+    store, runs, _, _ = played
+    for read in (arena.standings, arena.matches, arena.verdicts):
+        with pytest.raises(ValueError, match=r"^no run 'insert-nope' in .*a\.sqlite \(latest: insert-"):
+            read(store, "insert-nope")
+    for read in (arena.standings, arena.verdicts):
+        with pytest.raises(ValueError, match=r"^unknown game 'insrt'; valid games: "):
+            read(store, runs[0], "insrt")
+    assert arena.standings(store, runs[0], "wizard") == ()   # a game the run did not play: none of its rows
+
+
 def test_jsonable_makes_numpy_floats_plain():
     assert type(jsonable(np.float64(0.5))) is float and jsonable({"a": [np.float64("inf")]}) == {"a": [None]}
 
