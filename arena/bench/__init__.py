@@ -39,7 +39,7 @@ import os
 import random
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import engines
 import engines.core as core
@@ -128,7 +128,7 @@ def search_rows(game_ids: Iterable[str]) -> Iterator[Row]:
         yield from module.cases(list(game_ids))
 
 
-def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agents: str = "greedy, random",
+def arena_rows(game_id: str, repeats: int = 3, deals: int | None = None, agents: str = "greedy, random",
                seconds: float = 2.0) -> list[Row]:
     """Games per second through the arena at 1 and 2 workers, against a bare loop of the same matches.
 

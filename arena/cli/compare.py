@@ -91,7 +91,7 @@ def compare(candidate: str, baseline: str, game_id: Optional[str], players: Opti
     try:
         status, outcome = cmp.play(store, plan, backend, jobs, address, on_batch=on_batch)
     except tournament.MatchFailed as e:
-        raise click.ClickException(f"{e}; the comparison stopped (the same command resumes it)")
+        raise click.ClickException(f"{e}; the comparison stopped (the same command resumes it)") from None
     if status == "interrupted":
         # click, not rich: the command is copied as it is ("[iterations=3000]" is not markup) and never wrapped.
         click.echo(f"interrupted after {outcome.deals} deals; the same command resumes:\n"

@@ -88,7 +88,7 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
             status = tournament.play(store, plan, backend, jobs, address, on_match=meter.advance,
                                      on_look=None if as_json else look_lines(plan, meter))
     except tournament.MatchFailed as e:
-        raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})")
+        raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})") from None
     if status == "interrupted":
         signal.signal(signal.SIGINT, signal.SIG_IGN)   # more Ctrl-Cs would only interrupt these last lines
         stored = len(store.finished_ids(plan.run_id))

@@ -9,16 +9,12 @@ from typing import Any, Iterable, Optional, Sequence
 import numpy as np
 
 from agents import learned
-
-INSTALL = 'scikit-learn is not installed: pip install -e ".[learn]"'
+from arena.extras import require
 
 
 def check_installed() -> None:
     """:raises ValueError: scikit-learn is missing (one line saying how to install it)."""
-    try:
-        import sklearn  # noqa: F401
-    except ImportError:
-        raise ValueError(INSTALL) from None
+    require("arena train", "sklearn")
 
 
 def fit(x: np.ndarray, y: np.ndarray, seed: int, hidden: Sequence[int] = (32,)) -> dict[str, Any]:

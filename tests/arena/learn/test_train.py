@@ -84,7 +84,9 @@ def test_without_scikit_learn_train_says_how_to_install_it(tmp_path, monkeypatch
     monkeypatch.setitem(sys.modules, "sklearn", None)
     result = train(tmp_path, "m.json")
     assert result.exit_code == 2
-    assert result.output.strip().splitlines() == ['Error: scikit-learn is not installed: pip install -e ".[learn]"']
+    assert result.output.strip().splitlines() == [
+        'Error: arena train needs scikit-learn, which is not installed: pip install "tabletop-arena[learn]" '
+        '(in a checkout: pip install -e ".[learn]")']
     assert not (tmp_path / "training").exists()
 
 
