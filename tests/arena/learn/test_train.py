@@ -28,10 +28,10 @@ def test_the_fit_recovers_a_known_relation():
         return x, np.minimum(x[:, 0] + (x[:, 3] >= 3), 5).astype(int)   # the tricks a hand "takes"
     x, y = sample(3000)
     test_x, test_y = sample(500)
-    for hidden in ((), (32,)):
-        net = fit.fit(x, y, seed=1, hidden=hidden)
-        predicted = np.asarray(net["classes"])[learned.probabilities(net, test_x).argmax(axis=1)]
-        assert (predicted == test_y).mean() >= 0.95, hidden
+    for name, model in (("logistic", fit.fit(x, y, seed=1, hidden=())), ("network", fit.fit(x, y, seed=1, hidden=(32,))),
+                        ("trees", fit.fit_trees(x, y, seed=1))):
+        predicted = np.asarray(model["classes"])[learned.probabilities(model, test_x).argmax(axis=1)]
+        assert (predicted == test_y).mean() >= 0.95, name
 
 
 def train(tmp_path, out, *extra, seed=3, games=10):
