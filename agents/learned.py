@@ -5,14 +5,17 @@ A model file is JSON (no pickle: loading one runs no code), written by `arena tr
     {"format": 1, "kind": "wizard-bid", "game": "wizard", "params": {...every game parameter...},
      "features": {"name": "wizard-bid", "version": 1, "names": [...]},
      "teacher": "pimc[bid_samples=100]", "data": {...}, "validation": {...}, "seed": 0,
-     "command": "arena train ...", "model": {...the network...}, "digest": "sha256 of the rest"}
+     "command": "arena train ...", "model": {...the trees or network...}, "digest": "sha256 of the rest"}
 
 `load` refuses, in one line (`BadModel`, a ValueError), a file that is missing, not JSON, not a
 model, of another format, whose digest does not match its content (changed by hand or damaged), or
-whose feature set is not the one this code computes; `check_for` refuses a model built for another
-game or other parameters. The network (`model`) is a standardisation of the features, dense layers
-with ReLU between them and a softmax over `classes`: scikit-learn's LogisticRegression (no hidden
-layer) and MLPClassifier export to it, and evaluating it needs numpy only.
+whose feature set is not the one this code computes, or whose trees or network do not fit together;
+`check_for` refuses a model built for another game or other parameters. The model (`model`) is
+either gradient-boosted trees (`"kind": "trees"`: scikit-learn's GradientBoostingClassifier as flat
+arrays, walked in C by agents/forest.pyx, which checks them first) or a network (a standardisation
+of the features, dense layers with ReLU between them: scikit-learn's LogisticRegression and
+MLPClassifier export to it, evaluated with numpy); either gives logits, and a softmax over
+`classes` their probabilities.
 
 Wizard's bidder (`WizardBidder`): from the bidder's own view (`state.observation(seat)`: its hand,
 the trump, the bids it can see, its place in the bidding) the model gives the distribution of the
