@@ -183,7 +183,7 @@ def round_score(bid: int, tricks: int) -> int:
     return 20 + 10 * tricks if bid == tricks else -10 * abs(tricks - bid)
 
 
-# ------------------------------------------------------------------ the network
+# ------------------------------------------------------------------ the model: trees or network
 
 def logits(net: dict[str, Any], inputs: int) -> Callable[[Any], np.ndarray]:
     """The function from rows of `inputs` features to the model's logits (rows x outputs): trees
@@ -212,7 +212,7 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return x / x.sum(axis=1, keepdims=True)
 
 
-def probabilities(net: dict[str, Any], rows: Sequence[Sequence[float]]) -> np.ndarray:
+def probabilities(net: dict[str, Any], rows: Any) -> np.ndarray:
     """The model's class probabilities for each row of features (rows x classes)."""
     x = np.asarray(rows, dtype=float)
     return softmax(logits(net, x.shape[1])(x))

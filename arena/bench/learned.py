@@ -28,7 +28,7 @@ import engines
 from agents import learned
 from agents.pimc import PIMCAgent
 from arena.agent_list import parse_agent
-from arena.bench.measure import Row, row, run_alone
+from arena.bench.measure import Row, row, run_alone, versus
 
 GAME = "wizard"
 SIZES = (3, 5, 8, 10, 13)
@@ -87,9 +87,7 @@ def _tree_rows(body: dict[str, Any], repeats: int) -> Iterator[Row]:
             learned.softmax(forest.raw(r))
     base = row(f"learned/{GAME}/trees_sklearn", "calls/s", _rate(sklearn_calls, len(one_rows), repeats), **shape)
     mine = row(f"learned/{GAME}/trees_c", "calls/s", _rate(c_calls, len(one_rows), repeats), **shape)
-    mine["baseline"], mine["speedup"] = base["case"], round(mine["median_per_s"] / base["median_per_s"], 1)
-    yield base
-    yield mine
+    yield from versus(base, mine)
 
 
 def _bid_rows(body: dict[str, Any], positions: list[Any], repeats: int) -> Iterator[Row]:
@@ -105,13 +103,11 @@ def _bid_rows(body: dict[str, Any], positions: list[Any], repeats: int) -> Itera
                 bot.reset(GAME, view.params, view.current_player(), i)
                 bot.act(view)
         return fn
-    info = {"positions": len(positions), "sizes": list(SIZES)}
+    info: dict[str, Any] = {"positions": len(positions), "sizes": list(SIZES)}
     base = row(f"learned/{GAME}/bid_playout", "bids/s", _rate(bids(**playout), len(positions), repeats),
                agent=f"pimc[{','.join(f'{k}={v}' for k, v in playout.items())}]", **info)
     mine = row(f"learned/{GAME}/bid", "bids/s", _rate(bids(bidding="learned"), len(positions), repeats), **info)
-    mine["baseline"], mine["speedup"] = base["case"], round(mine["median_per_s"] / base["median_per_s"], 1)
-    yield base
-    yield mine
+    yield from versus(base, mine)
 
 
 def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:

@@ -1,5 +1,5 @@
 """The fit: scikit-learn (the optional extra `[learn]`) on the teacher's rows, validated on held-out
-deals, exported to the network of agents/learned.py and written as a model file.
+deals, exported to the model of agents/learned.py and written as a model file.
 
 `fit_trees` fits gradient-boosted trees (GradientBoostingClassifier), exported to the flat arrays
 agents/forest.pyx walks in C (`export_trees`); `fit` a network: `hidden` is the hidden layers'
