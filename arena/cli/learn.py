@@ -29,8 +29,8 @@ def models_folder(store_path: str) -> str:
               help="Gradient-boosted trees (evaluated in C) or a network (--hidden).")
 @click.option("--stages", type=WholeNumber(min=1, max=1000), default=60, show_default=True,
               help="Boosting stages of --fit trees.")
-@click.option("--hidden", default="32", show_default=True,
-              help="Hidden layer sizes of --fit network, comma-separated (0: logistic regression).")
+@click.option("--hidden", default=None,
+              help="Hidden layer sizes of --fit network, comma-separated (0: logistic regression) [default: 32].")
 @click.option("--given-bid", is_flag=True,
               help="Also learn the tricks given the bid, and let it move the bid by one (docs/training.md).")
 @click.option("-j", "--jobs", type=WholeNumber(min=1), default=None, help="Worker processes [default: one per core].")
@@ -41,7 +41,7 @@ def models_folder(store_path: str) -> str:
 @store_option
 @user_errors
 def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher: str, games: int, seed: int,
-          fit_kind: str, stages: int, hidden: str, given_bid: bool, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
+          fit_kind: str, stages: int, hidden: Optional[str], given_bid: bool, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
     """Train Wizard's learned bidder: the teacher plays --games whole games in every seat, on worker
     processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
     beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
@@ -60,6 +60,9 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     fit.check_installed()
     if game_id != learned.BID_GAME:
         raise ValueError(f"arena train learns Wizard's bidder only, not {game_id!r}")
+    if hidden is not None and fit_kind != "network":
+        raise ValueError("--hidden shapes a network: give it with --fit network")
+    hidden = hidden or "32"
     try:
         layers = tuple(int(h) for h in hidden.split(",") if h.strip() and int(h) > 0)
     except ValueError:
