@@ -29,10 +29,12 @@ from typing import Optional, Sequence
 
 import engines
 from arena import referee
+from arena.compare import compare, sprt
 from arena.match import MatchSpec
 from arena.results.analysis import t_interval
 from arena.results.divergence import divergence
 from arena.seeds import derive_seed, view_base
+from arena.tournament import coordinator
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,11 @@ class Corrected:
     replays: int
     raw: list        # y per deal, as the SPRT counts it
     values: list     # y per deal, averaged over the stored continuation and the replays
-    replayed: int    # deals whose continuations were replayed (the others played identically)
+    replayed_at: list   # per deal: were its continuations replayed (not when its matches played alike)
+
+    @property
+    def replayed(self) -> int:
+        return sum(self.replayed_at)
 
     def as_dict(self) -> dict:
         raw, corrected = t_interval(self.raw), t_interval(self.values)
@@ -93,8 +99,7 @@ def continuation(spec: MatchSpec, prefix: Sequence[int], replay: int) -> dict:
 
 def corrected_value(plan, deal: int, first: dict, second: dict, replays: int) -> tuple[float, float, bool]:
     """(y, corrected y, replayed) of deal `deal` from its two stored matches."""
-    from arena.compare.compare import observation
-    raw = plan.values[observation(plan, deal, first, second)[0]]
+    raw = plan.values[compare.observation(plan, deal, first, second)[0]]
     parted = divergence(first["actions"], second["actions"])
     if parted.identical or replays == 0 or first["faults"] or second["faults"]:
         return raw, raw, False
@@ -103,23 +108,23 @@ def corrected_value(plan, deal: int, first: dict, second: dict, replays: int) ->
     total = raw
     for k in range(1, replays + 1):
         a, b = (continuation(s, m["actions"][:start], k) for s, m in zip(specs, (first, second)))
-        total += plan.values[observation(plan, deal, a, b)[0]]
+        total += plan.values[compare.observation(plan, deal, a, b)[0]]
     return raw, total / (replays + 1), True
 
 
-def correct(plan, matches: Sequence[dict], deals: int, replays: int) -> Corrected:
-    """The first `deals` deals of the comparison `plan` (both matches stored), raw and corrected
+def correct(plan, matches: Sequence[dict], deals: int, replays: int, start: int = 0) -> Corrected:
+    """Deals `start` to `deals` - 1 of the comparison `plan` (both matches stored), raw and corrected
     with `replays` replays per deal that parted (ValueError when `unavailable`)."""
     reason = unavailable(plan)
     if reason:
         raise ValueError(reason)
     by_id = {m["match_id"]: m for m in matches}
-    raw, values, replayed = [], [], 0
-    for d in range(deals):
+    raw, values, replayed = [], [], []
+    for d in range(start, deals):
         y, corrected, did = corrected_value(plan, d, by_id[2 * d], by_id[2 * d + 1], replays)
         raw.append(y)
         values.append(corrected)
-        replayed += did
+        replayed.append(did)
     return Corrected(replays, raw, values, replayed)
 
 
@@ -128,3 +133,47 @@ def grid(values: Sequence[float], replays: int) -> tuple:
     `values`, which take every point between its ends at a step of step / (replays + 1)."""
     steps = (len(values) - 1) * (replays + 1)
     return tuple(values[0] + (values[-1] - values[0]) * i / steps for i in range(steps + 1))
+
+
+@dataclass
+class CorrectedOutcome:
+    """A comparison whose SPRT counted corrected observations (on `grid`), deal by deal in deal order."""
+    decision: Optional[str]   # as arena.compare.compare.Outcome's
+    deals: int
+    llr: float
+    corrected: Corrected
+
+
+def play(store, plan, replays: int, jobs: int = 1, batch: int = 4) -> CorrectedOutcome:
+    """Plays the comparison `plan` on `store` (its matches as `arena compare` plays them, `batch`
+    deals at a time) with the SPRT on the corrected observations, until it decides or reaches
+    --max-deals. KeyboardInterrupt when the play is interrupted."""
+    from arena.compare import compare, sprt
+    from arena.tournament import coordinator
+    reason = unavailable(plan)
+    if reason:
+        raise ValueError(reason)
+    values = grid(plan.values, replays)
+    s0, s1 = sprt.logistic(plan.test.elo0), sprt.logistic(plan.test.elo1)
+    counts = [0] * len(values)
+    raw, corrected, replayed = [], [], []
+    decision, llr, deal, alike = None, 0.0, 0, True
+    while decision is None and deal < plan.max_deals:
+        if deal % batch == 0:
+            done = store.finished_ids(plan.run_id)
+            todo = [s for d in range(deal, min(deal + batch, plan.max_deals)) for s in plan.deal_specs(d)
+                    if s.match_id not in done]
+            if coordinator.play_specs(store, todo, jobs=jobs) == "interrupted":
+                raise KeyboardInterrupt
+            by_id = {m["match_id"]: m for m in store.matches(plan.run_id)}
+        first, second = by_id[2 * deal], by_id[2 * deal + 1]
+        y, mean, did = corrected_value(plan, deal, first, second, replays)
+        raw.append(y)
+        corrected.append(mean)
+        replayed.append(did)
+        counts[round((mean - values[0]) / (values[-1] - values[0]) * (len(values) - 1))] += 1
+        llr = float(sprt.llr(counts, values, s0, s1))
+        deal += 1
+        alike = alike and divergence(first["actions"], second["actions"]).identical
+        decision = compare.decide(alike, deal, llr, plan.test)
+    return CorrectedOutcome(decision, deal, llr, Corrected(replays, raw, corrected, replayed))
