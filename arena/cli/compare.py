@@ -135,11 +135,11 @@ def _print(data, plan, outcome):
         model = "pair score" if plan.players == 2 else "1/2 + share difference"
         console.print(literal(f"score ({model}) {_range(data['score'], 3)}   Elo {_range(data['elo'], sign=_side(data['score']))}   "
                               f"normalized Elo {_range(data['nelo'])}   (95%)"))
-    if data["corrected"] and data["corrected"]["score"]:
-        c = data["corrected"]
-        console.print(literal(f"corrected score {_range(c['score'], 3)} (95%), sd per deal {c['sd']:.3f} against "
-                              f"{c['raw_sd']:.3f} raw: {c['replayed_deals']} deals that parted replayed {c['replays']} "
-                              f"times from the move after the divergence"))
+    c = data["corrected"]
+    if c and c["score"]:
+        spread = f", sd per deal {c['sd']:.3f} against {c['raw_sd']:.3f} raw" if c["sd"] is not None else ""
+        console.print(literal(f"corrected score {_range(c['score'], 3)} (95%){spread}: {c['replayed_deals']} deals "
+                              f"that parted replayed {c['replays']} times from the move after the divergence"))
     if data["points"] and data["points"]["low"] is not None:
         who = "pair" if plan.players == 2 else "seat"
         console.print(literal(f"points per {who} (candidate minus baseline) {_range(data['points'], 2)}"))

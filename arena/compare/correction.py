@@ -171,9 +171,15 @@ def play(store, plan, replays: int, jobs: int = 1, batch: int = 4) -> CorrectedO
         raw.append(y)
         corrected.append(mean)
         replayed.append(did)
-        counts[round((mean - values[0]) / (values[-1] - values[0]) * (len(values) - 1))] += 1
+        counts[grid_index(values, mean)] += 1
         llr = float(sprt.llr(counts, values, s0, s1))
         deal += 1
         alike = alike and divergence(first["actions"], second["actions"]).identical
         decision = compare.decide(alike, deal, llr, plan.test)
     return CorrectedOutcome(decision, deal, llr, Corrected(replays, raw, corrected, replayed))
+
+
+def grid_index(values: Sequence[float], y: float) -> int:
+    """The index of the point of the evenly spaced grid `values` nearest to `y` (a corrected mean
+    lies on it up to rounding)."""
+    return round((y - values[0]) / (values[-1] - values[0]) * (len(values) - 1))
