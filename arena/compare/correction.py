@@ -25,7 +25,7 @@ independent seeds has no corrected score (`unavailable` says why).
 """
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import engines
 from arena import referee
@@ -36,14 +36,18 @@ from arena.results.divergence import divergence
 from arena.seeds import derive_seed, view_base
 from arena.tournament import coordinator
 
+if TYPE_CHECKING:
+    from arena.compare.compare import ComparePlan
+    from arena.store import Store
+
 
 @dataclass(frozen=True)
 class Corrected:
     """The first deals of a comparison, raw and corrected (on the observation's scale, y)."""
     replays: int
-    raw: list        # y per deal, as the SPRT counts it
-    values: list     # y per deal, averaged over the stored continuation and the replays
-    replayed_at: list   # per deal: were its continuations replayed (not when its matches played alike)
+    raw: list[float]       # y per deal, as the SPRT counts it
+    values: list[float]    # y per deal, averaged over the stored continuation and the replays
+    replayed_at: list[bool]   # per deal: were its continuations replayed (not when its matches played alike)
 
     @property
     def replayed(self) -> int:
@@ -63,7 +67,7 @@ def _sd(values: Sequence[float]) -> Optional[float]:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
-def unavailable(plan) -> Optional[str]:
+def unavailable(plan: "ComparePlan") -> Optional[str]:
     """Why the comparison `plan` (arena.compare.compare.ComparePlan) cannot be corrected; None when it can."""
     if plan.config.seeding != "coupled":
         return "the corrected score needs coupled seeds"
@@ -97,11 +101,11 @@ def continuation(spec: MatchSpec, prefix: Sequence[int], replay: int) -> dict:
             "returns": [float(r) for r in state.returns()], "faults": [], "actions": list(state.history())}
 
 
-def corrected_value(plan, deal: int, first: dict, second: dict, replays: int) -> tuple[float, float, bool]:
+def corrected_value(plan: "ComparePlan", deal: int, first: dict, second: dict, replays: int) -> tuple[float, float, bool]:
     """(y, corrected y, replayed) of deal `deal` from its two stored matches."""
     raw = plan.values[compare.observation(plan, deal, first, second)[0]]
     parted = divergence(first["actions"], second["actions"])
-    if parted.identical or replays == 0 or first["faults"] or second["faults"]:
+    if parted.first is None or replays == 0 or first["faults"] or second["faults"]:
         return raw, raw, False
     start = parted.first + 1
     specs = plan.deal_specs(deal)
@@ -112,14 +116,16 @@ def corrected_value(plan, deal: int, first: dict, second: dict, replays: int) ->
     return raw, total / (replays + 1), True
 
 
-def correct(plan, matches: Sequence[dict], deals: int, replays: int, start: int = 0) -> Corrected:
+def correct(plan: "ComparePlan", matches: Sequence[dict], deals: int, replays: int, start: int = 0) -> Corrected:
     """Deals `start` to `deals` - 1 of the comparison `plan` (both matches stored), raw and corrected
     with `replays` replays per deal that parted (ValueError when `unavailable`)."""
     reason = unavailable(plan)
     if reason:
         raise ValueError(reason)
     by_id = {m["match_id"]: m for m in matches}
-    raw, values, replayed = [], [], []
+    raw: list[float] = []
+    values: list[float] = []
+    replayed: list[bool] = []
     for d in range(start, deals):
         y, corrected, did = corrected_value(plan, d, by_id[2 * d], by_id[2 * d + 1], replays)
         raw.append(y)
@@ -135,6 +141,12 @@ def grid(values: Sequence[float], replays: int) -> tuple:
     return tuple(values[0] + (values[-1] - values[0]) * i / steps for i in range(steps + 1))
 
 
+def grid_index(values: Sequence[float], y: float) -> int:
+    """The index of the point of the evenly spaced grid `values` nearest to `y` (a corrected mean
+    lies on it up to rounding)."""
+    return round((y - values[0]) / (values[-1] - values[0]) * (len(values) - 1))
+
+
 @dataclass
 class CorrectedOutcome:
     """A comparison whose SPRT counted corrected observations (on `grid`), deal by deal in deal order."""
@@ -144,20 +156,21 @@ class CorrectedOutcome:
     corrected: Corrected
 
 
-def play(store, plan, replays: int, jobs: int = 1, batch: int = 4) -> CorrectedOutcome:
+def play(store: "Store", plan: "ComparePlan", replays: int, jobs: int = 1, batch: int = 4) -> CorrectedOutcome:
     """Plays the comparison `plan` on `store` (its matches as `arena compare` plays them, `batch`
     deals at a time) with the SPRT on the corrected observations, until it decides or reaches
     --max-deals. KeyboardInterrupt when the play is interrupted."""
-    from arena.compare import compare, sprt
-    from arena.tournament import coordinator
     reason = unavailable(plan)
     if reason:
         raise ValueError(reason)
     values = grid(plan.values, replays)
     s0, s1 = sprt.logistic(plan.test.elo0), sprt.logistic(plan.test.elo1)
     counts = [0] * len(values)
-    raw, corrected, replayed = [], [], []
-    decision, llr, deal, alike = None, 0.0, 0, True
+    raw: list[float] = []
+    corrected: list[float] = []
+    replayed: list[bool] = []
+    decision: Optional[str] = None
+    llr, deal, alike, by_id = 0.0, 0, True, {}
     while decision is None and deal < plan.max_deals:
         if deal % batch == 0:
             done = store.finished_ids(plan.run_id)
@@ -178,8 +191,3 @@ def play(store, plan, replays: int, jobs: int = 1, batch: int = 4) -> CorrectedO
         decision = compare.decide(alike, deal, llr, plan.test)
     return CorrectedOutcome(decision, deal, llr, Corrected(replays, raw, corrected, replayed))
 
-
-def grid_index(values: Sequence[float], y: float) -> int:
-    """The index of the point of the evenly spaced grid `values` nearest to `y` (a corrected mean
-    lies on it up to rounding)."""
-    return round((y - values[0]) / (values[-1] - values[0]) * (len(values) - 1))
