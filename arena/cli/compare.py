@@ -73,10 +73,19 @@ def compare(candidate: str, baseline: str, game_id: Optional[str], players: Opti
             field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, replays: int, store_path: str,
             jobs: Optional[int], backend: str, address: Optional[str], time_limit: float, time_control: Optional[str],
             sandbox: str, deal_key: Optional[str], book: Optional[str], seeding: Optional[str], as_json: bool) -> None:
+    from arena import agent_list
     from arena.compare import compare as cmp, correction
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
+    if replays:   # refused before the run is stored (agents the plan cannot read, it refuses itself)
+        try:
+            agents = [agent_list.parse_agent(t, True) for t in [candidate, baseline, *agent_list.split_list(field or "")]]
+        except ValueError:
+            agents = []
+        reason = correction.refusal(seeding, time_control, agents)
+        if reason:
+            raise click.UsageError(f"--replays: {reason}")
     store = Store(store_path)
     plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
                     time_limit, sandbox, deal_key, backend, address, time_control, book, seeding)

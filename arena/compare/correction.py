@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import engines
 from arena import referee
 from arena.compare import compare, sprt
-from arena.match import MatchSpec
+from arena.match import AgentSpec, MatchSpec
 from arena.results.analysis import t_interval
 from arena.results.divergence import divergence
 from arena.seeds import derive_seed, view_base
@@ -69,11 +69,17 @@ def _sd(values: Sequence[float]) -> Optional[float]:
 
 def unavailable(plan: "ComparePlan") -> Optional[str]:
     """Why the comparison `plan` (arena.compare.compare.ComparePlan) cannot be corrected; None when it can."""
-    if plan.config.seeding != "coupled":
+    return refusal(plan.config.seeding, plan.time_control, [plan.candidate, plan.baseline, *plan.field])
+
+
+def refusal(seeding: Optional[str], time_control: object, agents: Sequence[AgentSpec]) -> Optional[str]:
+    """Why a comparison with this seeding (None: coupled), time control and agents cannot be
+    corrected; None when it can."""
+    if seeding not in (None, "coupled"):
         return "the corrected score needs coupled seeds"
-    if plan.time_control is not None:
+    if time_control is not None:
         return "the corrected score needs agents without a clock (no --time-control)"
-    outside = [a.label for a in [plan.candidate, plan.baseline, *plan.field] if a.kind != "builtin"]
+    outside = [a.label for a in agents if a.kind != "builtin"]
     if outside:
         return f"the corrected score replays built-in agents only, not {', '.join(outside)}"
     return None

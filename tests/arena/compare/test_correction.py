@@ -87,6 +87,7 @@ def test_a_comparison_that_cannot_be_corrected_is_one_line_and_exit_2(tmp_path, 
     result = invoke("greedy", "random", "--game", "insert", "--replays", 2, *extra, "--store", tmp_path / "c.sqlite")
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
     assert words in result.output
+    assert not (tmp_path / "c.sqlite").exists()   # refused before anything is stored
 
 
 def test_a_submitted_agent_is_not_replayed(tmp_path):
@@ -97,3 +98,4 @@ def test_a_submitted_agent_is_not_replayed(tmp_path):
                     "--store", tmp_path / "c.sqlite")
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
     assert "built-in agents only, not Bot" in result.output
+    assert not (tmp_path / "c.sqlite").exists()
