@@ -14,6 +14,14 @@ players, the pair score x as 2x - 1, on the same scale), the figure coupling is 
 compares the seedings: sd coupled / sd independent, and median deals to a decision, each seeding's
 (a comparison with no decision counts as its `max_deals`, a lower bound).
 
+With `replays`, a third arm, `corrected`: the coupled comparison again (the same deals and matches),
+its SPRT counting each deal's corrected observation (arena.compare.correction: the mean over the
+stored continuation and `replays` replays from the move after the divergence), its CPU seconds
+including the replays; its `sd` is that of the corrected observations of the first `sd_deals`
+deals, `raw_sd` the coupled one of the same deals. The last row then gives `variance_cut` (the
+coupled variance per deal over the corrected one) and `variance_cut_per_cpu_s` (the same, each per
+CPU second: above 1, the correction reaches a verdict in less CPU than more coupled deals would).
+
 CPU seconds, not wall seconds: the machine may be shared. The SPRT is `--sprt`'s default unless
 `sprt` is given.
 """
@@ -52,18 +60,21 @@ def deal_values(plan: Any, matches: Sequence[dict], deals: int) -> list[float]:
     """The per-deal observation of the first `deals` deals, as a difference of score shares in [-1, 1]."""
     from arena.compare import compare
     by_id = {m["match_id"]: m for m in matches}
-    out = []
-    for d in range(deals):
-        index = compare.observation(plan, d, by_id[2 * d], by_id[2 * d + 1])[0]
-        value = plan.values[index]
-        out.append(2 * value - 1 if plan.players == 2 else value)
-    return out
+    return [difference(plan, plan.values[compare.observation(plan, d, by_id[2 * d], by_id[2 * d + 1])[0]])
+            for d in range(deals)]
+
+
+def difference(plan: Any, y: float) -> float:
+    """An observation y (arena.compare.sprt: the pair score, or 1/2 + the share difference) as a
+    difference of score shares in [-1, 1]."""
+    return 2 * y - 1 if plan.players == 2 else y - 0.5
 
 
 def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: int, max_deals: int,
-               sd_deals: int, sprt: Optional[str]) -> Row:
-    """One comparison to its decision, then completed to `sd_deals` deals (see the module docstring)."""
-    from arena.compare import compare
+               sd_deals: int, sprt: Optional[str], replays: int = 0) -> Row:
+    """One comparison to its decision, then completed to `sd_deals` deals (see the module docstring);
+    seeding "corrected": coupled, its SPRT on the corrected observations (arena.compare.correction)."""
+    from arena.compare import compare, correction
     from arena.results.divergence import divergence
     from arena.store import Store
     from arena.tournament import coordinator
@@ -73,9 +84,13 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
     with tempfile.TemporaryDirectory() as folder:
         store = Store(os.path.join(folder, "verdict.sqlite"))
         plan = compare.plan(store, candidate, baseline, game_id, players, texts, sprt_text=sprt,
-                            max_deals=max_deals, seed=seed, sandbox="none", seeding=seeding, deal_key="0" * 32)
+                            max_deals=max_deals, seed=seed, sandbox="none", deal_key="0" * 32,
+                            seeding="coupled" if seeding == "corrected" else seeding)
         started, wall = cpu_seconds(), time.perf_counter()
-        status, outcome = compare.play(store, plan, jobs=1)
+        if seeding == "corrected":
+            status, outcome = "finished", correction.play(store, plan, replays)
+        else:
+            status, outcome = compare.play(store, plan, jobs=1)
         cpu, elapsed = cpu_seconds() - started, time.perf_counter() - wall
         done = store.finished_ids(plan.run_id)
         todo = [s for d in range(sd_deals) for s in plan.deal_specs(d) if s.match_id not in done]
@@ -83,6 +98,14 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
             raise KeyboardInterrupt   # Ctrl-C or SIGTERM: the benchmark stops, not just this comparison
         matches = store.matches(plan.run_id)
         values = deal_values(plan, matches, sd_deals)
+        extra = {}
+        if seeding == "corrected":   # the same deals corrected (those the test used are already); raw_sd: coupled
+            used = outcome.corrected
+            rest = correction.correct(plan, matches, sd_deals, replays, start=min(len(used.values), sd_deals))
+            corrected = (used.values + rest.values)[:sd_deals]
+            extra = {"replays": replays, "raw_sd": round(statistics.stdev(values), 4) if sd_deals > 1 else None,
+                     "replayed": sum(used.replayed_at[:sd_deals]) + sum(rest.replayed_at)}
+            values = [difference(plan, v) for v in corrected]
         by_id = {m["match_id"]: m for m in matches}
         alike = sum(divergence(by_id[2 * d]["actions"], by_id[2 * d + 1]["actions"]).identical
                     for d in range(sd_deals))
@@ -92,25 +115,28 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
             "decision": outcome.decision, "deals": outcome.deals, "max_deals": max_deals,
             "cpu_s": round(cpu, 2), "wall_s": round(elapsed, 2),
             "sd_deals": sd_deals, "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
-            "mean": round(statistics.fmean(values), 4) if values else None, "identical": alike}
+            "mean": round(statistics.fmean(values), 4) if values else None, "identical": alike, **extra}
 
 
 def rows(games: Sequence[str], iterations: int = 100, max_deals: int = 30, sd_deals: int = 20, seeds: int = 1,
-         sprt: Optional[str] = None, which: Optional[Sequence[str]] = None) -> Iterator[Row]:
-    """The benchmark's rows (see the module docstring); `which` names the pairs to play (default: all)."""
+         sprt: Optional[str] = None, which: Optional[Sequence[str]] = None, replays: int = 0) -> Iterator[Row]:
+    """The benchmark's rows (see the module docstring); `which` names the pairs to play (default: all);
+    with `replays`, the corrected arm too."""
+    arms = SEEDINGS + (("corrected",) if replays else ())
     for game_id in games:
         for name, candidate, baseline in pairs(iterations):
             if which and name not in which:
                 continue
-            played = {s: [comparison(game_id, candidate, baseline, s, seed, max_deals, sd_deals, sprt)
-                          for seed in range(seeds)] for s in SEEDINGS}
-            for seeding in SEEDINGS:
+            played = {s: [comparison(game_id, candidate, baseline, s, seed, max_deals, sd_deals, sprt, replays)
+                          for seed in range(seeds)] for s in arms}
+            for seeding in arms:
                 yield from played[seeding]
             yield summary(game_id, name, candidate, baseline, played)
 
 
 def summary(game_id: str, name: str, candidate: str, baseline: str, played: dict[str, list[Row]]) -> Row:
-    """Both seedings side by side: sd pooled over the seeds' deals, median deals and CPU seconds to a decision."""
+    """The arms side by side: sd pooled over the seeds' deals, median deals and CPU seconds to a
+    decision; with the corrected arm, what it gains over the coupled one per deal and per CPU second."""
     def pooled(rs):   # the seeds' sds pooled (equal deals each)
         sds = [r["sd"] for r in rs if r["sd"] is not None]
         return round(math.sqrt(statistics.fmean(s * s for s in sds)), 4) if sds else None
@@ -121,8 +147,16 @@ def summary(game_id: str, name: str, candidate: str, baseline: str, played: dict
         out[seeding] = {"sd": pooled(rs), "median_deals": statistics.median(r["deals"] for r in rs),
                         "decided": sum(r["decision"] is not None for r in rs), "comparisons": len(rs),
                         "median_cpu_s": round(statistics.median(r["cpu_s"] for r in rs), 2),
+                        "cpu_s_per_deal": round(sum(r["cpu_s"] for r in rs) / sum(r["deals"] for r in rs), 4),
                         "identical": sum(r["identical"] for r in rs), "sd_deals": sum(r["sd_deals"] for r in rs)}
     a, b = out["independent"], out["coupled"]
     out["sd_ratio"] = round(b["sd"] / a["sd"], 3) if a["sd"] and b["sd"] is not None else None
     out["deals_ratio"] = round(b["median_deals"] / a["median_deals"], 3) if a["median_deals"] else None
+    if "corrected" in out:
+        c = out["corrected"]
+        # variance per deal coupled / corrected, and the same per CPU second (a deal of each costs its own)
+        cut = (b["sd"] / c["sd"]) ** 2 if c["sd"] else None
+        out["variance_cut"] = round(cut, 3) if cut else None
+        out["variance_cut_per_cpu_s"] = round(cut * b["cpu_s_per_deal"] / c["cpu_s_per_deal"], 3) \
+            if cut and c["cpu_s_per_deal"] else None
     return out

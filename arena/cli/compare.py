@@ -57,6 +57,10 @@ def _live(plan, outcome):
               help=f"Stop undecided after this many deals (two matches each)  [default: {DEFAULT_MAX_DEALS}; "
                    f"with --deals, the book's deals].")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deals.")
+@click.option("--replays", type=WholeNumber(min=0, max=100), default=0, show_default=True,
+              help="Also report the corrected score: each deal that parted is scored by the mean over its stored "
+                   "continuation and this many replays from the move after the divergence (coupled seeds, "
+                   "built-in agents; not used for the verdict).")
 @store_option
 @play_options
 @sandbox_option
@@ -66,16 +70,27 @@ def _live(plan, outcome):
 @json_option
 @user_errors
 def compare(candidate: str, baseline: str, game_id: Optional[str], players: Optional[int], params: tuple[str, ...],
-            field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, store_path: str,
+            field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, replays: int, store_path: str,
             jobs: Optional[int], backend: str, address: Optional[str], time_limit: float, time_control: Optional[str],
             sandbox: str, deal_key: Optional[str], book: Optional[str], seeding: Optional[str], as_json: bool) -> None:
-    from arena.compare import compare as cmp
+    from arena import agent_list
+    from arena.compare import compare as cmp, correction
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
+    if replays:   # refused before the run is stored (agents the plan cannot read, it refuses itself)
+        try:
+            agents = [agent_list.parse_agent(t, True) for t in [candidate, baseline, *agent_list.split_list(field or "")]]
+        except ValueError:
+            agents = []
+        reason = correction.refusal(seeding, time_control, agents)
+        if reason:
+            raise click.UsageError(f"--replays: {reason}")
     store = Store(store_path)
     plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
                     time_limit, sandbox, deal_key, backend, address, time_control, book, seeding)
+    if replays and correction.unavailable(plan):
+        raise click.UsageError(f"--replays: {correction.unavailable(plan)}")
     err = rich_console(stderr=True)
     if not as_json:
         from arena.text import book_text
@@ -99,6 +114,8 @@ def compare(candidate: str, baseline: str, game_id: Optional[str], players: Opti
         store.close()
         sys.exit(130)
     data = cmp.summary(plan, outcome, status, store_path)
+    data["corrected"] = correction.correct(plan, store.matches(plan.run_id), outcome.deals, replays).as_dict() \
+        if replays and outcome.deals else None
     store.close()
     if as_json:
         echo_json(data)
@@ -127,6 +144,11 @@ def _print(data, plan, outcome):
         model = "pair score" if plan.players == 2 else "1/2 + share difference"
         console.print(literal(f"score ({model}) {_range(data['score'], 3)}   Elo {_range(data['elo'], sign=_side(data['score']))}   "
                               f"normalized Elo {_range(data['nelo'])}   (95%)"))
+    c = data["corrected"]
+    if c and c["score"]:
+        spread = f", sd per deal {c['sd']:.3f} against {c['raw_sd']:.3f} raw" if c["sd"] is not None else ""
+        console.print(literal(f"corrected score {_range(c['score'], 3)} (95%){spread}: {c['replayed_deals']} deals "
+                              f"that parted replayed {c['replays']} times from the move after the divergence"))
     if data["points"] and data["points"]["low"] is not None:
         who = "pair" if plan.players == 2 else "seat"
         console.print(literal(f"points per {who} (candidate minus baseline) {_range(data['points'], 2)}"))

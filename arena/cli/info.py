@@ -204,6 +204,9 @@ def _sizes(text):
               help="--verdict: comparisons per game, pair and seeding, each on other deals.")
 @click.option("--verdict-pairs", default="identical,halved,minimax", show_default=True, metavar="NAME,...",
               help="--verdict: the pairs to play.")
+@click.option("--verdict-replays", type=WholeNumber(min=0, max=100), default=4, show_default=True,
+              help="--verdict: replays per deal of the corrected arm (coupled, scored by the mean over replays "
+                   "from the divergence); 0 leaves that arm out.")
 @click.option("--instructions", "with_instructions", is_flag=True,
               help="Only instruction counts per playout and per search iteration, under valgrind's callgrind "
                    "(they repeat on a busy machine, where seconds do not).")
@@ -212,7 +215,7 @@ def _sizes(text):
 def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: bool, arena_agents: str,
           arena_games: Optional[int], with_reports: bool, reports_sizes: str, with_verdict: bool,
           verdict_iterations: int, verdict_deals: int, verdict_sd_deals: int, verdict_seeds: int, verdict_pairs: str,
-          with_instructions: bool, as_json: bool) -> None:
+          verdict_replays: int, with_instructions: bool, as_json: bool) -> None:
     """Measure playouts, clones and apply+undo per second (and more), each beside its baseline: a
     table, or with --json one JSON object per line (a row as soon as it is measured)."""
     import shutil
@@ -237,7 +240,7 @@ def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: boo
     def rows():
         if with_verdict:
             yield from verdict.rows([g for g in games if g in verdict.GAMES], verdict_iterations, verdict_deals,
-                                    verdict_sd_deals, verdict_seeds, which=pairs)
+                                    verdict_sd_deals, verdict_seeds, which=pairs, replays=verdict_replays)
             return
         if with_instructions:
             from arena.bench import instructions

@@ -251,7 +251,6 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     (arena.reports.tables holds the columns and legend every view shares, arena.results.verdict
     the verdict)."""
     from arena.results import analysis
-    from arena.results.divergence import identical_text
     from arena.reports.sections import run_sections
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
@@ -263,10 +262,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
     sections = run_sections(store, run_id, game_id)[0]
-    alike = store.identical_deals(run_id)
     boards = [{"game_id": s["game_id"], "params": s["game_params"], "rows": s["leaderboard"], "cycles": s["cycles"],
-               "verdict": s["verdict"], "settled": s["settled"],
-               "identical_deals": alike.get(analysis.group_key(s), (0, 0))[0], "deals_compared": alike.get(analysis.group_key(s), (0, 0))[1]}
+               "verdict": s["verdict"], "settled": s["settled"], "identical_deals": s["identical_deals"],
+               "deals_compared": s["deals_compared"], "identical_play": s["identical_play"]}
               for s in sections]
     seeding = run_row["config"].get("seeding", "independent")
     fault_summary = [f for s in sections for f in s["fault_summary"]]
@@ -302,9 +300,8 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
                                   + analysis.format_cycle(cycle)))
         print_verdict(console, group["verdict"])
-        if group["deals_compared"]:
-            console.print(literal(f"{identical_text(group['identical_deals'], group['deals_compared'])}: every "
-                                  f"match of the deal played the same moves ({seeding} seeds)"))
+        if group["identical_play"]:
+            console.print(literal(group["identical_play"]))
     if boards:
         print_legend(console, legend_items(shown))
     note = unconfined_note(run_row["config"])

@@ -266,15 +266,20 @@ def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] =
         deal += 1
         curve.append((deal, value))
         alike = alike and where.identical
-        if alike:
-            decision = "identical" if deal >= IDENTICAL_DEALS else None
-        else:
-            decision = sprt.decide(value, plan.test)
+        decision = decide(alike, deal, value, plan.test)
     played = sum(1 for d in range(plan.max_deals) if 2 * d in by_id and 2 * d + 1 in by_id)
     counted = sum(1 for m in by_id if m < 2 * deal)
     points = t_interval(margins)
     return Outcome(decision, deal, value, counts, sprt.estimates(counts, plan.values) if deal else {},
                    points.as_dict() if points else None, curve, played, len(by_id) - counted, parted)
+
+
+def decide(alike: bool, deals: int, llr: float, test: sprt.SprtParams) -> Optional[str]:
+    """The decision after `deals` deals whose LLR is `llr`: while every deal so far played alike
+    (`alike`) none, until IDENTICAL_DEALS of them are "identical"; otherwise the SPRT's."""
+    if alike:
+        return "identical" if deals >= IDENTICAL_DEALS else None
+    return sprt.decide(llr, test)
 
 
 def _next_batch(plan: ComparePlan, done: set, start: int, size: int) -> list:

@@ -126,7 +126,8 @@ def _figure(fig, caption):
 
 
 def leaderboard_html(section: dict[str, Any]) -> str:
-    """The leaderboard as `arena leaderboard` prints it: the same columns, figures, verdict and legend."""
+    """The leaderboard as `arena leaderboard` prints it: the same columns, figures, verdict, identical-play
+    line and legend."""
     head, cells = leaderboard_columns(section["game_id"], section["leaderboard"])
     body = [[f"<b>{_e(c)}</b>" if k == 1 else
              f"<span class=\"bad\">{_e(c)}</span>" if h == "faults" and c != "0" else _e(c)
@@ -138,6 +139,7 @@ def leaderboard_html(section: dict[str, Any]) -> str:
     level = level_note(section["leaderboard"])
     note += f"<p>{_e(level)}</p>" if level else ""
     said = f"<p class=\"verdict\"><b>verdict: {_e(section['verdict'])}</b></p>" if section.get("verdict") else ""
+    said += f"<p class=\"identical\">{_e(section['identical_play'])}</p>" if section.get("identical_play") else ""
     legend = "".join(f"<li>{_e(line)}</li>" for line in legend_lines(head))
     return (_table([_e(h) for h in head], body, "leaderboard") + note + said
             + f"<ul class=\"legend\">{legend}</ul>")

@@ -4,6 +4,7 @@ matches, as plain JSON-able data folded from the run's tallies."""
 from typing import TYPE_CHECKING, Any, Optional
 
 from arena.results import tallies
+from arena.results.divergence import identical_line
 from arena.results.verdict import settle_verdict, verdict
 from arena.text import game_title, interval_fields, jsonable
 from arena.tournament.schedule import stored_looks
@@ -16,13 +17,16 @@ def run_sections(store: "Store", run_id: str, game_id: Optional[str] = None, fir
              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """([section], [summary]) per game and rule variant of the run (or of one game), as every view
     shows them: each section is plain JSON-able data (leaderboard, head to head, verdict, cycles,
-    rating history, faults, deals) with its first `first_matches` matches; each summary is the
+    rating history, faults, deals, the identical-play line) with its first `first_matches` matches; each summary is the
     `GroupTally.summary` it was made from."""
     out, summaries = [], []
     looks = stored_looks(store, run_id)
+    alike = store.identical_deals(run_id)
+    seeding = store.run(run_id)["config"].get("seeding", "independent")
     for tally in tallies.read(store, run_id, game_id):
         summ = tally.summary()
         summaries.append(summ)
+        same, compared = alike.get(tally.key, (0, 0))
         rows, h2h = jsonable(summ["leaderboard"]), jsonable(summ["head_to_head"])
         out.append({
             "game_id": tally.game_id,
@@ -36,6 +40,9 @@ def run_sections(store: "Store", run_id: str, game_id: Optional[str] = None, fir
             "verdict": verdict(rows, h2h, summ["cycles"]) if tally.key not in looks else
             settle_verdict(looks[tally.key], looks["rule"], len(rows)),
             "settled": looks[tally.key].settled if tally.key in looks else None,
+            # over the deals with two or more matches; None when no deal has
+            "identical_deals": same, "deals_compared": compared,
+            "identical_play": identical_line(same, compared, seeding) if compared else None,
             "head_to_head": h2h,
             "rating_history": summ["rating_history"],
             "fault_summary": summ["faults"],

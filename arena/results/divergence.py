@@ -32,3 +32,8 @@ def divergence(*histories: Sequence[int]) -> Divergence:
 def identical_text(identical: int, deals: int) -> str:
     """"identical play on N of M deals", as `arena compare` and the leaderboard say it."""
     return f"identical play on {identical} of {deals} deal" + ("" if deals == 1 else "s")
+
+
+def identical_line(identical: int, deals: int, seeding: str) -> str:
+    """The leaderboard's line (terminal, HTML report, web app) on a run's deals whose matches all played alike."""
+    return f"{identical_text(identical, deals)}: every match of the deal played the same moves ({seeding} seeds)"

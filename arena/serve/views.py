@@ -170,7 +170,7 @@ def run_summary(store: Store, run_id: str) -> dict[str, Any]:
             "order": summ["order"], "head_to_head": section["head_to_head"],
             # a game played in the browser is one deal: no verdict, nor advice to play more of it
             "verdict": None if kind == "play" else section["verdict"],
-            "cycles": section["cycles"],
+            "cycles": section["cycles"], "identical_play": section["identical_play"],
             "graph": jsonable(graphs.graph_json(section["title"], graphs.matchup_graph(summ))),
         })
     return {key: data[key] for key in ("run_id", "status", "created", "finished", "total", "agents", "faults")} \

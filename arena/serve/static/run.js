@@ -117,6 +117,7 @@ function section(s, kind) {
     table(s.columns.head, s.columns.cells, "leaderboard"),
     s.cycles.length ? el("p", { class: "cycle" }, "Cycles: " + s.cycles.map((c) => [...c, c[0]].join(" > ")).join("; ")) : null,
     s.verdict ? el("p", { class: "verdict" }, `verdict: ${s.verdict}`) : null,
+    s.identical_play ? el("p", { class: "identical" }, s.identical_play) : null,
     kind === "play" ? el("p", { class: "muted" }, "A game played in the browser: one deal, so no verdict; the matches below name the winner.") : null,
     el("h3", {}, "Head to head"),
     el("p", { class: "muted" }, "score of the row agent against the column agent (1 for placing above it, 1/2 for a tie), mean per deal [95% interval]"),

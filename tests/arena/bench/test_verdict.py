@@ -14,8 +14,11 @@ def test_the_rows_of_an_agent_against_itself():
     result = bench("--game", "insert", "--verdict-iterations", 10, "--verdict-deals", 12, "--verdict-sd-deals", 4,
                    "--verdict-pairs", "identical", "--json")
     assert result.exit_code == 0, result.output
-    independent, coupled, summary = [json.loads(line) for line in result.output.splitlines()]
-    assert (independent["seeding"], coupled["seeding"]) == ("independent", "coupled")
+    independent, coupled, corrected, summary = [json.loads(line) for line in result.output.splitlines()]
+    assert (independent["seeding"], coupled["seeding"], corrected["seeding"]) == ("independent", "coupled", "corrected")
+    # equal agents play every deal alike: nothing to replay, the same decision as coupled seeds
+    assert corrected["decision"] == "identical" and corrected["deals"] == 10 and corrected["replayed"] == 0
+    assert corrected["sd"] == corrected["raw_sd"] == 0 and summary["corrected"]["median_deals"] == 10
     assert coupled["decision"] == "identical" and coupled["deals"] == 10 and coupled["sd"] == 0
     assert coupled["identical"] == 4 and independent["identical"] < 4
     assert coupled["cpu_s"] >= 0 and summary["coupled"]["median_deals"] == 10
@@ -26,3 +29,24 @@ def test_an_unknown_pair_is_one_line_and_exit_2():
     result = bench("--verdict-pairs", "halved,twins")
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
     assert "--verdict-pairs takes some of identical, halved, minimax" in result.output
+
+
+def test_the_corrected_arm_replays_the_deals_that_parted_and_gives_its_gain_per_cpu_second():
+    result = bench("--game", "wizard", "--verdict-iterations", 20, "--verdict-deals", 6, "--verdict-sd-deals", 6,
+                   "--verdict-pairs", "halved", "--verdict-replays", 2, "--json")
+    assert result.exit_code == 0, result.output
+    independent, coupled, corrected, summary = [json.loads(line) for line in result.output.splitlines()]
+    assert corrected["raw_sd"] == coupled["sd"] and corrected["replays"] == 2   # the same deals, the same matches
+    assert corrected["replayed"] == 6 - coupled["identical"] > 0
+    assert corrected["cpu_s"] > 0 and summary["corrected"]["cpu_s_per_deal"] > 0
+    cut = (summary["coupled"]["sd"] / summary["corrected"]["sd"]) ** 2
+    assert summary["variance_cut"] == round(cut, 3)
+    assert summary["variance_cut_per_cpu_s"] == round(cut * summary["coupled"]["cpu_s_per_deal"]
+                                                      / summary["corrected"]["cpu_s_per_deal"], 3)
+
+
+def test_without_replays_there_is_no_corrected_arm():
+    result = bench("--game", "insert", "--verdict-iterations", 10, "--verdict-deals", 10, "--verdict-sd-deals", 2,
+                   "--verdict-pairs", "identical", "--verdict-replays", 0, "--json")
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line).get("seeding") for line in result.output.splitlines()] == ["independent", "coupled", None]

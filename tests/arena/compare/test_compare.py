@@ -91,7 +91,7 @@ def test_json_schema_and_text_output(tmp_path):
     assert set(data) == {"run_id", "status", "game_id", "params", "book", "candidate", "baseline", "field",
                          "model", "sprt", "decision", "verdict", "deals", "max_deals", "deals_played", "not_counted",
                          "llr", "score", "elo", "nelo", "points", "histogram", "llr_curve", "command", "seeding",
-                         "identical_deals", "identical", "divergence"}
+                         "identical_deals", "identical", "divergence", "corrected"}
     assert data["seeding"] == "coupled" and len(data["divergence"]) == data["deals"]
     assert data["identical"] == f"identical play on {data['identical_deals']} of {data['deals']} deals"
     assert data["status"] == "finished" and data["run_id"].startswith("cmp-insert-")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from arena.compare import sprt
+from sprt_models import corrected_probs, tilted
 
 # ---- references, written from the formulas, not with the code under test ------------------------
 
@@ -131,18 +132,6 @@ def test_sprt_text_keeps_defaults():
 
 # ---- error rates by simulation -------------------------------------------------------------------
 
-def tilted(base, values, mean):
-    """The exponential tilt of `base` with the given mean (found by bisection): a known distribution."""
-    a = np.array(values)
-    lo, hi = -60.0, 60.0
-    for _ in range(200):
-        lam = (lo + hi) / 2
-        w = np.array(base) * np.exp(lam * (a - a.mean()))
-        w /= w.sum()
-        lo, hi = (lam, hi) if (w * a).sum() < mean else (lo, lam)
-    return w
-
-
 def simulate(probs, values, params, sequences=2000, cap=5000, seed=20261130):
     """Runs `sequences` SPRTs on deals drawn from `probs`: (share accepting H1, share accepting H0,
     mean deals used)."""
@@ -204,4 +193,27 @@ COUPLED = [0.0225, 0.0, 0.955, 0.0, 0.0225]
 def test_error_rate_of_the_pentanomial_test_on_coupled_deals(elo1):
     params = sprt.SprtParams(0, elo1, 0.05, 0.05)
     false_h1, h0, _ = simulate(np.array(COUPLED), sprt.PENTANOMIAL, params)
+    assert false_h1 <= params.alpha + TOLERANCE and false_h1 + h0 == 1
+
+
+# ---- equal agents, coupled and corrected --------------------------------------------------------
+
+def test_corrected_observations_lie_on_their_grid():
+    from arena.compare import correction
+    grid = correction.grid(sprt.PENTANOMIAL, 3)
+    assert len(grid) == 17 and grid[0] == 0 and grid[-1] == 1 and grid[8] == 0.5
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        draws = rng.choice(sprt.PENTANOMIAL, size=4)
+        assert grid[correction.grid_index(grid, draws.mean())] == pytest.approx(draws.mean())
+
+
+@pytest.mark.parametrize("identical, spread", [(0.5, 0.1), (0.2, 0.2), (0.0, 0.05)])
+def test_equal_agents_coupled_and_corrected_are_told_apart_at_most_alpha_of_the_time(identical, spread):
+    from arena.compare import correction
+    params = sprt.SprtParams(0, 40, 0.05, 0.05)
+    values = correction.grid(sprt.PENTANOMIAL, 2)
+    probs = corrected_probs([0.05, 0.2, 0.5, 0.2, 0.05], sprt.PENTANOMIAL, 2, identical, spread)
+    assert probs.sum() == pytest.approx(1) and (probs * values).sum() == pytest.approx(0.5)
+    false_h1, h0, _ = simulate(probs, values, params)
     assert false_h1 <= params.alpha + TOLERANCE and false_h1 + h0 == 1

@@ -368,3 +368,16 @@ def test_two_agents_score_shares_add_up_to_one_whatever_seats_they_hold():
                             "returns": [0.0] * 3, "faults": [], "metrics": {}})
     rows = {r.label: r for r in analysis.standings(matches)}
     assert rows["a"].score_share.mean + rows["b"].score_share.mean == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("agents, alike", [("greedy, greedy as twin", 3), ("greedy, random", 0)])
+def test_the_report_says_on_how_many_deals_play_was_identical_as_the_terminal_does(tmp_path, agents, alike):
+    store = str(tmp_path / "arena.sqlite")
+    assert CliRunner().invoke(main, ["run", "--game", "insert", "--agents", agents, "--games", "3", "-j", "1",
+                                     "--store", store]).exit_code == 0
+    line = f"identical play on {alike} of 3 deals: every match of the deal played the same moves (coupled seeds)"
+    assert line in CliRunner().invoke(main, ["leaderboard", "--store", store]).output
+    out = tmp_path / "r.html"
+    data = json.loads(CliRunner().invoke(main, ["report", "--json", "--store", store, "--out", str(out)]).output)
+    assert data["sections"][0]["identical_play"] == line
+    assert f"<p class=\"identical\">{line}</p>" in out.read_text()

@@ -5,17 +5,18 @@ import pytest
 
 from arena.results.analysis import Moments, moments_interval
 from arena.results.settle import StoppingRule, pair_state
+from sprt_models import corrected_probs
 
 GRID = np.array([0.0, 0.25, 0.5, 0.75, 1.0])   # a deal's score over a seat-swapped pair (pentanomial)
 RUNS = 2000
 
 
-def looked_states(rule, probs, confidence, pairs=1, seed=1):
+def looked_states(rule, probs, confidence, pairs=1, seed=1, grid=GRID):
     """{state: share of runs} where some look of some pair claims `state` (">", "<" or "="): every
     look up to the cap is taken, as if the run never stopped, which can only claim more."""
     rng = np.random.default_rng(seed)
     looks = rule.looks()
-    draws = rng.choice(GRID, p=probs, size=(RUNS, pairs, looks[-1]))
+    draws = rng.choice(grid, p=probs, size=(RUNS, pairs, looks[-1]))
     sums, squares = draws.cumsum(axis=2), (draws ** 2).cumsum(axis=2)
     claimed = {">": np.zeros(RUNS, bool), "<": np.zeros(RUNS, bool), "=": np.zeros(RUNS, bool)}
     for run in range(RUNS):
@@ -74,3 +75,15 @@ def test_agents_apart_by_more_than_the_level_band_are_called_level_at_most_alpha
     assert abs(mean - 0.5) > rule.level
     wrong = looked_states(rule, probs, rule.confidence(2), seed=3)
     assert wrong["="] + wrong["<"] <= rule.alpha, wrong
+
+
+# With the correction on (arena.compare.correction), a deal that parted is scored by the mean over its
+# continuation and its replays from the divergence: a finer grid, the same unit (the deal).
+@pytest.mark.parametrize("identical, spread", [(0.9, 0.1), (0.5, 0.2), (0.0, 0.05)])
+def test_with_coupled_seeds_and_the_correction_equal_agents_are_told_apart_at_most_alpha_of_the_time(identical,
+                                                                                                      spread):
+    from arena.compare import correction
+    rule = StoppingRule(100)
+    probs = corrected_probs(list(GRID), list(GRID), 4, identical, spread)
+    wrong = looked_states(rule, probs, rule.confidence(2), grid=np.array(correction.grid(list(GRID), 4)))
+    assert wrong[">"] + wrong["<"] <= rule.alpha, wrong

@@ -427,5 +427,8 @@ def test_the_run_page_draws_whole_labels_names_each_winner_and_colours_the_statu
         assert page.locator("#status").inner_text() == "finished" and colour != page.eval_on_selector("body", "b => getComputedStyle(b).color")
         text = page.locator("body").inner_text()
         assert "over 1 deal;" in text and "1 deals" not in text
+        # the rotations of the deal: random and ismcts play otherwise, as the terminal's leaderboard says
+        assert page.locator("p.identical").inner_text() == \
+            "identical play on 0 of 1 deal: every match of the deal played the same moves (coupled seeds)"
     finally:
         local.stop()
