@@ -330,3 +330,8 @@ def parse_agents(text: str, run_code: bool = False) -> list[AgentSpec]:
         seen.add(s.label)
     return specs
 
+
+def default_agents() -> list[AgentSpec]:
+    """The agents of a run that names none (DEFAULT_AGENTS)."""
+    return parse_agents(DEFAULT_AGENTS)
+

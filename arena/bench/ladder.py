@@ -34,6 +34,7 @@ from typing import Any, Iterator, Optional
 
 import trueskill
 
+from arena import edge
 from arena.ladder import matchmaking, standing
 from arena.ladder import store as ladders
 from arena.ladder.standing import Entry
@@ -146,7 +147,7 @@ def synthetic(path: str, name: str = "synthetic", entries: int = 50, matches: in
     started = time.perf_counter()
     rng = random.Random(seed)
     store = Store(path)
-    made = ladders.create(store, name, game_id="insert", seed=seed, sandbox="none")
+    made = ladders.create(store, name, game=edge.game("insert", None), seed=seed, sandbox=edge.sandbox_policy("none"))
     env = standing.environment()
     for i in range(entries):
         ladders.add(store, name, f"{('random', 'greedy')[i % 2]} as e{i:02d}")

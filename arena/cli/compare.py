@@ -4,7 +4,7 @@ from typing import Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, play_options,
+from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option, literal, play_options,
                               rich_console, sandbox_option, seeding_option, store_option, user_errors)
 from arena.defaults import COMPARE_MAX_DEALS as DEFAULT_MAX_DEALS
 
@@ -60,6 +60,7 @@ def _live(plan, outcome):
 @store_option
 @play_options
 @sandbox_option
+@bot_limit_option
 @deal_key_option
 @deals_option
 @seeding_option
@@ -68,14 +69,21 @@ def _live(plan, outcome):
 def compare(candidate: str, baseline: str, game_id: Optional[str], players: Optional[int], params: tuple[str, ...],
             field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, store_path: str,
             jobs: Optional[int], backend: str, address: Optional[str], time_limit: float, time_control: Optional[str],
-            sandbox: str, deal_key: Optional[str], book: Optional[str], seeding: Optional[str], as_json: bool) -> None:
+            sandbox: str, bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str],
+            seeding: Optional[str], as_json: bool) -> None:
+    from arena import edge
     from arena.compare import compare as cmp
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
+    policy = edge.sandbox_policy(sandbox, bot_limits)
+    deal_book = edge.book(book, deal_key, seed)
     store = Store(store_path)
-    plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
-                    time_limit, sandbox, deal_key, backend, address, time_control, book, seeding)
+    plan = cmp.plan(store, edge.agent(candidate, policy), edge.agent(baseline, policy),
+                    edge.game(game_id, players, params, deal_book, "compare"),
+                    None if field is None else edge.agent_items(field, "--field", policy), edge.sprt(sprt_text),
+                    max_deals, seed, time_limit, policy, edge.deal_key(deal_key), backend, address,
+                    edge.time_control(time_control), deal_book, edge.seeding(seeding))
     err = rich_console(stderr=True)
     if not as_json:
         from arena.text import book_text

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
+from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
                               play_options, rich_console, sandbox_option, seeding_option, store_option,
                               user_errors)
 from arena.reports.tables import leaderboard_help
@@ -44,9 +44,7 @@ if TYPE_CHECKING:
 @click.option("--resume", "resume", default=None, metavar="RUN", help="Continue a stopped run.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter (with --game).")
 @sandbox_option
-@click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
-              help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
-                   "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
+@bot_limit_option
 @deal_key_option
 @deals_option
 @seeding_option
@@ -57,14 +55,19 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
         time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
         bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], seeding: Optional[str],
         as_json: bool) -> None:
+    from arena import edge
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
+    policy = edge.sandbox_policy(sandbox, bot_limits)
+    deal_book = edge.book(book, deal_key, seed)
     store = Store(store_path)
-    plan = tournament.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals,
-                           max_deals=max_deals, seed=seed, time_limit=time_limit, params=params, sandbox=sandbox,
-                           bot_limits=bot_limits, deal_key=deal_key, resume=resume, backend=backend,
-                           address=address, time_control=time_control, book=book, seeding=seeding)
+    plan = tournament.plan(store, games=None if resume else edge.games(game_id, players, params, deal_book),
+                           agents=None if resume else edge.agents(agents_text, policy), deals=deals,
+                           max_deals=max_deals, seed=seed, time_limit=time_limit, sandbox=policy,
+                           deal_key=edge.deal_key(deal_key), resume=resume, backend=backend, address=address,
+                           time_control=edge.time_control(time_control), book=deal_book,
+                           seeding=edge.seeding(seeding))
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():

@@ -586,8 +586,10 @@ def play_variants(store: "Store", game_id: str, params: Sequence[str] = (), agen
     from arena.tournament import coordinator as tournament
     todo, agents = check(game_id, params, agents)
     key = seeded_deal_key(seed, agents)
-    plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key,
-                            kind="analyze")
+    from arena.tournament.schedule import resolve_games
+    specs = agent_list.parse_agents(agents)
+    plans = [tournament.plan(store, games=resolve_games(game_id, None, [text.split("=", 1) for text in v]),
+                             agents=specs, deals=deals, seed=seed, deal_key=key, kind="analyze")
              for v in todo]
     for p in plans:
         if on_plan:

@@ -24,7 +24,7 @@ from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, outp
 from arena.results import analysis
 from arena.reports.sections import run_sections
 from arena import server_address
-from arena.sandbox import LIMITS, unconfined_note
+from arena.sandbox import policy_options, unconfined_note
 from arena.tournament.config import TournamentConfig, book_note, time_note
 from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
                                   level_note)
@@ -263,11 +263,7 @@ def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
               "--time-limit", str(config.time_limit)]
     if config.time_control is not None:
         words += ["--time-control", str(config.time_control)]
-    if config.sandbox.mode != "bwrap":
-        words += ["--sandbox", config.sandbox.mode]
-    for name, value in config.sandbox.limits:
-        if value != LIMITS[name][0]:
-            words += ["--bot-limit", f"{name}={value}"]
+    words += policy_options(config.sandbox)
     if config.book:   # its file is named on the page beside the command
         words += ["--deals", "BOOK"]
     elif deal_key:

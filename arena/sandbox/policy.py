@@ -49,6 +49,15 @@ def make_policy(mode: str = "bwrap", limits: Iterable[tuple[str, Any]] = ()) -> 
 DEFAULT_POLICY = make_policy()
 
 
+def policy_options(policy: SandboxPolicy) -> list[str]:
+    """The command-line words that give `policy`: --sandbox and --bot-limit, each only when not the default."""
+    words = ["--sandbox", policy.mode] if policy.mode != "bwrap" else []
+    for name, value in policy.limits:
+        if value != LIMITS[name][0]:
+            words += ["--bot-limit", f"{name}={value}"]
+    return words
+
+
 def unconfined_note(config: dict[str, Any]) -> Optional[str]:
     """The warning every view of a run shows when agents' code ran without the sandbox."""
     agents = config.get("agents", [])

@@ -75,14 +75,14 @@ class TournamentConfig:
     seeding: str = "independent"
 
     @classmethod
-    def create(cls, games: Sequence[tuple[str, Mapping[str, Any]]], agents: Sequence[AgentSpec], deals: Optional[int],
+    def create(cls, games: Sequence[GameSetting], agents: Sequence[AgentSpec], deals: Optional[int],
                seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
                code: str, time_control: Optional[TimeControl] = None,
                stop: Optional[StoppingRule] = None, seeding: str = "coupled") -> "TournamentConfig":
         """A config from the checked pieces of a command line (a new run: coupled seeds unless
         `seeding` says otherwise). Parameters are kept as plain JSON values (a tuple as a list), as
         the store gives them back."""
-        return cls(games=tuple(GameSetting(g, jsonable(p)) for g, p in games),
+        return cls(games=tuple(GameSetting(g.game_id, jsonable(g.params)) for g in games),
                    agents=tuple(_agent(jsonable(a.as_dict())) for a in agents),
                    sandbox=sandbox, seed=int(seed), time_limit=float(time_limit), deals=deals,
                    agent_defaults=jsonable(agent_defaults), code=code, time_control=time_control, stop=stop,

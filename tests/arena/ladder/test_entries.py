@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from arena import edge
 from arena.ladder import store as ladders
 from arena.store import Store
 from cli import invoke, ok
@@ -66,7 +67,7 @@ def test_entrants_own_their_labels():
     import tempfile
     with tempfile.TemporaryDirectory() as folder:
         store = Store(os.path.join(folder, "s.sqlite"))
-        ladders.create(store, "up", game_id="insert")
+        ladders.create(store, "up", game=edge.game("insert", None))
         ladders.add(store, "up", "random as r", entrant="alice")
         with pytest.raises(ValueError, match="belongs to another entrant"):
             ladders.add(store, "up", "greedy as r", entrant="bob")

@@ -1,0 +1,120 @@
+"""The one reading of a run's text: what the command line and the web app's requests say of a run
+(agent lists, `NAME=VALUE` game parameters and bot limits, "BASE+INC" time controls, --sprt, the
+sandbox, the seeding, the deal key, a deal book's path), made into the typed values that
+`coordinator.plan`, `compare.plan`, `ladder.store.create` and check-agent take. Each function raises
+ValueError with one line that names the option, the same line whichever command the text came
+through.
+
+    from arena import edge
+    policy = edge.sandbox_policy("bwrap", ["memory=512"])
+    agents = edge.agents("ismcts, greedy", policy)
+    games = edge.games("insert", None, ["hands=10,9"])
+"""
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from arena import agent_list, seeds
+from arena.match import AgentSpec, SandboxPolicy, TimeControl
+from arena.tournament.config import GameSetting
+
+if TYPE_CHECKING:
+    from arena.compare.sprt import SprtParams
+    from arena.tournament.books import Book
+
+DEFAULT_AGENTS = agent_list.DEFAULT_AGENTS
+
+
+def params(texts: Sequence[str], option: str = "--param") -> tuple[tuple[str, str], ...]:
+    """Repeated `OPTION NAME=VALUE` texts as ((name, value), ...), the values still text (the
+    receiver reads them as its parameters' types)."""
+    return agent_list.parse_params(",".join(texts), option)
+
+
+def sandbox_policy(mode: str = "bwrap", bot_limits: Sequence[str] = ()) -> SandboxPolicy:
+    """--sandbox and the repeated --bot-limit NAME=VALUE as a SandboxPolicy (every limit set)."""
+    from arena.sandbox import make_policy
+    limits = params(bot_limits, "--bot-limit")
+    make_policy(mode)   # an unknown sandbox is named as such
+    try:
+        return make_policy(mode, limits)
+    except ValueError as e:
+        raise ValueError(f"--bot-limit: {e}") from None
+
+
+def agents(text: Optional[str], sandbox: Optional[SandboxPolicy] = None) -> tuple[AgentSpec, ...]:
+    """--agents (None: the default list) as AgentSpecs with unique labels; a built-in agent told to
+    load code of the user's only with `sandbox` mode none (None: confined)."""
+    if text is not None and not text.strip():
+        raise agent_list.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
+    return tuple(agent_list.parse_agents(text or DEFAULT_AGENTS, run_code=_unconfined(sandbox)))
+
+
+def agent(text: str, sandbox: Optional[SandboxPolicy] = None) -> AgentSpec:
+    """One agent as `--agents` takes an item of its list."""
+    return agent_list.parse_agent(text, run_code=_unconfined(sandbox))
+
+
+def _unconfined(sandbox: Optional[SandboxPolicy]) -> bool:
+    return sandbox is not None and sandbox.mode == "none"
+
+
+def agent_items(text: str, option: str, sandbox: Optional[SandboxPolicy] = None) -> tuple[AgentSpec, ...]:
+    """A list of one agent or more (`--field`), each as `agent` reads it."""
+    if not text.strip():
+        raise ValueError(f"{option} is empty: give an agent or a list, e.g. {option} greedy")
+    return tuple(agent(item, sandbox) for item in agent_list.split_list(text))
+
+
+def games(game_id: Optional[str], players: Optional[int], param_texts: Sequence[str] = (),
+          book: Optional["Book"] = None) -> tuple[GameSetting, ...]:
+    """--game, --players and --param as the games of a run, each with its complete parameters:
+    every registered game without --game, the book's game with a deal book (which the options may
+    only repeat)."""
+    from arena.tournament import books
+    from arena.tournament.schedule import resolve_games
+    pairs = params(param_texts)
+    return tuple(books.games(book, game_id, players, pairs) if book else resolve_games(game_id, players, pairs))
+
+
+def game(game_id: Optional[str], players: Optional[int], param_texts: Sequence[str] = (),
+         book: Optional["Book"] = None, command: str = "this command") -> GameSetting:
+    """The one game of a command that plays one (compare, a ladder, check-agent)."""
+    if not game_id and book is None:
+        raise ValueError(f"{command} needs --game (or --deals)")
+    [setting] = games(game_id or None, players, param_texts, book)
+    return setting
+
+
+def time_control(text: Optional[str]) -> Optional[TimeControl]:
+    """--time-control "BASE+INC" (or "BASE"), None when not given."""
+    return TimeControl.parse(text) if text is not None else None
+
+
+def time_limit(value: float) -> float:
+    """--time-limit, checked: more than 0 and at most MAX_TIME_LIMIT seconds."""
+    from arena.tournament.coordinator import check_time_limit
+    return check_time_limit(value)
+
+
+def seeding(text: Optional[str]) -> Optional[str]:
+    """--seeding, one of arena.seeds.SEEDINGS; None when not given."""
+    return seeds.parse_seeding(text) if text is not None else None
+
+
+def deal_key(text: Optional[str]) -> Optional[str]:
+    """--deal-key: 32 hexadecimal digits, lower case; None when not given."""
+    return seeds.parse_deal_key(text) if text else None
+
+
+def book(path: Optional[str], deal_key_text: Optional[str], seed: int) -> Optional["Book"]:
+    """The deal book --deals PATH names (None without one), read and checked; refused beside
+    --deal-key or --seed, which it fixes."""
+    if path is None:
+        return None
+    from arena.tournament import books
+    return books.load_for(path, deal_key_text, seed)
+
+
+def sprt(text: Optional[str]) -> "SprtParams":
+    """--sprt "elo0=0,elo1=10,alpha=0.05,beta=0.05" (any of them; the others their defaults)."""
+    from arena.compare.sprt import parse_sprt
+    return parse_sprt(text)
