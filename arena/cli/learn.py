@@ -60,7 +60,7 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     except ValueError:
         raise ValueError(f"--hidden must be sizes like 32 or 64,32 (0: none), not {hidden!r}") from None
     game = edge.game(game_id, players, params, command="train")
-    game_id, full = game.game_id, game.params
+    game_id, full = game.game_id, dict(game.params)
     policy = edge.sandbox_policy(sandbox)
     spec = stage(edge.agent(teacher, policy))
     validate_all([spec], policy)

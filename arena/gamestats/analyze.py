@@ -588,7 +588,7 @@ def play_variants(store: "Store", game_id: str, params: Sequence[str] = (), agen
     key = seeded_deal_key(seed, agents)
     from arena.tournament.schedule import resolve_games
     specs = agent_list.parse_agents(agents)
-    plans = [tournament.plan(store, games=resolve_games(game_id, None, [text.split("=", 1) for text in v]),
+    plans = [tournament.plan(store, games=resolve_games(game_id, None, dict(text.split("=", 1) for text in v)),
                              agents=specs, deals=deals, seed=seed, deal_key=key, kind="analyze")
              for v in todo]
     for p in plans:

@@ -42,7 +42,7 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from arena import agent_list, seeds
 from arena.ladder import standing

@@ -10,7 +10,7 @@ from arena import edge
 from arena.cli import main
 from arena.compare import compare
 from arena.store import Store
-from arena.tournament import coordinator, schedule as sched
+from arena.tournament import schedule as sched
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import play_match
 
