@@ -259,7 +259,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
-    from arena.tournament.config import book_note, time_note
+    from arena.tournament.config import book_note, shown_config, time_note
     from arena.text import game_title, jsonable
     from rich import box
 
@@ -271,20 +271,21 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                "verdict": s["verdict"], "settled": s["settled"],
                "identical_deals": alike.get(analysis.group_key(s), (0, 0))[0], "deals_compared": alike.get(analysis.group_key(s), (0, 0))[1]}
               for s in sections]
-    seeding = run_row["config"].get("seeding", "independent")
+    config = shown_config(run_row["config"])
+    seeding = config.seeding if config else "independent"
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
-                   "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
-                   "time_limit": run_row["config"].get("time_limit"),
-                   "time_control": run_row["config"].get("time_control"),
-                   "book": run_row["config"].get("book"), "seeding": seeding,
+                   "sandbox": config.sandbox.mode if config else "bwrap",
+                   "time_limit": config.time_limit if config else None,
+                   "time_control": config.time_control.to_json() if config and config.time_control else None,
+                   "book": dict(config.book) if config and config.book else None, "seeding": seeding,
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()
-    for note in (time_note(run_row["config"]), book_note(run_row["config"])):
+    for note in (time_note(config), book_note(config)):
         if note:
             console.print(literal(note))
     if not boards:
@@ -310,7 +311,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                                   f"match of the deal played the same moves ({seeding} seeds)"))
     if boards:
         print_legend(console, legend_items(shown))
-    note = unconfined_note(run_row["config"])
+    note = unconfined_note(config.sandbox, config.agents) if config else None
     if note:
         console.print(literal(note), style="bold red")
     if fault_summary:

@@ -55,6 +55,7 @@ from arena import agent_list, defaults, seeds
 from arena.gamestats import balance, components
 from arena.gamestats.balance import Component
 from arena.results.analysis import Interval, interval, pair_score, t975, t_interval
+from arena.store import run_facts
 from arena.text import game_title
 
 if TYPE_CHECKING:
@@ -506,7 +507,7 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: Optional[str] 
     out = []
     for run_id in run_ids:
         run = store.run(run_id)
-        order = [a["label"] for a in run["config"].get("agents", [])]
+        order = list(run_facts(run).agents)
         matches = store.matches(run["run_id"], game_id)
         for _, _, ms in split(matches):
             out.append(summarize(ms, agent_order=order, run_id=run["run_id"]))

@@ -272,9 +272,9 @@ def ladders(store: Store) -> list[dict[str, Any]]:
     for row in store.db.execute("SELECT * FROM ladders ORDER BY created, name").fetchall():
         counts = store.db.execute("SELECT count(*), coalesce(sum(status = 'active'), 0) FROM ladder_entries "
                                   "WHERE ladder = ?", (row["name"],)).fetchone()
-        game = json.loads(row["config"])["games"][0]
-        out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game["game_id"],
-                    "params": game["params"], "created": row["created"], "entries": counts[0],
+        game = TournamentConfig.from_json(json.loads(row["config"])).games[0]
+        out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game.game_id,
+                    "params": game.params, "created": row["created"], "entries": counts[0],
                     "active": counts[1], "matches": store.run(row["run_id"])["total"],
                     "status": store.run(row["run_id"])["status"]})
     return out

@@ -1,8 +1,8 @@
 """How submitted agents are confined: the sandbox mode, the limits, and what a bot's fault is."""
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 from agents import code_param
-from arena.match import SandboxPolicy
+from arena.match import AgentSpec, SandboxPolicy
 from arena.text import printable
 
 SANDBOXES = ("bwrap", "none")
@@ -58,12 +58,11 @@ def policy_options(policy: SandboxPolicy) -> list[str]:
     return words
 
 
-def unconfined_note(config: dict[str, Any]) -> Optional[str]:
-    """The warning every view of a run shows when agents' code ran without the sandbox."""
-    agents = config.get("agents", [])
-    if config.get("sandbox", {}).get("mode") == "none" and any(
-            a.get("kind", "builtin") != "builtin" or code_param(a.get("source"), a.get("params", {}))
-            for a in agents):
+def unconfined_note(sandbox: Optional[SandboxPolicy], agents: Sequence[AgentSpec]) -> Optional[str]:
+    """The warning every view of a run shows when agents' code ran without the sandbox (`sandbox`:
+    the run's policy, None for a run that has none, a game played in `arena serve`)."""
+    if sandbox is not None and sandbox.mode == "none" and any(
+            a.kind != "builtin" or code_param(a.source, dict(a.params)) for a in agents):
         return ("sandbox: none - the submitted agents ran unconfined (--sandbox none), so nothing "
                 "stopped them from reading hidden cards or forging results")
     return None

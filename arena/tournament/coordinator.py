@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 from arena import agent_list, defaults, seeds
 from arena.tournament import books
 from arena.tournament import schedule as sched
-from arena.tournament.config import GameSetting, TournamentConfig
+from arena.tournament.config import GameSetting, TournamentConfig, stored_config
 from arena.tournament.backends import SerialExecutor, check_backend, default_jobs, executor
 from arena.sandbox import describe
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy, TimeControl
@@ -121,11 +121,11 @@ def plan(store: Store, *, games: Optional[Sequence[GameSetting]] = None,
         deals = books.take(book, deals, "--games")
     if resume:
         check_not_imported(store, resume)
-        stored = store.run(resume)["config"]
         run_id = resume
-        if stored.get("kind") == "play":
+        resumed = stored_config(store.run(resume)["config"])
+        if resumed is None:
             raise ValueError(f"run {resume} is a game played in `arena serve`, with nothing left to play")
-        config = TournamentConfig.from_json(stored)
+        config = resumed
         if config.compare:
             raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
         check_seeding(resume, config, seeding)
