@@ -313,6 +313,15 @@ def with_params(name: str, params: tuple[tuple[str, str], ...]) -> str:
     return name + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
 
 
+def item_text(spec: AgentSpec) -> str:
+    """The agent as an agent list writes it: `parse_agent` of the text gives the spec back."""
+    params = ",".join(f"{k}={v}" for k, v in spec.params)
+    text = spec.source + (f"[{params}]" if params else "")
+    default = text if spec.kind == "builtin" else (spec.target.rpartition(":")[2] if spec.kind != "entrypoint"
+                                                    else spec.source)
+    return text + (f" as {spec.label}" if spec.label != default else "")
+
+
 def parse_agents(text: str, run_code: bool = False) -> list[AgentSpec]:
     """The `--agents` list as AgentSpecs with unique labels; built-in parameters are validated here.
 

@@ -57,6 +57,13 @@ def _unconfined(sandbox: Optional[SandboxPolicy]) -> bool:
     return sandbox is not None and sandbox.mode == "none"
 
 
+def one_agent(text: str, command: str, sandbox: Optional[SandboxPolicy] = None) -> AgentSpec:
+    """One agent, and not a list, for a command that takes one (`arena ladder add`)."""
+    if agent_list.split_list(text) != [text.strip()]:
+        raise ValueError(f"give one agent per `{command}`, not a list: {text!r}")
+    return agent(text, sandbox)
+
+
 def agent_items(text: str, option: str, sandbox: Optional[SandboxPolicy] = None) -> tuple[AgentSpec, ...]:
     """A list of one agent or more (`--field`), each as `agent` reads it."""
     if not text.strip():

@@ -150,7 +150,7 @@ def synthetic(path: str, name: str = "synthetic", entries: int = 50, matches: in
     made = ladders.create(store, name, game=edge.game("insert", None), seed=seed, sandbox=edge.sandbox_policy("none"))
     env = standing.environment()
     for i in range(entries):
-        ladders.add(store, name, f"{('random', 'greedy')[i % 2]} as e{i:02d}")
+        ladders.add(store, name, edge.agent(f"{('random', 'greedy')[i % 2]} as e{i:02d}"))
     numbers = list(range(1, entries + 1))
     skill = {n: rng.gauss(25, 4) for n in numbers}
     deals = matches // 2

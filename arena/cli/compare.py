@@ -4,8 +4,9 @@ from typing import Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option, literal, play_options,
-                              rich_console, sandbox_option, seeding_option, store_option, user_errors)
+from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option,
+                              literal, play_options, rich_console, sandbox_option, seeding_option, store_option,
+                              user_errors)
 from arena.defaults import COMPARE_MAX_DEALS as DEFAULT_MAX_DEALS
 
 

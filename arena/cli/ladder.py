@@ -85,9 +85,11 @@ def add(name: str, agent: str, keep: bool, store_path: str) -> None:
     """Enter AGENT in the ladder NAME: any one item `arena run --agents` takes (a built-in with
     parameters, FILE.py:Class, package.module:Class, exec:PATH), optionally "as LABEL". The same
     label with other code is a new version: a new entry, the previous version retired unless --keep."""
+    from arena import edge
     from arena.ladder import store as ladders
     store = _writable(store_path)
-    e = ladders.add(store, name, agent, keep=keep)
+    spec = edge.one_agent(agent, "arena ladder add", ladders.get(store, name).config.sandbox)
+    e = ladders.add(store, name, spec, keep=keep, item=agent)
     parent = next((p for p in ladders.entries(store, name) if p.entry == e.parent), None)
     line = f"{e.name}: entry {e.entry} of ladder {name}"
     if parent is not None:

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
-                              play_options, rich_console, sandbox_option, seeding_option, store_option,
-                              user_errors)
+from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option,
+                              literal, open_run, play_options, rich_console, sandbox_option, seeding_option,
+                              store_option, user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.defaults import RUN_MAX_DEALS as DEFAULT_MAX_DEALS
 

@@ -55,6 +55,7 @@ from typing import Callable, Optional, Sequence
 
 import engines
 from arena import defaults, seeds
+from arena.agent_list import item_text
 from arena.compare import sprt
 from arena.tournament import books
 from arena.tournament import coordinator as tournament
@@ -140,15 +141,6 @@ class Outcome:
         return self.decision is not None
 
 
-def _item(spec: AgentSpec) -> str:
-    """The agent as the command line takes it."""
-    params = ",".join(f"{k}={v}" for k, v in spec.params)
-    text = spec.source + (f"[{params}]" if params else "")
-    default = text if spec.kind == "builtin" else (spec.target.rpartition(":")[2] if spec.kind != "entrypoint"
-                                                    else spec.source)
-    return text + (f" as {spec.label}" if spec.label != default else "")
-
-
 def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSetting,
          field: Optional[Sequence[AgentSpec]] = None, test: Optional[sprt.SprtParams] = None,
          max_deals: Optional[int] = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
@@ -185,7 +177,7 @@ def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSett
     cand, base = stage(candidate), stage(baseline)
     if cand.label == base.label:
         raise ValueError(f"the candidate and the baseline are both labelled {cand.label!r}; "
-                         f"rename one with 'as LABEL', e.g. \"{_item(cand)} as new\"")
+                         f"rename one with 'as LABEL', e.g. \"{item_text(cand)} as new\"")
     n = game_params["players"]
     if n == 2 and field is not None:
         raise ValueError(f"--field is for games of three or more players; {game_id} is played by 2 "
@@ -315,7 +307,7 @@ def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: Optional
 
 def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
     """The command line that plays this comparison again: the same run id, deals and decision."""
-    words = ["arena", "compare", _item(plan.candidate), _item(plan.baseline), "--game", plan.game_id]
+    words = ["arena", "compare", item_text(plan.candidate), item_text(plan.baseline), "--game", plan.game_id]
     defaults = engines.registry.resolve(plan.game_id, players=plan.players)
     for k, v in sorted(plan.params.items()):
         if k == "players":
@@ -324,7 +316,7 @@ def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
         elif v != defaults.get(k):
             words += ["--param", f"{k}={option_value(v)}"]
     if plan.config.compare and plan.config.compare.field and plan.field != [plan.baseline]:
-        words += ["--field", ", ".join(_item(a) for a in plan.field)]
+        words += ["--field", ", ".join(item_text(a) for a in plan.field)]
     words += ["--sprt", plan.test.text(), "--max-deals", str(plan.max_deals), "--seed", str(plan.seed)]
     if plan.time_limit != tournament.DEFAULT_TIME_LIMIT:
         words += ["--time-limit", f"{plan.time_limit:g}"]

@@ -5,8 +5,8 @@ line, the web pages and uploads).
     from arena.ladder import store as ladders
     store = Store("results/arena.sqlite")
     ladders.create(store, "insert", game=edge.game("insert", None), seed=1)   # from arena import edge
-    ladders.add(store, "insert", "ismcts[iterations=200] as mcts")            # from the command line
-    ladders.add(store, "insert", "./bot.py:MyBot as mine", entrant="alice")   # an upload: alice owns it
+    ladders.add(store, "insert", edge.agent("ismcts[iterations=200] as mcts"))           # from the command line
+    ladders.add(store, "insert", edge.agent("./bot.py:MyBot as mine"), entrant="alice")  # an upload: alice owns it
     ladders.retire(store, "insert", "mine", entrant="alice")                  # only alice may
     ladders.entries(store, "insert")       # [standing.Entry] in the order added
     ladders.standings(store, "insert")     # [dict] rows of `arena ladder show`, best first
@@ -282,12 +282,13 @@ def ladders(store: Store) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- entries
 
-def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optional[str] = None,
-        checked: bool = False) -> Entry:
-    """Enters the agent `item` (anything `arena run --agents` takes as one item: a built-in with
-    parameters, FILE.py:Class, package.module:Class, exec:PATH, optionally `as LABEL`) in the
-    ladder, owned by `entrant` (None: from the command line). Submitted code is staged (copied,
-    digested) and checked in its sandbox before anything is written.
+def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: Optional[str] = None,
+        checked: bool = False, item: Optional[str] = None) -> Entry:
+    """Enters the agent `spec` (one item of an agent list as `arena.edge.agent` reads it, under the
+    ladder's sandbox: `edge.agent(item, ladder.config.sandbox)`) in the ladder, owned by `entrant`
+    (None: from the command line). Submitted code is staged (copied, digested) and checked in its
+    sandbox before anything is written. `item` is the text the agent was given as, which the ladder's
+    lists show (None: the spec as an agent list writes it).
 
     The same label with other code is a new version: a new entry whose parent is the label's latest
     entry, which is retired unless `keep`. The same label with the same code as an active entry is
@@ -299,9 +300,6 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
     from arena.sandbox import stage, validate_all
     ladder = get(store, name)
     policy = ladder.config.sandbox
-    if agent_list.split_list(item) != [item.strip()]:
-        raise ValueError(f"give one agent per `arena ladder add`, not a list: {item!r}")
-    spec = agent_list.parse_agent(item, run_code=policy.mode == "none")
     if spec.source == "human":
         raise ValueError("a ladder plays unattended: the human agent cannot enter one")
     if "@" in spec.label:
@@ -334,7 +332,8 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
             store.db.execute(
                 "INSERT INTO ladder_entries (ladder, entry, label, version, name, item, spec, digest, parent, entrant, "
                 "status, added, joined, mu, sigma) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
-                (name, number, spec.label, version, played.label, item.strip(), json.dumps(played.as_dict()),
+                (name, number, spec.label, version, played.label, (item or agent_list.item_text(spec)).strip(),
+                 json.dumps(played.as_dict()),
                  digest, latest.entry if latest else None, entrant, now, joined, prior.mu, prior.sigma))
             back = None
         if latest is not None and not keep and latest.status == "active" and latest is not same:

@@ -25,7 +25,7 @@ def served(tmp_path):
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
-    ladders.add(store, "club", "random")
+    ladders.add(store, "club", edge.agent("random"))
     token = tokens.issue(store.db, "club", "alice")
     store.close()
     with TestClient(create_app(path)) as client:

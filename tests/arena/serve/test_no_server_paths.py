@@ -27,7 +27,7 @@ def served(tmp_path, monkeypatch):
     store = Store(path)
     run_id = store.run()["run_id"]
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
-    ladders.add(store, "club", "random")
+    ladders.add(store, "club", edge.agent("random"))
     token = tokens.issue(store.db, "club", "alice")
     store.close()
     with TestClient(create_app(path, "none")) as client:

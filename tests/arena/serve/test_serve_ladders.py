@@ -58,7 +58,7 @@ def template(tmp_path_factory):
     ladders.create(store, "other", game=edge.game("insert", None), seed=1)
     ladders.create(store, "unconfined", game=edge.game("insert", None), seed=1, sandbox=edge.sandbox_policy("none"))
     for agent in ("random", "greedy"):
-        ladders.add(store, "club", agent)
+        ladders.add(store, "club", edge.agent(agent))
     issued = {who: tokens.issue(store.db, "club", who) for who in ("alice", "bob")}
     issued["other-ladder"] = tokens.issue(store.db, "other", "alice")
     issued["unconfined"] = tokens.issue(store.db, "unconfined", "alice")

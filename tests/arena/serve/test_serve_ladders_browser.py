@@ -26,7 +26,7 @@ def ladder(tmp_path):
     store = Store(path)
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     for agent in ("random", "greedy"):
-        ladders.add(store, "club", agent)
+        ladders.add(store, "club", edge.agent(agent))
     token = tokens.issue(store.db, "club", "alice")
     store.close()
     archive = str(tmp_path / "kit.tar.gz")

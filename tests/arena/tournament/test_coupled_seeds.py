@@ -106,7 +106,7 @@ def test_a_new_ladder_plays_coupled_and_an_old_one_independent(tmp_path):
     ladder = ladders.get(store, "ins")
     assert ladder.config.seeding == "coupled"
     for agent in ("greedy", "random"):
-        ladders.add(store, "ins", agent)
+        ladders.add(store, "ins", edge.agent(agent))
     assert play.plan_batch(store, ladder) > 0
     assert {s.seeding for s in play.planned(store, ladders.get(store, "ins"))} == {"coupled"}
     old = {k: v for k, v in ladder.config.to_json().items() if k != "seeding"}
