@@ -10,9 +10,10 @@ through.
     agents = edge.agents("ismcts, greedy", policy)
     games = edge.games("insert", None, ["hands=10,9"])
 """
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence
 
 from arena import agent_list, seeds
+from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.tournament.config import GameSetting
 
@@ -125,3 +126,42 @@ def sprt(text: Optional[str]) -> "SprtParams":
     """--sprt "elo0=0,elo1=10,alpha=0.05,beta=0.05" (any of them; the others their defaults)."""
     from arena.compare.sprt import parse_sprt
     return parse_sprt(text)
+
+
+def web_agent(item: str, offered: Mapping[str, str]) -> AgentSpec:
+    """One item of a web request's agent list as an AgentSpec: an offered bot ("FILE.py:Class", see
+    arena.serve.sessions.find_bots), a built-in agent or an installed one, with parameters and a
+    label as in `--agents`. Anything else (a path, a module) is refused before anything is looked
+    up on the server."""
+    import agents as agent_registry
+    m = agent_list._ITEM.match(item.strip())
+    source = m["source"] if m else ""
+    params = agent_list.parse_params(m["params"] or "", f"agent {source!r}") if m else ()
+    if m and source in offered:
+        if not item.strip().isprintable():
+            raise ScheduleError(f"agent {item.strip()!r}: parameters and labels must be printable text")
+        return AgentSpec(m["label"] or source.rpartition(":")[2], source, params, "file", offered[source])
+    installed = agent_list.entry_points()
+    if m and source not in agent_registry.agent_names() and source not in installed:
+        known = [a for a in agent_registry.agent_names() if a != "human"] + list(offered) + sorted(installed)
+        raise ScheduleError(f"unknown agent {source!r}: this server offers only {', '.join(known)}")
+    param = agent_registry.code_param(source, dict(params))
+    if param:
+        raise ScheduleError(f"agent {source}: its {param} names code that would run in the server's own process, "
+                            f"outside the sandbox, which a game in the browser may not ask for")
+    param = agent_list.file_param(source, dict(params))
+    if param:
+        raise ScheduleError(f"agent {source}: its {param} names a file on the server, which a game in the browser "
+                            f"may not ask for (the default, the shipped model, may be)")
+    return agent_list.parse_agent(item)
+
+
+def web_agents(text: str, offered: Optional[Mapping[str, str]] = None) -> list[AgentSpec]:
+    """A web request's agent list (a game in the browser): one AgentSpec per seat other than the
+    person's, each as `web_agent` reads it."""
+    specs = [web_agent(item, offered or {}) for item in agent_list.split_list(text)]
+    if not specs:
+        raise ScheduleError("give at least one agent to play against, e.g. random")
+    if any(spec.source == "human" for spec in specs):
+        raise ScheduleError("the human agent plays in a terminal: here you are the human; give bots")
+    return specs

@@ -294,7 +294,8 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63):
             raise ValueError("seed must be a whole number from 0 to 2**63-1")
         engines.spec(game_id)
-        session = await run_in_threadpool(PlaySession, game_id, params, bots, seat, seed, policy, offered, caps)
+        specs = await run_in_threadpool(edge.web_agents, bots, offered)
+        session = await run_in_threadpool(PlaySession, game_id, params, specs, seat, seed, policy, caps)
         return JSONResponse(session.view(await run_in_threadpool(sessions.open, session)))
 
     def api_game(request):
