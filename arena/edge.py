@@ -92,6 +92,44 @@ def game(game_id: Optional[str], players: Optional[int], param_texts: Sequence[s
     return setting
 
 
+def game_variants(game_id: str, param_texts: Sequence[str] = ()) -> list[GameSetting]:
+    """`arena analyze`'s --param: the variants of the game to play, each with its complete
+    parameters. A name given several times, or a scalar parameter given as "a,b", is one variant
+    per value (list parameters such as Wizard's hands keep their commas: repeat --param for
+    several); every variant is checked before any is played."""
+    import itertools
+
+    import engines
+    from arena.tournament.schedule import resolve_games
+    spec = engines.spec(game_id)
+    values: dict[str, list[str]] = {}
+    for text in param_texts:
+        name, eq, value = text.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise ScheduleError(f"malformed parameter {text!r} in --param: expected name=value")
+        default = spec.params.get(name)
+        split = not isinstance(default, (list, tuple)) and name in spec.params or name == "players"
+        items = [v.strip() for v in value.split(",")] if split else [value.strip()]
+        for v in items:
+            if v in values.setdefault(name, []):
+                raise ScheduleError(f"--param {name}: the value {v!r} is given twice")
+            values[name].append(v)
+    names = list(values)
+    return [resolve_games(game_id, None, dict(zip(names, combo)))[0]
+            for combo in itertools.product(*(values[k] for k in names))]
+
+
+def self_play(text: str) -> tuple[AgentSpec, ...]:
+    """`arena analyze`'s --agents: a list as `agents` reads it, or one agent, which then plays
+    itself (a copy labelled NAME-2)."""
+    items = agent_list.split_list(text)
+    if len(items) == 1:
+        spec = agent(items[0])
+        text = f"{items[0]}, {agent_list.with_params(spec.source, spec.params)} as {spec.label}-2"
+    return agents(text)
+
+
 def time_control(text: Optional[str]) -> Optional[TimeControl]:
     """--time-control "BASE+INC" (or "BASE"), None when not given."""
     return TimeControl.parse(text) if text is not None else None
