@@ -6,7 +6,7 @@ import dataclasses
 import importlib.util
 import os
 import re
-from typing import Container, Iterable, Optional
+from typing import Container, Optional
 
 import agents as agent_registry
 from arena.match import AgentSpec
@@ -66,11 +66,6 @@ def parse_params(text: str, where: str) -> tuple[tuple[str, str], ...]:
     if len(set(names)) != len(names):
         raise ScheduleError(f"a parameter is given twice in {where}")
     return tuple(out)
-
-
-def param_options(values: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    """The repeated `--param NAME=VALUE` options as ((name, value), ...)."""
-    return parse_params(",".join(values), "--param")
 
 
 def entry_points() -> dict[str, str]:

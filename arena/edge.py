@@ -45,7 +45,7 @@ def agents(text: Optional[str], sandbox: Optional[SandboxPolicy] = None) -> tupl
     """--agents (None: the default list) as AgentSpecs with unique labels; a built-in agent told to
     load code of the user's only with `sandbox` mode none (None: confined)."""
     if text is not None and not text.strip():
-        raise agent_list.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
+        raise ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
     return tuple(agent_list.parse_agents(text or DEFAULT_AGENTS, run_code=_unconfined(sandbox)))
 
 
