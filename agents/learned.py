@@ -5,14 +5,17 @@ A model file is JSON (no pickle: loading one runs no code), written by `arena tr
     {"format": 1, "kind": "wizard-bid", "game": "wizard", "params": {...every game parameter...},
      "features": {"name": "wizard-bid", "version": 1, "names": [...]},
      "teacher": "pimc[bid_samples=100]", "data": {...}, "validation": {...}, "seed": 0,
-     "command": "arena train ...", "model": {...the network...}, "digest": "sha256 of the rest"}
+     "command": "arena train ...", "model": {...the trees or network...}, "digest": "sha256 of the rest"}
 
 `load` refuses, in one line (`BadModel`, a ValueError), a file that is missing, not JSON, not a
 model, of another format, whose digest does not match its content (changed by hand or damaged), or
-whose feature set is not the one this code computes; `check_for` refuses a model built for another
-game or other parameters. The network (`model`) is a standardisation of the features, dense layers
-with ReLU between them and a softmax over `classes`: scikit-learn's LogisticRegression (no hidden
-layer) and MLPClassifier export to it, and evaluating it needs numpy only.
+whose feature set is not the one this code computes, or whose trees or network do not fit together;
+`check_for` refuses a model built for another game or other parameters. The model (`model`) is
+either gradient-boosted trees (`"kind": "trees"`: scikit-learn's GradientBoostingClassifier as flat
+arrays, walked in C by agents/forest.pyx, which checks them first) or a network (a standardisation
+of the features, dense layers with ReLU between them: scikit-learn's LogisticRegression and
+MLPClassifier export to it, evaluated with numpy); either gives logits, and a softmax over
+`classes` their probabilities.
 
 Wizard's bidder (`WizardBidder`): from the bidder's own view (`state.observation(seat)`: its hand,
 the trump, the bids it can see, its place in the bidding) the model gives the distribution of the
@@ -23,7 +26,7 @@ import hashlib
 import json
 import os
 from importlib import resources
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -46,8 +49,11 @@ def digest(body: dict[str, Any]) -> str:
 
 
 def dumps(body: dict[str, Any]) -> str:
-    """A model as the text of its file, its digest set: the same model is always the same bytes."""
-    return json.dumps(dict(body, digest=digest(body)), sort_keys=True, indent=1) + "\n"
+    """A model as the text of its file, its digest set: the same model is always the same bytes (a
+    line per key, so that the trees' long arrays take no line per number)."""
+    body = dict(body, digest=digest(body))
+    return "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(body[k], sort_keys=True, separators=(',', ':'))}"
+                               for k in sorted(body)) + "\n}\n"
 
 
 def shipped_path() -> str:
@@ -89,21 +95,29 @@ def load(path: str) -> dict[str, Any]:
 
 
 def net_problem(net: dict[str, Any], inputs: int) -> Optional[str]:
-    """What is wrong with the shapes of a network of `inputs` features, or None."""
+    """What is wrong with a network or trees of `inputs` features, or None."""
     try:
-        width = inputs
-        if np.asarray(net["mean"], dtype=float).shape != (width,) or \
-                np.asarray(net["scale"], dtype=float).shape != (width,):
-            return "its standardisation does not fit the features"
-        for layer in net["layers"]:
-            w = np.asarray(layer["weights"], dtype=float)
-            if w.ndim != 2 or w.shape[0] != width or np.asarray(layer["bias"], dtype=float).shape != (w.shape[1],):
-                return "its layers do not fit together"
-            width = w.shape[1]
+        if net.get("kind") == "trees":
+            from agents.forest import Forest
+            width = Forest(net, inputs).columns
+        else:
+            width = inputs
+            if np.asarray(net["mean"], dtype=float).shape != (width,) or \
+                    np.asarray(net["scale"], dtype=float).shape != (width,):
+                return "its standardisation does not fit the features"
+            if not net["layers"]:
+                return "it has no layers"
+            for layer in net["layers"]:
+                w = np.asarray(layer["weights"], dtype=float)
+                if w.ndim != 2 or w.shape[0] != width or np.asarray(layer["bias"], dtype=float).shape != (w.shape[1],):
+                    return "its layers do not fit together"
+                width = w.shape[1]
         classes = [int(c) for c in net["classes"]]
-    except (KeyError, TypeError, ValueError):
+    except ValueError as e:
+        return str(e) if net.get("kind") == "trees" else "its network is malformed"
+    except (AttributeError, KeyError, TypeError):
         return "its network is malformed"
-    if not net["layers"] or width != (1 if len(classes) == 2 else len(classes)) or len(classes) < 2:
+    if width != (1 if len(classes) == 2 else len(classes)) or len(classes) < 2:
         return "its outputs do not fit its classes"
     return None
 
@@ -169,20 +183,39 @@ def round_score(bid: int, tricks: int) -> int:
     return 20 + 10 * tricks if bid == tricks else -10 * abs(tricks - bid)
 
 
-# ------------------------------------------------------------------ the network
+# ------------------------------------------------------------------ the model: trees or network
 
-def probabilities(net: dict[str, Any], rows: Sequence[Sequence[float]]) -> np.ndarray:
-    """The network's class probabilities for each row of features (rows x classes)."""
-    x = (np.asarray(rows, dtype=float) - np.asarray(net["mean"])) / np.asarray(net["scale"])
-    layers = net["layers"]
-    for k, layer in enumerate(layers):
-        x = x @ np.asarray(layer["weights"]) + np.asarray(layer["bias"])
-        if k < len(layers) - 1:
-            x = np.maximum(x, 0.0)
-    if x.shape[1] == 1:   # a binary classifier's one logit
+def logits(net: dict[str, Any], inputs: int) -> Callable[[Any], np.ndarray]:
+    """The function from rows of `inputs` features to the model's logits (rows x outputs): trees
+    walked in C (agents/forest.pyx), or the network with numpy. `net` must be checked (`net_problem`)."""
+    if net.get("kind") == "trees":
+        from agents.forest import Forest
+        return Forest(net, inputs).raw
+    mean, scale = np.asarray(net["mean"]), np.asarray(net["scale"])
+    layers = [(np.asarray(layer["weights"]), np.asarray(layer["bias"])) for layer in net["layers"]]
+
+    def network(rows: Any) -> np.ndarray:
+        x = (np.asarray(rows, dtype=float) - mean) / scale
+        for k, (w, b) in enumerate(layers):
+            x = x @ w + b
+            if k < len(layers) - 1:
+                x = np.maximum(x, 0.0)
+        return x
+    return network
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    """Class probabilities from logits (a binary classifier's one logit is the second class's)."""
+    if x.shape[1] == 1:
         x = np.hstack([np.zeros_like(x), x])
     x = np.exp(x - x.max(axis=1, keepdims=True))
     return x / x.sum(axis=1, keepdims=True)
+
+
+def probabilities(net: dict[str, Any], rows: Any) -> np.ndarray:
+    """The model's class probabilities for each row of features (rows x classes)."""
+    x = np.asarray(rows, dtype=float)
+    return softmax(logits(net, x.shape[1])(x))
 
 
 def beyond_wizards(obs: dict[str, Any], tricks: int) -> int:
@@ -192,13 +225,14 @@ def beyond_wizards(obs: dict[str, Any], tricks: int) -> int:
     return tricks - obs["hand"].count("W")
 
 
-def _spread(net: dict[str, Any], row: list[float], obs: dict[str, Any]) -> list[float]:
-    """P(tricks = t) for t = 0..cards from the network's probabilities for `row` (its classes are
+def _spread(predict: Callable[[Any], np.ndarray], classes: Sequence[int], row: list[float],
+            obs: dict[str, Any]) -> list[float]:
+    """P(tricks = t) for t = 0..cards from the model's probabilities for `row` (its classes are
     tricks beyond the Wizards held)."""
-    p = probabilities(net, [row])[0]
+    p = softmax(predict([row]))[0]
     cards = obs["cards"]
     out = [0.0] * (cards + 1)
-    for c, q in zip(net["classes"], p):
+    for c, q in zip(classes, p):
         t = int(c) + obs["hand"].count("W")
         if 0 <= t <= cards:
             out[t] += float(q)
@@ -222,14 +256,17 @@ class WizardBidder:
         self.body = body
         self.net = body["model"]
         self.given_bid = body.get("given_bid")
+        width = len(bid_feature_names())
+        self._predict = logits(self.net, width)
+        self._predict_given = logits(self.given_bid, width + 1) if self.given_bid is not None else None
 
     def distribution(self, obs: dict[str, Any], bid: Optional[int] = None) -> list[float]:
         """P(tricks = t) for t = 0..cards; with `bid`, given that bid (the `given_bid` network)."""
         if bid is None:
-            return _spread(self.net, bid_features(obs), obs)
-        if self.given_bid is None:
+            return _spread(self._predict, self.net["classes"], bid_features(obs), obs)
+        if self._predict_given is None or self.given_bid is None:
             raise ValueError("this model has no given_bid network (arena train --given-bid)")
-        return _spread(self.given_bid, bid_features(obs) + [float(bid)], obs)
+        return _spread(self._predict_given, self.given_bid["classes"], bid_features(obs) + [float(bid)], obs)
 
     def bid(self, obs: dict[str, Any], legal: Sequence[int]) -> int:
         """The action of the best legal bid for the view `obs` (its legal actions `legal`)."""

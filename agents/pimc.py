@@ -15,7 +15,8 @@ seed)`: the void-respecting resampler of the engine) and scores every legal acti
   each card, over `bid_samples` worlds; at or below it each card's solved paranoid score over
   `samples` worlds, the playout's score breaking ties (against the coalition many cards lose alike);
 - bidding="learned": the bid of highest expected score under a trained model's distribution of
-  the tricks the hand takes (agents/learned.py; `arena train` makes one, docs/training.md): the
+  the tricks the hand takes (agents/learned.py, its trees walked in C by agents/forest.pyx;
+  `arena train` makes one, docs/training.md): the
   model file `bid_model`, or "" for the one shipped (4 players, the default rules); a model
   changed since it was written, built on other features, or for another game or parameters is
   refused. Card play is unchanged;

@@ -10,7 +10,8 @@ through.
     agents = edge.agents("ismcts, greedy", policy)
     games = edge.games("insert", None, ["hands=10,9"])
 """
-from typing import TYPE_CHECKING, Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Optional
 
 from arena import agent_list, seeds
 from arena.agent_list import ScheduleError
@@ -18,8 +19,11 @@ from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.tournament.config import GameSetting
 
 if TYPE_CHECKING:
+    from arena.compare.compare import ComparePlan
     from arena.compare.sprt import SprtParams
+    from arena.store import Store
     from arena.tournament.books import Book
+    from arena.tournament.coordinator import Plan
 
 DEFAULT_AGENTS = agent_list.DEFAULT_AGENTS
 
@@ -41,7 +45,7 @@ def sandbox_policy(mode: str = "bwrap", bot_limits: Sequence[str] = ()) -> Sandb
         raise ValueError(f"--bot-limit: {e}") from None
 
 
-def agents(text: Optional[str], sandbox: Optional[SandboxPolicy] = None) -> tuple[AgentSpec, ...]:
+def agents(text: str | None, sandbox: SandboxPolicy | None = None) -> tuple[AgentSpec, ...]:
     """--agents (None: the default list) as AgentSpecs with unique labels; a built-in agent told to
     load code of the user's only with `sandbox` mode none (None: confined)."""
     if text is not None and not text.strip():
@@ -49,30 +53,30 @@ def agents(text: Optional[str], sandbox: Optional[SandboxPolicy] = None) -> tupl
     return tuple(agent_list.parse_agents(text or DEFAULT_AGENTS, run_code=_unconfined(sandbox)))
 
 
-def agent(text: str, sandbox: Optional[SandboxPolicy] = None) -> AgentSpec:
+def agent(text: str, sandbox: SandboxPolicy | None = None) -> AgentSpec:
     """One agent as `--agents` takes an item of its list."""
     return agent_list.parse_agent(text, run_code=_unconfined(sandbox))
 
 
-def _unconfined(sandbox: Optional[SandboxPolicy]) -> bool:
+def _unconfined(sandbox: SandboxPolicy | None) -> bool:
     return sandbox is not None and sandbox.mode == "none"
 
 
-def one_agent(text: str, command: str, sandbox: Optional[SandboxPolicy] = None) -> AgentSpec:
+def one_agent(text: str, command: str, sandbox: SandboxPolicy | None = None) -> AgentSpec:
     """One agent, and not a list, for a command that takes one (`arena ladder add`)."""
     if agent_list.split_list(text) != [text.strip()]:
         raise ValueError(f"give one agent per `{command}`, not a list: {text!r}")
     return agent(text, sandbox)
 
 
-def agent_items(text: str, option: str, sandbox: Optional[SandboxPolicy] = None) -> tuple[AgentSpec, ...]:
+def agent_items(text: str, option: str, sandbox: SandboxPolicy | None = None) -> tuple[AgentSpec, ...]:
     """A list of one agent or more (`--field`), each as `agent` reads it."""
     if not text.strip():
         raise ValueError(f"{option} is empty: give an agent or a list, e.g. {option} greedy")
     return tuple(agent(item, sandbox) for item in agent_list.split_list(text))
 
 
-def games(game_id: Optional[str], players: Optional[int], param_texts: Sequence[str] = (),
+def games(game_id: str | None, players: int | None, param_texts: Sequence[str] = (),
           book: Optional["Book"] = None) -> tuple[GameSetting, ...]:
     """--game, --players and --param as the games of a run, each with its complete parameters:
     every registered game without --game, the book's game with a deal book (which the options may
@@ -83,7 +87,7 @@ def games(game_id: Optional[str], players: Optional[int], param_texts: Sequence[
     return tuple(books.games(book, game_id, players, pairs) if book else resolve_games(game_id, players, pairs))
 
 
-def game(game_id: Optional[str], players: Optional[int], param_texts: Sequence[str] = (),
+def game(game_id: str | None, players: int | None, param_texts: Sequence[str] = (),
          book: Optional["Book"] = None, command: str = "this command") -> GameSetting:
     """The one game of a command that plays one (compare, a ladder, check-agent)."""
     if not game_id and book is None:
@@ -130,7 +134,7 @@ def self_play(text: str) -> tuple[AgentSpec, ...]:
     return agents(text)
 
 
-def time_control(text: Optional[str]) -> Optional[TimeControl]:
+def time_control(text: str | None) -> TimeControl | None:
     """--time-control "BASE+INC" (or "BASE"), None when not given."""
     return TimeControl.parse(text) if text is not None else None
 
@@ -141,17 +145,17 @@ def time_limit(value: float) -> float:
     return check_time_limit(value)
 
 
-def seeding(text: Optional[str]) -> Optional[str]:
+def seeding(text: str | None) -> str | None:
     """--seeding, one of arena.seeds.SEEDINGS; None when not given."""
     return seeds.parse_seeding(text) if text is not None else None
 
 
-def deal_key(text: Optional[str]) -> Optional[str]:
+def deal_key(text: str | None) -> str | None:
     """--deal-key: 32 hexadecimal digits, lower case; None when not given."""
     return seeds.parse_deal_key(text) if text else None
 
 
-def book(path: Optional[str], deal_key_text: Optional[str], seed: int) -> Optional["Book"]:
+def book(path: str | None, deal_key_text: str | None, seed: int) -> Optional["Book"]:
     """The deal book --deals PATH names (None without one), read and checked; refused beside
     --deal-key or --seed, which it fixes."""
     if path is None:
@@ -160,7 +164,7 @@ def book(path: Optional[str], deal_key_text: Optional[str], seed: int) -> Option
     return books.load_for(path, deal_key_text, seed)
 
 
-def sprt(text: Optional[str]) -> "SprtParams":
+def sprt(text: str | None) -> "SprtParams":
     """--sprt "elo0=0,elo1=10,alpha=0.05,beta=0.05" (any of them; the others their defaults)."""
     from arena.compare.sprt import parse_sprt
     return parse_sprt(text)
@@ -194,7 +198,7 @@ def web_agent(item: str, offered: Mapping[str, str]) -> AgentSpec:
     return agent_list.parse_agent(item)
 
 
-def web_agents(text: str, offered: Optional[Mapping[str, str]] = None) -> list[AgentSpec]:
+def web_agents(text: str, offered: Mapping[str, str] | None = None) -> list[AgentSpec]:
     """A web request's agent list (a game in the browser): one AgentSpec per seat other than the
     person's, each as `web_agent` reads it."""
     specs = [web_agent(item, offered or {}) for item in agent_list.split_list(text)]
@@ -203,3 +207,50 @@ def web_agents(text: str, offered: Optional[Mapping[str, str]] = None) -> list[A
     if any(spec.source == "human" for spec in specs):
         raise ScheduleError("the human agent plays in a terminal: here you are the human; give bots")
     return specs
+
+
+# The readers under other names, for the functions below whose keywords are the options' names.
+_agents, _book, _time_control, _deal_key, _seeding = agents, book, time_control, deal_key, seeding
+
+
+def plan(store: "Store", *, game_id: str | None = None, players: int | None = None,
+         agents: str | None = None, params: Sequence[str] = (), sandbox: str = "bwrap",
+         bot_limits: Sequence[str] = (), time_control: str | None = None, book: str | None = None,
+         deal_key: str | None = None, seeding: str | None = None, seed: int = 0,
+         resume: str | None = None, **options: Any) -> "Plan":
+    """`arena run`'s plan from its options as text, as the command line and a script give them
+    (`agents` as `--agents` writes them, `params` and `bot_limits` as ["NAME=VALUE", ...],
+    `time_control` "BASE+INC", `book` a deal book's path), read here and handed to
+    `arena.tournament.coordinator.plan` as typed values with the other `options` (`deals`,
+    `max_deals`, `time_limit`, `backend`, `address`, `kind`). A resumed run (`resume`) keeps its
+    own games and agents."""
+    from arena.tournament import coordinator
+    policy = sandbox_policy(sandbox, bot_limits)
+    deal_book = _book(book, deal_key, seed)
+    return coordinator.plan(store, games=None if resume else games(game_id, players, params, deal_book),
+                            agents=None if resume else _agents(agents, policy), sandbox=policy,
+                            time_control=_time_control(time_control), book=deal_book,
+                            deal_key=_deal_key(deal_key), seeding=_seeding(seeding), seed=seed, resume=resume,
+                            **options)
+
+
+def plan_comparison(store: "Store", candidate: str, baseline: str, game_id: str | None = None,
+                    players: int | None = None, params: Sequence[str] = (), field: str | None = None,
+                    sprt_text: str | None = None, max_deals: int | None = None, seed: int = 0,
+                    time_limit: float | None = None, sandbox: str = "bwrap", deal_key: str | None = None,
+                    backend: str = "local", address: str | None = None, time_control: str | None = None,
+                    book: str | None = None, seeding: str | None = None,
+                    bot_limits: Sequence[str] = ()) -> "ComparePlan":
+    """`arena compare`'s plan from its options as text (the candidate and the baseline as items of
+    `--agents`, `field` a list, `params` and `bot_limits` ["NAME=VALUE", ...], `sprt_text` as
+    --sprt), read here and handed to `arena.compare.compare.plan` as typed values."""
+    from arena.compare import compare
+    from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
+    policy = sandbox_policy(sandbox, bot_limits)
+    deal_book = _book(book, deal_key, seed)
+    return compare.plan(store, agent(candidate, policy), agent(baseline, policy),
+                        game(game_id, players, params, deal_book, "compare"),
+                        None if field is None else agent_items(field, "--field", policy), sprt(sprt_text),
+                        max_deals, seed, DEFAULT_TIME_LIMIT if time_limit is None else time_limit, policy,
+                        _deal_key(deal_key), backend, address, _time_control(time_control), deal_book,
+                        _seeding(seeding))

@@ -134,6 +134,10 @@ class StoreError(ValueError):
 
 
 class Store:
+    """A tournament store: one SQLite file of runs and their matches (docs/store.md). `Store(path)`
+    opens it for writing, making it (and its folder) when it does not exist; `readonly=True` only
+    reads an existing one."""
+
     def __init__(self, path: "str | os.PathLike[str]" = DEFAULT_STORE, readonly: bool = False) -> None:
         """Opens the store; for writing, creates, checks (`PRAGMA quick_check`) and migrates it.
 

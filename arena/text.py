@@ -70,9 +70,9 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (str, int, float, bool)) or value is None:
+    if isinstance(value, float):   # numpy's float64 too, made a plain float
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, (str, int, bool)) or value is None:
         return value
     try:
         return float(value)
@@ -85,6 +85,13 @@ def jsonable(value: Any) -> Any:
 def interval_part(iv: Any, key: str) -> Any:
     """One figure of an interval, given as an Interval or as its plain data (`jsonable`)."""
     return iv[key] if isinstance(iv, dict) else getattr(iv, "n" if key == "deals" else key)
+
+
+def interval_fields(name: str, iv: Any) -> dict[str, Any]:
+    """An interval (an Interval, its plain data, or None) as three flat fields: NAME (the mean),
+    NAME_low and NAME_high (None for None), as records carry it for pandas or a CSV writer."""
+    return {f"{name}{suffix}": None if iv is None else interval_part(iv, key)
+            for suffix, key in (("", "mean"), ("_low", "low"), ("_high", "high"))}
 
 
 def interval_text(iv: Any, digits: int = 2) -> str:

@@ -227,7 +227,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
                 if len(view.legal_actions()) == 1:   # a forced move: nobody is asked
                     state.apply_action(view.legal_actions()[0])
                     continue
-                player = bots[p] if seating[p] == "A" else _Stepper(bots[p], lambda v: State(game, v, rng))
+                player = bots[p] if seating[p] == "A" else _Stepper(bots[p], lambda v, rng=rng: State(game, v, rng))
                 state.apply_action(referee.decide(player, view, state.legal_actions(), trusted=True))
             r, places = state.returns(), state.placements()
             mine = [i for i in range(players) if seating[i] == "A"]

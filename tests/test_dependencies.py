@@ -21,8 +21,14 @@ PROVIDES = {
     "pyyaml": {"yaml"},
     "scikit_learn": {"sklearn"},
 }
-# modules imported only by optional faces, each behind a guard that names its extra
+# modules imported only by optional parts, each behind a guard that names its extra (arena.extras.require,
+# or the face's own for OpenSpiel, PettingZoo and Gymnasium)
 OPTIONAL = {
+    "distributed": "dask",     # --backend dask
+    "starlette": "web",        # arena serve
+    "uvicorn": "web",
+    "markdown": "web",         # arena serve's rules page
+    "matplotlib": "charts",    # arena report, graph, analyze --out
     "pyspiel": "openspiel",
     "open_spiel": "openspiel",
     "pettingzoo": "pettingzoo",
@@ -75,6 +81,19 @@ def test_every_imported_module_is_declared():
         if extra is None or module not in extras.get(extra, set()):
             undeclared.append(f"{module} (imported by {', '.join(sorted(set(files)))})")
     assert not undeclared, "imported but not declared in pyproject.toml: " + "; ".join(undeclared)
+
+
+def test_optional_modules_are_not_core_dependencies():
+    """A plain install does not pull what OPTIONAL calls optional (the heavy parts stay behind their extras)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    core = modules_of(project["dependencies"])
+    assert sorted(set(OPTIONAL) & core) == []
+
+
+def test_the_guards_name_the_extras_declared_here():
+    from arena.extras import EXTRAS
+    assert {module: extra for module, (extra, _) in EXTRAS.items()} == \
+        {module: OPTIONAL[module] for module in EXTRAS}
 
 
 def test_tomli_is_declared_where_tomllib_is_missing():

@@ -302,7 +302,7 @@ SIBLINGS = ("arena.gamestats", "arena.compare", LADDER, LEARN)
 ABOVE_LADDER = ("arena.cli", "arena.serve", "arena.bench")
 BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.interop", "arena.table", "arena.results",
                 "arena.referee", "arena.sandbox", "arena.agent_list", "arena.match", "arena.seeds", "arena.store",
-                "arena.server_address", "arena.text", "arena.defaults")
+                "arena.server_address", "arena.text", "arena.defaults", "arena.extras")
 
 
 def _under(module, packages):

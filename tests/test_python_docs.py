@@ -39,15 +39,18 @@ def test_the_from_python_page_runs_as_written(tmp_path, monkeypatch):
 
     assert session["status"] == "finished" and os.path.exists(tmp_path / "results" / "arena.sqlite")
     standings, matches = session["standings"], session["matches"]
-    assert sorted(r["label"] for r in standings) == ["greedy", "random"]
-    assert [r["rank"] for r in standings] == sorted(r["rank"] for r in standings)
-    assert all(r["deals"] == 4 and r["games"] == 8 for r in standings)
-    for r in standings:   # plain, flat values: one line for pandas or a CSV writer
+    assert all(type(r).__name__ == "Standing" for r in standings) and all(type(m).__name__ == "MatchSeat" for m in matches)
+    assert sorted(r.label for r in standings) == ["greedy", "random"]
+    assert [r.rank for r in standings] == sorted(r.rank for r in standings)
+    assert all(r.deals == 4 and r.games == 8 for r in standings)
+    for r in standings.to_records():   # plain, flat values: one line for pandas or a CSV writer
         assert all(v is None or type(v) in (int, float, str) for v in r.values()), r
         assert r["score_share_low"] <= r["score_share"] <= r["score_share_high"]
-    assert math.isclose(sum(r["score_share"] for r in standings), 1.0)
-    assert len(matches) == 4 * 2 * 2 and {m["label"] for m in matches} == {"greedy", "random"}
-    assert session["sections"][0]["verdict"]
+    assert math.isclose(sum(r.score_share for r in standings), 1.0)
+    assert len(matches) == 4 * 2 * 2 and {m.label for m in matches} == {"greedy", "random"}
+    assert [v.game_id for v in session["verdicts"]] == ["insert"] and session["verdicts"][0].verdict
     result = session["result"]
-    assert session["duel"].run_id != session["plan"].run_id and result["candidate"] == "greedy"
-    assert result["deals"] == 8 or result["decision"] is not None
+    assert type(result).__name__ == "Comparison" and result.status == "finished"
+    assert session["duel"].run_id != session["plan"].run_id == standings[0].run_id and result.candidate == "greedy"
+    assert result.deals == 8 or result.decision is not None
+    assert result.score_low <= result.score <= result.score_high

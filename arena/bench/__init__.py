@@ -20,7 +20,9 @@ median). Engine rows per game:
 Wizard is measured on one 4-player hand of 10 cards, the deal included
 (`engines.make("wizard", players=4, hands=(10,))`), Royal Ball on one round
 (`match="single_round"`); other games on their defaults.
-Search rows come from `arena.bench.ismcts` and `arena.bench.minimax` when they are present.
+Search rows come from `arena.bench.ismcts`, `arena.bench.minimax` and `arena.bench.pimc`, and the
+learned bid's rows (its trees in C beside scikit-learn, its bid beside pimc's playout bid) from
+`arena.bench.learned`.
 With `--arena`: `arena/<game>/bare_loop` (the matches of a greedy-vs-random tournament, enough
 deals in both seatings for about two seconds of play, played in a plain loop on the true state), `arena/<game>/workers_1` and `workers_2`
 (the same matches through the arena: determinized views, fault checks, a process pool started for
@@ -39,7 +41,7 @@ import os
 import random
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import engines
 import engines.core as core
@@ -122,13 +124,14 @@ def yardstick_rows(proto: GameState, rounds: int, seconds: float) -> list[Row]:
 
 
 def search_rows(game_ids: Iterable[str]) -> Iterator[Row]:
-    """Rows of the search agents' benchmarks (arena.bench.ismcts, .minimax, .pimc)."""
-    from arena.bench import ismcts, minimax, pimc
-    for module in (ismcts, minimax, pimc):
+    """Rows of the search agents' benchmarks (arena.bench.ismcts, .minimax, .pimc) and of the learned
+    bid beside the rule it replaces (arena.bench.learned)."""
+    from arena.bench import ismcts, learned, minimax, pimc
+    for module in (ismcts, minimax, pimc, learned):
         yield from module.cases(list(game_ids))
 
 
-def arena_rows(game_id: str, repeats: int = 3, deals: Optional[int] = None, agents: str = "greedy, random",
+def arena_rows(game_id: str, repeats: int = 3, deals: int | None = None, agents: str = "greedy, random",
                seconds: float = 2.0) -> list[Row]:
     """Games per second through the arena at 1 and 2 workers, against a bare loop of the same matches.
 

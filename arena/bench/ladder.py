@@ -35,6 +35,7 @@ from typing import Any, Iterator, Optional
 import trueskill
 
 from arena import edge
+from arena.extras import require
 from arena.ladder import matchmaking, standing
 from arena.ladder import store as ladders
 from arena.ladder.standing import Entry
@@ -284,6 +285,11 @@ def main(argv: Optional[list[str]] = None) -> None:
     pages = sub.add_parser("pages", help="time the ladder pages' JSON and `arena ladder show` on a synthetic store")
     pages.add_argument("store")
     args = ap.parse_args(argv)
+    if args.what != "simulate":   # the pages are timed on the web app
+        try:
+            require(f"python -m arena.bench.ladder {args.what}", "starlette")
+        except ValueError as e:
+            ap.error(str(e))
     if args.what == "simulate":
         for row in simulate(args.seeds, args.entries, args.players, args.warm, args.spread, args.newcomer, args.cap):
             print(json.dumps(row), flush=True)

@@ -39,6 +39,9 @@ def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Option
     from arena.gamestats import analyze as an
     from arena.store import Store
 
+    if out is not None:
+        from arena.extras import require
+        require("arena analyze --out", "matplotlib")
     if game_id is not None:
         engines.spec(game_id)
     if run_ids:

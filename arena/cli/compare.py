@@ -77,14 +77,10 @@ def compare(candidate: str, baseline: str, game_id: Optional[str], players: Opti
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
-    policy = edge.sandbox_policy(sandbox, bot_limits)
-    deal_book = edge.book(book, deal_key, seed)
     store = Store(store_path)
-    plan = cmp.plan(store, edge.agent(candidate, policy), edge.agent(baseline, policy),
-                    edge.game(game_id, players, params, deal_book, "compare"),
-                    None if field is None else edge.agent_items(field, "--field", policy), edge.sprt(sprt_text),
-                    max_deals, seed, time_limit, policy, edge.deal_key(deal_key), backend, address,
-                    edge.time_control(time_control), deal_book, edge.seeding(seeding))
+    plan = edge.plan_comparison(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals,
+                                seed, time_limit, sandbox, deal_key, backend, address, time_control, book, seeding,
+                                bot_limits)
     err = rich_console(stderr=True)
     if not as_json:
         from arena.text import book_text
@@ -100,7 +96,7 @@ def compare(candidate: str, baseline: str, game_id: Optional[str], players: Opti
     try:
         status, outcome = cmp.play(store, plan, backend, jobs, address, on_batch=on_batch)
     except tournament.MatchFailed as e:
-        raise click.ClickException(f"{e}; the comparison stopped (the same command resumes it)")
+        raise click.ClickException(f"{e}; the comparison stopped (the same command resumes it)") from None
     if status == "interrupted":
         # click, not rich: the command is copied as it is ("[iterations=3000]" is not markup) and never wrapped.
         click.echo(f"interrupted after {outcome.deals} deals; the same command resumes:\n"

@@ -224,6 +224,9 @@ def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: boo
         engines.spec(g)
     games = list(game_ids) or engines.game_ids()
     sizes = _sizes(reports_sizes)
+    if with_reports:
+        from arena.extras import require
+        require("arena bench --reports", "matplotlib")
 
     pairs = [p.strip() for p in verdict_pairs.split(",") if p.strip()]
     if with_verdict:

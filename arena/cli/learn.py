@@ -25,8 +25,12 @@ def models_folder(store_path: str) -> str:
               help="Whole games the teacher plays, rounded up to an even number (a fifth of them, by "
                    "deal, held out for validation).")
 @click.option("--seed", type=WholeNumber(min=0), default=0, show_default=True, help="The deals' and the fit's seed.")
-@click.option("--hidden", default="32", show_default=True,
-              help="Hidden layer sizes, comma-separated (0: logistic regression).")
+@click.option("--fit", "fit_kind", type=click.Choice(["trees", "network"]), default="trees", show_default=True,
+              help="Gradient-boosted trees (evaluated in C) or a network (--hidden).")
+@click.option("--stages", type=WholeNumber(min=1, max=1000), default=60, show_default=True,
+              help="Boosting stages of --fit trees.")
+@click.option("--hidden", default=None,
+              help="Hidden layer sizes of --fit network, comma-separated (0: logistic regression) [default: 32].")
 @click.option("--given-bid", is_flag=True,
               help="Also learn the tricks given the bid, and let it move the bid by one (docs/training.md).")
 @click.option("-j", "--jobs", type=WholeNumber(min=1), default=None, help="Worker processes [default: one per core].")
@@ -37,7 +41,7 @@ def models_folder(store_path: str) -> str:
 @store_option
 @user_errors
 def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher: str, games: int, seed: int,
-          hidden: str, given_bid: bool, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
+          fit_kind: str, stages: int, hidden: Optional[str], given_bid: bool, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
     """Train Wizard's learned bidder: the teacher plays --games whole games in every seat, on worker
     processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
     beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
@@ -55,6 +59,9 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     fit.check_installed()
     if game_id != learned.BID_GAME:
         raise ValueError(f"arena train learns Wizard's bidder only, not {game_id!r}")
+    if hidden is not None and fit_kind != "network":
+        raise ValueError("--hidden shapes a network: give it with --fit network")
+    hidden = hidden or "32"
     try:
         layers = tuple(int(h) for h in hidden.split(",") if h.strip() and int(h) > 0)
     except ValueError:
@@ -82,16 +89,23 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     for k, row in data.load_rows(folder, config, games):
         (held_rows if data.is_validation(k) else train_rows).append(row)
     x, y, bids = fit.bid_table(train_rows)
-    net = fit.fit(x, y, seed, layers)
-    given = fit.fit(np.column_stack([x, bids]), y, seed, layers) if given_bid else None
+
+    def fitted(rows: np.ndarray) -> dict:
+        return fit.fit_trees(rows, y, seed, stages) if fit_kind == "trees" else fit.fit(rows, y, seed, layers)
+    net = fitted(x)
+    given = fitted(np.column_stack([x, bids])) if given_bid else None
     validation = fit.validate(net, held_rows, given)
     command = " ".join(["arena train --game", game_id, "--players", str(full["players"])]
                        + [f"--param {shlex.quote(p)}" for p in params]
                        + ["--teacher", shlex.quote(teacher), "--games", str(total), "--seed", str(seed),
-                          "--hidden", ",".join(map(str, layers)) or "0"] + (["--given-bid"] if given_bid else []))
+                          "--fit", fit_kind]
+                       + (["--stages", str(stages)] if fit_kind == "trees" else ["--hidden", ",".join(map(str, layers)) or "0"])
+                       + (["--given-bid"] if given_bid else []))
     text = fit.model_file(net, game_id=game_id, params=full, teacher=spec.label,
                           data={"config": config.digest, "games": total, "train_rows": len(train_rows)},
-                          validation=validation, seed=seed, hidden=layers, command=command,
+                          validation=validation, seed=seed,
+                          shape={"stages": stages, "depth": fit.TREE_DEPTH} if fit_kind == "trees" else {"hidden": list(layers)},
+                          command=command,
                           given_bid=given)
     if out is None:
         os.makedirs(models_folder(store_path), exist_ok=True)

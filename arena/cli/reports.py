@@ -81,6 +81,8 @@ def matchups(run_id: Optional[str], store_path: str, as_json: bool) -> None:
 @json_option
 @user_errors
 def graph(run_id: Optional[str], out: str, store_path: str, as_json: bool) -> None:
+    from arena.extras import require
+    require("arena graph", "matplotlib")
     from arena.reports import graphs
     from arena.results import analysis, tallies
     store, run_id = open_run(store_path, run_id)
@@ -107,6 +109,8 @@ def report(run_id: Optional[str], out: Optional[str], store_path: str, as_json: 
     figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
     and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest
     tournament. While `arena serve` runs on the store, the listed matches link to their replays there."""
+    from arena.extras import require
+    require("arena report", "matplotlib")
     from arena.reports import report as report_mod
     store, run_id = open_run(store_path, run_id)
     out = out or report_mod.default_path(store.path, run_id)

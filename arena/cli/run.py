@@ -59,15 +59,11 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
-    policy = edge.sandbox_policy(sandbox, bot_limits)
-    deal_book = edge.book(book, deal_key, seed)
     store = Store(store_path)
-    plan = tournament.plan(store, games=None if resume else edge.games(game_id, players, params, deal_book),
-                           agents=None if resume else edge.agents(agents_text, policy), deals=deals,
-                           max_deals=max_deals, seed=seed, time_limit=time_limit, sandbox=policy,
-                           deal_key=edge.deal_key(deal_key), resume=resume, backend=backend, address=address,
-                           time_control=edge.time_control(time_control), book=deal_book,
-                           seeding=edge.seeding(seeding))
+    plan = edge.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals, max_deals=max_deals,
+                     seed=seed, time_limit=time_limit, params=params, sandbox=sandbox, bot_limits=bot_limits,
+                     deal_key=deal_key, resume=resume, backend=backend, address=address, time_control=time_control,
+                     book=book, seeding=seeding)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -91,7 +87,7 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
             status = tournament.play(store, plan, backend, jobs, address, on_match=meter.advance,
                                      on_look=None if as_json else look_lines(plan, meter))
     except tournament.MatchFailed as e:
-        raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})")
+        raise click.ClickException(f"{e}; the run stopped (resume with arena run --resume {plan.run_id})") from None
     if status == "interrupted":
         signal.signal(signal.SIGINT, signal.SIG_IGN)   # more Ctrl-Cs would only interrupt these last lines
         stored = len(store.finished_ids(plan.run_id))

@@ -80,6 +80,8 @@ def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, s
 
     import os
 
+    from arena.extras import require
+    require("arena serve", "starlette", "uvicorn", "markdown")
     from arena.server_address import announced
     from arena.serve.app import create_app
     from arena.serve.sessions import PlayCaps

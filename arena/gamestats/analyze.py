@@ -595,7 +595,8 @@ def bid_value_rows(group: dict[str, Any]) -> Optional[tuple[list[str], list[list
 # ---- HTML ---------------------------------------------------------------------------------------
 
 def _seat_figure(group):
-    import matplotlib.pyplot as plt
+    from arena.reports.graphs import pyplot
+    plt = pyplot()
     rows = [(f"seat {r['seat']}", r["win_share"]) for r in group["seat"]["seats"]] + \
            [(role.replace("_", " "), r["win_share"]) for role, r in group["seat"]["roles"].items()]
     rows = [(name, iv) for name, iv in rows if iv is not None]
@@ -612,7 +613,8 @@ def _seat_figure(group):
 
 
 def _branching_figure(group):
-    import matplotlib.pyplot as plt
+    from arena.reports.graphs import pyplot
+    plt = pyplot()
     counts = group["branching"]["distribution"]["counts"]
     fig, ax = plt.subplots(figsize=(6, 2.8))
     from matplotlib.ticker import MaxNLocator

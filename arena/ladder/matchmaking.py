@@ -19,6 +19,7 @@ Ties are broken by a keyed hash of the ladder's seed, the batch and the entries 
 by the order of a dict. Each line-up is then played as one deal in every seat rotation
 (arena.ladder.play). `round_robin` is the plain alternative the simulation compares with.
 """
+import functools
 import itertools
 import math
 from typing import Mapping, Sequence
@@ -59,6 +60,11 @@ def choose(active: Sequence[Entry], met: Mapping[tuple[int, int], int], players:
     def least_met(pair: tuple[int, int]) -> tuple[int, int, int]:
         return meetings[pair], deals[pair[0]] + deals[pair[1]], tie(*pair)
 
+    def closeness(lineup: list[int], o: int) -> tuple[float, int]:
+        """How good a game `o` makes with `lineup`, less for pairs already given deals in this batch."""
+        quality = env.quality([(rating[e],) for e in lineup + [o]])
+        return quality / (1 + sum(now.get(_pair(o, e), 0) for e in lineup)), tie(o, *lineup)
+
     out = []
     for i in range(count):
         if i % EXPLORE == EXPLORE - 1:
@@ -67,10 +73,7 @@ def choose(active: Sequence[Entry], met: Mapping[tuple[int, int], int], players:
         else:
             lineup = [max(numbers, key=lambda e: (by_number[e].sigma / math.sqrt(1 + deals[e]), tie(e)))]
         while len(lineup) < players:
-            def closeness(o):
-                quality = env.quality([(rating[e],) for e in lineup + [o]])
-                return quality / (1 + sum(now.get(_pair(o, e), 0) for e in lineup)), tie(o, *lineup)
-            lineup.append(max((o for o in numbers if o not in lineup), key=closeness))
+            lineup.append(max((o for o in numbers if o not in lineup), key=functools.partial(closeness, lineup)))
         for e in lineup:
             deals[e] += 1
         for a, b in itertools.combinations(sorted(lineup), 2):

@@ -1,34 +1,46 @@
 """Matchup graphs: who beats whom, drawn with networkx and matplotlib (Agg, no display needed).
+matplotlib is the `[charts]` extra, imported on the first drawing (`pyplot`): the graphs as data
+(`matchup_graph`, `graph_json`, `edges_table`), which the web app sends, need networkx only.
 
 An edge a -> b means a scores above 0.50 against b, labelled with that score and its 95% interval
 as every view writes it ("0.81 [0.62-0.93]"); it is solid when the whole interval lies above 0.50,
 dashed and grey ("not yet") otherwise. Edges on a cycle of confident wins
 are red, and so are the borders of their agents.
 """
+import functools
 import html
 import io
 import re
 import textwrap
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import networkx as nx  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+import networkx as nx
 
-from arena.results import analysis  # noqa: E402
-from arena.reports.tables import GRAPH_LEGEND  # noqa: E402
-from arena.text import game_title, interval_text  # noqa: E402
+from arena.results import analysis
+from arena.reports.tables import GRAPH_LEGEND
+from arena.text import game_title, interval_text
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from matplotlib.figure import Figure
 
 FORMATS = ("png", "svg", "html")
 CYCLE = "#d62728"
 WEAK = "#b0b0b0"
 NODE = "#dbe9f6"
-# Deterministic SVG ids, and text kept as text (searchable, small).
-matplotlib.rcParams["svg.hashsalt"] = "tabletop-arena"
-matplotlib.rcParams["svg.fonttype"] = "none"
+
+
+@functools.cache
+def pyplot() -> "ModuleType":
+    """matplotlib.pyplot on the Agg backend (no display), imported on the first drawing."""
+    import matplotlib
+    matplotlib.use("Agg")
+    # Deterministic SVG ids, and text kept as text (searchable, small).
+    matplotlib.rcParams["svg.hashsalt"] = "tabletop-arena"
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    import matplotlib.pyplot as plt
+    return plt
 
 
 def component_name(row: dict[str, Any]) -> str:
@@ -62,7 +74,7 @@ def matchup_graphs(tallies: Iterable[analysis.GroupTally]) -> list[tuple[str, nx
     return [(game_title(t.game_id, t.params, only_changed=True), matchup_graph(t.summary())) for t in tallies]
 
 
-def figure(graphs: Sequence[tuple[str, nx.DiGraph]]) -> Figure:
+def figure(graphs: Sequence[tuple[str, nx.DiGraph]]) -> "Figure":
     """A matplotlib Figure with one panel per graph, three panels to a row."""
     n = max(1, len(graphs))
     cols = min(n, 3)
@@ -70,7 +82,7 @@ def figure(graphs: Sequence[tuple[str, nx.DiGraph]]) -> Figure:
     size = max((g.number_of_nodes() for _, g in graphs), default=2)
     side = min(12.0, 4.0 + 0.6 * size)
     # Two agents sit on one line: a flat picture.
-    fig, axes = plt.subplots(rows, cols, figsize=(side * cols, (side if size > 2 else 3.0) * rows),
+    fig, axes = pyplot().subplots(rows, cols, figsize=(side * cols, (side if size > 2 else 3.0) * rows),
                              squeeze=False)
     panels = [ax for row in axes for ax in row]
     for ax in panels[len(graphs):]:
@@ -160,13 +172,13 @@ def _edge_text(d):
     return interval_text({"mean": d["win_rate"], "low": d["low"], "high": d["high"]})
 
 
-def svg_text(fig: Figure) -> str:
+def svg_text(fig: "Figure") -> str:
     """The figure as an <svg> element for inlining in HTML (no XML prolog, no metadata); closes it."""
     buf = io.StringIO()
     try:
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     finally:
-        plt.close(fig)
+        pyplot().close(fig)
     text = buf.getvalue()
     text = text[text.index("<svg"):]
     return re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
@@ -234,15 +246,15 @@ def write(tallies: Iterable[analysis.GroupTally], path: str, run_id: str = "run"
             fig.savefig(path, format=ext, dpi=110, bbox_inches="tight",
                         metadata={"Date": None} if ext == "svg" else None)
         finally:
-            plt.close(fig)
+            pyplot().close(fig)
     return graphs
 
 
-def heatmap_figure(title: str, order: Sequence[str], h2h: dict[str, dict[str, Any]]) -> Figure:
+def heatmap_figure(title: str, order: Sequence[str], h2h: dict[str, dict[str, Any]]) -> "Figure":
     """Each row agent's score against each column agent, with its 95% interval (as every view writes it)."""
     n = len(order)
     side = min(14.0, 2.5 + 1.0 * n)
-    fig, ax = plt.subplots(figsize=(side + 1.2, side))
+    fig, ax = pyplot().subplots(figsize=(side + 1.2, side))
     grid = [[float("nan")] * n for _ in range(n)]
     for i, a in enumerate(order):
         for j, b in enumerate(order):
@@ -265,8 +277,10 @@ def heatmap_figure(title: str, order: Sequence[str], h2h: dict[str, dict[str, An
     return fig
 
 
-def rating_figure(title: str, history: dict[str, list[tuple]]) -> Figure:
+def rating_figure(title: str, history: dict[str, list[tuple]]) -> "Figure":
     """Each agent's TrueSkill mu over its games played, with a mu +/- sigma band."""
+    from matplotlib.ticker import MaxNLocator
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.8))
     colours = plt.get_cmap("tab10" if len(history) <= 10 else "tab20")
     for k, (label, points) in enumerate(history.items()):
@@ -287,12 +301,12 @@ def rating_figure(title: str, history: dict[str, list[tuple]]) -> Figure:
     return fig
 
 
-def forest_figure(title: str, rows: Sequence[dict[str, Any]], margin: float) -> Figure:
+def forest_figure(title: str, rows: Sequence[dict[str, Any]], margin: float) -> "Figure":
     """Each component's effect on its seat's score share with its 95% interval, ordered from the
     largest effect down (rows as arena.gamestats.balance.effects gives them; those without an
     interval are left out). Flagged rows are red; dotted lines mark the margin of the flags."""
     shown = sorted((r for r in rows if r["low"] is not None), key=lambda r: r["mean"])
-    fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.22 * max(1, len(shown))))
+    fig, ax = pyplot().subplots(figsize=(7.5, 1.2 + 0.22 * max(1, len(shown))))
     ys = range(len(shown))
     for y, r in zip(ys, shown):
         colour = CYCLE if r["flag"] else "#4c72b0"

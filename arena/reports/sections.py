@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from arena.results import tallies
 from arena.results.verdict import settle_verdict, verdict
-from arena.text import game_title, jsonable
+from arena.text import game_title, interval_fields, jsonable
 from arena.tournament.schedule import stored_looks
 
 if TYPE_CHECKING:
@@ -60,9 +60,9 @@ def standings(store: "Store", run_id: str, game_id: Optional[str] = None) -> lis
             record = {"run_id": run_id, "game": section["title"], "game_id": row["game_id"]}
             record.update({k: row[k] for k in ("rank", "label", "mu", "sigma", "conservative", "games", "wins",
                                                "draws", "losses", "faults", "mean_return", "duplicate_score")})
+            record["deals"] = row["score_share"]["deals"] if row["score_share"] else 0
             intervals = {"score_share": row["score_share"], "placement": row["placement"], **row["metrics"]}
             for name, iv in intervals.items():
-                record.update({name: iv and iv["mean"], f"{name}_low": iv and iv["low"], f"{name}_high": iv and iv["high"]})
-            record["deals"] = row["score_share"]["deals"] if row["score_share"] else 0
+                record.update(interval_fields(name, iv))
             records.append(record)
     return records

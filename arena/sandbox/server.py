@@ -28,7 +28,8 @@ import socket
 import sys
 import time
 import traceback
-from typing import AbstractSet, Any, Callable, Mapping, Optional
+from collections.abc import Set as AbstractSet
+from typing import Any, Callable, Mapping, Optional
 
 from arena.sandbox.confine import HIDDEN_PROC_FILES
 from arena.sandbox.exec_bot import ExecFault

@@ -20,7 +20,7 @@ import os
 import sqlite3
 import threading
 import time
-from typing import Callable, ContextManager, Optional
+from typing import Callable, Optional
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -92,7 +92,7 @@ class TokenChecks:
             self.failed.setdefault(client, collections.deque(maxlen=MAX_FAILED)).append(now)
 
 
-def routes(store_path: str, reading: Callable[[], ContextManager[Store]],
+def routes(store_path: str, reading: Callable[[], contextlib.AbstractContextManager[Store]],
            checks: Optional[TokenChecks] = None, behind_proxy: bool = False,
            upload_quota: int = uploads.QUOTA) -> list[Route]:
     """The ladder routes of the app on the store at `store_path`; `reading()` opens it read-only

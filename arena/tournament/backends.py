@@ -14,6 +14,8 @@ import signal
 import urllib.parse
 from typing import Callable, Iterator, Optional, ParamSpec, TypeVar
 
+from arena.extras import require
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -104,6 +106,7 @@ def check_backend(backend: str, address: Optional[str]) -> None:
     if backend not in ("local", "dask"):
         raise ValueError(f"unknown backend {backend!r}; choose local or dask")
     if backend == "dask":
+        require("--backend dask", "distributed")
         if not address:
             raise ValueError("--backend dask needs --address tcp://HOST:PORT (a running Dask scheduler)")
         parts = urllib.parse.urlsplit(address)
@@ -122,10 +125,7 @@ def executor(backend: str = "local", jobs: Optional[int] = None, address: Option
     """Yields (executor, number of parallel slots)."""
     check_backend(backend, address)
     if backend == "dask":
-        try:
-            from distributed import Client
-        except ImportError:
-            raise ValueError("--backend dask needs the dask[distributed] package") from None
+        from distributed import Client
         try:
             client = Client(address, timeout=20)
         except (OSError, TimeoutError) as e:

@@ -38,7 +38,7 @@ def test_four_wizards_bid_at_least_four():
 def test_a_model_changed_by_hand_is_refused(tmp_path):
     text = learned.dumps(shipped())
     body = json.loads(text)
-    body["model"]["layers"][0]["bias"][0] += 1.0
+    body["model"]["value"][0] += 1.0
     path = tmp_path / "tampered.json"
     path.write_text(json.dumps(body))
     with pytest.raises(learned.BadModel, match="digest does not match") as e:
@@ -83,13 +83,19 @@ def test_a_missing_path_or_a_file_that_is_no_model_is_one_line(tmp_path, content
 
 
 def test_a_model_whose_network_does_not_fit_is_refused(tmp_path):
-    body = shipped()
+    n = len(learned.bid_feature_names())
+    body = dict(shipped(), model=constant_net(n, list(range(6)), 2))
+    learned.load(write(tmp_path / "network.json", body))   # a network is a model too
     net = dict(body["model"], mean=body["model"]["mean"][:-1])
     with pytest.raises(learned.BadModel, match="standardisation does not fit"):
         learned.load(write(tmp_path / "short.json", dict(body, model=net)))
     net = dict(body["model"], classes=body["model"]["classes"] + [99])
     with pytest.raises(learned.BadModel, match="outputs do not fit"):
         learned.load(write(tmp_path / "classes.json", dict(body, model=net)))
+    trees = dict(shipped()["model"])
+    trees["classes"] = trees["classes"] + [99]
+    with pytest.raises(learned.BadModel, match="outputs do not fit"):
+        learned.load(write(tmp_path / "tree-classes.json", dict(body, model=trees)))
 
 
 def test_bid_model_needs_bidding_learned():

@@ -41,7 +41,7 @@ def deals(seed, count, players=(3, 4), cards=(3, 4, 5), partial=True):
 def test_deal_holds_wizards_and_jesters():
     """The seeded deals do exercise Wizards, Jesters, trump and no trump."""
     seen = {"W": 0, "J": 0}
-    for d, p, bid, opt in deals(1, 200, partial=False):
+    for d, _, _, _ in deals(1, 200, partial=False):
         for q in range(d.players):
             h = d.hand_bits(q)
             seen["W"] += bin(h >> 52 & 0xF).count("1")
@@ -79,7 +79,7 @@ def test_every_refinement_off_gives_the_same_values(options, cards):
 
 def test_merging_saves_nodes():
     merged, plain = Solver(16), Solver(16, merge=False)
-    for d, p, bid, opt in deals(3, 30, cards=(6,), partial=False):
+    for d, p, bid, _ in deals(3, 30, cards=(6,), partial=False):
         merged.value(d, p, bid)
         plain.value(d, p, bid)
     assert merged.nodes < plain.nodes
@@ -87,7 +87,7 @@ def test_merging_saves_nodes():
 
 def test_move_values_are_child_values():
     solver = Solver(16)
-    for d, p, bid, opt in deals(5, 60):
+    for d, _, bid, opt in deals(5, 60):
         if d.is_over():
             continue
         q = d.to_move
@@ -100,7 +100,7 @@ def test_move_values_are_child_values():
 
 def test_solve_all_and_trick_range():
     solver = Solver(16)
-    for d, p, bid, opt in deals(9, 40):
+    for d, p, bid, _ in deals(9, 40):
         if d.is_over():
             continue
         bids = [bid] * d.players

@@ -453,7 +453,7 @@ def test_every_method_taking_a_seat_refuses_one_that_does_not_exist(game_id, pla
     state = engines.make(game_id, players=players, seed=2, **variant)
     state.rollout(seed=2, horizon="round")      # mid-game, where hands and voids are not empty
     before = state.snapshot()
-    for name, call in {**COMMON_SEAT_CALLS, **SEAT_CALLS[game_id]}.items():
+    for call in {**COMMON_SEAT_CALLS, **SEAT_CALLS[game_id]}.values():
         call(state, players - 1)                # the last seat exists
         for seat in (-1, players, 2**64):
             with pytest.raises(ValueError, match=f"no player {seat} in this {players}-player game"):
@@ -557,7 +557,7 @@ def _insert_events_agree(state, steps):
     (RULES.md 2.1, 2.3, 7.1); the largest groups at the end are the board's."""
     from engines.insert import layout_from_tiles
     tiles = {}
-    for before, events, after in steps:
+    for _, events, after in steps:
         board = after.observation(0)["board"]
         for e in events:
             if e.kind == "tile_laid":

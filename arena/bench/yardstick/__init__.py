@@ -11,7 +11,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 SOURCE = os.path.join(os.path.dirname(__file__), "wizard_hand.c")
 
@@ -20,7 +20,7 @@ class CompilerMissing(RuntimeError):
     pass
 
 
-def compiler() -> Optional[str]:
+def compiler() -> str | None:
     """The C compiler `cc` (or `gcc`, `clang`), None if there is none."""
     for name in ("cc", "gcc", "clang"):
         path = shutil.which(name)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-MODULES = ["arena.bench.ismcts", "arena.bench.minimax", "arena.bench.pimc", "arena.bench.instructions"]
+MODULES = ["arena.bench.ismcts", "arena.bench.minimax", "arena.bench.pimc", "arena.bench.learned", "arena.bench.instructions"]
 
 
 def run(*args):

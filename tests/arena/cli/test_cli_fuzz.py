@@ -581,8 +581,7 @@ def test_random_command_lines_as_real_processes_leave_nothing_behind(world):
 def test_the_orphan_check_sees_a_process_left_behind(tmp_path, setsid):
     """The check above is worth something: a child that outlives its parent is found, even in a
     session of its own (by the marker in its environment)."""
-    code = ("import subprocess, sys; subprocess.Popen(['sleep', '30'], start_new_session=%s); sys.exit(0)"
-            % setsid)
+    code = f"import subprocess, sys; subprocess.Popen(['sleep', '30'], start_new_session={setsid}); sys.exit(0)"
     status, _, _, left = run_subprocess([], None, tmp_path, command=(sys.executable, "-c", code))
     assert status == 0 and len(left) == 1
 

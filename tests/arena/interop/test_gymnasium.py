@@ -82,7 +82,7 @@ def test_opponents_really_act_on_their_own_determinized_views():
         positions.setdefault((true.current_player(), true.information_state_key(true.current_player())),
                              true.snapshot())
     assert sum(1 for (p, _) in positions if p == 2) == learner_moves
-    for seat, to_move, key, snapshot in seen:
+    for seat, to_move, key, _ in seen:
         assert seat == to_move != 2 and (to_move, key) in positions
     assert any(snapshot != positions[(to_move, key)] for _, to_move, key, snapshot in seen)
 

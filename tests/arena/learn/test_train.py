@@ -28,15 +28,15 @@ def test_the_fit_recovers_a_known_relation():
         return x, np.minimum(x[:, 0] + (x[:, 3] >= 3), 5).astype(int)   # the tricks a hand "takes"
     x, y = sample(3000)
     test_x, test_y = sample(500)
-    for hidden in ((), (32,)):
-        net = fit.fit(x, y, seed=1, hidden=hidden)
-        predicted = np.asarray(net["classes"])[learned.probabilities(net, test_x).argmax(axis=1)]
-        assert (predicted == test_y).mean() >= 0.95, hidden
+    for name, model in (("logistic", fit.fit(x, y, seed=1, hidden=())), ("network", fit.fit(x, y, seed=1, hidden=(32,))),
+                        ("trees", fit.fit_trees(x, y, seed=1))):
+        predicted = np.asarray(model["classes"])[learned.probabilities(model, test_x).argmax(axis=1)]
+        assert (predicted == test_y).mean() >= 0.95, name
 
 
 def train(tmp_path, out, *extra, seed=3, games=10):
     return arena("train", "--teacher", "greedy", "--games", games, "--seed", seed, "-j", 1, "--quiet",
-                 "--hidden", "8", "--store", tmp_path / "arena.sqlite", "--out", tmp_path / out, *extra)
+                 "--stages", "10", "--store", tmp_path / "arena.sqlite", "--out", tmp_path / out, *extra)
 
 
 def test_the_same_seed_gives_the_same_model_file_and_a_resumed_run_the_same_data(tmp_path):
@@ -84,7 +84,9 @@ def test_without_scikit_learn_train_says_how_to_install_it(tmp_path, monkeypatch
     monkeypatch.setitem(sys.modules, "sklearn", None)
     result = train(tmp_path, "m.json")
     assert result.exit_code == 2
-    assert result.output.strip().splitlines() == ['Error: scikit-learn is not installed: pip install -e ".[learn]"']
+    assert result.output.strip().splitlines() == [
+        'Error: arena train needs scikit-learn, which is not installed: pip install "tabletop-arena[learn]" '
+        '(in a checkout: pip install -e ".[learn]")']
     assert not (tmp_path / "training").exists()
 
 
@@ -113,5 +115,16 @@ def test_train_refuses_another_game_and_bad_layers(tmp_path):
     pytest.importorskip("sklearn")
     result = arena("train", "--game", "insert", "--store", tmp_path / "s.sqlite")
     assert result.exit_code == 2 and "Wizard's bidder only" in result.output
-    result = arena("train", "--hidden", "a,b", "--store", tmp_path / "s.sqlite")
-    assert result.exit_code == 2 and "--hidden" in result.output
+    result = arena("train", "--fit", "network", "--hidden", "a,b", "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 2 and "--hidden must be sizes" in result.output
+    result = arena("train", "--hidden", "8", "--store", tmp_path / "s.sqlite")   # trees, the default, have no layers
+    assert result.exit_code == 2 and result.output.strip() == "Error: --hidden shapes a network: give it with --fit network"
+
+
+def test_fit_network_writes_a_network_and_the_default_writes_trees(tmp_path):
+    pytest.importorskip("sklearn")
+    for out, extra, shape in (("n.json", ("--fit", "network", "--hidden", "8"), "layers"), ("t.json", (), "roots")):
+        result = train(tmp_path, out, *extra)
+        assert result.exit_code == 0, result.output
+        body = learned.load(str(tmp_path / out))
+        assert shape in body["model"] and body["command"].endswith(" ".join(extra) or "--fit trees --stages 10")

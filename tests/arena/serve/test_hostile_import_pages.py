@@ -111,8 +111,9 @@ def test_no_page_runs_or_holds_what_the_file_wrote(pages, browser):
     for path in pages:
         page = browser.new_page()
         problems, requests = [], []
-        page.on("dialog", lambda d: (problems.append(d.message), d.dismiss()))
-        page.on("request", lambda r: requests.append(r.url))
+        # bound now: a late event of an earlier page must not land in this page's lists
+        page.on("dialog", lambda d, problems=problems: (problems.append(d.message), d.dismiss()))
+        page.on("request", lambda r, requests=requests: requests.append(r.url))
         page.goto(path.as_uri())
         page.wait_for_load_state("load")
         assert page.locator("meta[http-equiv=refresh]").count() == 0, path

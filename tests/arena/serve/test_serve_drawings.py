@@ -137,7 +137,7 @@ def test_royal_ball_drawing_shows_each_view_and_hides_the_rest(page):
 def test_belle_of_the_ball_drawing_shows_the_table_and_no_unseen_guest(page):
     for state in positions("belle_of_the_ball", seeds=(1,)):
         unseen = [name for names in state.hidden_cards() for name in names]
-        for viewer, view in views(state):
+        for _, view in views(state):
             shown = drawn(page, view)
             obs = view["observation"]
             lines = [name for name, _ in obs["guest_line"] + obs["belle_line"]]

@@ -152,7 +152,7 @@ def test_a_book_with_a_field_of_another_type_is_refused_by_load(tmp_path, field)
     for value in (None, 5, True, "x", [], {}, [1], {"seed": 1}, [{"seed": "1"}], 1e300):
         with open(path, "w") as f:
             f.write(good)
-        rewrite(path, lambda d: d.update({field: value}))
+        rewrite(path, lambda d, value=value: d.update({field: value}))
         if field == "name" and value == "x":   # any text, but the key derives from it
             with pytest.raises(books.BookError, match="its key is not the one its phrase gives"):
                 books.load(path)

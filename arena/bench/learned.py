@@ -1,0 +1,123 @@
+"""The cost of a learned bid (agents/learned.py, agents/forest.pyx), as JSON rows for `arena bench`,
+each beside what it replaces, measured in the same run.
+
+`cases(game_ids)` yields, when "wizard" is among the game ids, on POSITIONS bids of default 4-player
+games (seeds 0.., the first bid of rounds whose hand sizes cycle through SIZES, every earlier move
+the first legal one):
+
+- `learned/wizard/trees_sklearn`: one row of bid features through scikit-learn's `predict_proba`
+  per call, on a GradientBoostingClassifier of the shipped model's shape (its stages, depth, leaf
+  size and classes) fitted here to the positions' features, its targets drawn from the shipped
+  model's own distribution (seeded), on SAMPLE_ROWS positions dealt as above; timed on the first
+  POSITIONS of them. Only with scikit-learn (the `[learn]` extra).
+- `learned/wizard/trees_c`: the same fitted trees, exported to arrays (`arena.learn.fit.export_trees`)
+  and walked in C (`Forest.raw`), with the softmax, per call; baseline `trees_sklearn`.
+- `learned/wizard/bid_playout`: a bid of the teacher the shipped model learned from (`pimc`,
+  `bid_samples` as in its teacher): the hand-written rule, every bid played out in sampled worlds.
+- `learned/wizard/bid`: a bid of `pimc[bidding=learned]` with the shipped model (features, the trees
+  in C, the bid of highest expected score), through `act`; baseline `bid_playout`.
+
+Rates are calls per second of the process's CPU time, one core. Run alone: `python -m arena.bench.learned`.
+"""
+import time
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+import engines
+from agents import learned
+from agents.pimc import PIMCAgent
+from arena.agent_list import parse_agent
+from arena.bench.measure import Row, row, run_alone, versus
+
+GAME = "wizard"
+SIZES = (3, 5, 8, 10, 13)
+POSITIONS = 20
+SAMPLE_ROWS = 2000   # positions whose features the sklearn fit reads (targets drawn from the shipped model)
+
+
+def _positions(n: int) -> list[Any]:
+    """Bids of default 4-player games (deal i: seed i), at the round of SIZES[i % len(SIZES)] cards,
+    reached by playing every move before it as the first legal action."""
+    out = []
+    for i in range(n):
+        st: Any = engines.make(GAME, players=4, seed=i)
+        cards = SIZES[i % len(SIZES)]
+        while not (st.phase() == "bid" and len(st.hand(st.current_player())) == cards):
+            st.apply_action(st.legal_actions()[0])
+        out.append(st)
+    return out
+
+
+def _rate(fn: Callable[[], object], calls: int, repeats: int) -> list[float]:
+    rates = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        rates.append(calls / max(time.process_time() - t0, 1e-9))
+    return rates
+
+
+def _tree_rows(body: dict[str, Any], repeats: int) -> Iterator[Row]:
+    try:
+        from sklearn.ensemble import GradientBoostingClassifier
+    except ImportError:
+        return
+    from agents.forest import Forest
+    from arena.learn import fit
+    rng = np.random.default_rng(0)
+    x = np.asarray([learned.bid_features(st.observation(st.current_player())) for st in _positions(SAMPLE_ROWS)])
+    p = learned.probabilities(body["model"], x)
+    classes = np.asarray(body["model"]["classes"])
+    y = np.array([rng.choice(classes, p=q) for q in p])
+    clf = GradientBoostingClassifier(n_estimators=body.get("stages", 60), max_depth=body.get("depth", fit.TREE_DEPTH),
+                                     learning_rate=fit.LEARNING_RATE, subsample=0.8, min_samples_leaf=fit.MIN_LEAF,
+                                     random_state=0).fit(x, y)
+    trees = fit.export_trees(clf)
+    forest = Forest(trees, x.shape[1])
+    one_rows = [f.reshape(1, -1) for f in x[:POSITIONS]]
+    shape = {"trees": forest.trees, "nodes": forest.nodes, "classes": len(trees["classes"]), "calls": len(one_rows)}
+
+    def sklearn_calls():
+        for r in one_rows:
+            clf.predict_proba(r)
+
+    def c_calls():
+        for r in one_rows:
+            learned.softmax(forest.raw(r))
+    base = row(f"learned/{GAME}/trees_sklearn", "calls/s", _rate(sklearn_calls, len(one_rows), repeats), **shape)
+    mine = row(f"learned/{GAME}/trees_c", "calls/s", _rate(c_calls, len(one_rows), repeats), **shape)
+    yield from versus(base, mine)
+
+
+def _bid_rows(body: dict[str, Any], positions: list[Any], repeats: int) -> Iterator[Row]:
+    teacher = parse_agent(str(body.get("teacher")))
+    playout = dict(teacher.params) if teacher.source == "pimc" else {}   # the rule the model learned from
+
+    def bids(**params: Any) -> Callable[[], None]:
+        bot = PIMCAgent(**params)   # made once: a learned one reads and checks its model file here
+        views = [st.determinize(st.current_player(), i) for i, st in enumerate(positions)]
+
+        def fn():
+            for i, view in enumerate(views):
+                bot.reset(GAME, view.params, view.current_player(), i)
+                bot.act(view)
+        return fn
+    info: dict[str, Any] = {"positions": len(positions), "sizes": list(SIZES)}
+    base = row(f"learned/{GAME}/bid_playout", "bids/s", _rate(bids(**playout), len(positions), repeats),
+               agent=f"pimc[{','.join(f'{k}={v}' for k, v in playout.items())}]", **info)
+    mine = row(f"learned/{GAME}/bid", "bids/s", _rate(bids(bidding="learned"), len(positions), repeats), **info)
+    yield from versus(base, mine)
+
+
+def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
+    """Yields the rows described in the module docstring when "wizard" is among the game ids."""
+    if GAME not in game_ids:
+        return
+    body = learned.load("")
+    yield from _tree_rows(body, repeats)
+    yield from _bid_rows(body, _positions(POSITIONS), repeats)
+
+
+if __name__ == "__main__":
+    run_alone("arena.bench.learned", cases, default=[GAME])

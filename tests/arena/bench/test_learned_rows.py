@@ -1,0 +1,25 @@
+"""`arena bench`'s learned rows (arena/bench/learned.py): the trees in C beside scikit-learn's
+predict on the same trees, the learned bid beside pimc's playout bid, each with its speedup."""
+import pytest
+
+from arena.bench import learned as bench
+
+
+def test_no_rows_for_another_game():
+    assert list(bench.cases(["insert"])) == []
+
+
+@pytest.mark.slow
+def test_each_learned_row_stands_beside_what_it_replaces(monkeypatch):
+    pytest.importorskip("sklearn")
+    monkeypatch.setattr(bench, "SAMPLE_ROWS", 300)
+    monkeypatch.setattr(bench, "POSITIONS", 4)
+    rows = {r["case"]: r for r in bench.cases(["wizard"], repeats=1)}
+    assert list(rows) == ["learned/wizard/trees_sklearn", "learned/wizard/trees_c",
+                          "learned/wizard/bid_playout", "learned/wizard/bid"]
+    assert rows["learned/wizard/trees_c"]["baseline"] == "learned/wizard/trees_sklearn"
+    assert rows["learned/wizard/bid"]["baseline"] == "learned/wizard/bid_playout"
+    assert rows["learned/wizard/bid_playout"]["agent"] == "pimc[bid_samples=100]"   # the shipped model's teacher
+    assert rows["learned/wizard/trees_c"]["trees"] == rows["learned/wizard/trees_sklearn"]["trees"] > 0
+    assert all(r["median_per_s"] > 0 and r["positions" if "bid" in case else "calls"] == 4
+               for case, r in rows.items())
