@@ -21,12 +21,13 @@ if TYPE_CHECKING:   # what type checkers and the API reference read; at run time
     from arena.records import (Comparison, MatchSeat, Records, Standing, Verdict, matches, plan_comparison,
                                play_comparison, standings, verdicts)
     from arena.store import Store
-    from arena.tournament.coordinator import plan, play
+    from arena.edge import plan
+    from arena.tournament.coordinator import play
 
 __all__ = ["Store", "plan", "play", "plan_comparison", "play_comparison", "standings", "matches", "verdicts",
            "Records", "Standing", "MatchSeat", "Verdict", "Comparison"]
 
-_HOMES = {"Store": "arena.store", "plan": "arena.tournament.coordinator", "play": "arena.tournament.coordinator",
+_HOMES = {"Store": "arena.store", "plan": "arena.edge", "play": "arena.tournament.coordinator",
           "plan_comparison": "arena.records", "play_comparison": "arena.records", "standings": "arena.records",
           "matches": "arena.records", "verdicts": "arena.records", "Records": "arena.records",
           "Standing": "arena.records", "MatchSeat": "arena.records", "Verdict": "arena.records",

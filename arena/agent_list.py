@@ -6,7 +6,7 @@ import dataclasses
 import importlib.util
 import os
 import re
-from typing import Container, Iterable, Optional
+from typing import Container, Optional
 
 import agents as agent_registry
 from arena.match import AgentSpec
@@ -66,11 +66,6 @@ def parse_params(text: str, where: str) -> tuple[tuple[str, str], ...]:
     if len(set(names)) != len(names):
         raise ScheduleError(f"a parameter is given twice in {where}")
     return tuple(out)
-
-
-def param_options(values: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    """The repeated `--param NAME=VALUE` options as ((name, value), ...)."""
-    return parse_params(",".join(values), "--param")
 
 
 def entry_points() -> dict[str, str]:
@@ -313,6 +308,15 @@ def with_params(name: str, params: tuple[tuple[str, str], ...]) -> str:
     return name + (f"[{','.join(f'{k}={v}' for k, v in params)}]" if params else "")
 
 
+def item_text(spec: AgentSpec) -> str:
+    """The agent as an agent list writes it: `parse_agent` of the text gives the spec back."""
+    params = ",".join(f"{k}={v}" for k, v in spec.params)
+    text = spec.source + (f"[{params}]" if params else "")
+    default = text if spec.kind == "builtin" else (spec.target.rpartition(":")[2] if spec.kind != "entrypoint"
+                                                    else spec.source)
+    return text + (f" as {spec.label}" if spec.label != default else "")
+
+
 def parse_agents(text: str, run_code: bool = False) -> list[AgentSpec]:
     """The `--agents` list as AgentSpecs with unique labels; built-in parameters are validated here.
 
@@ -329,4 +333,9 @@ def parse_agents(text: str, run_code: bool = False) -> list[AgentSpec]:
             raise ScheduleError(f"agent label {s.label!r} appears twice; rename one with 'as LABEL'")
         seen.add(s.label)
     return specs
+
+
+def default_agents() -> list[AgentSpec]:
+    """The agents of a run that names none (DEFAULT_AGENTS)."""
+    return parse_agents(DEFAULT_AGENTS)
 

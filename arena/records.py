@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Tuple, TypeVar, Union
 import engines
 
 from arena.compare import compare
-from arena.compare.compare import plan as plan_comparison  # noqa: F401 (exported by arena under this name)
+from arena.edge import plan_comparison  # noqa: F401 (exported by arena under this name)
 from arena.reports import sections
 from arena.results import export
 from arena.store import Store

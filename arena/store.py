@@ -27,7 +27,8 @@ import stat
 import sys
 import time
 import urllib.parse
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
@@ -658,6 +659,22 @@ def run_kind(run: dict[str, Any]) -> str:
     config names. An `arena analyze` run from before analyze runs said so is known by its deal key,
     derived from its seed."""
     return "imported" if run["config"].get("imported") else origin_kind(run)
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What the lists of runs show of a stored run, read from its config whatever kind of run it is
+    (a tournament's, a comparison's, a game played in `arena serve`, an imported one)."""
+    games: tuple[str, ...]             # its game ids, each once, in order
+    agents: tuple[str, ...]            # its agents' labels, in order
+    book: Optional[Mapping[str, str]]  # the deal book it played ({"name", "digest"}), or None
+
+
+def run_facts(run: dict[str, Any]) -> RunFacts:
+    """The RunFacts of a run's row (`Store.run`, `Store.runs`)."""
+    config = run["config"]
+    return RunFacts(tuple(dict.fromkeys(g["game_id"] for g in config.get("games", []))),
+                    tuple(a["label"] for a in config.get("agents", [])), config.get("book"))
 
 
 def origin_kind(run: dict[str, Any]) -> str:

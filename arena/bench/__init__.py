@@ -198,7 +198,8 @@ def arena_schedule(game_id: str, params: dict[str, Any], specs: Sequence[Any], d
     """(the tournament config, its MatchSpecs) of `deals` deals of `specs` on one game, as `arena run` plays them."""
     from arena.sandbox import DEFAULT_POLICY
     from arena.tournament import schedule as sched
-    config = sched.tournament_config([(game_id, params)], specs, deals, 0, 10.0, DEFAULT_POLICY)
+    from arena.tournament.config import GameSetting
+    config = sched.tournament_config([GameSetting(game_id, params)], specs, deals, 0, 10.0, DEFAULT_POLICY)
     return config, sched.schedule_from_config("bench", config)
 
 

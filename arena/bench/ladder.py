@@ -34,6 +34,7 @@ from typing import Any, Iterator, Optional
 
 import trueskill
 
+from arena import edge
 from arena.extras import require
 from arena.ladder import matchmaking, standing
 from arena.ladder import store as ladders
@@ -147,10 +148,10 @@ def synthetic(path: str, name: str = "synthetic", entries: int = 50, matches: in
     started = time.perf_counter()
     rng = random.Random(seed)
     store = Store(path)
-    made = ladders.create(store, name, game_id="insert", seed=seed, sandbox="none")
+    made = ladders.create(store, name, game=edge.game("insert", None), seed=seed, sandbox=edge.sandbox_policy("none"))
     env = standing.environment()
     for i in range(entries):
-        ladders.add(store, name, f"{('random', 'greedy')[i % 2]} as e{i:02d}")
+        ladders.add(store, name, edge.agent(f"{('random', 'greedy')[i % 2]} as e{i:02d}"))
     numbers = list(range(1, entries + 1))
     skill = {n: rng.gauss(25, 4) for n in numbers}
     deals = matches // 2

@@ -35,6 +35,7 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     `path`; returns its run id."""
     import engines
     from arena.tournament import schedule as sched
+    from arena.tournament.config import GameSetting
     from arena.agent_list import parse_agents
     from arena.match import Fault, MatchResult
     from arena.sandbox import DEFAULT_POLICY
@@ -45,7 +46,7 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     params = engines.registry.resolve("insert")
     per_deal = len(sched.lineups(specs, 2)) * 2
     deals = max(1, matches // per_deal)
-    config = sched.tournament_config([("insert", params)], specs, deals, seed, 10.0, DEFAULT_POLICY)
+    config = sched.tournament_config([GameSetting("insert", params)], specs, deals, seed, 10.0, DEFAULT_POLICY)
     run_id = config.run_id
     schedule = sched.schedule_from_config(run_id, config)
     store = Store(path)

@@ -78,14 +78,18 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
     from arena.results.divergence import divergence
     from arena.store import Store
     from arena.tournament import coordinator
+    from arena import edge
     params = dict(GAMES[game_id])
     players = params.pop("players", None)
     texts = [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in params.items()]
+    policy = edge.sandbox_policy("none")
     with tempfile.TemporaryDirectory() as folder:
         store = Store(os.path.join(folder, "verdict.sqlite"))
-        plan = compare.plan(store, candidate, baseline, game_id, players, texts, sprt_text=sprt,
-                            max_deals=max_deals, seed=seed, sandbox="none", deal_key="0" * 32,
-                            seeding="coupled" if seeding == "corrected" else seeding)
+        plan = compare.plan(store, edge.agent(candidate, policy), edge.agent(baseline, policy),
+                            edge.game(game_id, players, texts), test=edge.sprt(sprt), max_deals=max_deals, seed=seed,
+                            sandbox=policy,
+                            seeding=edge.seeding("coupled" if seeding == "corrected" else seeding),
+                            deal_key="0" * 32)
         started, wall = cpu_seconds(), time.perf_counter()
         if seeding == "corrected":
             status, outcome = "finished", correction.play(store, plan, replays)

@@ -35,6 +35,7 @@ def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Option
     components (each card, tile or animal: the effect on the score share of the seat that plays or
     holds it), each with a 95% interval and the number of games behind it."""
     import engines
+    from arena import edge
     from arena.gamestats import analyze as an
     from arena.store import Store
 
@@ -54,7 +55,8 @@ def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Option
     elif game_id is None:
         raise ArenaError("give a GAME to play (e.g. arena analyze insert) or --run RUN to read")
     else:
-        an.check(game_id, params, agents_text or "greedy,random")   # before the store is created
+        games = edge.game_variants(game_id, params)   # read before the store is created
+        agents = edge.self_play(agents_text or edge.DEFAULT_AGENTS)
         store = Store(store_path)
         err = rich_console(stderr=True)
 
@@ -63,9 +65,8 @@ def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Option
                 err.print(literal(f"run {plan.run_id}: {len(plan.schedule)} matches, {plan.stored} already "
                                   f"stored, store {store_path}"))
         try:
-            analyzed = an.play_variants(store, game_id, params, agents_text or "greedy,random",
-                                       deals or DEFAULT_DEALS, 0 if seed is None else seed, jobs,
-                                       on_plan=on_plan)
+            analyzed = an.play_variants(store, games, agents, deals or DEFAULT_DEALS, 0 if seed is None else seed,
+                                       jobs, on_plan=on_plan)
         except KeyboardInterrupt:
             raise click.Abort() from None
     result = an.analyze_runs(store, analyzed, game_id)

@@ -192,6 +192,12 @@ time_control_option = click.option(
          "the smaller of --time-limit and the clock left.  [default: none]")
 
 
+bot_limit_option = click.option(
+    "--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
+    help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
+         "(s, 3600), processes (32), file_size (MiB, 16), disk (MiB, 256), open_files (64).")
+
+
 def sandbox_option(fn: F) -> F:
     return click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
                         envvar="ARENA_SANDBOX",

@@ -4,8 +4,9 @@ from typing import Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, play_options,
-                              rich_console, sandbox_option, seeding_option, store_option, user_errors)
+from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option,
+                              literal, play_options, rich_console, sandbox_option, seeding_option, store_option,
+                              user_errors)
 from arena.defaults import COMPARE_MAX_DEALS as DEFAULT_MAX_DEALS
 
 
@@ -64,6 +65,7 @@ def _live(plan, outcome):
 @store_option
 @play_options
 @sandbox_option
+@bot_limit_option
 @deal_key_option
 @deals_option
 @seeding_option
@@ -72,23 +74,26 @@ def _live(plan, outcome):
 def compare(candidate: str, baseline: str, game_id: Optional[str], players: Optional[int], params: tuple[str, ...],
             field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, replays: int, store_path: str,
             jobs: Optional[int], backend: str, address: Optional[str], time_limit: float, time_control: Optional[str],
-            sandbox: str, deal_key: Optional[str], book: Optional[str], seeding: Optional[str], as_json: bool) -> None:
-    from arena import agent_list
+            sandbox: str, bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str],
+            seeding: Optional[str], as_json: bool) -> None:
+    from arena import agent_list, edge
     from arena.compare import compare as cmp, correction
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     if replays:   # refused before the run is stored (agents the plan cannot read, it refuses itself)
         try:
-            agents = [agent_list.parse_agent(t, True) for t in [candidate, baseline, *agent_list.split_list(field or "")]]
+            texts = [candidate, baseline, *agent_list.split_list(field or "")]
+            agents = [edge.agent(t, edge.sandbox_policy("none")) for t in texts]
         except ValueError:
             agents = []
         reason = correction.refusal(seeding, time_control, agents)
         if reason:
             raise click.UsageError(f"--replays: {reason}")
     store = Store(store_path)
-    plan = cmp.plan(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals, seed,
-                    time_limit, sandbox, deal_key, backend, address, time_control, book, seeding)
+    plan = edge.plan_comparison(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals,
+                                seed, time_limit, sandbox, deal_key, backend, address, time_control, book, seeding,
+                                bot_limits)
     if replays and correction.unavailable(plan):
         raise click.UsageError(f"--replays: {correction.unavailable(plan)}")
     err = rich_console(stderr=True)

@@ -33,14 +33,14 @@ def make(game_id: str, count: int, players: Optional[int], params: tuple[str, ..
     derived from --phrase, the book's name, game, parameters and size (so its maker cannot choose
     the key without showing another phrase), with what each seed deals. Prints the book's name,
     digest and phrase, which runs of it show. Whoever knows the phrase can deal every deal."""
-    from arena.agent_list import param_options
+    from arena import edge
     from arena.tournament import books
-    from arena.tournament.schedule import resolve_games
     from arena.text import book_text
     if deal_key is not None:
         raise ArenaError("a deal book's key is derived from its --phrase, never chosen (docs/deals.md)")
-    [(game_id, full)] = resolve_games(game_id, players, param_options(params))
-    book = books.make(game_id, full, count, books.default_name(out) if name is None else name, phrase)
+    game = edge.game(game_id, players, params, command="deals make")
+    game_id = game.game_id
+    book = books.make(game_id, game.params, count, books.default_name(out) if name is None else name, phrase)
     with writing(out):
         books.save(book, out)
     click.echo(f"deal book {book_text(book.ref())}: {count} deals of {game_id}, written to {out}; its key is "

@@ -5,8 +5,8 @@ from typing import Any, Optional
 
 import click
 
-from arena.cli.common import (ArenaError, WholeNumber, echo_json, json_option, literal, rich_console, sandbox_option,
-                              time_control_option, user_errors)
+from arena.cli.common import (ArenaError, WholeNumber, bot_limit_option, echo_json, json_option, literal, rich_console,
+                              sandbox_option, time_control_option, user_errors)
 from arena.cli.layout import TEXT, Column
 from arena.text import printable
 from arena.defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT
@@ -92,10 +92,12 @@ def _print_table(title, columns, rows, **options):
               show_default=True, help="Seconds per move.")
 @time_control_option
 @sandbox_option
+@bot_limit_option
 @json_option
 @user_errors
 def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[str, ...], games: int, seed: int,
-                time_limit: float, time_control: Optional[str], sandbox: str, as_json: bool) -> None:
+                time_limit: float, time_control: Optional[str], sandbox: str, bot_limits: tuple[str, ...],
+                as_json: bool) -> None:
     """Check a submitted agent (FILE.py:Class, module:Class, exec:PATH) before a tournament.
 
     The agent plays --games matches against random agents, each replayed with the same seeds, in
@@ -111,22 +113,21 @@ def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[
     Exit code 0 when every required check ran and passed, 1 when one failed or did not run, 2 when
     the agent could not be checked at all (an unknown agent, a bad parameter, a failed build).
     """
+    from arena import edge
     from arena.tournament import schedule as sched
-    from arena.agent_list import param_options, parse_agent
     from arena.tournament.checks import check_names, not_required, not_run
     from arena.tournament.checks import check_agent as run_checks
-    from arena.sandbox import make_policy
     from arena.text import game_title
-    from arena.tournament.coordinator import check_time_limit
-    from arena.match import TimeControl
-    time_limit = check_time_limit(time_limit)
-    clock = TimeControl.parse(time_control) if time_control is not None else None
-    spec = parse_agent(agent, run_code=sandbox == "none")
-    (game, full), = sched.resolve_games(game_id, players, param_options(params))
-    sched.check_can_play([spec], game, full["players"])
-    full = json.loads(json.dumps(full))
-    results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit,
-                         policy=make_policy(sandbox), time_control=clock)
+    time_limit = edge.time_limit(time_limit)
+    clock = edge.time_control(time_control)
+    policy = edge.sandbox_policy(sandbox, bot_limits)
+    spec = edge.agent(agent, policy)
+    setting = edge.game(game_id, players, params, command="check-agent")
+    game = setting.game_id
+    sched.check_can_play([spec], game, setting.players)
+    full = json.loads(json.dumps(setting.params))
+    results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit, policy=policy,
+                         time_control=clock)
     exec_agent = spec.kind == "exec"
     missing = not_run(results, exec_agent)
     optional = not_required(spec)

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any, Optional
 import click
 
 from arena.defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT
-from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, jobs_option, json_option, literal,
-                              rich_console, sandbox_option, store_option, user_errors)
+from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, jobs_option,
+                              json_option, literal, rich_console, sandbox_option, store_option, time_control_option,
+                              user_errors)
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -45,10 +46,9 @@ def _readonly(store_path: str) -> "Store":
 @click.option("--seed", type=int, default=0, show_default=True, help="Ladder seed (deals, matchmaking ties).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIME_LIMIT,
               show_default=True, help="Seconds per move for submitted agents.")
-@click.option("--time-control", default=None, metavar="BASE+INC", help="A clock per bot, as in `arena run`.")
+@time_control_option
 @sandbox_option
-@click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
-              help="A resource limit per submitted bot process, as in `arena run`.")
+@bot_limit_option
 @deal_key_option
 @deals_option
 @store_option
@@ -59,13 +59,17 @@ def new(name: str, game_id: Optional[str], players: Optional[int], params: tuple
     """Start the ladder NAME of one game (with its players and parameters), empty. With --deals
     BOOK it plays the book's deals in order (the book's game; --game may be left out) and stops
     when they are all played."""
+    from arena import edge
     from arena.ladder import store as ladders
     if game_id is None and book is None:
         raise click.UsageError("give --game GAME (or --deals BOOK)")
+    policy = edge.sandbox_policy(sandbox, bot_limits)
+    deal_book = edge.book(book, deal_key, seed)
+    game = edge.game(game_id, players, params, deal_book, "ladder new")
     store = _writable(store_path)
-    made = ladders.create(store, name, game_id=game_id or "", players=players, params=params, seed=seed,
-                          time_limit=time_limit, time_control=time_control, sandbox=sandbox, bot_limits=bot_limits,
-                          deal_key=deal_key, book=book)
+    made = ladders.create(store, name, game=game, seed=seed, time_limit=time_limit,
+                          time_control=edge.time_control(time_control), sandbox=policy,
+                          deal_key=edge.deal_key(deal_key), book=deal_book)
     click.echo(f"ladder {made.name}: {made.game_id}, {made.players} players{_book_words(made)}, matches stored as "
                f"run {made.run_id}; add entries with `arena ladder add {made.name} AGENT`")
     store.close()
@@ -81,9 +85,11 @@ def add(name: str, agent: str, keep: bool, store_path: str) -> None:
     """Enter AGENT in the ladder NAME: any one item `arena run --agents` takes (a built-in with
     parameters, FILE.py:Class, package.module:Class, exec:PATH), optionally "as LABEL". The same
     label with other code is a new version: a new entry, the previous version retired unless --keep."""
+    from arena import edge
     from arena.ladder import store as ladders
     store = _writable(store_path)
-    e = ladders.add(store, name, agent, keep=keep)
+    spec = edge.one_agent(agent, "arena ladder add", ladders.get(store, name).config.sandbox)
+    e = ladders.add(store, name, spec, keep=keep, item=agent)
     parent = next((p for p in ladders.entries(store, name) if p.entry == e.parent), None)
     line = f"{e.name}: entry {e.entry} of ladder {name}"
     if parent is not None:

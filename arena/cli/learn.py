@@ -48,11 +48,10 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
     interrupted run resumes there). A scikit-learn classifier learns the tricks a hand takes, is
     validated on held-out deals and written as a model file that `pimc[bidding=learned,bid_model=FILE]`
     plays with."""
-    from arena.agent_list import param_options, parse_agent
+    from arena import edge
     from arena.cli.run import progress_bar
     from arena.learn import data, fit
-    from arena.sandbox import make_policy, stage, validate_all
-    from arena.tournament.schedule import resolve_games
+    from arena.sandbox import stage, validate_all
     import time
     import numpy as np
 
@@ -67,9 +66,10 @@ def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher
         layers = tuple(int(h) for h in hidden.split(",") if h.strip() and int(h) > 0)
     except ValueError:
         raise ValueError(f"--hidden must be sizes like 32 or 64,32 (0: none), not {hidden!r}") from None
-    [(game_id, full)] = resolve_games(game_id, players, param_options(params))
-    spec = stage(parse_agent(teacher, run_code=sandbox == "none"))
-    policy = make_policy(sandbox)
+    game = edge.game(game_id, players, params, command="train")
+    game_id, full = game.game_id, dict(game.params)
+    policy = edge.sandbox_policy(sandbox)
+    spec = stage(edge.agent(teacher, policy))
     validate_all([spec], policy)
     config = data.DataConfig(game_id, tuple(sorted(full.items())), spec, seed, policy)
     folder = data.prepare(store_path, config)

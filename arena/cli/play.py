@@ -41,16 +41,16 @@ def play(game_id: str, vs: str, seat: int, seed: Optional[int], params: tuple[st
     import engines
     from agents.drawing import fit, side
     from agents.human import HumanAgent, QuitGame, describe_view
-    from arena.agent_list import param_options, parse_agent, split_list
-    from arena.sandbox import AgentFault, make_policy, validate_all
+    from arena import edge
+    from arena.sandbox import AgentFault, validate_all
     from arena.table import final_scores, first_mover
     from arena.table import play as play_game
     from arena.tournament.schedule import check_can_play
 
-    policy = make_policy(sandbox)
-    bots = [parse_agent(item, run_code=policy.mode == "none") for item in split_list(vs)]
+    policy = edge.sandbox_policy(sandbox)
+    bots = list(edge.agent_items(vs, "--vs", policy))
     validate_all(bots, policy)
-    pairs = dict(param_options(params))
+    pairs = dict(edge.params(params))
     if "players" in pairs:
         raise click.UsageError("the number of players is one more than the bots in --vs")
     # The game, its parameters and the seat are checked before the first line is printed.

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, deal_key_option, deals_option, echo_json, json_option, literal, open_run,
-                              play_options, rich_console, sandbox_option, seeding_option, store_option,
-                              user_errors)
+from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option,
+                              literal, open_run, play_options, rich_console, sandbox_option, seeding_option,
+                              store_option, user_errors)
 from arena.reports.tables import leaderboard_help
 from arena.defaults import RUN_MAX_DEALS as DEFAULT_MAX_DEALS
 
@@ -44,9 +44,7 @@ if TYPE_CHECKING:
 @click.option("--resume", "resume", default=None, metavar="RUN", help="Continue a stopped run.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter (with --game).")
 @sandbox_option
-@click.option("--bot-limit", "bot_limits", multiple=True, metavar="NAME=VALUE",
-              help="A resource limit per submitted bot process: memory (MiB, default 2048), cpu "
-                   "(s, 3600), processes (32), file_size (MiB, 16), open_files (64).")
+@bot_limit_option
 @deal_key_option
 @deals_option
 @seeding_option
@@ -57,14 +55,15 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
         time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
         bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], seeding: Optional[str],
         as_json: bool) -> None:
+    from arena import edge
     from arena.tournament import coordinator as tournament
     from arena.store import Store
 
     store = Store(store_path)
-    plan = tournament.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals,
-                           max_deals=max_deals, seed=seed, time_limit=time_limit, params=params, sandbox=sandbox,
-                           bot_limits=bot_limits, deal_key=deal_key, resume=resume, backend=backend,
-                           address=address, time_control=time_control, book=book, seeding=seeding)
+    plan = edge.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals, max_deals=max_deals,
+                     seed=seed, time_limit=time_limit, params=params, sandbox=sandbox, bot_limits=bot_limits,
+                     deal_key=deal_key, resume=resume, backend=backend, address=address, time_control=time_control,
+                     book=book, seeding=seeding)
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -255,7 +254,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena.sandbox import unconfined_note
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
-    from arena.tournament.config import book_note, time_note
+    from arena.tournament.config import book_note, shown_config, time_note
     from arena.text import game_title, jsonable
     from rich import box
 
@@ -266,20 +265,21 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                "verdict": s["verdict"], "settled": s["settled"], "identical_deals": s["identical_deals"],
                "deals_compared": s["deals_compared"], "identical_play": s["identical_play"]}
               for s in sections]
-    seeding = run_row["config"].get("seeding", "independent")
+    config = shown_config(run_row["config"])
+    seeding = config.seeding if config else "independent"
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:
         echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
-                   "sandbox": run_row["config"].get("sandbox", {}).get("mode", "bwrap"),
-                   "time_limit": run_row["config"].get("time_limit"),
-                   "time_control": run_row["config"].get("time_control"),
-                   "book": run_row["config"].get("book"), "seeding": seeding,
+                   "sandbox": config.sandbox.mode if config else "bwrap",
+                   "time_limit": config.time_limit if config else None,
+                   "time_control": config.time_control.to_json() if config and config.time_control else None,
+                   "book": dict(config.book) if config and config.book else None, "seeding": seeding,
                    "matches": matches, "total": run_row["total"],
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()
-    for note in (time_note(run_row["config"]), book_note(run_row["config"])):
+    for note in (time_note(config), book_note(config)):
         if note:
             console.print(literal(note))
     if not boards:
@@ -304,7 +304,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             console.print(literal(group["identical_play"]))
     if boards:
         print_legend(console, legend_items(shown))
-    note = unconfined_note(run_row["config"])
+    note = unconfined_note(config.sandbox, config.agents) if config else None
     if note:
         console.print(literal(note), style="bold red")
     if fault_summary:

@@ -23,18 +23,17 @@ def runs(store_path: str, as_json: bool) -> None:
     agents (a ladder's: its active entries), and when it was created. The reading commands (leaderboard, matchups, graph, report,
     matches, replay) take a RUN and default to the latest tournament."""
     from arena.ladder import store as ladders
-    from arena.store import Store, run_kind
+    from arena.store import Store, run_facts, run_kind
     store = Store(store_path, readonly=True)
     played = store.played()
     entered = ladders.active_names(store)   # a ladder's agents are its active entries
     rows = []
     for r in store.runs():
-        kind = run_kind(r)
+        kind, facts = run_kind(r), run_facts(r)
         rows.append({"run_id": r["run_id"], "kind": kind, "status": r["status"], "played": played.get(r["run_id"], 0),
                      "planned": None if kind == "ladder" else r["total"],   # a ladder plans no end
-                     "games": list(dict.fromkeys(g["game_id"] for g in r["config"].get("games", []))),
-                     "agents": entered.get(r["run_id"], [a["label"] for a in r["config"].get("agents", [])]),
-                     "created": r["created"], "book": r["config"].get("book")})
+                     "games": list(facts.games), "agents": entered.get(r["run_id"], list(facts.agents)),
+                     "created": r["created"], "book": facts.book})
     store.close()
     if as_json:
         echo_json(rows)

@@ -3,7 +3,9 @@
     from arena.compare import compare
     from arena.store import Store
     store = Store("results/arena.sqlite")
-    plan = compare.plan(store, "greedy", "random", game_id="insert", sprt="elo0=0,elo1=100")
+    from arena import edge
+    plan = compare.plan(store, edge.agent("greedy"), edge.agent("random"), edge.game("insert", None),
+                        test=edge.sprt("elo0=0,elo1=100"))
     status, outcome = compare.play(store, plan, jobs=1)   # outcome.decision: "H1", "H0" or None
 
 How the deals are played (the statistics are in arena.compare.sprt):
@@ -52,18 +54,19 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
 import engines
-from arena import agent_list, defaults, seeds
+from arena import defaults, seeds
+from arena.agent_list import item_text
 from arena.compare import sprt
 from arena.tournament import books
 from arena.tournament import coordinator as tournament
 from arena.tournament import schedule as sched
-from arena.tournament.config import CompareSettings, TournamentConfig
+from arena.tournament.config import CompareSettings, GameSetting, TournamentConfig
 from arena.results.analysis import pair_score, t_interval
 from arena.results.outcome import placements_seen_by
 from arena.results.divergence import divergence, identical_text
 from arena.tournament.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
-from arena.sandbox import make_policy, stage, validate_all
+from arena.sandbox import DEFAULT_POLICY, policy_options, stage, validate_all
 from arena.store import Store
 from arena.text import option_value
 
@@ -138,65 +141,48 @@ class Outcome:
         return self.decision is not None
 
 
-def _item(spec: AgentSpec) -> str:
-    """The agent as the command line takes it."""
-    params = ",".join(f"{k}={v}" for k, v in spec.params)
-    text = spec.source + (f"[{params}]" if params else "")
-    default = text if spec.kind == "builtin" else (spec.target.rpartition(":")[2] if spec.kind != "entrypoint"
-                                                    else spec.source)
-    return text + (f" as {spec.label}" if spec.label != default else "")
-
-
-def plan(store: Store, candidate: str, baseline: str, game_id: Optional[str], players: Optional[int] = None,
-         params: Sequence[str] = (), field: Optional[str] = None, sprt_text: Optional[str] = None,
+def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSetting,
+         field: Optional[Sequence[AgentSpec]] = None, test: Optional[sprt.SprtParams] = None,
          max_deals: Optional[int] = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
-         sandbox: str = "bwrap", deal_key: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None, time_control: Optional[str] = None,
-         book: Optional[str] = None, seeding: Optional[str] = None) -> ComparePlan:
+         sandbox: SandboxPolicy = DEFAULT_POLICY, deal_key: Optional[str] = None, backend: str = "local",
+         address: Optional[str] = None, time_control: Optional[TimeControl] = None,
+         book: Optional[books.Book] = None, seeding: Optional[str] = None) -> ComparePlan:
     """The comparison to play, new or resumed (the same arguments on the same store are the same run).
-    Everything is checked before the run is stored. With `book` (a deal book's path) it plays the
-    book's deals of its game, at most all of them (`max_deals`: at most the first ones); otherwise
-    at most `max_deals` (None: DEFAULT_MAX_DEALS). `seeding` (arena.seeds.SEEDINGS) is coupled when
-    None; it is part of the run id, so the same command with another seeding is another run.
+    Everything is checked before the run is stored. The arguments are typed values, as `arena.edge`
+    reads them from the command line: the candidate's and the baseline's AgentSpecs, the
+    GameSetting, the `field` of the other seats (more players only; None: the baseline), the SPRT's
+    `test` (None: its defaults). With `book` (a deal book) it plays the book's deals of its game, at
+    most all of them (`max_deals`: at most the first ones); otherwise at most `max_deals` (None:
+    DEFAULT_MAX_DEALS). `seeding` (arena.seeds.SEEDINGS) is coupled when None; it is part of the run
+    id, so the same command with another seeding is another run.
 
-    :raises ValueError: an unknown game or agent, a malformed parameter or --sprt, equal labels, a
-        field for a two-player game, --max-deals out of range, a stored run with other deals than
-        `deal_key`, a bad deal book, an unknown seeding, or another process playing the run.
+    :raises ValueError: equal labels, a field for a two-player game, --max-deals out of range, a
+        stored run with other deals than `deal_key`, a game other than the deal book's, or another
+        process playing the run.
     """
-    wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
-    seeding = seeds.parse_seeding("coupled" if seeding is None else seeding)
-    deal_book = books.load_for(book, deal_key, seed) if book is not None else None
-    if deal_book:
-        wanted_key = deal_book.key
-        max_deals = books.take(deal_book, max_deals, "--max-deals")
+    wanted_key = deal_key
+    seeding = seeding or "coupled"
+    if book:
+        books.check_games(book, [game])
+        wanted_key = book.key
+        max_deals = books.take(book, max_deals, "--max-deals")
     elif max_deals is None:
         max_deals = DEFAULT_MAX_DEALS
     check_backend(backend, address)
-    test = sprt.parse_sprt(sprt_text)
+    test = test or sprt.SprtParams(**sprt.DEFAULTS)
     if not (isinstance(max_deals, int) and 1 <= max_deals <= MAX_DEALS):
         raise ValueError(f"--max-deals must be between 1 and {MAX_DEALS:,}, not {max_deals}")
     time_limit = tournament.check_time_limit(time_limit)
-    clock = TimeControl.parse(time_control) if time_control is not None else None
-    if deal_book:
-        [(game_id, game_params)] = books.games(deal_book, game_id, players, params)
-    elif not game_id:
-        raise ValueError("compare needs --game (or --deals)")
-    else:
-        [(game_id, game_params)] = sched.resolve_games(game_id, players, agent_list.param_options(params))
-    policy = make_policy(sandbox)
-    trusted = policy.mode == "none"
-    cand, base = (stage(agent_list.parse_agent(t, trusted)) for t in (candidate, baseline))
+    game_id, game_params = game.game_id, game.params
+    cand, base = stage(candidate), stage(baseline)
     if cand.label == base.label:
         raise ValueError(f"the candidate and the baseline are both labelled {cand.label!r}; "
-                         f"rename one with 'as LABEL', e.g. \"{_item(cand)} as new\"")
+                         f"rename one with 'as LABEL', e.g. \"{item_text(cand)} as new\"")
     n = game_params["players"]
-    if field is not None and not field.strip():
-        raise ValueError("--field is empty: give an agent or a list, e.g. --field greedy")
     if n == 2 and field is not None:
         raise ValueError(f"--field is for games of three or more players; {game_id} is played by 2 "
                          f"(each deal is played twice with the seats swapped)")
-    others = [stage(a) for a in (agent_list.parse_agent(t, trusted) for t in agent_list.split_list(field))] \
-        if field is not None else [base]
+    others = [stage(a) for a in field] if field is not None else [base]
     labels: dict = {}
     for a in [cand, base] + others:
         if labels.setdefault(a.label, a) != a:
@@ -205,11 +191,11 @@ def plan(store: Store, candidate: str, baseline: str, game_id: Optional[str], pl
         if reason:
             raise ValueError(f"{a.label} cannot play {game_id}: {reason}")
     agents = list(labels.values())
-    validate_all(agents, policy)
+    validate_all(agents, sandbox)
     # No fixed number of deals: the test stops it (`arena run --resume` and its rerun line refuse it).
-    config = replace(sched.tournament_config([(game_id, game_params)], agents, None, seed, time_limit, policy, clock,
+    config = replace(sched.tournament_config([game], agents, None, seed, time_limit, sandbox, time_control,
                                              seeding=seeding),
-                     book=deal_book.ref() if deal_book else None,
+                     book=book.ref() if book else None,
                      compare=CompareSettings(cand.label, base.label, tuple(a.label for a in others) if n > 2 else (),
                                              {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
                                               "beta": test.beta}, max_deals))
@@ -218,7 +204,7 @@ def plan(store: Store, candidate: str, baseline: str, game_id: Optional[str], pl
     store.claim(run_id)
     store.create_run(run_id, config.to_json(), 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
-                       seed, time_limit, policy, clock, deal_book)
+                       seed, time_limit, sandbox, time_control, book)
 
 
 def _share(match, seat):
@@ -326,7 +312,7 @@ def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: Optional
 
 def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
     """The command line that plays this comparison again: the same run id, deals and decision."""
-    words = ["arena", "compare", _item(plan.candidate), _item(plan.baseline), "--game", plan.game_id]
+    words = ["arena", "compare", item_text(plan.candidate), item_text(plan.baseline), "--game", plan.game_id]
     defaults = engines.registry.resolve(plan.game_id, players=plan.players)
     for k, v in sorted(plan.params.items()):
         if k == "players":
@@ -335,14 +321,13 @@ def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
         elif v != defaults.get(k):
             words += ["--param", f"{k}={option_value(v)}"]
     if plan.config.compare and plan.config.compare.field and plan.field != [plan.baseline]:
-        words += ["--field", ", ".join(_item(a) for a in plan.field)]
+        words += ["--field", ", ".join(item_text(a) for a in plan.field)]
     words += ["--sprt", plan.test.text(), "--max-deals", str(plan.max_deals), "--seed", str(plan.seed)]
     if plan.time_limit != tournament.DEFAULT_TIME_LIMIT:
         words += ["--time-limit", f"{plan.time_limit:g}"]
     if plan.time_control is not None:
         words += ["--time-control", str(plan.time_control)]
-    if plan.sandbox.mode != "bwrap":
-        words += ["--sandbox", plan.sandbox.mode]
+    words += policy_options(plan.sandbox)
     if plan.config.seeding != "coupled":
         words += ["--seeding", plan.config.seeding]
     if store_path:

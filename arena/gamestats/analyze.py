@@ -2,11 +2,12 @@
 much skill matters and the balance of the components (arena.gamestats.balance), from the stored
 matches of a run, each figure with a 95% interval.
 
+    from arena import edge
     from arena.gamestats import analyze
     from arena.store import Store
     store = Store("results/analyze.sqlite")
-    runs = analyze.play_variants(store, "wizard", ["hands=2", "plus_minus_one=true,false"], "greedy,random",
-                                 deals=20, jobs=1)
+    runs = analyze.play_variants(store, edge.game_variants("wizard", ["hands=2", "plus_minus_one=true,false"]),
+                                 edge.self_play("greedy,random"), deals=20, jobs=1)
     result = analyze.analyze_runs(store, runs)          # plain JSON-able data
 
 The unit of observation is the deal, as in arena.results.analysis: a figure is measured on every match, the
@@ -51,14 +52,17 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import engines
 from engines.wizard import WizardState
-from arena import agent_list, defaults, seeds
+from arena import defaults, seeds
 from arena.gamestats import balance, components
 from arena.gamestats.balance import Component
 from arena.results.analysis import Interval, interval, pair_score, t975, t_interval
+from arena.store import run_facts
 from arena.text import game_title
 
 if TYPE_CHECKING:
+    from arena.match import AgentSpec
     from arena.store import Store
+    from arena.tournament.config import GameSetting
     from arena.tournament.coordinator import Plan
 
 PHASES = ("opening", "middle", "end")
@@ -506,7 +510,7 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: Optional[str] 
     out = []
     for run_id in run_ids:
         run = store.run(run_id)
-        order = [a["label"] for a in run["config"].get("agents", [])]
+        order = list(run_facts(run).agents)
         matches = store.matches(run["run_id"], game_id)
         for _, _, ms in split(matches):
             out.append(summarize(ms, agent_order=order, run_id=run["run_id"]))
@@ -519,76 +523,29 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: Optional[str] 
 
 # ---- playing the games --------------------------------------------------------------------------
 
-def variants(game_id: str, params: Sequence[str]) -> list[list[str]]:
-    """The parameter sets to play, as lists of "name=value": a name given several times, or a
-    scalar parameter given as "a,b", is one variant per value (list parameters such as Wizard's
-    hands keep their commas: repeat --param for several). Checked against the game."""
-    spec = engines.spec(game_id)
-    values: dict[str, list[str]] = {}
-    for text in params:
-        name, eq, value = text.partition("=")
-        name = name.strip()
-        if not eq or not name:
-            raise agent_list.ScheduleError(f"malformed parameter {text!r} in --param: expected name=value")
-        default = spec.params.get(name)
-        split = not isinstance(default, (list, tuple)) and name in spec.params or name == "players"
-        items = [v.strip() for v in value.split(",")] if split else [value.strip()]
-        for v in items:
-            if v in values.setdefault(name, []):
-                raise agent_list.ScheduleError(f"--param {name}: the value {v!r} is given twice")
-            values[name].append(v)
-    names = list(values)
-    out = [[f"{k}={v}" for k, v in zip(names, combo)] for combo in itertools.product(*(values[k] for k in names))]
-    for variant in out:   # every variant is refused before any is played
-        settings: dict = dict(v.split("=", 1) for v in variant)
-        engines.registry.resolve(game_id, **settings)
-    return out
-
-
-def self_play(agents: str) -> str:
-    """The agent list to play: one agent plays itself (a copy labelled NAME-2)."""
-    specs = agent_list.split_list(agents)
-    if len(specs) == 1:
-        spec = agent_list.parse_agent(specs[0])
-        return f"{specs[0]}, {spec.source}" + (f"[{','.join(f'{k}={v}' for k, v in spec.params)}]"
-                                                if spec.params else "") + f" as {spec.label}-2"
-    return agents
-
-
-def seeded_deal_key(seed: int, agents: str) -> Optional[str]:
+def seeded_deal_key(seed: int, agents: Sequence["AgentSpec"]) -> Optional[str]:
     """The deal key: derived from the seed when every agent is built in (the same command gives the
     same games anywhere), None (a new secret key) when a submitted agent plays."""
-    if any(a.submitted for a in agent_list.parse_agents(agents)):
+    if any(a.submitted for a in agents):
         return None
     return seeds.analyze_deal_key(seed)
-
-
-def check(game_id: str, params: Sequence[str] = (), agents: str = "greedy,random") -> tuple[list[list[str]], str]:
-    """(variants, agent list) to play, checked before anything is stored; ValueError (one line) if
-    the game, a parameter or an agent is unknown or malformed."""
-    engines.spec(game_id)
-    todo = variants(game_id, params)
-    agents = self_play(agents)
-    agent_list.parse_agents(agents)
-    return todo, agents
 
 
 DEFAULT_DEALS = defaults.ANALYZE_DEALS
 
 
-def play_variants(store: "Store", game_id: str, params: Sequence[str] = (), agents: str = "greedy,random",
+def play_variants(store: "Store", games: Sequence["GameSetting"], agents: Sequence["AgentSpec"],
                   deals: int = DEFAULT_DEALS, seed: int = 0, jobs: Optional[int] = None,
                   on_plan: Optional[Callable[["Plan"], None]] = None,
                   on_match: Optional[Callable[..., None]] = None) -> list[str]:
-    """Plays (or finds, when the same command ran before on this store) one run per variant; returns
-    the run ids. ValueError for anything that cannot be played; an interrupted run raises
-    KeyboardInterrupt."""
+    """Plays (or finds, when the same command ran before on this store) one run per variant of the
+    game (`games`, as `arena.edge.game_variants` reads --param) between `agents` (as
+    `arena.edge.self_play` reads them); returns the run ids. ValueError for anything that cannot be
+    played; an interrupted run raises KeyboardInterrupt."""
     from arena.tournament import coordinator as tournament
-    todo, agents = check(game_id, params, agents)
     key = seeded_deal_key(seed, agents)
-    plans = [tournament.plan(store, game_id=game_id, agents=agents, deals=deals, seed=seed, params=v, deal_key=key,
-                            kind="analyze")
-             for v in todo]
+    plans = [tournament.plan(store, games=[game], agents=agents, deals=deals, seed=seed, deal_key=key, kind="analyze")
+             for game in games]
     for p in plans:
         if on_plan:
             on_plan(p)

@@ -4,9 +4,9 @@ line, the web pages and uploads).
     from arena.store import Store
     from arena.ladder import store as ladders
     store = Store("results/arena.sqlite")
-    ladders.create(store, "insert", game_id="insert", seed=1)
-    ladders.add(store, "insert", "ismcts[iterations=200] as mcts")            # from the command line
-    ladders.add(store, "insert", "./bot.py:MyBot as mine", entrant="alice")   # an upload: alice owns it
+    ladders.create(store, "insert", game=edge.game("insert", None), seed=1)   # from arena import edge
+    ladders.add(store, "insert", edge.agent("ismcts[iterations=200] as mcts"))           # from the command line
+    ladders.add(store, "insert", edge.agent("./bot.py:MyBot as mine"), entrant="alice")  # an upload: alice owns it
     ladders.retire(store, "insert", "mine", entrant="alice")                  # only alice may
     ladders.entries(store, "insert")       # [standing.Entry] in the order added
     ladders.standings(store, "insert")     # [dict] rows of `arena ladder show`, best first
@@ -42,15 +42,19 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from arena import agent_list, seeds
 from arena.ladder import standing
 from arena.ladder.standing import Entry, version_name
-from arena.match import AgentSpec, TimeControl
+from arena.match import AgentSpec, SandboxPolicy, TimeControl
+from arena.sandbox import DEFAULT_POLICY
 from arena.store import Store
 from arena.tournament import schedule as sched
-from arena.tournament.config import TournamentConfig, _agent
+from arena.tournament.config import GameSetting, TournamentConfig, _agent
+
+if TYPE_CHECKING:
+    from arena.tournament.books import Book
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladders (
@@ -182,17 +186,16 @@ def run_id_of(name: str) -> str:
 
 # ---------------------------------------------------------------- ladders
 
-def create(store: Store, name: str, *, game_id: str, players: Optional[int] = None,
-           params: Sequence[str] = (), seed: int = 0, time_limit: Optional[float] = None,
-           time_control: Optional[str] = None, sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
-           deal_key: Optional[str] = None, book: Optional[str] = None) -> Ladder:
-    """Starts an empty ladder of one game (`params`: "NAME=VALUE" texts as --param takes them).
-    With `book` (a deal book's path, arena.tournament.books) the ladder plays the book's deals in
-    order, its game and parameters, and stops when they are all played (`book_left`); its config
-    keeps the book's name and digest, and `deals` the number of deals it holds.
-    :raises ValueError: a bad name, a name taken, an unknown game or parameter, a bad time rule, a
-        bad deal book or one of another game, a book with --deal-key or --seed."""
-    from arena.sandbox import make_policy
+def create(store: Store, name: str, *, game: GameSetting, seed: int = 0, time_limit: Optional[float] = None,
+           time_control: Optional[TimeControl] = None, sandbox: SandboxPolicy = DEFAULT_POLICY,
+           deal_key: Optional[str] = None, book: Optional["Book"] = None) -> Ladder:
+    """Starts an empty ladder of one game (a GameSetting, as `arena.edge.game` reads --game,
+    --players and --param). With `book` (a deal book, arena.tournament.books) the ladder plays the
+    book's deals in order, its game and parameters, and stops when they are all played
+    (`book_left`); its config keeps the book's name and digest, and `deals` the number of deals it
+    holds. `deal_key` (32 hexadecimal digits; None: a new secret key) chooses the deals without a book.
+    :raises ValueError: a bad name, a name taken, a time limit out of range, a game other than the
+        deal book's."""
     from arena.tournament import books
     from arena.tournament.coordinator import DEFAULT_TIME_LIMIT, check_time_limit
     if not _NAME.fullmatch(name or ""):
@@ -201,18 +204,15 @@ def create(store: Store, name: str, *, game_id: str, players: Optional[int] = No
     ensure_tables(store)
     if _row(store, name) is not None:
         raise ValueError(f"ladder {name} already exists in {store.path}: add entries to it, or choose another name")
-    deal_book = books.load_for(book, deal_key, seed) if book is not None else None
-    games = books.games(deal_book, game_id or None, players, params) if deal_book else \
-        sched.resolve_games(game_id, players, agent_list.param_options(params))
-    clock = TimeControl.parse(time_control) if time_control is not None else None
-    policy = make_policy(sandbox, agent_list.parse_params(",".join(bot_limits), "--bot-limit"))
+    if book:
+        books.check_games(book, [game])
     limit = check_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
-    config = replace(TournamentConfig.create(games, [], None, seed, limit, policy, agent_defaults={},
-                                             code=sched.code_digest(), time_control=clock), kind="ladder")
-    if deal_book:
-        config = replace(config, book=deal_book.ref(), deals=len(deal_book.deals))
+    config = replace(TournamentConfig.create([game], [], None, seed, limit, sandbox, agent_defaults={},
+                                             code=sched.code_digest(), time_control=time_control), kind="ladder")
+    if book:
+        config = replace(config, book=book.ref(), deals=len(book.deals))
     run_id = run_id_of(name)
-    key = deal_book.key if deal_book else seeds.parse_deal_key(deal_key) if deal_key else seeds.new_deal_key()
+    key = book.key if book else deal_key or seeds.new_deal_key()
     with store.db:
         if store.deal_key(run_id) is not None:
             raise ValueError(f"{store.path} already holds a run {run_id}: choose another ladder name")
@@ -272,9 +272,9 @@ def ladders(store: Store) -> list[dict[str, Any]]:
     for row in store.db.execute("SELECT * FROM ladders ORDER BY created, name").fetchall():
         counts = store.db.execute("SELECT count(*), coalesce(sum(status = 'active'), 0) FROM ladder_entries "
                                   "WHERE ladder = ?", (row["name"],)).fetchone()
-        game = json.loads(row["config"])["games"][0]
-        out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game["game_id"],
-                    "params": game["params"], "created": row["created"], "entries": counts[0],
+        game = TournamentConfig.from_json(json.loads(row["config"])).games[0]
+        out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game.game_id,
+                    "params": game.params, "created": row["created"], "entries": counts[0],
                     "active": counts[1], "matches": store.run(row["run_id"])["total"],
                     "status": store.run(row["run_id"])["status"]})
     return out
@@ -282,12 +282,13 @@ def ladders(store: Store) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- entries
 
-def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optional[str] = None,
-        checked: bool = False) -> Entry:
-    """Enters the agent `item` (anything `arena run --agents` takes as one item: a built-in with
-    parameters, FILE.py:Class, package.module:Class, exec:PATH, optionally `as LABEL`) in the
-    ladder, owned by `entrant` (None: from the command line). Submitted code is staged (copied,
-    digested) and checked in its sandbox before anything is written.
+def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: Optional[str] = None,
+        checked: bool = False, item: Optional[str] = None) -> Entry:
+    """Enters the agent `spec` (one item of an agent list as `arena.edge.agent` reads it, under the
+    ladder's sandbox: `edge.agent(item, ladder.config.sandbox)`) in the ladder, owned by `entrant`
+    (None: from the command line). Submitted code is staged (copied, digested) and checked in its
+    sandbox before anything is written. `item` is the text the agent was given as, which the ladder's
+    lists show (None: the spec as an agent list writes it).
 
     The same label with other code is a new version: a new entry whose parent is the label's latest
     entry, which is retired unless `keep`. The same label with the same code as an active entry is
@@ -299,9 +300,6 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
     from arena.sandbox import stage, validate_all
     ladder = get(store, name)
     policy = ladder.config.sandbox
-    if agent_list.split_list(item) != [item.strip()]:
-        raise ValueError(f"give one agent per `arena ladder add`, not a list: {item!r}")
-    spec = agent_list.parse_agent(item, run_code=policy.mode == "none")
     if spec.source == "human":
         raise ValueError("a ladder plays unattended: the human agent cannot enter one")
     if "@" in spec.label:
@@ -334,7 +332,8 @@ def add(store: Store, name: str, item: str, keep: bool = False, entrant: Optiona
             store.db.execute(
                 "INSERT INTO ladder_entries (ladder, entry, label, version, name, item, spec, digest, parent, entrant, "
                 "status, added, joined, mu, sigma) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
-                (name, number, spec.label, version, played.label, item.strip(), json.dumps(played.as_dict()),
+                (name, number, spec.label, version, played.label, (item or agent_list.item_text(spec)).strip(),
+                 json.dumps(played.as_dict()),
                  digest, latest.entry if latest else None, entrant, now, joined, prior.mu, prior.sigma))
             back = None
         if latest is not None and not keep and latest.status == "active" and latest is not same:

@@ -244,7 +244,7 @@ def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, 
             _may_enter(store, name, entrant, label)
             before = {e.entry for e in ladders.entries(store, name, active=True)}
             try:
-                added = ladders.add(store, name, f"{agent} as {label}", entrant=entrant, checked=True)
+                added = ladders.add(store, name, staged, entrant=entrant, checked=True, item=f"{agent} as {label}")
             except ValueError as e:
                 raise UploadRefused(str(e)) from None
             gone = [e for e in ladders.entries(store, name) if e.entry in before and e.status == "retired"]

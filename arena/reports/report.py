@@ -24,8 +24,8 @@ from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, outp
 from arena.results import analysis
 from arena.reports.sections import run_sections
 from arena import server_address
-from arena.sandbox import LIMITS, unconfined_note
-from arena.tournament.config import TournamentConfig, book_note, time_note
+from arena.sandbox import policy_options, unconfined_note
+from arena.tournament.config import TournamentConfig, book_note, shown_config, time_note
 from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
                                   level_note)
 from arena.text import book_text, csp_meta, interval_text, option_value
@@ -237,12 +237,12 @@ def reproduction_html(data: dict[str, Any]) -> str:
             + per_match + "</details>")
 
 
-def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
+def rerun_command(config_json: Any, deal_key: str = "") -> Optional[str]:
     """The `arena run` command line that schedules this tournament again (the same config and deal
     key, so the same run id, seeds and matches), or None for a run that is not an `arena run`
     tournament (a comparison, a game played in `arena serve`) or whose config cannot be read."""
     try:
-        config = TournamentConfig.from_json(stored_config)
+        config = TournamentConfig.from_json(config_json)
     except ValueError:
         return None
     if config.deals is None or config.compare:
@@ -265,11 +265,7 @@ def rerun_command(stored_config: Any, deal_key: str = "") -> Optional[str]:
               "--time-limit", str(config.time_limit)]
     if config.time_control is not None:
         words += ["--time-control", str(config.time_control)]
-    if config.sandbox.mode != "bwrap":
-        words += ["--sandbox", config.sandbox.mode]
-    for name, value in config.sandbox.limits:
-        if value != LIMITS[name][0]:
-            words += ["--bot-limit", f"{name}={value}"]
+    words += policy_options(config.sandbox)
     if config.book:   # its file is named on the page beside the command
         words += ["--deals", "BOOK"]
     elif deal_key:
@@ -313,11 +309,12 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     body = "".join(section_html(k, s, summ) for k, (s, summ) in enumerate(zip(data["sections"], summaries)))
     if not data["sections"]:
         body = "<p>No finished matches yet.</p>"
-    note = unconfined_note(data["config"])
+    config = shown_config(data["config"])
+    note = unconfined_note(config.sandbox, config.agents) if config else None
     warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
-    clock = time_note(data["config"])
+    clock = time_note(config)
     warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
-    book = book_note(data["config"])
+    book = book_note(config)
     warning += f"<p class=\"meta\" id=\"deal-book\">{_e(book)}</p>" if book else ""
     warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if data["config"].get("imported") else ""
     return (

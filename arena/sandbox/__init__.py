@@ -13,7 +13,8 @@ seccomp filter, resource limits, and a fresh process for every match (docs/sandb
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from arena.sandbox.policy import DEFAULT_POLICY, LIMITS, SANDBOXES, AgentFault, make_policy, unconfined_note
+from arena.sandbox.policy import (DEFAULT_POLICY, LIMITS, SANDBOXES, AgentFault, make_policy, policy_options,
+                                  unconfined_note)
 from arena.sandbox.staging import code_dir, source_dir, stage
 
 if TYPE_CHECKING:
@@ -32,6 +33,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["DEFAULT_POLICY", "LIMITS", "SANDBOXES", "AgentFault", "make_policy", "unconfined_note", "POOL",
-           "BotPool", "RemoteAgent", "check_available", "validate", "validate_all", "describe", "load_class",
+__all__ = ["DEFAULT_POLICY", "LIMITS", "SANDBOXES", "AgentFault", "make_policy", "policy_options", "unconfined_note",
+           "POOL", "BotPool", "RemoteAgent", "check_available", "validate", "validate_all", "describe", "load_class",
            "code_dir", "source_dir", "stage"]

@@ -1,8 +1,8 @@
 """How submitted agents are confined: the sandbox mode, the limits, and what a bot's fault is."""
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 from agents import code_param
-from arena.match import SandboxPolicy
+from arena.match import AgentSpec, SandboxPolicy
 from arena.text import printable
 
 SANDBOXES = ("bwrap", "none")
@@ -49,12 +49,20 @@ def make_policy(mode: str = "bwrap", limits: Iterable[tuple[str, Any]] = ()) -> 
 DEFAULT_POLICY = make_policy()
 
 
-def unconfined_note(config: dict[str, Any]) -> Optional[str]:
-    """The warning every view of a run shows when agents' code ran without the sandbox."""
-    agents = config.get("agents", [])
-    if config.get("sandbox", {}).get("mode") == "none" and any(
-            a.get("kind", "builtin") != "builtin" or code_param(a.get("source"), a.get("params", {}))
-            for a in agents):
+def policy_options(policy: SandboxPolicy) -> list[str]:
+    """The command-line words that give `policy`: --sandbox and --bot-limit, each only when not the default."""
+    words = ["--sandbox", policy.mode] if policy.mode != "bwrap" else []
+    for name, value in policy.limits:
+        if value != LIMITS[name][0]:
+            words += ["--bot-limit", f"{name}={value}"]
+    return words
+
+
+def unconfined_note(sandbox: Optional[SandboxPolicy], agents: Sequence[AgentSpec]) -> Optional[str]:
+    """The warning every view of a run shows when agents' code ran without the sandbox (`sandbox`:
+    the run's policy, None for a run that has none, a game played in `arena serve`)."""
+    if sandbox is not None and sandbox.mode == "none" and any(
+            a.kind != "builtin" or code_param(a.source, dict(a.params)) for a in agents):
         return ("sandbox: none - the submitted agents ran unconfined (--sandbox none), so nothing "
                 "stopped them from reading hidden cards or forging results")
     return None

@@ -34,7 +34,7 @@ import engines
 from arena.agent_list import entry_points
 from arena.results.outcome import faulty_seats
 from arena.table import replay_states
-from arena.sandbox import make_policy
+from arena import edge
 from arena.ladder import uploads
 from arena.serve import inputs, ladders, views
 from arena.serve.sessions import PlayCaps, PlaySession, Sessions, UnknownSession
@@ -141,7 +141,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
     arena.serve.sessions.find_bots); `caps` what a game in the browser may ask (PlayCaps);
     `behind_proxy`: the client's address is the last of X-Forwarded-For (a reverse proxy's),
     else the socket's peer; `upload_quota`: bytes of uploaded bots each entrant may keep."""
-    policy = make_policy(sandbox)
+    policy = edge.sandbox_policy(sandbox)
     offered = dict(bots or {})
     caps = caps or PlayCaps()
     sessions = Sessions()
@@ -294,7 +294,8 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63):
             raise ValueError("seed must be a whole number from 0 to 2**63-1")
         engines.spec(game_id)
-        session = await run_in_threadpool(PlaySession, game_id, params, bots, seat, seed, policy, offered, caps)
+        specs = await run_in_threadpool(edge.web_agents, bots, offered)
+        session = await run_in_threadpool(PlaySession, game_id, params, specs, seat, seed, policy, caps)
         return JSONResponse(session.view(await run_in_threadpool(sessions.open, session)))
 
     def api_game(request):

@@ -26,16 +26,7 @@ from typing import Any, Optional, Sequence, Union
 
 import agents as agent_registry
 import engines
-from arena.agent_list import (
-    _ITEM,
-    agent_classes,
-    ScheduleError,
-    entry_points,
-    file_param,
-    parse_agent,
-    parse_params,
-    split_list,
-)
+from arena.agent_list import ScheduleError, agent_classes
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy
 from arena import defaults, referee
 from arena.referee import LocalAgent
@@ -142,55 +133,23 @@ def find_bots(paths: Sequence[str]) -> tuple[dict[str, str], list[str]]:
     return offered, skipped
 
 
-def web_agent(item: str, offered: dict[str, str]) -> AgentSpec:
-    """One item of a request's agent list as an AgentSpec: an offered bot ("FILE.py:Class", see
-    find_bots), a built-in agent or an installed one, with parameters and a label as in `--agents`.
-    Anything else (a path, a module) is refused before anything is looked up on the server."""
-    m = _ITEM.match(item.strip())
-    source = m["source"] if m else ""
-    params = parse_params(m["params"] or "", f"agent {source!r}") if m else ()
-    if m and source in offered:
-        if not item.strip().isprintable():
-            raise ScheduleError(f"agent {item.strip()!r}: parameters and labels must be printable text")
-        return AgentSpec(m["label"] or source.rpartition(":")[2], source, params, "file", offered[source])
-    installed = entry_points()
-    if m and source not in agent_registry.agent_names() and source not in installed:
-        known = [a for a in agent_registry.agent_names() if a != "human"] + list(offered) + sorted(installed)
-        raise ScheduleError(f"unknown agent {source!r}: this server offers only {', '.join(known)}")
-    param = agent_registry.code_param(source, dict(params))
-    if param:
-        raise ScheduleError(f"agent {source}: its {param} names code that would run in the server's own process, "
-                            f"outside the sandbox, which a game in the browser may not ask for")
-    param = file_param(source, dict(params))
-    if param:
-        raise ScheduleError(f"agent {source}: its {param} names a file on the server, which a game in the browser "
-                            f"may not ask for (the default, the shipped model, may be)")
-    return parse_agent(item)
-
-
-def bot_specs(text: str, offered: Optional[dict[str, str]] = None, caps: Optional[PlayCaps] = None) -> list[AgentSpec]:
-    """The AgentSpecs of a request's agent list, one per seat other than the person's (see web_agent),
-    each within `caps` (PlayCaps() when None)."""
-    specs = [web_agent(item, offered or {}) for item in split_list(text)]
+def check_bots(specs: Sequence[AgentSpec], caps: Optional[PlayCaps] = None) -> None:
+    """Each of a request's bots (`arena.edge.web_agents`) within `caps` (PlayCaps() when None)."""
     for spec in specs:
         (caps or PlayCaps()).check(spec)
-    if not specs:
-        raise ScheduleError("give at least one agent to play against, e.g. random")
-    if any(spec.source == "human" for spec in specs):
-        raise ScheduleError("the human agent plays in a terminal: here you are the human; give bots")
-    return specs
 
 
 class PlaySession:
     """One game: the real state, the bots in the other seats and the person's record of the moves."""
 
-    def __init__(self, game_id: str, params: dict[str, Any], bot_text: str, seat: int, seed: Optional[int] = None,
-                 policy: Optional[SandboxPolicy] = None, offered: Optional[dict[str, str]] = None,
-                 caps: Optional[PlayCaps] = None) -> None:
-        """Checks the game and the bots (`offered`: see find_bots; `caps`: PlayCaps) and starts no
-        process: `start` does."""
+    def __init__(self, game_id: str, params: dict[str, Any], bots: Sequence[AgentSpec], seat: int,
+                 seed: Optional[int] = None,
+                 policy: Optional[SandboxPolicy] = None, caps: Optional[PlayCaps] = None) -> None:
+        """Checks the game and the bots (as `arena.edge.web_agents` reads a request's list; `caps`:
+        PlayCaps) and starts no process: `start` does."""
         seed = random.SystemRandom().getrandbits(63) if seed is None else seed
-        specs = bot_specs(bot_text, offered, caps)
+        specs = list(bots)
+        check_bots(specs, caps)
         players = len(specs) + 1
         if "players" in params:
             raise ScheduleError("the number of players is one more than the agents you play against")

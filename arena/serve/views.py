@@ -10,7 +10,7 @@ import engines
 from arena.reports import graphs, report
 from arena.reports.sections import run_sections
 from arena.results.outcome import faulty_seats
-from arena.store import run_kind
+from arena.store import run_facts, run_kind
 from arena.table import public_name
 from arena.reports.tables import leaderboard_columns
 from arena.store import Store
@@ -152,7 +152,7 @@ def run_row(run: dict[str, Any]) -> dict[str, Any]:
     """A run as the runs list shows it (the config is left out: it can be long)."""
     return {"run_id": run["run_id"], "status": run["status"], "created": run["created"], "total": run["total"],
             "kind": run_kind(run),
-            "games": [g["game_id"] for g in run["config"].get("games", [])]}
+            "games": list(run_facts(run).games)}
 
 
 def run_summary(store: Store, run_id: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import engines
 from arena import seeds
-from arena.agent_list import param_options
+from arena.tournament.config import GameSetting
 from arena.tournament.schedule import deal_seed, resolve_games
 from arena.text import jsonable
 
@@ -184,18 +184,27 @@ def load_for(path: str, deal_key: Optional[str], seed: int) -> Book:
 
 
 def games(book: Book, game_id: Optional[str], players: Optional[int],
-          params: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
-    """[(game id, complete parameters)] of a run of the book; BookError when the command line names
-    another game, or other parameters, than the book's."""
+          params: Sequence[tuple[str, str]]) -> list[GameSetting]:
+    """The game of a run of the book, with its complete parameters; BookError when the command line
+    names another game, or other parameters (--param's (name, value) pairs), than the book's."""
     if game_id not in (None, book.game_id):
         raise BookError(f"deal book {book.path} deals {book.game_id}, not {game_id}")
     if players is not None or params:
-        [(_, given)] = resolve_games(book.game_id, players, param_options(params))
-        if jsonable(given) != book.params:
-            theirs = ", ".join(f"{k}={v}" for k, v in sorted(book.params.items()))
-            raise BookError(f"deal book {book.path} deals {book.game_id} with {theirs}: give those parameters, "
-                            f"or leave --players and --param out")
-    return [(book.game_id, dict(book.params))]
+        [given] = resolve_games(book.game_id, players, params)
+        if jsonable(given.params) != book.params:
+            raise BookError(f"deal book {book.path} deals {book.game_id} with {_params_text(book)}: give those "
+                            f"parameters, or leave --players and --param out")
+    return [GameSetting(book.game_id, dict(book.params))]
+
+
+def check_games(book: Book, games: Optional[Sequence[GameSetting]]) -> None:
+    """BookError when `games` (None: the book's) are not the book's game with its parameters."""
+    if games is not None and [(g.game_id, jsonable(g.params)) for g in games] != [(book.game_id, book.params)]:
+        raise BookError(f"deal book {book.path} deals {book.game_id} with {_params_text(book)}, and only that game")
+
+
+def _params_text(book: Book) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(book.params.items()))
 
 
 def take(book: Book, deals: Optional[int], option: str) -> int:

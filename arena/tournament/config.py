@@ -75,14 +75,14 @@ class TournamentConfig:
     seeding: str = "independent"
 
     @classmethod
-    def create(cls, games: Sequence[tuple[str, Mapping[str, Any]]], agents: Sequence[AgentSpec], deals: Optional[int],
+    def create(cls, games: Sequence[GameSetting], agents: Sequence[AgentSpec], deals: Optional[int],
                seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
                code: str, time_control: Optional[TimeControl] = None,
                stop: Optional[StoppingRule] = None, seeding: str = "coupled") -> "TournamentConfig":
         """A config from the checked pieces of a command line (a new run: coupled seeds unless
         `seeding` says otherwise). Parameters are kept as plain JSON values (a tuple as a list), as
         the store gives them back."""
-        return cls(games=tuple(GameSetting(g, jsonable(p)) for g, p in games),
+        return cls(games=tuple(GameSetting(g.game_id, jsonable(g.params)) for g in games),
                    agents=tuple(_agent(jsonable(a.as_dict())) for a in agents),
                    sandbox=sandbox, seed=int(seed), time_limit=float(time_limit), deals=deals,
                    agent_defaults=jsonable(agent_defaults), code=code, time_control=time_control, stop=stop,
@@ -160,17 +160,31 @@ def _agent(data: Mapping[str, Any]) -> AgentSpec:
                      data.get("code", ""))
 
 
-def time_note(data: Mapping[str, Any]) -> Optional[str]:
-    """The time rules of a stored run's config under a time control, one line (None without one)."""
-    clock = data.get("time_control")
-    if not clock:
+def stored_config(data: Mapping[str, Any]) -> Optional[TournamentConfig]:
+    """The config a store keeps for a run, as a value; None for a game played in `arena serve`,
+    which is no tournament. ValueError when it cannot be read."""
+    return None if data.get("kind") == "play" else TournamentConfig.from_json(data)
+
+
+def shown_config(data: Mapping[str, Any]) -> Optional[TournamentConfig]:
+    """`stored_config` for the views of a run, which show any stored run: None also when the config
+    cannot be read as a tournament's (the views then show no notes of it)."""
+    try:
+        return stored_config(data)
+    except ValueError:
         return None
-    return (f"time control {clock['base']:g}+{clock['increment']:g}: each bot's clock has {clock['base']:g} s a "
-            f"match and gains {clock['increment']:g} s a move; a submitted agent's move has at most "
-            f"{data['time_limit']:g} s (--time-limit)")
 
 
-def book_note(data: Mapping[str, Any]) -> Optional[str]:
-    """Which deal book a stored run's config played, one line (None without one)."""
-    book = data.get("book")
-    return f"the deals of deal book {book_text(book)}" if book else None
+def time_note(config: Optional[TournamentConfig]) -> Optional[str]:
+    """The time rules of a run under a time control, one line (None without one)."""
+    clock = config and config.time_control
+    if not config or not clock:
+        return None
+    return (f"time control {clock.base:g}+{clock.increment:g}: each bot's clock has {clock.base:g} s a "
+            f"match and gains {clock.increment:g} s a move; a submitted agent's move has at most "
+            f"{config.time_limit:g} s (--time-limit)")
+
+
+def book_note(config: Optional[TournamentConfig]) -> Optional[str]:
+    """Which deal book a run played, one line (None without one)."""
+    return f"the deals of deal book {book_text(config.book)}" if config and config.book else None

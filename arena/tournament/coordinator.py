@@ -2,8 +2,9 @@
 
     from arena.tournament import coordinator as tournament
     from arena.store import Store
+    from arena import edge
     store = Store("results/arena.sqlite")
-    plan = tournament.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)
+    plan = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("ismcts, greedy"), deals=10)
     status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
 
 (docs/python.md shows this session whole: the standings and matches as records, pandas, compare.)
@@ -29,12 +30,12 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 from arena import agent_list, defaults, seeds
 from arena.tournament import books
 from arena.tournament import schedule as sched
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import GameSetting, TournamentConfig, stored_config
 from arena.tournament.backends import SerialExecutor, check_backend, default_jobs, executor
 from arena.sandbox import describe
-from arena.match import MatchResult, MatchSpec, TimeControl
+from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy, TimeControl
 from arena.tournament.runner import play_matches
-from arena.sandbox import POOL, check_available, make_policy, stage, validate_all
+from arena.sandbox import DEFAULT_POLICY, POOL, check_available, stage, validate_all
 from arena.store import Store, run_kind
 from arena.results.tallies import Checkpoint
 from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
@@ -83,51 +84,48 @@ def check_time_limit(value: float) -> float:
     return float(value)
 
 
-def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] = None, agents: Optional[str] = None,
-         deals: Optional[int] = None, max_deals: Optional[int] = None, seed: int = 0,
-         time_limit: float = DEFAULT_TIME_LIMIT,
-         params: Sequence[str] = (), sandbox: str = "bwrap", bot_limits: Sequence[str] = (),
+def plan(store: Store, *, games: Optional[Sequence[GameSetting]] = None,
+         agents: Optional[Sequence[AgentSpec]] = None, deals: Optional[int] = None, max_deals: Optional[int] = None,
+         seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT, sandbox: SandboxPolicy = DEFAULT_POLICY,
          deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[str] = None,
-         book: Optional[str] = None, seeding: Optional[str] = None) -> Plan:
+         address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[TimeControl] = None,
+         book: Optional[books.Book] = None, seeding: Optional[str] = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run), started by `kind`
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
     line-up, or without it each game until its verdict is settled, at most `max_deals` deals. Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well.
 
-    `params` and `bot_limits` are "NAME=VALUE" texts as the command line takes them, `time_control`
-    "BASE+INC" (seconds) or None. `book` is the path of a deal book (arena.tournament.books) whose
-    deals the run plays: its game and parameters, all its deals or the first `deals`. `seeding`
+    The arguments are typed values, as `arena.edge` reads them from the command line: `games` the
+    GameSettings to play (None: every registered game with its defaults, or the deal book's game),
+    `agents` the AgentSpecs (None: greedy and random), `sandbox` the SandboxPolicy, `time_control`
+    a TimeControl or None, `deal_key` 32 hexadecimal digits or None. `book` is a deal book
+    (arena.tournament.books) whose deals the run plays: all its deals or the first `deals`. `seeding`
     (arena.seeds.SEEDINGS) is a new run's, "coupled" when None; a resumed run keeps its own.
 
-    :raises ValueError: an unknown game or agent, a malformed parameter or limit, a time limit or a
-        schedule out of range, a submitted agent that does not load, no sandbox available, a bad deal
-        book, a stored run with other deals than `deal_key`, an unknown seeding, or a resumed run
-        given another seeding than its own.
+    :raises ValueError: games other than the deal book's, a time limit or a schedule out of range,
+        a submitted agent that does not load, no sandbox available, a stored run with other deals
+        than `deal_key`, or a resumed run given another seeding than its own.
     :raises StoreError: another process plays this run (a ValueError too).
     """
-    wanted_key = seeds.parse_deal_key(deal_key) if deal_key else None
-    if seeding is not None:
-        seeding = seeds.parse_seeding(seeding)
+    wanted_key = deal_key
     check_backend(backend, address)
-    deal_book = None
     if book is not None:
         if resume:
             raise ValueError("--deals starts a run: a resumed run keeps its deals (leave --deals out)")
         if max_deals is not None:
             raise ValueError("--max-deals is for a run played until settled: a deal book's run plays its deals "
                              "(--games N: the first N)")
-        deal_book = books.load_for(book, deal_key, seed)
-        wanted_key = deal_book.key
-        deals = books.take(deal_book, deals, "--games")
+        books.check_games(book, games)
+        wanted_key = book.key
+        deals = books.take(book, deals, "--games")
     if resume:
         check_not_imported(store, resume)
-        stored = store.run(resume)["config"]
         run_id = resume
-        if stored.get("kind") == "play":
+        resumed = stored_config(store.run(resume)["config"])
+        if resumed is None:
             raise ValueError(f"run {resume} is a game played in `arena serve`, with nothing left to play")
-        config = TournamentConfig.from_json(stored)
+        config = resumed
         if config.compare:
             raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
         check_seeding(resume, config, seeding)
@@ -140,25 +138,22 @@ def plan(store: Store, *, game_id: Optional[str] = None, players: Optional[int] 
             stage(a)   # the copy made when the run started, or the unchanged original
     else:
         time_limit = check_time_limit(time_limit)
-        clock = TimeControl.parse(time_control) if time_control is not None else None
-        games = books.games(deal_book, game_id, players, params) if deal_book else \
-            sched.resolve_games(game_id, players, agent_list.param_options(params))
-        policy = make_policy(sandbox, agent_list.parse_params(",".join(bot_limits), "--bot-limit"))
-        if agents is not None and not agents.strip():
-            raise agent_list.ScheduleError("--agents is empty: give at least two agents, e.g. --agents greedy,random")
-        agent_specs = [stage(a) for a in agent_list.parse_agents(agents or agent_list.DEFAULT_AGENTS,
-                                                                 run_code=policy.mode == "none")]
+        if games is None:
+            games = books.games(book, None, None, ()) if book else sched.resolve_games(None, None, ())
+        if agents is None:
+            agents = agent_list.default_agents()
+        agent_specs = [stage(a) for a in agents]
         rule = None
         if deals is None:
             rule = StoppingRule(DEFAULT_MAX_DEALS if max_deals is None else max_deals)
             deals = rule.max_deals
         elif max_deals is not None:
             raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
-        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, policy, clock, rule,
-                                                 seeding or "coupled"),
-                         kind=kind, book=deal_book.ref() if deal_book else None)
+        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, sandbox, time_control,
+                                                 rule, seeding or "coupled"),
+                         kind=kind, book=book.ref() if book else None)
         sched.check_size(config)
-        validate_all(agent_specs, policy)
+        validate_all(agent_specs, sandbox)
         run_id = config.run_id
     check_not_imported(store, run_id)
     extends = None if resume else smaller_run(store, config, wanted_key)

@@ -36,7 +36,7 @@ from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
 from arena.results.analysis import group_key
 from arena.results.settle import StoppingRule, looks
 from arena.seeds import derive_seed
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import GameSetting, TournamentConfig
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -160,7 +160,7 @@ def deal_seed(seed: int, game_id: str, game_params: Mapping[str, Any], deal: int
     return derive_seed(seed, game_id, tuple(sorted(game_params.items())), deal, key=bytes.fromhex(deal_key))
 
 
-def tournament_config(games: Sequence[tuple[str, Mapping[str, Any]]], agent_specs: Sequence[AgentSpec],
+def tournament_config(games: Sequence[GameSetting], agent_specs: Sequence[AgentSpec],
                       deals: Optional[int], seed: int, time_limit: float, sandbox: SandboxPolicy,
                       time_control: Optional[TimeControl] = None,
                       stop: Optional[StoppingRule] = None, seeding: str = "coupled") -> TournamentConfig:
@@ -254,15 +254,16 @@ def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = 
 
 
 def resolve_games(game_id: Optional[str], players: Optional[int],
-                  params: Union[dict[str, Any], Iterable[tuple[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
-    """[(game_id, full params)] for --game/--players/--param; every registered game without --game."""
+                  params: Union[dict[str, Any], Iterable[tuple[str, Any]]]) -> list[GameSetting]:
+    """The games of --game/--players/--param (their parameters read from text, as given), each with
+    its complete parameters; every registered game without --game."""
     if game_id is None:
         if players is not None or params:
             raise ScheduleError("--players and --param need --game")
-        return [(g, engines.registry.resolve(g)) for g in engines.game_ids()]
+        return [GameSetting(g, engines.registry.resolve(g)) for g in engines.game_ids()]
     params = dict(params)
     if "players" in params:   # --param players=N is --players N
         if players is not None:
             raise ScheduleError("give the number of players once: --players or --param players=N")
         players = params.pop("players")
-    return [(game_id, engines.registry.resolve(game_id, players=players, **params))]
+    return [GameSetting(game_id, engines.registry.resolve(game_id, players=players, **params))]

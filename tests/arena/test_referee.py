@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import engines
+from arena import edge
 from arena import agent_list, referee
 from arena.tournament import schedule
 from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
@@ -194,7 +195,7 @@ def test_arena_play_goes_through_the_referee(counted):
 
 def test_a_game_in_the_browser_goes_through_the_referee(counted):
     from arena.serve.sessions import PlaySession
-    session = PlaySession("insert", {}, "random", seat=0, seed=5).start()
+    session = PlaySession("insert", {}, edge.web_agents("random"), seat=0, seed=5).start()
     session.human_move(session.state.legal_actions()[0])
     assert counted == []   # the person's move comes from the page, checked there
     session.bot_move()

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from cli import invoke, ok
+from arena import edge
 from arena.seeds import analyze_deal_key
 from arena.store import Store, run_kind
 from arena.tournament import coordinator
@@ -101,7 +102,7 @@ def test_status_is_what_the_store_keeps_and_kinds_are_what_started_the_run(tmp_p
                                 "agents": [{"label": "you"}, {"label": "greedy"}]}, 1)
     store.set_status("play-1", "finished")
     # An analyze run stored before analyze runs said so is known by its public deal key.
-    plan = coordinator.plan(store, game_id="insert", agents="greedy,random", deals=1, seed=3,
+    plan = coordinator.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy,random"), deals=1, seed=3,
                             deal_key=analyze_deal_key(3))
     store.close()
     rows = {r["run_id"]: r for r in json.loads(ok("runs", "--store", path, "--json"))}

@@ -11,6 +11,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from arena import edge
 from arena.compare import compare
 from arena.cli import main
 from arena.store import Store
@@ -146,7 +147,8 @@ def test_same_deal_key_same_result_with_any_jobs(tmp_path):
 def test_an_interrupted_comparison_resumes_to_the_same_decision(tmp_path):
     reference = run_json("greedy", "random", *FAST, "--store", tmp_path / "ref.sqlite")
     store = Store(str(tmp_path / "cut.sqlite"))
-    plan = compare.plan(store, "greedy", "random", "insert", sprt_text="elo0=0,elo1=100",
+    plan = compare.plan(store, edge.agent("greedy"), edge.agent("random"), edge.game("insert", None),
+                        test=edge.sprt("elo0=0,elo1=100"),
                         deal_key=os.environ["ARENA_DEAL_KEY"])
     seen = []
 

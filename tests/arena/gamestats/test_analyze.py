@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 import engines
+from arena import edge
 from arena.gamestats import analyze as an
 from arena.cli import main
 from arena.store import Store
@@ -102,12 +103,13 @@ def test_faulted_matches_are_left_out_and_counted():
 
 
 def test_scalar_parameters_split_into_variants_and_lists_keep_their_commas():
-    assert an.variants("wizard", ["hands=2,3", "plus_minus_one=true,false"]) == \
-        [["hands=2,3", "plus_minus_one=true"], ["hands=2,3", "plus_minus_one=false"]]
-    assert an.variants("wizard", ["hands=2", "hands=3"]) == [["hands=2"], ["hands=3"]]
+    assert [(g.params["hands"], g.params["plus_minus_one"])
+            for g in edge.game_variants("wizard", ["hands=2,3", "plus_minus_one=true,false"])] == \
+        [((2, 3), True), ((2, 3), False)]
+    assert [g.params["hands"] for g in edge.game_variants("wizard", ["hands=2", "hands=3"])] == [(2,), (3,)]
     with pytest.raises(ValueError, match="nosuch"):
-        an.variants("insert", ["nosuch=1"])
-    assert an.self_play("greedy") == "greedy, greedy as greedy-2"
+        edge.game_variants("insert", ["nosuch=1"])
+    assert edge.self_play("greedy") == edge.agents("greedy, greedy as greedy-2")
 
 
 # ---- end to end ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from arena import edge
 from arena.ladder import store as ladders
 from arena.store import Store
 from cli import invoke, ok
@@ -66,13 +67,13 @@ def test_entrants_own_their_labels():
     import tempfile
     with tempfile.TemporaryDirectory() as folder:
         store = Store(os.path.join(folder, "s.sqlite"))
-        ladders.create(store, "up", game_id="insert")
-        ladders.add(store, "up", "random as r", entrant="alice")
+        ladders.create(store, "up", game=edge.game("insert", None))
+        ladders.add(store, "up", edge.agent("random as r"), entrant="alice")
         with pytest.raises(ValueError, match="belongs to another entrant"):
-            ladders.add(store, "up", "greedy as r", entrant="bob")
+            ladders.add(store, "up", edge.agent("greedy as r"), entrant="bob")
         with pytest.raises(ValueError, match="only its owner"):
             ladders.retire(store, "up", "r", entrant="bob")
-        assert ladders.add(store, "up", "greedy as r", entrant="alice").entrant == "alice"
+        assert ladders.add(store, "up", edge.agent("greedy as r"), entrant="alice").entrant == "alice"
         assert [e.name for e in ladders.retire(store, "up", "r", entrant="alice")] == ["r@2"]
         store.close()
 

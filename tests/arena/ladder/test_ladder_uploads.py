@@ -6,6 +6,7 @@ import zipfile
 
 import pytest
 
+from arena import edge
 from arena.ladder import uploads
 from arena.ladder.uploads import UploadRefused
 from paths import FIXTURES, ROOT
@@ -144,10 +145,11 @@ def test_a_bad_label_is_refused(label):
 
 DIES_DURING_ITS_CHECK = """
 import os, sys, time
+from arena import edge
 from arena.ladder import store as ladders, uploads
 from arena.store import Store
 store = Store(sys.argv[1])
-ladders.create(store, "club", game_id="insert", seed=1)
+ladders.create(store, "club", game=edge.game("insert", None), seed=1)
 def check(*args):
     open(sys.argv[2], "w").close()
     time.sleep(600)
@@ -187,7 +189,7 @@ def test_the_scratch_of_a_server_killed_during_an_upload_is_swept_by_the_next_up
         kept = tempfile.mkdtemp(prefix=f"{uploads.SCRATCH}{alive.pid}-")
 
         store = Store(str(tmp_path / "arena.sqlite"))
-        ladders.create(store, "club", game_id="insert", seed=1)
+        ladders.create(store, "club", game=edge.game("insert", None), seed=1)
         with pytest.raises(UploadRefused):
             uploads.submit(store, "club", "bob", b"not a bot", "bot.bin")
         store.close()

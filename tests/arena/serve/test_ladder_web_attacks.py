@@ -8,6 +8,7 @@ import pytest
 from starlette.exceptions import HTTPException
 from starlette.testclient import TestClient
 
+from arena import edge
 from arena.ladder import store as ladders
 from arena.ladder import tokens
 from arena.serve import ladders as ladders_web
@@ -23,8 +24,8 @@ def served(tmp_path):
     """(client, alice's token) of a ladder `club` of Insert with random."""
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
-    ladders.create(store, "club", game_id="insert", seed=1)
-    ladders.add(store, "club", "random")
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
+    ladders.add(store, "club", edge.agent("random"))
     token = tokens.issue(store.db, "club", "alice")
     store.close()
     with TestClient(create_app(path)) as client:
@@ -113,7 +114,7 @@ def test_a_client_sending_wrong_tokens_is_refused_before_any_hashing(served, mon
 def test_failed_token_checks_expire_and_stay_per_client(tmp_path):
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
-    ladders.create(store, "club", game_id="insert", seed=1)
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     token = tokens.issue(store.db, "club", "alice")
     now = [1000.0]
     checks = ladders_web.TokenChecks(clock=lambda: now[0])
@@ -134,7 +135,7 @@ def test_a_flood_from_many_addresses_keeps_the_memory_of_failures_bounded(tmp_pa
     monkeypatch.setattr(ladders_web, "MAX_CLIENTS", 50)
     monkeypatch.setattr(tokens, "_hash", lambda secret, salt: b"\1" * 32)   # cheap: only the bookkeeping is tested
     store = Store(str(tmp_path / "arena.sqlite"))
-    ladders.create(store, "club", game_id="insert", seed=1)
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     checks = ladders_web.TokenChecks(clock=lambda: 0.0)
     for i in range(500):
         with pytest.raises(HTTPException):

@@ -8,6 +8,7 @@ import tempfile
 import pytest
 from starlette.testclient import TestClient
 
+from arena import edge
 from arena.ladder import store as ladders
 from arena.ladder import tokens, uploads
 from arena.serve.app import create_app
@@ -25,8 +26,8 @@ def served(tmp_path, monkeypatch):
     ok("run", "--game", "insert", "--agents", "random,greedy", "--games", "2", "-j", "1", "--store", path)
     store = Store(path)
     run_id = store.run()["run_id"]
-    ladders.create(store, "club", game_id="insert", seed=1)
-    ladders.add(store, "club", "random")
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
+    ladders.add(store, "club", edge.agent("random"))
     token = tokens.issue(store.db, "club", "alice")
     store.close()
     with TestClient(create_app(path, "none")) as client:

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 from test_serve import play_to_the_end
 
+from arena import edge
 from arena.cli import main
 from arena.serve.app import create_app
 from arena.serve.sessions import MAX_IDLE, MAX_LIVE_BOTS, find_bots
@@ -204,8 +205,8 @@ def test_a_game_dropped_while_its_bots_start_starts_no_more_and_kills_those_star
     from arena.serve.sessions import PlaySession, SessionError, Sessions
     offered, _ = find_bots([BOTS])
     from arena.sandbox import make_policy
-    session = PlaySession("wizard", {"hands": "2"}, "bots.py:GoodBot, bots.py:GoodBot", 0, 1, make_policy("none"),
-                          offered)
+    session = PlaySession("wizard", {"hands": "2"}, edge.web_agents("bots.py:GoodBot, bots.py:GoodBot", offered), 0, 1,
+                          make_policy("none"))
     sessions, made = Sessions(), []
     real = referee.make_player
 

@@ -11,6 +11,7 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from arena import edge
 from arena.ladder import play, tokens, uploads
 from arena.ladder import store as ladders
 from arena.serve import ladders as ladders_web
@@ -53,11 +54,11 @@ def template(tmp_path_factory):
     empty ladder `other`), made once and copied for each test."""
     path = str(tmp_path_factory.mktemp("ladder") / "arena.sqlite")
     store = Store(path)
-    ladders.create(store, "club", game_id="insert", seed=1)
-    ladders.create(store, "other", game_id="insert", seed=1)
-    ladders.create(store, "unconfined", game_id="insert", seed=1, sandbox="none")
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
+    ladders.create(store, "other", game=edge.game("insert", None), seed=1)
+    ladders.create(store, "unconfined", game=edge.game("insert", None), seed=1, sandbox=edge.sandbox_policy("none"))
     for agent in ("random", "greedy"):
-        ladders.add(store, "club", agent)
+        ladders.add(store, "club", edge.agent(agent))
     issued = {who: tokens.issue(store.db, "club", who) for who in ("alice", "bob")}
     issued["other-ladder"] = tokens.issue(store.db, "other", "alice")
     issued["unconfined"] = tokens.issue(store.db, "unconfined", "alice")

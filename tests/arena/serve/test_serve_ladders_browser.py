@@ -8,6 +8,7 @@ import tarfile
 
 import pytest
 
+from arena import edge
 from arena.ladder import play, tokens
 from arena.ladder import store as ladders
 from arena.store import Store
@@ -23,9 +24,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None
 def ladder(tmp_path):
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
-    ladders.create(store, "club", game_id="insert", seed=1)
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     for agent in ("random", "greedy"):
-        ladders.add(store, "club", agent)
+        ladders.add(store, "club", edge.agent(agent))
     token = tokens.issue(store.db, "club", "alice")
     store.close()
     archive = str(tmp_path / "kit.tar.gz")

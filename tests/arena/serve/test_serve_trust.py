@@ -10,6 +10,7 @@ import urllib.request
 
 import pytest
 
+from arena import edge
 from arena.cli.serve import make_server
 from arena.ladder import store as ladders
 from arena.ladder import tokens
@@ -22,7 +23,7 @@ from arena.store import Store
 def store_path(tmp_path):
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
-    ladders.create(store, "club", game_id="insert", seed=1)
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     tokens.issue(store.db, "club", "alice")
     store.close()
     return path

@@ -11,6 +11,7 @@ import threading
 import pytest
 from starlette.testclient import TestClient
 
+from arena import edge
 from arena.ladder import store as ladders
 from arena.ladder import tokens, uploads
 from arena.serve.app import create_app
@@ -31,8 +32,8 @@ def club(tmp_path):
     """(store path, {entrant: token}) of a ladder `club` of Insert with random."""
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
-    ladders.create(store, "club", game_id="insert", seed=1)
-    ladders.add(store, "club", "random")
+    ladders.create(store, "club", game=edge.game("insert", None), seed=1)
+    ladders.add(store, "club", edge.agent("random"))
     issued = {who: tokens.issue(store.db, "club", who) for who in ("alice", "bob")}
     store.close()
     return path, issued

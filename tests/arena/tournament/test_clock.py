@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
+from arena import edge
 from arena.cli import main
 from arena.results.outcome import placements_seen_by
 from arena.store import Store
@@ -115,13 +116,14 @@ def test_an_exec_bot_is_sent_its_clock(tmp_path, control, increasing):
 def test_a_run_without_a_time_control_keeps_its_run_id(tmp_path):
     from arena.match import TimeControl
     store = Store(str(tmp_path / "s.sqlite"))
-    plan = tournament.plan(store, game_id="insert", agents="greedy, random", deals=2, time_limit=3.0, deal_key=KEY,
+    plan = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy, random"), deals=2, time_limit=3.0,
+                           deal_key=KEY,
                            seeding="independent")
     assert "time_control" not in store.run(plan.run_id)["config"]
     # computed before the time control (and coupled seeds) existed, with the code digest fixed
     assert dataclasses.replace(plan.config, code="0123456789abcdef").run_id == "insert-4ab32db983"
-    clocked = tournament.plan(store, game_id="insert", agents="greedy, random", deals=2, time_limit=3.0,
-                              deal_key=KEY, time_control="60+0.5")
+    clocked = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy, random"), deals=2,
+                              time_limit=3.0, deal_key=KEY, time_control=edge.time_control("60+0.5"))
     assert clocked.run_id != plan.run_id
     assert clocked.config.time_control == TimeControl(60.0, 0.5)
     assert TournamentConfig.from_json(store.run(clocked.run_id)["config"]) == clocked.config

@@ -4,6 +4,7 @@ import dataclasses
 
 import pytest
 
+from arena import edge
 from arena.compare import compare
 from arena.store import Store
 from arena.tournament import coordinator as tournament
@@ -14,9 +15,9 @@ KEY = "5eed" * 8
 
 def test_a_tournament_config_is_the_same_value_after_the_store(tmp_path):
     store = Store(str(tmp_path / "s.sqlite"))
-    plan = tournament.plan(store, game_id="wizard", players=3, agents="greedy, random as r, ismcts[iterations=5]",
-                           deals=2, seed=7, time_limit=2.5, params=("hidden_bids=true",), bot_limits=("memory=512",),
-                           deal_key=KEY)
+    plan = tournament.plan(store, games=edge.games("wizard", 3, ("hidden_bids=true",)),
+                           agents=edge.agents("greedy, random as r, ismcts[iterations=5]"), deals=2, seed=7,
+                           time_limit=2.5, sandbox=edge.sandbox_policy("bwrap", ("memory=512",)), deal_key=KEY)
     config = plan.config
     assert isinstance(config, TournamentConfig)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -36,8 +37,9 @@ def test_a_tournament_config_is_the_same_value_after_the_store(tmp_path):
 
 def test_the_run_id_is_the_config_digest(tmp_path):
     store = Store(str(tmp_path / "s.sqlite"))
-    a = tournament.plan(store, game_id="insert", agents="greedy, random", deals=2, deal_key=KEY)
-    b = tournament.plan(store, game_id="insert", agents="greedy, random", deals=2, time_limit=3.0, deal_key=KEY)
+    a = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy, random"), deals=2, deal_key=KEY)
+    b = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy, random"), deals=2, time_limit=3.0,
+                        deal_key=KEY)
     assert a.run_id == a.config.run_id and a.run_id.startswith("insert-")
     assert b.run_id != a.run_id   # the time limit is part of what a run is
     assert dataclasses.replace(b.config, time_limit=a.config.time_limit).run_id == a.run_id
@@ -46,8 +48,8 @@ def test_the_run_id_is_the_config_digest(tmp_path):
 
 def test_a_comparison_is_a_config_without_deals(tmp_path):
     store = Store(str(tmp_path / "s.sqlite"))
-    plan = compare.plan(store, "greedy", "random", "royal_ball", field="random, greedy as g2", max_deals=20,
-                        deal_key=KEY)
+    plan = compare.plan(store, edge.agent("greedy"), edge.agent("random"), edge.game("royal_ball", None),
+                        field=edge.agent_items("random, greedy as g2", "--field"), max_deals=20, deal_key=KEY)
     config = plan.config
     assert config.deals is None and config.compare is not None
     assert (config.compare.candidate, config.compare.baseline, config.compare.field) == ("greedy", "random",

@@ -6,10 +6,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from arena import edge
 from arena.cli import main
 from arena.compare import compare
 from arena.store import Store
-from arena.tournament import coordinator, schedule as sched
+from arena.tournament import schedule as sched
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import play_match
 
@@ -22,7 +23,8 @@ AGENT = "ismcts[iterations=20]"
 @pytest.mark.parametrize("game, players, params", GAMES)
 def test_equal_agents_differ_by_exactly_zero_on_every_deal(tmp_path, game, players, params):
     store = Store(str(tmp_path / "c.sqlite"))
-    plan = compare.plan(store, AGENT, f"{AGENT} as twin", game, players, params, max_deals=3, seed=4)
+    plan = compare.plan(store, edge.agent(AGENT), edge.agent(f"{AGENT} as twin"), edge.game(game, players, params),
+                        max_deals=3, seed=4)
     status, outcome = compare.play(store, plan, jobs=1)
     assert status == "finished" and outcome.deals == 3 and outcome.identical == 3
     steps = 2 * (players - 1)
@@ -32,9 +34,8 @@ def test_equal_agents_differ_by_exactly_zero_on_every_deal(tmp_path, game, playe
 
 @pytest.mark.parametrize("game, players, params", GAMES)
 def test_equal_agents_play_every_rotation_of_a_deal_alike(game, players, params):
-    from arena import agent_list
-    specs = agent_list.parse_agents(f"{AGENT}, {AGENT} as twin")
-    full = sched.resolve_games(game, players, agent_list.param_options(params))[0][1]
+    specs = edge.agents(f"{AGENT}, {AGENT} as twin")
+    full = edge.game(game, players, params).params
     matches = sched.game_schedule("r", game, full, specs, 1, 9, 10.0, deal_key="ab" * 16)
     assert len(matches) >= 2 and len({m.seats for m in matches}) == len(matches)   # the rotations
     results = [play_match(m) for m in matches]
@@ -43,8 +44,8 @@ def test_equal_agents_play_every_rotation_of_a_deal_alike(game, players, params)
 
 def test_independent_seeds_part_equal_agents(tmp_path):
     store = Store(str(tmp_path / "i.sqlite"))
-    plan = compare.plan(store, AGENT, f"{AGENT} as twin", "belladone_bluff", 4, max_deals=3, seed=4,
-                        seeding="independent")
+    plan = compare.plan(store, edge.agent(AGENT), edge.agent(f"{AGENT} as twin"), edge.game("belladone_bluff", 4),
+                        max_deals=3, seed=4, seeding="independent")
     _, outcome = compare.play(store, plan, jobs=1)
     assert outcome.identical < 3 and plan.config.seeding == "independent"
 
@@ -72,7 +73,7 @@ def test_a_run_records_its_seeding_and_resumes_only_with_it(tmp_path):
     result = invoke(*base, "--seeding", "shared")
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
     with pytest.raises(ValueError, match="--seeding must be one of coupled, independent"):
-        coordinator.plan(Store(store_path), game_id="insert", agents="greedy,random", deals=1, seeding="shared")
+        edge.seeding("shared")
 
 
 def test_a_run_stored_before_coupling_is_independent_with_its_run_id():
@@ -101,11 +102,11 @@ def test_the_leaderboard_says_on_how_many_deals_play_was_identical(tmp_path):
 def test_a_new_ladder_plays_coupled_and_an_old_one_independent(tmp_path):
     from arena.ladder import play, store as ladders
     store = Store(str(tmp_path / "ladder.sqlite"))
-    ladders.create(store, "ins", game_id="insert", seed=1)
+    ladders.create(store, "ins", game=edge.game("insert", None), seed=1)
     ladder = ladders.get(store, "ins")
     assert ladder.config.seeding == "coupled"
     for agent in ("greedy", "random"):
-        ladders.add(store, "ins", agent)
+        ladders.add(store, "ins", edge.agent(agent))
     assert play.plan_batch(store, ladder) > 0
     assert {s.seeding for s in play.planned(store, ladders.get(store, "ins"))} == {"coupled"}
     old = {k: v for k, v in ladder.config.to_json().items() if k != "seeding"}

@@ -2,6 +2,7 @@
 matches, and the matches read are those of the full list, in order and by match id."""
 import tracemalloc
 
+from arena import edge
 from arena.agent_list import parse_agents
 from arena.sandbox import DEFAULT_POLICY
 from arena.store import Store
@@ -14,7 +15,7 @@ KEY = "5eed" * 8
 def test_a_big_run_is_planned_without_its_matches_in_memory(tmp_path):
     store = Store(str(tmp_path / "s.sqlite"))
     tracemalloc.start()
-    plan = tournament.plan(store, game_id="insert", agents="greedy, random", deals=50_000, deal_key=KEY)
+    plan = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy, random"), deals=50_000, deal_key=KEY)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert len(plan.schedule) == len(plan.todo) == 100_000

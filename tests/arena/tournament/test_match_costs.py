@@ -8,6 +8,7 @@ import random
 import pytest
 
 import engines
+from arena import edge
 from arena.agent_list import parse_agents
 from arena.bench import arena_schedule
 from arena.match import Fault
@@ -106,12 +107,12 @@ def test_checked_parameters_are_not_confused_with_equal_values_of_another_type()
 
 def test_a_run_killed_after_its_last_match_saves_its_checkpoint_when_run_again(tmp_path):
     store = Store(str(tmp_path / "s.sqlite"))
-    plan = coordinator.plan(store, game_id="insert", agents="random, random as r2", deals=5)
+    plan = coordinator.plan(store, games=edge.games("insert", None), agents=edge.agents("random, random as r2"), deals=5)
     # as a run killed (SIGKILL) after its last batch was stored, before its checkpoint was saved
     todo = list(plan.todo)
     store.record_many(list(zip(todo, play_matches(todo)[0])))
     store.release(plan.run_id)
-    again = coordinator.plan(store, game_id="insert", agents="random, random as r2", deals=5)
+    again = coordinator.plan(store, games=edge.games("insert", None), agents=edge.agents("random, random as r2"), deals=5)
     assert not again.todo and store.tallies(again.run_id)[0] == 0
     assert coordinator.play(store, again, jobs=1) == "finished"
     assert store.tallies(again.run_id)[0] == store.count(again.run_id) == 10

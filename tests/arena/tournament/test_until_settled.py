@@ -7,6 +7,7 @@ import signal
 import pytest
 from click.testing import CliRunner
 
+from arena import edge
 from arena.cli import main
 from arena.store import Store
 from arena.tournament import coordinator as tournament
@@ -43,7 +44,7 @@ def test_a_run_that_reaches_its_cap_says_so(tmp_path):
     assert board["verdict"].startswith("not settled at the cap of 9 deals: ")
     # A higher cap takes the stored deals and plays on to its own next look (12 deals).
     store = Store(str(tmp_path / "s.sqlite"))
-    more = tournament.plan(store, game_id="insert", agents="random as a, random as b", max_deals=12,
+    more = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("random as a, random as b"), max_deals=12,
                            deal_key=store.runs()[0]["deal_key"])
     assert (more.taken, len(more.todo)) == (18, 6)
     assert tournament.play(store, more, jobs=1) == "finished" and len(store.finished_ids(more.run_id)) == 24
