@@ -5,6 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena import edge
 from arena.compare import compare, correction
 from arena.results.divergence import divergence
 from arena.store import Store
@@ -14,8 +15,8 @@ PAIR = ("ismcts[iterations=40]", "ismcts[iterations=20]")
 
 def played(tmp_path, candidate, baseline, deals, **kw):
     store = Store(str(tmp_path / "c.sqlite"))
-    plan = compare.plan(store, candidate, baseline, "wizard", 3, ["hands=2"], sandbox="none", max_deals=deals,
-                        sprt_text="elo0=0,elo1=1000", deal_key="0" * 32, **kw)
+    plan = edge.plan_comparison(store, candidate, baseline, "wizard", 3, ["hands=2"], sandbox="none", max_deals=deals,
+                                sprt_text="elo0=0,elo1=1000", deal_key="0" * 32, **kw)
     compare.play(store, plan, jobs=1)
     return store, plan, store.matches(plan.run_id)
 
@@ -56,8 +57,8 @@ def test_the_sequential_test_on_corrected_observations_plays_the_comparisons_dea
     outcome = correction.play(store, plan, replays=1)
     assert outcome.deals == plan.max_deals == 1 and outcome.decision is None
     other = Store(str(tmp_path / "other.sqlite"))
-    plan2 = compare.plan(other, *PAIR, "wizard", 3, ["hands=2"], sandbox="none", max_deals=8,
-                         sprt_text="elo0=0,elo1=1000", deal_key="0" * 32)
+    plan2 = edge.plan_comparison(other, *PAIR, "wizard", 3, ["hands=2"], sandbox="none", max_deals=8,
+                                 sprt_text="elo0=0,elo1=1000", deal_key="0" * 32)
     outcome = correction.play(other, plan2, replays=1)
     assert outcome.deals == len(outcome.corrected.values) and outcome.deals <= 8
     assert {m["match_id"] for m in other.matches(plan2.run_id)} >= set(range(2 * outcome.deals))
