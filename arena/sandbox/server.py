@@ -17,6 +17,7 @@ The fork server is not dumpable, so a bot running as the same user cannot read o
 through /proc.
 """
 import ctypes
+import errno
 import json
 import operator
 import os
@@ -186,6 +187,7 @@ SYS_CLONE3 = 435   # the same number on every architecture
 _holding_the_gil = ctypes.PyDLL(None, use_errno=True)   # a call through it keeps the GIL, as os.fork does
 _holding_the_gil.syscall.restype = ctypes.c_long
 CONSTANTS = "/tmp/.proc-constants"   # in the box's own /tmp, hidden by each match's
+GC_WAIT = 2.0   # seconds for the kernel to free the sockets a match left in flight
 
 
 def _c(result, what):
@@ -342,6 +344,25 @@ def _kill_the_rest():
             return
 
 
+def abstract_socket_names() -> list[str]:
+    """The abstract AF_UNIX socket names bound in the box's network namespace."""
+    with open("/proc/net/unix") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return [row[7] for row in rows if len(row) > 7 and row[7].startswith("@")]
+
+
+def _forget_abstract_names() -> None:
+    """No abstract socket name of a match outlives it. The box's network namespace, where they
+    live, is the next match's too, and a socket a bot passed over itself (an SCM_RIGHTS cycle)
+    outlives its processes until the kernel's garbage collector frees it, some milliseconds
+    later: this waits for that, up to GC_WAIT seconds (OSError after: the box is discarded)."""
+    deadline = time.monotonic() + GC_WAIT
+    while abstract_socket_names():
+        if time.monotonic() > deadline:
+            raise OSError(errno.EBUSY, "an abstract socket name of the match outlives it")
+        time.sleep(0.001)
+
+
 def mount_points() -> set[str]:
     """The mount points of this box (the runtime may be bound under /tmp, as in a CI clone)."""
     with open("/proc/self/mountinfo") as f:
@@ -350,9 +371,11 @@ def mount_points() -> set[str]:
 
 def clean(boxed: bool, previous: int) -> None:
     """Nothing of the previous match survives: in the sandbox, no process (its files and kernel
-    objects lived in its own namespaces, gone with it); in a plain process, its process group."""
+    objects lived in its own namespaces, gone with it) and no abstract socket name (in the box's
+    network namespace); in a plain process, its process group."""
     if boxed:
         _kill_the_rest()
+        _forget_abstract_names()
     elif previous:
         try:
             os.killpg(previous, signal.SIGKILL)

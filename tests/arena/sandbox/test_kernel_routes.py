@@ -52,14 +52,18 @@ def reports(outputs, label):
 
 def test_no_kernel_object_or_counter_outlives_a_match(player):
     """Over 20 duplicate deals, each bot's box reads, at the start of every match, what the pid
-    counter, the inode counters of /tmp and /dev/shm and the loopback's TIME_WAIT sockets say of
-    the hand it saw in the previous match, a hand another seat now holds: it never learns it."""
+    counter, the inode counters of /tmp and /dev/shm, the loopback's TIME_WAIT sockets and the
+    abstract AF_UNIX socket names say of the hand it saw in the previous match, a hand another
+    seat now holds: it never learns it. Nor does it reach, during a match, the abstract socket
+    name the other bot's box holds open."""
     out, outputs, _ = play(player, "world", "--game", "belladone_bluff", "--agents",
                            f"{BOTS}:KernelBot as py, exec:{BOTS}[attack=world] as ex", "--games", 20)
     assert out["faults"] == [] and out["matches"] == 40
     for label in ("py", "ex"):
-        said = reports(outputs, label)
+        said = [r for r in reports(outputs, label) if "hold" in r]
+        across = [r["across"] for r in reports(outputs, label) if "across" in r]
         assert len(said) == 40, label
+        assert across and across == [[]] * len(across), (label, across)
         hits = sum(value == before["hold"] for before, now in zip(said, said[1:]) for value in now["guess"].values())
         guesses = [now["guess"] for now in said]
         assert hits == 0 and guesses == [{}] * 40, (label, guesses)
