@@ -225,8 +225,9 @@ def fork_into_new_namespaces() -> int:
     step (clone3 without a stack of its own, between the interpreter's own before- and after-fork
     steps, as os.fork takes them): no pid number or file system of the previous match is in them.
     The child maps its user (`map_user`). The box's network namespace is not made again (that
-    costs several ms a match): the seccomp filter allows only AF_UNIX sockets, which die with the
-    match's processes, and denies System V IPC and POSIX message queues."""
+    costs 2 to 3 ms a match): the seccomp filter allows only AF_UNIX sockets, which die with the
+    match's processes (`clean` waits for the abstract names of those a bot sent over themselves),
+    and denies System V IPC and POSIX message queues."""
     args = struct.pack("=8Q", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID, 0, 0, 0, signal.SIGCHLD, 0, 0, 0)
     ctypes.pythonapi.PyOS_BeforeFork()
     pid = _holding_the_gil.syscall(ctypes.c_long(SYS_CLONE3), args, ctypes.c_size_t(len(args)))

@@ -1,16 +1,21 @@
 """The routes through the kernel (tests/fixtures/kernel_bots.py, each a Python file bot and an exec
 bot): memory across the matches of a box in kernel counters and objects, processes that continue
 themselves while their box is frozen, page-cache eviction, memory beyond the box's limit, and
-cores for the host's crash handler. Each is played with the arena as root with its cgroups, as
-root with them switched off (ARENA_CGROUPS=off: the paths of an arena that is not root, frozen by
-signals), and as an unprivileged user. No assertion reads a clock: each counts."""
+cores for the host's crash handler. Each is played with the arena as root with its cgroups (on a
+host with cgroup v1 and the v2 hierarchy beside it, as the test machines have, frozen by v2's
+freezer), as root with them switched off (ARENA_CGROUPS=off: the paths of an arena that is not
+root, frozen by signals), and as an unprivileged user. No assertion reads a clock: each counts."""
 import json
+import os
 import shutil
 import sqlite3
+import time
 
 import pytest
 
 import unprivileged
+from arena.match import AgentSpec
+from arena.sandbox import RemoteAgent, confine, make_policy
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")]
 
@@ -148,3 +153,41 @@ def test_no_core_of_a_bot_reaches_the_hosts_crash_handler(player, core_pipe):
     cores = core_pipe.read_text().split("\n") if core_pipe.exists() else []
     ours = [line for line in cores if line and int(line.split()[0]) >= unprivileged.UID]   # the boxes' uids
     assert ours == []
+
+
+def test_a_root_box_beside_a_v2_hierarchy_is_frozen_by_cgroup_v2():
+    """On cgroup v1 with the v2 hierarchy mounted beside it (systemd's hybrid layout, the test
+    machines'), a root arena's box has a group of its own in v2 holding every process of the box,
+    and it is that group's freezer that stops them between moves: frozen after a request, thawed
+    for the next, and the group gone with the box."""
+    if not unprivileged.is_root() or not confine.cgroups_wanted():
+        pytest.skip("only a root arena with cgroups makes them")
+    if not os.path.exists(os.path.join(confine.Cgroup.UNIFIED, "cgroup.procs")):
+        pytest.skip("no cgroup v2 hierarchy beside cgroup v1 here")
+    spec = AgentSpec("random", "agents.simple:RandomAgent", (), "module", "agents.simple:RandomAgent")
+    agent = RemoteAgent(spec, 10.0, make_policy("bwrap"), staged=False)
+    try:
+        box = agent.box
+        assert isinstance(box.freezer, confine._CgroupFreezer), box.freezer
+        group = os.path.dirname(box.freezer.knob)
+        assert group.startswith(confine.Cgroup.UNIFIED + "/")
+        with open(os.path.join(group, "cgroup.procs")) as f:
+            members = {int(line) for line in f if line.strip()}
+        assert box.server_pid() in members and set(confine.descendants(box.proc.pid)) <= members
+        for round_ in range(2):
+            agent.reset("insert", {}, 0, round_)   # thawed for the request, frozen after it
+            assert _frozen(group), round_
+    finally:
+        agent.kill()
+    assert not os.path.exists(group)
+
+
+def _frozen(group):
+    """Whether the v2 group at `group` says it is frozen, within a generous bound (freezing takes
+    each task to its next return to user space)."""
+    for _ in range(200):
+        with open(os.path.join(group, "cgroup.events")) as f:
+            if "frozen 1" in f.read().split("\n"):
+                return True
+        time.sleep(0.05)
+    return False
