@@ -184,7 +184,7 @@ CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x20000, 0x10000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 SYS_CLONE3 = 435   # the same number on every architecture
-_holding_the_gil = ctypes.PyDLL(None, use_errno=True)   # a call through it keeps the GIL, as os.fork does
+_holding_the_gil = ctypes.PyDLL(None, use_errno=True)   # a call through it keeps the GIL: a fork made in it has it
 _holding_the_gil.syscall.restype = ctypes.c_long
 CONSTANTS = "/tmp/.proc-constants"   # in the box's own /tmp, hidden by each match's
 GC_WAIT = 2.0   # seconds for the kernel to free the sockets a match left in flight
@@ -221,24 +221,26 @@ def drop_capabilities() -> None:
 
 
 def fork_into_new_namespaces() -> int:
-    """os.fork(), whose child is the first process of new user, mount and pid namespaces, in one
-    step (clone3 without a stack of its own, between the interpreter's own before- and after-fork
-    steps, as os.fork takes them): no pid number or file system of the previous match is in them.
-    The child maps its user (`map_user`). The box's network namespace is not made again (that
-    costs 2 to 3 ms a match): the seccomp filter allows only AF_UNIX sockets, which die with the
-    match's processes (`clean` waits for the abstract names of those a bot sent over themselves),
-    and denies System V IPC and POSIX message queues."""
+    """A fork of this process that is the first of new user, mount and pid namespaces, in one step
+    (clone3 without a stack of its own): no pid number or file system of the previous match is in
+    them. The fork server has one thread (`single_threaded`), so the child's interpreter is as
+    consistent as the server's without the interpreter's after-fork work (about 1 ms of
+    copy-on-write faults), which this child, that only makes the match's world and forks the
+    match's process with os.fork, does not need. The child maps its user (`map_user`). The box's
+    network namespace is not made again (that costs 2 to 3 ms a match): the seccomp filter allows
+    only AF_UNIX sockets, which die with the match's processes (`clean` waits for the abstract
+    names of those a bot sent over themselves), and denies System V IPC and POSIX message queues."""
     args = struct.pack("=8Q", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID, 0, 0, 0, signal.SIGCHLD, 0, 0, 0)
-    ctypes.pythonapi.PyOS_BeforeFork()
     pid = _holding_the_gil.syscall(ctypes.c_long(SYS_CLONE3), args, ctypes.c_size_t(len(args)))
-    if pid == 0:
-        ctypes.pythonapi.PyOS_AfterFork_Child()
-        return 0
-    ctypes.pythonapi.PyOS_AfterFork_Parent()
     if pid < 0:
         err = ctypes.get_errno()
         raise OSError(err, f"clone3: {os.strerror(err)}")
     return pid
+
+
+def single_threaded() -> bool:
+    """Whether this process has one thread (no Python thread, and none a library started)."""
+    return len(os.listdir("/proc/self/task")) == 1
 
 
 def map_user(uid: int, gid: int) -> None:
@@ -434,6 +436,9 @@ def fork_server(settings: dict[str, Any]) -> None:
         import engines  # noqa: F401
     except Exception as e:
         control.send(json.dumps({"error": describe(e)}).encode())
+        return
+    if boxed and not single_threaded():   # see fork_into_new_namespaces
+        control.send(json.dumps({"error": "the fork server runs more than one thread"}).encode())
         return
     if boxed:   # before any bot runs: it cannot add any
         settings["keep"] = mount_points()
