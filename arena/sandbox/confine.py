@@ -96,7 +96,8 @@ def seccomp_program(kind: str = "bot") -> bytes:
             f.add_rule(deny, name)
         except (RuntimeError, ValueError, OSError):
             pass   # a system call this kernel and libseccomp do not know cannot be made either
-    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")   # its flags are out of the filter's reach; libc falls back to clone
+    if kind != "server":   # the server makes each match's namespaces with clone3, as it may with unshare
+        f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")   # its flags are out of the filter's reach; libc falls back to clone
     for flag in NAMESPACE_FLAGS:
         f.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     for cmd in FCNTL_LOCKS:
@@ -270,10 +271,13 @@ BOT_UIDS = BotUids()
 class Cgroup:
     """One box's cgroup where this process may create it (root): processes, memory and one CPU for
     all of the box's processes together, and the list of them that the freezer stops. cgroup v2
-    where it is mounted alone, else cgroup v1's controllers. `available` is False elsewhere."""
+    where it is mounted alone, else cgroup v1's controllers, with a group in the v2 hierarchy
+    mounted beside them (systemd's hybrid layout, at UNIFIED) for its freezer where there is one.
+    `available` is False elsewhere."""
 
     V1 = "/sys/fs/cgroup"
     V2 = "/sys/fs/cgroup"
+    UNIFIED = "/sys/fs/cgroup/unified"
     PERIOD = 100000   # microseconds: a quota of one period per period is one CPU
 
     def __init__(self, name: str, limits: dict[str, int]) -> None:
@@ -286,6 +290,8 @@ class Cgroup:
         else:
             plan = [("pids", {"pids.max": processes}), ("memory", {"memory.limit_in_bytes": memory}),
                     ("cpu", {"cpu.cfs_period_us": self.PERIOD, "cpu.cfs_quota_us": self.PERIOD})]
+            if os.path.exists(os.path.join(self.UNIFIED, "cgroup.procs")):
+                plan.append(("unified", {}))
         try:
             if self.v2:
                 _write(os.path.join(self.V2, "cgroup.subtree_control"), "+pids +memory +cpu")
@@ -315,10 +321,12 @@ class Cgroup:
         return ["sh", "-c", 'for p in $0; do echo $$ > "$p" || exit 1; done; exec "$@"', procs] + argv
 
     def freezer(self, server: int) -> "Union[_CgroupFreezer, GroupStop]":
-        """What freezes the box: cgroup v2's own freezer; on cgroup v1, whose frozen tasks would
-        not die with their arena, SIGSTOP to the box's process group (`server`'s)."""
-        if self.v2:
-            return _CgroupFreezer(os.path.join(self.paths[0], "cgroup.freeze"))
+        """What freezes the box: cgroup v2's own freezer (of its group in the v2 hierarchy, on
+        cgroup v2 or beside v1); on cgroup v1 alone, whose frozen tasks would not die with their
+        arena, SIGSTOP to the box's process group (`server`'s)."""
+        for path in self.paths:
+            if os.path.exists(os.path.join(path, "cgroup.freeze")):
+                return _CgroupFreezer(os.path.join(path, "cgroup.freeze"))
         return GroupStop(server)
 
     def remove(self) -> None:
@@ -331,7 +339,7 @@ class Cgroup:
         killed with -9 or ended with os._exit): a task frozen by cgroup v1 keeps its pending
         SIGKILL until it is thawed, so each is thawed and killed first."""
         folders = [os.path.join(cls.V2, "tabletop-arena")] + [
-            os.path.join(cls.V1, c, "tabletop-arena") for c in ("freezer", "pids", "memory", "cpu")]
+            os.path.join(cls.V1, c, "tabletop-arena") for c in ("freezer", "pids", "memory", "cpu", "unified")]
         for folder in folders:
             try:
                 names = os.listdir(folder)

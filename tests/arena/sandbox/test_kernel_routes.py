@@ -1,16 +1,21 @@
 """The routes through the kernel (tests/fixtures/kernel_bots.py, each a Python file bot and an exec
 bot): memory across the matches of a box in kernel counters and objects, processes that continue
 themselves while their box is frozen, page-cache eviction, memory beyond the box's limit, and
-cores for the host's crash handler. Each is played with the arena as root with its cgroups, as
-root with them switched off (ARENA_CGROUPS=off: the paths of an arena that is not root, frozen by
-signals), and as an unprivileged user. No assertion reads a clock: each counts."""
+cores for the host's crash handler. Each is played with the arena as root with its cgroups (on a
+host with cgroup v1 and the v2 hierarchy beside it, as the test machines have, frozen by v2's
+freezer), as root with them switched off (ARENA_CGROUPS=off: the paths of an arena that is not
+root, frozen by signals), and as an unprivileged user. No assertion reads a clock: each counts."""
 import json
+import os
 import shutil
 import sqlite3
+import time
 
 import pytest
 
 import unprivileged
+from arena.match import AgentSpec
+from arena.sandbox import RemoteAgent, confine, make_policy
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")]
 
@@ -52,14 +57,18 @@ def reports(outputs, label):
 
 def test_no_kernel_object_or_counter_outlives_a_match(player):
     """Over 20 duplicate deals, each bot's box reads, at the start of every match, what the pid
-    counter, the inode counters of /tmp and /dev/shm and the loopback's TIME_WAIT sockets say of
-    the hand it saw in the previous match, a hand another seat now holds: it never learns it."""
+    counter, the inode counters of /tmp and /dev/shm, the loopback's TIME_WAIT sockets and the
+    abstract AF_UNIX socket names say of the hand it saw in the previous match, a hand another
+    seat now holds: it never learns it. Nor does it reach, during a match, the abstract socket
+    name the other bot's box holds open."""
     out, outputs, _ = play(player, "world", "--game", "belladone_bluff", "--agents",
                            f"{BOTS}:KernelBot as py, exec:{BOTS}[attack=world] as ex", "--games", 20)
     assert out["faults"] == [] and out["matches"] == 40
     for label in ("py", "ex"):
-        said = reports(outputs, label)
+        said = [r for r in reports(outputs, label) if "hold" in r]
+        across = [r["across"] for r in reports(outputs, label) if "across" in r]
         assert len(said) == 40, label
+        assert across and across == [[]] * len(across), (label, across)
         hits = sum(value == before["hold"] for before, now in zip(said, said[1:]) for value in now["guess"].values())
         guesses = [now["guess"] for now in said]
         assert hits == 0 and guesses == [{}] * 40, (label, guesses)
@@ -144,3 +153,41 @@ def test_no_core_of_a_bot_reaches_the_hosts_crash_handler(player, core_pipe):
     cores = core_pipe.read_text().split("\n") if core_pipe.exists() else []
     ours = [line for line in cores if line and int(line.split()[0]) >= unprivileged.UID]   # the boxes' uids
     assert ours == []
+
+
+def test_a_root_box_beside_a_v2_hierarchy_is_frozen_by_cgroup_v2():
+    """On cgroup v1 with the v2 hierarchy mounted beside it (systemd's hybrid layout, the test
+    machines'), a root arena's box has a group of its own in v2 holding every process of the box,
+    and it is that group's freezer that stops them between moves: frozen after a request, thawed
+    for the next, and the group gone with the box."""
+    if not unprivileged.is_root() or not confine.cgroups_wanted():
+        pytest.skip("only a root arena with cgroups makes them")
+    if not os.path.exists(os.path.join(confine.Cgroup.UNIFIED, "cgroup.procs")):
+        pytest.skip("no cgroup v2 hierarchy beside cgroup v1 here")
+    spec = AgentSpec("random", "agents.simple:RandomAgent", (), "module", "agents.simple:RandomAgent")
+    agent = RemoteAgent(spec, 10.0, make_policy("bwrap"), staged=False)
+    try:
+        box = agent.box
+        assert isinstance(box.freezer, confine._CgroupFreezer), box.freezer
+        group = os.path.dirname(box.freezer.knob)
+        assert group.startswith(confine.Cgroup.UNIFIED + "/")
+        with open(os.path.join(group, "cgroup.procs")) as f:
+            members = {int(line) for line in f if line.strip()}
+        assert box.server_pid() in members and set(confine.descendants(box.proc.pid)) <= members
+        for round_ in range(2):
+            agent.reset("insert", {}, 0, round_)   # thawed for the request, frozen after it
+            assert _frozen(group), round_
+    finally:
+        agent.kill()
+    assert not os.path.exists(group)
+
+
+def _frozen(group):
+    """Whether the v2 group at `group` says it is frozen, within a generous bound (freezing takes
+    each task to its next return to user space)."""
+    for _ in range(200):
+        with open(os.path.join(group, "cgroup.events")) as f:
+            if "frozen 1" in f.read().split("\n"):
+                return True
+        time.sleep(0.05)
+    return False
