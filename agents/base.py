@@ -1,5 +1,5 @@
 """The interface every agent implements, built-in or submitted."""
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engines.params import coerce
 
@@ -62,7 +62,7 @@ class Agent:
     # Parameters that name a data file the agent reads (pimc's bid_model): any text, no CHOICES; the
     # agent checks the file when it is made.
     FILE_PARAMS: tuple[str, ...] = ()
-    clock: Optional[ClockReading] = None   # set by the arena before each `act` under a time control
+    clock: ClockReading | None = None   # set by the arena before each `act` under a time control
 
     def __init__(self, **params: Any) -> None:
         """:raises BadAgentParameter: an unknown parameter, or a value of the wrong type, not finite,
@@ -78,13 +78,13 @@ class Agent:
         self.decisions = 0   # `act` calls since `reset` that asked for `next_seed`
 
     @classmethod
-    def missing(cls) -> Optional[str]:
+    def missing(cls) -> str | None:
         """What this agent needs that is not installed here, and how to install it (it then plays no
         game), or None."""
         return None
 
     @classmethod
-    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
+    def cannot_play(cls, game_id: str, players: int) -> str | None:
         """Why this agent cannot play `game_id` with `players` players, or None when it can.
         The arena leaves an agent out of the games it cannot play."""
         return None

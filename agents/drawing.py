@@ -9,7 +9,8 @@ number (Insert's ring colour, Belladone Bluff's team).
 import json
 import os
 import textwrap
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import engines
 from engines.core import GameState
@@ -52,11 +53,11 @@ def listed(head: str, items: Iterable[str]) -> str:
     return fit_items(head, [item + ";" for item in items[:-1]] + items[-1:], " ")
 
 
-def default_names(players: int, viewer: Optional[int] = None) -> list[str]:
+def default_names(players: int, viewer: int | None = None) -> list[str]:
     return [f"seat {p} (you)" if p == viewer else f"seat {p}" for p in range(players)]
 
 
-def draw(state: GameState, viewer: Optional[int] = None, names: Optional[Sequence[str]] = None) -> str:
+def draw(state: GameState, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
     """The position as `viewer` (a seat, or None for everything) sees it, with its key."""
     names = names or default_names(state.num_players, viewer)
     drawing = DRAWINGS.get(state.game_id, draw_observation)
@@ -67,7 +68,7 @@ class View:
     """What a drawing reads: the public observation (seat 0's when the view shows everything), each
     seat's own observation where this view may see it, whose turn it is."""
 
-    def __init__(self, state: GameState, viewer: Optional[int], names: Sequence[str]) -> None:
+    def __init__(self, state: GameState, viewer: int | None, names: Sequence[str]) -> None:
         self.names = names
         self.viewer = viewer
         self.players = state.num_players
@@ -77,7 +78,7 @@ class View:
         self.to_move = -1 if self.terminal else state.current_player()
         self.returns = state.returns() if self.terminal else None
 
-    def private(self, seat: int) -> Optional[dict[str, Any]]:
+    def private(self, seat: int) -> dict[str, Any] | None:
         """`seat`'s own observation, or None when this view may not show its hidden cards."""
         if self.all is not None:
             return self.all[seat]
@@ -107,7 +108,7 @@ def plural(n: int, word: str) -> str:
 INSERT_LINES = {"H": "-", "V": "|", "/": "/", "\\": "\\"}
 
 
-def draw_insert(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
+def draw_insert(state: GameState, viewer: int | None, names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     legal = set() if v.terminal else set(o["legal"])
@@ -134,7 +135,7 @@ def draw_insert(state: GameState, viewer: Optional[int], names: Sequence[str]) -
 WIZARD_SUITS = {"d": "dwarves", "e": "elves", "g": "giants", "h": "humans"}
 
 
-def draw_wizard(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
+def draw_wizard(state: GameState, viewer: int | None, names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     if o["phase"] == "over":
@@ -185,7 +186,7 @@ def _bb_value(card):
     return rest[1:] if rest.startswith("-") and not rest[1:].isdigit() else rest
 
 
-def draw_belladone_bluff(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
+def draw_belladone_bluff(state: GameState, viewer: int | None, names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     turn = o["turn"]
@@ -254,7 +255,7 @@ def _rb_pile(v):
     return out
 
 
-def draw_royal_ball(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
+def draw_royal_ball(state: GameState, viewer: int | None, names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     extras = [f"round {o['round'] + 1}", o["phase"], f"* marker: {names[o['active']]}"]
@@ -313,7 +314,7 @@ def _group(cards, guests):
     return [_guest(c, guests, matched) if c in guests else f"Belle {c}" for c in cards]
 
 
-def draw_belle_of_the_ball(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
+def draw_belle_of_the_ball(state: GameState, viewer: int | None, names: Sequence[str]) -> list[str]:
     v = View(state, viewer, names)
     o = v.obs
     guests, belles = _belle_cards()
@@ -351,7 +352,7 @@ def draw_belle_of_the_ball(state: GameState, viewer: Optional[int], names: Seque
 
 # ---------------------------------------------------------------- any other game
 
-def draw_observation(state: GameState, viewer: Optional[int], names: Sequence[str]) -> list[str]:
+def draw_observation(state: GameState, viewer: int | None, names: Sequence[str]) -> list[str]:
     """A game with no drawing of its own: its picture when nothing is hidden, else the observation."""
     from engines.registry import spec
     if viewer is None or spec(state.game_id).perfect_information:

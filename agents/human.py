@@ -1,7 +1,8 @@
 """A person at the table: shows what the seat may see and asks for an action, through the input
 and output the face gives it (`arena play` gives the terminal's through click; by default Python's
 own input() and print(), as when a person sits in a tournament's seat)."""
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from agents.base import Agent
 from agents.drawing import default_names, draw, fit_items, listed
@@ -15,7 +16,7 @@ class QuitGame(KeyboardInterrupt):
     the game stops as it does at a Ctrl-C (a tournament's run is then interrupted, and resumable)."""
 
 
-def parse_choice(state: GameState, text: str) -> Optional[int]:
+def parse_choice(state: GameState, text: str) -> int | None:
     """The legal action the user meant by a number from the list or an action name; None if none."""
     legal = state.legal_actions()
     text = text.strip()
@@ -28,8 +29,8 @@ def parse_choice(state: GameState, text: str) -> Optional[int]:
     return action if action in legal else None
 
 
-def describe_view(state: GameState, seat: Optional[int], log: Sequence[str] = (),
-                  names: Optional[Sequence[str]] = None) -> str:
+def describe_view(state: GameState, seat: int | None, log: Sequence[str] = (),
+                  names: Sequence[str] | None = None) -> str:
     """The text a player at `seat` (None: a spectator who sees everything) sees: the table drawn
     with its key, and the last moves."""
     text = draw(state, seat, names)
@@ -41,14 +42,14 @@ class HumanAgent(Agent):
 
     name = "human"
 
-    def __init__(self, ask: Optional[Callable[[str], str]] = None, tell: Optional[Callable[[str], Any]] = None,
+    def __init__(self, ask: Callable[[str], str] | None = None, tell: Callable[[str], Any] | None = None,
                  **params: Any) -> None:
         """`ask(prompt)`: the person's answer, a line of text; `tell(text)`: shows them a line."""
         super().__init__(**params)
         self.ask = ask or (lambda prompt: input(f"{prompt}: "))
         self.tell = tell or print
         self.log: list[str] = []            # filled by `arena play` with the moves this seat may know about
-        self.names: Optional[list[str]] = None        # the seats' names, set by `arena play` ("seat 1 (greedy)")
+        self.names: list[str] | None = None        # the seats' names, set by `arena play` ("seat 1 (greedy)")
 
     def act(self, state: GameState) -> int:
         names = self.names or default_names(state.num_players, self.seat)

@@ -25,8 +25,9 @@ tricks the hand takes (beyond its Wizards: `beyond_wizards`); the bid is the leg
 import hashlib
 import json
 import os
+from collections.abc import Callable, Sequence
 from importlib import resources
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -94,7 +95,7 @@ def load(path: str) -> dict[str, Any]:
     return body
 
 
-def net_problem(net: dict[str, Any], inputs: int) -> Optional[str]:
+def net_problem(net: dict[str, Any], inputs: int) -> str | None:
     """What is wrong with a network or trees of `inputs` features, or None."""
     try:
         if net.get("kind") == "trees":
@@ -260,7 +261,7 @@ class WizardBidder:
         self._predict = logits(self.net, width)
         self._predict_given = logits(self.given_bid, width + 1) if self.given_bid is not None else None
 
-    def distribution(self, obs: dict[str, Any], bid: Optional[int] = None) -> list[float]:
+    def distribution(self, obs: dict[str, Any], bid: int | None = None) -> list[float]:
         """P(tricks = t) for t = 0..cards; with `bid`, given that bid (the `given_bid` network)."""
         if bid is None:
             return _spread(self._predict, self.net["classes"], bid_features(obs), obs)
@@ -278,7 +279,7 @@ class WizardBidder:
         return max(near, key=lambda a: expected_score(a - A_BID, self.distribution(obs, a - A_BID)))
 
 
-def bidder(path: str = "", game_id: Optional[str] = None, params: Optional[dict[str, Any]] = None) -> WizardBidder:
+def bidder(path: str = "", game_id: str | None = None, params: dict[str, Any] | None = None) -> WizardBidder:
     """The bidder of the model at `path` ("": the shipped one), checked for the game when given."""
     body = load(path)
     if game_id is not None:

@@ -38,7 +38,8 @@ import inspect
 import os
 import random
 import sys
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from agents.base import SEED_LIMITS, Agent, BadAgentParameter
 from engines.params import coerce
@@ -47,7 +48,7 @@ from engines.params import coerce
 ITERATION_LIMITS = (2, 1_000_000)
 
 
-def _missing() -> Optional[str]:
+def _missing() -> str | None:
     try:
         import pyspiel  # noqa: F401
         from open_spiel.python.algorithms import ismcts, mcts  # noqa: F401
@@ -63,11 +64,11 @@ class _OpenSpielAgent(Agent):
                                               "rollouts": (1, 1000), "seed": SEED_LIMITS}
 
     @classmethod
-    def missing(cls) -> Optional[str]:
+    def missing(cls) -> str | None:
         return _missing()
 
     @classmethod
-    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
+    def cannot_play(cls, game_id: str, players: int) -> str | None:
         return _missing()
 
     def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:
@@ -275,11 +276,11 @@ class OpenSpielFactoryAgent(Agent):
         self.params.update(self.factory_params, factory=target)
 
     @classmethod
-    def missing(cls) -> Optional[str]:
+    def missing(cls) -> str | None:
         return _missing()
 
     @classmethod
-    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
+    def cannot_play(cls, game_id: str, players: int) -> str | None:
         return _missing()
 
     def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:

@@ -43,10 +43,10 @@ It plays only Wizard (`cannot_play` says so for every other game): no other engi
 """
 import random
 import time
-from typing import Any, Optional
+from typing import Any
 
-from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
 import engines
+from agents.base import SEED_LIMITS, TIME_LIMITS, Agent, BadAgentParameter
 from engines.core import GameState
 from engines.wizard import WizardState
 
@@ -98,7 +98,7 @@ class PIMCAgent(Agent):
             raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned")
 
     @classmethod
-    def cannot_play(cls, game_id: str, players: int) -> Optional[str]:
+    def cannot_play(cls, game_id: str, players: int) -> str | None:
         if game_id not in engines.game_ids() or not engines.spec(game_id).double_dummy:
             return "it needs a double-dummy solver, and only Wizard has one"
         return None

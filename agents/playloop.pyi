@@ -1,5 +1,5 @@
 """Types of agents/playloop.pyx: whole matches between built-in random and greedy agents, played in C."""
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from engines.core import GameState
 
@@ -7,4 +7,4 @@ RANDOM: int
 GREEDY: int
 KINDS: dict[str, int]
 
-def play(state: GameState, kinds: Sequence[int], seeds: Sequence[int], view_base: int) -> Optional[list[int]]: ...
+def play(state: GameState, kinds: Sequence[int], seeds: Sequence[int], view_base: int) -> list[int] | None: ...

@@ -1,7 +1,7 @@
 """Built-in agents by name."""
 import importlib
-
-from typing import Any, Container, Optional
+from collections.abc import Container
+from typing import Any
 
 from agents.base import Agent, UnknownAgent
 
@@ -33,7 +33,7 @@ def agent_class(name: str) -> type[Agent]:
     return getattr(importlib.import_module(module), cls)
 
 
-def code_param(name: str, params: Container[str]) -> Optional[str]:
+def code_param(name: str, params: Container[str]) -> str | None:
     """The parameter through which built-in agent `name` would load the user's own code into the
     arena's process (openspiel_bot's factory: its CODE_PARAMS), or None (also for an unknown name)."""
     try:

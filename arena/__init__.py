@@ -18,10 +18,20 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:   # what type checkers and the API reference read; at run time, __getattr__ below
-    from arena.records import (Comparison, MatchSeat, Records, Standing, Verdict, matches, plan_comparison,
-                               play_comparison, standings, verdicts)
-    from arena.store import Store
     from arena.edge import plan
+    from arena.records import (
+        Comparison,
+        MatchSeat,
+        Records,
+        Standing,
+        Verdict,
+        matches,
+        plan_comparison,
+        play_comparison,
+        standings,
+        verdicts,
+    )
+    from arena.store import Store
     from arena.tournament.coordinator import play
 
 __all__ = ["Store", "plan", "play", "plan_comparison", "play_comparison", "standings", "matches", "verdicts",

@@ -6,7 +6,7 @@ import dataclasses
 import importlib.util
 import os
 import re
-from typing import Container, Optional
+from collections.abc import Container
 
 import agents as agent_registry
 from arena.match import AgentSpec
@@ -70,7 +70,7 @@ def parse_params(text: str, where: str) -> tuple[tuple[str, str], ...]:
 
 def entry_points() -> dict[str, str]:
     """Installed agents: entry point name -> "module:attr" in the `tabletop_arena.agents` group."""
-    import importlib.metadata   # here: reading the installed packages' metadata is slow to import
+    import importlib.metadata  # here: reading the installed packages' metadata is slow to import
     return {ep.name: ep.value for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
@@ -118,7 +118,7 @@ def _bot_file(source, where):
 
 # ---------------------------------------------------------------- a bot file, read and never run
 
-def parse_file(path: str, name: Optional[str] = None) -> ast.Module:
+def parse_file(path: str, name: str | None = None) -> ast.Module:
     """A Python file's syntax tree, parsed and never run. ValueError naming the file (as `name`, by
     default its own), the line and Python's message when it cannot be parsed ("SyntaxError: bot.py,
     line 5: expected ':'", as the sandbox says it when it loads the file)."""
@@ -150,7 +150,7 @@ def _agent_class_nodes(tree: ast.Module) -> dict[str, ast.ClassDef]:
     return known
 
 
-def agent_classes(path: str, name: Optional[str] = None) -> list[str]:
+def agent_classes(path: str, name: str | None = None) -> list[str]:
     """The public top-level Agent classes of a Python file (see `_agent_class_nodes`); the file is
     parsed, never run (ValueError when it cannot be, naming it `name`: see `parse_file`)."""
     return [c for c in _agent_class_nodes(parse_file(path, name)) if not c.startswith("_")]
@@ -256,7 +256,7 @@ def _check_file_params(source, target, params):
         return
 
 
-def file_param(source: str, params: Container[str]) -> Optional[str]:
+def file_param(source: str, params: Container[str]) -> str | None:
     """The parameter through which a built-in agent would read a file named by whoever lists it
     (pimc's bid_model), or None."""
     try:

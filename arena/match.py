@@ -4,7 +4,7 @@ Both are small and picklable, so the same code runs on a local process pool and 
 """
 import math
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,8 @@ class MatchSpec:
     seats: tuple          # AgentSpec per seat
     deal: int = 0         # duplicate group id: the same deal with the agents rotated through the seats
     time_limit: float = 0.0   # seconds per move, 0 = none
-    sandbox: Optional[SandboxPolicy] = None   # for submitted agents; None = the default policy
-    time_control: Optional[TimeControl] = None   # a clock per seat; None = none
+    sandbox: SandboxPolicy | None = None   # for submitted agents; None = the default policy
+    time_control: TimeControl | None = None   # a clock per seat; None = none
     seeding: str = "coupled"   # arena.seeds.SEEDINGS: what agents' and views' seeds derive from
 
     def params_dict(self) -> dict[str, Any]:

@@ -7,11 +7,11 @@ plain str, int, float, bool or None values, so that `pandas.DataFrame(records.to
 
 The names a user needs are exported by `arena` itself (docs/python.md, docs/api.md).
 """
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Any, TypeVar
 
 import engines
-
 from arena.compare import compare
 from arena.edge import plan_comparison  # noqa: F401 (exported by arena under this name)
 from arena.reports import sections
@@ -19,7 +19,7 @@ from arena.results import export
 from arena.store import Store
 from arena.text import interval_fields, jsonable
 
-Value = Union[str, int, float, bool, None]
+Value = str | int | float | bool | None
 """What a record's field holds: a plain value, never a container."""
 
 EXTRA = "metrics"   # a record's field of further flat fields (a game's own metrics), spread into its dict
@@ -54,7 +54,7 @@ class Record:
 R = TypeVar("R", bound=Record)
 
 
-class Records(Tuple[R, ...]):
+class Records(tuple[R, ...]):
     """A tuple of records of one kind, in the order the arena shows them."""
 
     def to_records(self) -> list[dict[str, Value]]:
@@ -91,19 +91,19 @@ class Standing(Record):
     faults: int
     """Matches lost to its own fault."""
     mean_return: float
-    duplicate_score: Optional[float]
+    duplicate_score: float | None
     """How much more it scored than its table on the same deals (None without a complete, fault-free
     duplicate group)."""
     deals: int
     """Deals its score share is over."""
-    score_share: Optional[float]
+    score_share: float | None
     """Its head-to-head score against every other agent's seats (1 a win, 1/2 a tie)."""
-    score_share_low: Optional[float]
-    score_share_high: Optional[float]
-    placement: Optional[float]
+    score_share_low: float | None
+    score_share_high: float | None
+    placement: float | None
     """Its mean placement (1 is first)."""
-    placement_low: Optional[float]
-    placement_high: Optional[float]
+    placement_low: float | None
+    placement_high: float | None
     metrics: Mapping[str, Value] = field(default_factory=dict, hash=False)
     """The game's own metrics, each as three fields like the intervals above (Wizard's
     `bid_accuracy`, `bid_accuracy_low`, `bid_accuracy_high`); empty for most games."""
@@ -141,9 +141,9 @@ class Verdict(Record):
     game_id: str
     matches: int
     deals: int
-    settled: Optional[bool]
+    settled: bool | None
     """For a run played until settled, whether this game is; None for a run of a fixed size."""
-    verdict: Optional[str]
+    verdict: str | None
     """The verdict as every view writes it; None for a game with fewer than two agents."""
 
 
@@ -160,7 +160,7 @@ class Comparison(Record):
     baseline: str
     model: str
     """"pentanomial" (two players) or "paired-difference" (more)."""
-    decision: Optional[str]
+    decision: str | None
     """"H1" (the candidate is stronger), "H0" (it is not), "identical" (every deal played alike) or
     None (no decision)."""
     verdict: str
@@ -172,19 +172,19 @@ class Comparison(Record):
     """Stored matches past the point where the test stopped."""
     llr: float
     """The sequential test's log-likelihood ratio after the deals used."""
-    score: Optional[float]
-    score_low: Optional[float]
-    score_high: Optional[float]
-    elo: Optional[float]
-    elo_low: Optional[float]
-    elo_high: Optional[float]
-    nelo: Optional[float]
-    nelo_low: Optional[float]
-    nelo_high: Optional[float]
-    points: Optional[float]
+    score: float | None
+    score_low: float | None
+    score_high: float | None
+    elo: float | None
+    elo_low: float | None
+    elo_high: float | None
+    nelo: float | None
+    nelo_low: float | None
+    nelo_high: float | None
+    points: float | None
     """The mean point difference per deal (the candidate's seat minus the baseline's)."""
-    points_low: Optional[float]
-    points_high: Optional[float]
+    points_low: float | None
+    points_high: float | None
     seeding: str
     identical_deals: int
     """Deals whose two matches played the same moves."""
@@ -200,7 +200,7 @@ class Comparison(Record):
         return cls.from_record({f.name: flat[f.name] for f in fields(cls)})
 
 
-def _check(store: Store, run_id: str, game_id: Optional[str] = None) -> None:
+def _check(store: Store, run_id: str, game_id: str | None = None) -> None:
     """A mistyped run or game is an error, not an empty table: StoreError (a ValueError) for a run
     the store does not hold, UnknownGame (a ValueError) for a game no engine plays."""
     store.run(run_id)
@@ -208,7 +208,7 @@ def _check(store: Store, run_id: str, game_id: Optional[str] = None) -> None:
         engines.spec(game_id)
 
 
-def standings(store: Store, run_id: str, game_id: Optional[str] = None) -> Records[Standing]:
+def standings(store: Store, run_id: str, game_id: str | None = None) -> Records[Standing]:
     """The run's leaderboards (or one game's), one record per agent and game, each game's best first.
 
     :raises ValueError: the store holds no such run, or no engine plays such a game.
@@ -226,7 +226,7 @@ def matches(store: Store, run_id: str) -> Records[MatchSeat]:
     return Records(MatchSeat.from_record(r) for r in export.csv_rows(store, run_id))
 
 
-def verdicts(store: Store, run_id: str, game_id: Optional[str] = None) -> Records[Verdict]:
+def verdicts(store: Store, run_id: str, game_id: str | None = None) -> Records[Verdict]:
     """The run's verdict per game and rule variant (or one game's).
 
     :raises ValueError: the store holds no such run, or no engine plays such a game.

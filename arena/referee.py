@@ -37,7 +37,8 @@ later.
 """
 import operator
 import time
-from typing import Any, Callable, Optional, Protocol, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any, Optional, Protocol
 
 import agents as agent_registry
 from agents.base import ClockReading
@@ -74,7 +75,7 @@ class LocalAgent:
     """A trusted built-in agent, run in this process, untimed but for its clock; an exception while
     it resets is an AgentFault "exception" (while it moves, `decide` makes it one)."""
 
-    clock: Optional[ClockReading] = None   # the referee's reading of its clock before each move, under a time control
+    clock: ClockReading | None = None   # the referee's reading of its clock before each move, under a time control
 
     def __init__(self, spec: AgentSpec) -> None:
         self.agent = agent_registry.make(spec.source, **dict(spec.params))
@@ -93,8 +94,8 @@ class LocalAgent:
         pass
 
 
-def make_player(spec: AgentSpec, time_limit: float, policy: Optional[SandboxPolicy] = None
-                ) -> Union[RemoteAgent, LocalAgent]:
+def make_player(spec: AgentSpec, time_limit: float, policy: SandboxPolicy | None = None
+                ) -> RemoteAgent | LocalAgent:
     """The player of an AgentSpec: a submitted agent in its sandbox (from the pool of boxes), timed
     at `time_limit` seconds a move (0: none) under `policy`; a built-in agent in this process."""
     return POOL.get(spec, time_limit, policy) if spec.submitted else LocalAgent(spec)
@@ -141,7 +142,7 @@ def decide(player: Player, view: GameState, legal: Sequence[int], trusted: bool 
 
 
 def play_move(state: GameState, player: Player, view_base: int, move: int, trusted: bool = False,
-              apply: Optional[Callable[[int], None]] = None, clock: Optional["Clock"] = None) -> int:
+              apply: Callable[[int], None] | None = None, clock: Optional["Clock"] = None) -> int:
     """One move of `state`'s mover, played by `player` (see the module docstring), timed by its
     `clock` if it has one: its checked action, applied to `state` (or passed to `apply`, which
     then applies it) and returned. AgentFault when the player faults; `state` is then unchanged."""

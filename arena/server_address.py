@@ -6,7 +6,7 @@ import json
 import os
 import tempfile
 import urllib.parse
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 
 def _path(store_path):
@@ -35,7 +35,7 @@ def announced(store_path: str, url: str) -> Iterator[None]:
                 os.remove(path)
 
 
-def running_url(store_path: str, pid: Optional[int] = None) -> Optional[str]:
+def running_url(store_path: str, pid: int | None = None) -> str | None:
     """The URL of the server announced for the store, or None when none runs (no file, a dead
     process, or a file that does not hold an http URL)."""
     try:

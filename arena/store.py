@@ -27,8 +27,9 @@ import stat
 import sys
 import time
 import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Any
 
 from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
@@ -251,7 +252,7 @@ class Store:
                             "VALUES (?, ?, ?, ?, 'running', ?)",
                             (run_id, time.time(), json.dumps(config, sort_keys=True), total, deal_key))
 
-    def deal_key(self, run_id: str) -> Optional[str]:
+    def deal_key(self, run_id: str) -> str | None:
         """The run's deal key, or None when the store has no such run."""
         row = self.db.execute("SELECT deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return None if row is None else row[0]
@@ -265,7 +266,7 @@ class Store:
         with self.db:
             self.db.execute("UPDATE runs SET total = ? WHERE run_id = ?", (total, run_id))
 
-    def run(self, run_id: Optional[str] = None, kind: Optional[str] = None) -> dict[str, Any]:
+    def run(self, run_id: str | None = None, kind: str | None = None) -> dict[str, Any]:
         """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None; a
         tournament imported from a file counts as a tournament). StoreError if there is none."""
         if run_id is not None:
@@ -401,15 +402,15 @@ class Store:
     def finished_ids(self, run_id: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ?", (run_id,))}
 
-    def matches(self, run_id: str, game_id: Optional[str] = None) -> list[dict[str, Any]]:
+    def matches(self, run_id: str, game_id: str | None = None) -> list[dict[str, Any]]:
         """Every stored match of a run as a dict, in match-id order (the order ratings replay)."""
         sql, args = "SELECT * FROM matches WHERE run_id = ?", [run_id]
         if game_id is not None:
             sql, args = sql + " AND game_id = ?", args + [game_id]
         return [_match_dict(r) for r in self.db.execute(sql + " ORDER BY match_id", args)]
 
-    def results(self, run_id: str, start: int = 0, stop: Optional[int] = None,
-                game_id: Optional[str] = None) -> Iterator[dict[str, Any]]:
+    def results(self, run_id: str, start: int = 0, stop: int | None = None,
+                game_id: str | None = None) -> Iterator[dict[str, Any]]:
         """The run's stored matches with start <= match id < stop, in match-id order and without
         their actions, one at a time (never all in memory)."""
         sql, args = f"SELECT {RESULT_COLUMNS} FROM matches WHERE run_id = ? AND match_id >= ?", [run_id, start]
@@ -451,7 +452,7 @@ class Store:
     def count(self, run_id: str) -> int:
         return self.db.execute("SELECT count(*) FROM matches WHERE run_id = ?", (run_id,)).fetchone()[0]
 
-    def faults(self, run_id: str, game_id: Optional[str] = None, limit: int = -1) -> list[dict[str, Any]]:
+    def faults(self, run_id: str, game_id: str | None = None, limit: int = -1) -> list[dict[str, Any]]:
         """The recorded faults (of one game; of the first `limit` matches with faults):
         [{match_id, game_id, seat, label, kind, message, ...}] in match order."""
         sql, args = "SELECT match_id, game_id, faults FROM matches WHERE run_id = ? AND faults != '[]'", [run_id]
@@ -461,8 +462,8 @@ class Store:
                 for r in self.db.execute(sql + " ORDER BY match_id LIMIT ?", args + [limit])
                 for f in json.loads(r[2])]
 
-    def outputs(self, run_id: str, match_id: Optional[int] = None, faulted: bool = False,
-                until: Optional[int] = None) -> Iterator[dict[str, Any]]:
+    def outputs(self, run_id: str, match_id: int | None = None, faulted: bool = False,
+                until: int | None = None) -> Iterator[dict[str, Any]]:
         """What submitted agents printed (in one match; in the matches with faults; in those up to
         match id `until`), {match_id, seat, label, text, cut} in match and seat order, one at a
         time (never all in memory); none for a store from before outputs were kept."""
@@ -667,7 +668,7 @@ class RunFacts:
     (a tournament's, a comparison's, a game played in `arena serve`, an imported one)."""
     games: tuple[str, ...]             # its game ids, each once, in order
     agents: tuple[str, ...]            # its agents' labels, in order
-    book: Optional[Mapping[str, str]]  # the deal book it played ({"name", "digest"}), or None
+    book: Mapping[str, str] | None  # the deal book it played ({"name", "digest"}), or None
 
 
 def run_facts(run: dict[str, Any]) -> RunFacts:

@@ -2,7 +2,8 @@
 replay`, the browser's games): the game itself (`play`, every move the referee's), the seats'
 names, what each seat saw of each move, and the states of a stored match. Nothing here reads or
 prints: the faces do (arena.cli.play, arena.serve)."""
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import engines
 from agents.human import HumanAgent
@@ -45,8 +46,8 @@ def seat_names(players: int, human_seat: int, labels: Sequence[str]) -> list[str
 
 
 def play(game_id: str, params: dict[str, Any], bot_specs: Sequence[AgentSpec], human: HumanAgent, human_seat: int,
-         seed: int, policy: Optional[SandboxPolicy] = None,
-         on_start: Optional[Callable[[GameState, list[str]], None]] = None) -> tuple[GameState, list[str], list[str]]:
+         seed: int, policy: SandboxPolicy | None = None,
+         on_start: Callable[[GameState, list[str]], None] | None = None) -> tuple[GameState, list[str], list[str]]:
     """A game with the person `human` (an agent: agents.human.HumanAgent with the face's input and
     output) at `human_seat` and the bots (AgentSpecs) in the other seats, in order; returns (the
     final state, the seats' names, the moves as the person saw them). `on_start(state, names)` is
@@ -121,8 +122,8 @@ def replay_states(match: dict[str, Any]) -> list[GameState]:
     return states
 
 
-def stored_match(match: dict[str, Any], seat: Optional[int] = None
-                 ) -> tuple[list[GameState], list[str], Optional[list[str]]]:
+def stored_match(match: dict[str, Any], seat: int | None = None
+                 ) -> tuple[list[GameState], list[str], list[str] | None]:
     """A stored match to step through: (its states from the start, one per action; its seats'
     names; with `seat`, that seat's record of the moves, else None)."""
     states = replay_states(match)

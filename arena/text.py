@@ -5,7 +5,8 @@ match's result in a line, and any result as plain JSON data. The tables' columns
 arena.results.verdict."""
 import math
 import re
-from typing import Any, Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 # an absolute path in a message: a "/" that starts a word (not a URL's, nor "a/b"), up to its last part
 _ABSOLUTE_PATH = re.compile(r"(?<![\w./-])/(?:[^\s'\"`,;:()\[\]<>/]+/)*([^\s'\"`,;:()\[\]<>/]+)")
@@ -22,7 +23,7 @@ def without_paths(text: str) -> str:
     return _ABSOLUTE_PATH.sub(lambda m: m[1], text)
 
 
-def printable(text: object, limit: Optional[int] = None, keep: str = "\n\t") -> str:
+def printable(text: object, limit: int | None = None, keep: str = "\n\t") -> str:
     """`text` with control characters escaped ("\\x1b"), except those in `keep`; at most `limit` long."""
     text = str(text)[:limit]
     return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)

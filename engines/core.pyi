@@ -1,9 +1,8 @@
 """Types of the Python face of every engine's state (engines/core.pyx); the engines add their own
 inspection methods (`hand`, `voids`, `groups`, ...) on top."""
-from typing import Any, Optional
+from typing import Any
 
 from engines.events import Event
-
 
 class GameState:
     game_id: str
@@ -18,14 +17,14 @@ class GameState:
         """The legal actions of the player to move, in increasing order; [] once terminal."""
     def apply_action(self, action: int) -> None:
         """:raises ValueError: the action is not legal here."""
-    def apply_with_events(self, action: int) -> list["Event"]:
+    def apply_with_events(self, action: int) -> list[Event]:
         """apply_action, and what happened in it (engines/events.py has each game's vocabulary).
 
         :raises ValueError: the action is not legal here."""
     def undo_action(self) -> int:
         """:raises IndexError: nothing to undo."""
     def history(self) -> list[int]: ...
-    def clone(self) -> "GameState": ...
+    def clone(self) -> GameState: ...
     def current_player(self) -> int:
         """The seat to move, -1 once terminal."""
     def is_terminal(self) -> bool: ...
@@ -43,7 +42,7 @@ class GameState:
         """:raises ValueError: the game is over."""
     def action_view(self, observer: int, action: int) -> int:
         """:raises ValueError: no such seat, or the action is out of range."""
-    def determinize(self, player: int, seed: Optional[int] = None) -> "GameState":
+    def determinize(self, player: int, seed: int | None = None) -> GameState:
         """:raises ValueError: no such seat."""
     def rollout(self, seed: int = 0, horizon: str = "game") -> None: ...
     def action_to_string(self, action: int) -> str: ...

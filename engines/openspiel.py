@@ -41,7 +41,7 @@ state, future deals included.
 import json
 import random
 import zlib
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -278,7 +278,7 @@ class TabletopGame(_Game):
     def new_initial_state(self) -> TabletopState:
         return TabletopState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Optional[dict] = None) -> "_Observer":
+    def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> "_Observer":
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
         return _Observer(info_state=iig_obs_type is not None and bool(iig_obs_type.perfect_recall))

@@ -1,13 +1,14 @@
 """Parameters given as text (the command line) or as values, read to the type of their default: the
 one reading used for game parameters (engines.registry) and agent parameters (agents.base)."""
 import math
-from typing import Any, Collection, Optional
+from collections.abc import Collection
+from typing import Any
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def coerce(value: Any, default: Any, where: str, error: type[Exception] = ValueError,
-           choices: Optional[Collection[Any]] = None, limits: Optional[tuple[float, float]] = None) -> Any:
+           choices: Collection[Any] | None = None, limits: tuple[float, float] | None = None) -> Any:
     """`value` as the type of `default` (bool, int, float, tuple of ints, str, or None for an
     optional number), checked against `choices` and inclusive `limits`; raises `error` with one line
     naming `where` ("parameter 'c' of agent ismcts") otherwise. Floats must be finite."""

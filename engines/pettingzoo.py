@@ -23,7 +23,7 @@ Rewards: the engine's returns (Insert +1/-1/0, the card games their scores), giv
 `render()` with render_mode="ansi" returns the engine's terminal drawing (`str(state)`).
 """
 import random
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -39,7 +39,7 @@ class TabletopAECEnv(AECEnv):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "tabletop_v0", "is_parallelizable": False}
 
-    def __init__(self, game_id: str, players: Optional[int] = None, render_mode: Optional[str] = None,
+    def __init__(self, game_id: str, players: int | None = None, render_mode: str | None = None,
                  **params: Any) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -70,7 +70,7 @@ class TabletopAECEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._seeds = random.Random(seed)
         self.state = self._new_state(self._seeds.getrandbits(64))
@@ -111,7 +111,7 @@ class TabletopAECEnv(AECEnv):
         self._update_infos()
         self._accumulate_rewards()
 
-    def render(self) -> Optional[str]:
+    def render(self) -> str | None:
         if self.render_mode is None:
             return None
         return str(self.state)
@@ -120,7 +120,7 @@ class TabletopAECEnv(AECEnv):
         pass
 
 
-def env(game_id: str, players: Optional[int] = None, render_mode: Optional[str] = None,
+def env(game_id: str, players: int | None = None, render_mode: str | None = None,
         **params: Any) -> TabletopAECEnv:
     """The AEC environment of `game_id` with the given parameters (as `engines.make` takes them)."""
     return TabletopAECEnv(game_id, players=players, render_mode=render_mode, **params)

@@ -6,8 +6,9 @@ list of valid ones. `resolve` then sets the engine up once with them, so that wh
 (values out of range, parameters that exclude each other) is refused before any match is played.
 """
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any
 
 from engines.params import coerce
 
@@ -56,7 +57,7 @@ class GameSpec:
     teams: str = ""                  # the key of a seat's observation that is true when the seats play
                                      # as two teams, even seats against odd ones
     seat_colours: tuple = ()         # the colour each seat plays, where seats play colours
-    dealt: Optional[Callable[["GameState", list], dict]] = None   # what a deal book records of a deal
+    dealt: Callable[["GameState", list], dict] | None = None   # what a deal book records of a deal
                                      # (the first position and every seat's first view), besides its digest
     double_dummy: bool = False       # agents.wizard_solver solves its hands with every card known (pimc)
     yardstick: bool = False          # arena/bench/yardstick times a plain-C playout of it beside the engine
@@ -243,7 +244,7 @@ def _new_state(game_id, full, seed):
 
 
 # game_id is positional only: a parameter of that name (from a command line, a file) is an unknown one
-def resolve(game_id: str, /, players: Optional[int] = None, **params: Any) -> dict[str, Any]:
+def resolve(game_id: str, /, players: int | None = None, **params: Any) -> dict[str, Any]:
     """The complete, validated parameters of a game (defaults filled in), players included.
 
     Validated fully: the engine itself is set up once with them, so every rule it checks (ranges,
@@ -259,7 +260,7 @@ def resolve(game_id: str, /, players: Optional[int] = None, **params: Any) -> di
     return full
 
 
-def make(game_id: str, /, players: Optional[int] = None, seed: int = 0, **params: Any) -> "GameState":
+def make(game_id: str, /, players: int | None = None, seed: int = 0, **params: Any) -> "GameState":
     """A new game state of `game_id` with the given parameters, its chance seeded by `seed`.
 
     :raises UnknownGame: no such game.

@@ -34,11 +34,12 @@ import sys
 import time
 from typing import Any
 
+from agents.ismcts import ISMCTSAgent
+
 import engines
-from engines.registry import resolve
 from arena import referee
 from arena.agent_list import parse_params
-from agents.ismcts import ISMCTSAgent
+from engines.registry import resolve
 
 
 def _points(game_id):
@@ -187,7 +188,9 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     "deals"}."""
     import numpy as np
     import pyspiel
-    from open_spiel.python.algorithms import ismcts as os_ismcts, mcts as os_mcts
+    from open_spiel.python.algorithms import ismcts as os_ismcts
+    from open_spiel.python.algorithms import mcts as os_mcts
+
     import agents
     from arena.results.analysis import pair_score
     from engines.registry import GAMES

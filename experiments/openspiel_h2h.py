@@ -30,9 +30,9 @@ import time
 
 import agents
 import engines
+from arena import referee
 from arena.agent_list import parse_agent
 from arena.results.analysis import interval, pair_score, t_interval
-from arena import referee
 from arena.seeds import derive_seed, view_base
 from arena.text import jsonable
 

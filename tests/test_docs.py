@@ -5,7 +5,6 @@ import subprocess
 import sys
 
 import pytest
-
 from test_readme import fenced_blocks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -16,6 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)   # as a script, tests/engines would be found first
 
 import engines  # noqa: E402
+
 FOLDERS = ("agents", "arena")
 
 

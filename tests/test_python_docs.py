@@ -6,7 +6,6 @@ import sys
 import types
 
 import pytest
-
 from test_readme import fenced_blocks
 
 PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "python.md")
@@ -30,7 +29,7 @@ def test_the_from_python_page_runs_as_written(tmp_path, monkeypatch):
     assert len(blocks) == 4
     monkeypatch.chdir(tmp_path)
     try:
-        import pandas   # noqa: F401
+        import pandas  # noqa: F401
     except ImportError:
         monkeypatch.setitem(sys.modules, "pandas", records_only_pandas())
     session = {"__name__": "docs"}

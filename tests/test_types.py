@@ -9,6 +9,7 @@ import glob
 import os
 import subprocess
 import sys
+
 import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

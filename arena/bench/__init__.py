@@ -41,7 +41,8 @@ import os
 import random
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import engines
 import engines.core as core

@@ -32,7 +32,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Any, Iterable, Iterator, Optional
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import engines
 from arena.bench import yardstick
@@ -100,7 +101,7 @@ def callgrind(command: list[str], what: str) -> int:
     return int(found.group(1))
 
 
-def per_unit(case: str, game_id: str, n: Optional[int] = None) -> tuple[float, int]:
+def per_unit(case: str, game_id: str, n: int | None = None) -> tuple[float, int]:
     """Instructions of one unit of the case: (count(2n) - count(n)) / n."""
     n = n or WORK[case]
     if case == "rollouts_plain_c":

@@ -36,11 +36,13 @@ import random
 import statistics
 import sys
 import time
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from agents.ismcts import Search
 
 import agents
 import engines
-from agents.ismcts import Search
 from arena.bench.measure import Row, row, run_alone, timed, versus
 
 GAME = "wizard"   # the game whose positions these cases measure

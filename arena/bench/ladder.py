@@ -30,7 +30,8 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 import trueskill
 
@@ -41,7 +42,6 @@ from arena.ladder import store as ladders
 from arena.ladder.standing import Entry
 from arena.store import Store
 from arena.tournament.schedule import rotations
-
 
 # ---------------------------------------------------------------- simulation
 
@@ -267,7 +267,7 @@ def measure_pages(path: str, name: str = "synthetic", repeats: int = 7) -> Itera
     yield {"case": "ladder/show-command", "median_seconds": round(statistics.median(times), 3), "repeats": repeats}
 
 
-def main(argv: Optional[list[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="what", required=True)
     sim = sub.add_parser("simulate", help="matches until a newcomer's place is settled, matchmaking vs round robin")

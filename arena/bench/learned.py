@@ -20,7 +20,8 @@ the first legal one):
 Rates are calls per second of the process's CPU time, one core. Run alone: `python -m arena.bench.learned`.
 """
 import time
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -64,6 +65,7 @@ def _tree_rows(body: dict[str, Any], repeats: int) -> Iterator[Row]:
     except ImportError:
         return
     from agents.forest import Forest
+
     from arena.learn import fit
     rng = np.random.default_rng(0)
     x = np.asarray([learned.bid_features(st.observation(st.current_player())) for st in _positions(SAMPLE_ROWS)])

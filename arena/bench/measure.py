@@ -4,7 +4,8 @@ import argparse
 import json
 import statistics
 import time
-from typing import Any, Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 Row = dict[str, Any]   # one benchmark row, as `arena bench` prints it
 
@@ -32,7 +33,7 @@ def timed(fn: Callable[[int], object], n: int, repeats: int) -> list[float]:
     return rates
 
 
-def row(case: str, unit: str, rates: Sequence[float], digits: Optional[int] = 1, **extra: Any) -> Row:
+def row(case: str, unit: str, rates: Sequence[float], digits: int | None = 1, **extra: Any) -> Row:
     """A benchmark row; rates rounded to `digits` decimals (None: whole numbers)."""
     out = {"case": case, "unit": unit, "rates": [round(r, digits) for r in rates],
            "median_per_s": round(statistics.median(rates), digits)}
@@ -53,9 +54,9 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def run_alone(prog: str, rows: Callable[[list[str]], Iterable[Row]], default: Optional[Sequence[str]] = None,
-              argv: Optional[Sequence[str]] = None,
-              rounds: Optional[tuple[str, Callable[[int], Iterable[Row]]]] = None) -> None:
+def run_alone(prog: str, rows: Callable[[list[str]], Iterable[Row]], default: Sequence[str] | None = None,
+              argv: Sequence[str] | None = None,
+              rounds: tuple[str, Callable[[int], Iterable[Row]]] | None = None) -> None:
     """`python -m PROG [game ...]`: prints `rows(games)` as JSON lines. Games default to `default`,
     else every registered game; an unknown game ends it with a one-line error (exit 2). With
     `rounds=(help, fn)`, `--rounds N` prints `fn(N)` instead and takes no game."""

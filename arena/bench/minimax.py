@@ -30,11 +30,12 @@ every search is single-threaded); `repeats` of them per row. Run alone:
 import random
 import statistics
 import time
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
+
+from agents.minimax import AlphaBetaAgent, MinimaxAgent, Searcher, run_determinizations
 
 import agents
 import engines
-from agents.minimax import AlphaBetaAgent, MinimaxAgent, Searcher, run_determinizations
 from arena.bench.measure import Row, row, run_alone
 
 GAME = "insert"   # the game whose positions these cases measure

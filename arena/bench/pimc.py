@@ -28,12 +28,12 @@ Wizard bid accuracy by hand size, from the matches of a run: `arena analyze --ru
 """
 import statistics
 import time
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import engines
 from agents.pimc import PIMCAgent
-from engines.wizard import WizardState
 from arena.bench.measure import Row, row, run_alone
+from engines.wizard import WizardState
 
 GAME = "wizard"   # the game whose positions these cases measure
 

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from arena.bench.measure import Row, row
 
@@ -34,13 +34,13 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     """Writes a synthetic finished run of about `matches` matches (whole deals) to a new store at
     `path`; returns its run id."""
     import engines
-    from arena.tournament import schedule as sched
-    from arena.tournament.config import GameSetting
     from arena.agent_list import parse_agents
     from arena.match import Fault, MatchResult
+    from arena.results.tallies import Checkpoint
     from arena.sandbox import DEFAULT_POLICY
     from arena.store import Store
-    from arena.results.tallies import Checkpoint
+    from arena.tournament import schedule as sched
+    from arena.tournament.config import GameSetting
 
     specs = parse_agents(",".join(STRENGTHS))
     params = engines.registry.resolve("insert")

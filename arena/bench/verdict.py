@@ -31,7 +31,8 @@ import resource
 import statistics
 import tempfile
 import time
-from typing import Any, Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from arena.bench.measure import Row
 
@@ -71,14 +72,14 @@ def difference(plan: Any, y: float) -> float:
 
 
 def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: int, max_deals: int,
-               sd_deals: int, sprt: Optional[str], replays: int = 0) -> Row:
+               sd_deals: int, sprt: str | None, replays: int = 0) -> Row:
     """One comparison to its decision, then completed to `sd_deals` deals (see the module docstring);
     seeding "corrected": coupled, its SPRT on the corrected observations (arena.compare.correction)."""
+    from arena import edge
     from arena.compare import compare, correction
     from arena.results.divergence import divergence
     from arena.store import Store
     from arena.tournament import coordinator
-    from arena import edge
     params = dict(GAMES[game_id])
     players = params.pop("players", None)
     texts = [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in params.items()]
@@ -123,7 +124,7 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
 
 
 def rows(games: Sequence[str], iterations: int = 100, max_deals: int = 30, sd_deals: int = 20, seeds: int = 1,
-         sprt: Optional[str] = None, which: Optional[Sequence[str]] = None, replays: int = 0) -> Iterator[Row]:
+         sprt: str | None = None, which: Sequence[str] | None = None, replays: int = 0) -> Iterator[Row]:
     """The benchmark's rows (see the module docstring); `which` names the pairs to play (default: all);
     with `replays`, the corrected arm too."""
     arms = SEEDINGS + (("corrected",) if replays else ())

@@ -74,8 +74,23 @@ def main() -> None:
     """Tabletop Arena: fast game engines, search agents and rated bot tournaments."""
 
 
-from arena.cli import (analyze, compare, deals, export, faults, info, ladder, ladder_tokens, learn,  # noqa: E402  (the
-                       play, reports, run, runs, serve, store)  # command modules, which import this one)
+from arena.cli import (  # noqa: E402  (the
+    analyze,
+    compare,
+    deals,
+    export,
+    faults,
+    info,
+    ladder,
+    ladder_tokens,
+    learn,
+    play,  # command modules, which import this one)
+    reports,
+    run,
+    runs,
+    serve,
+    store,
+)
 
 for _command in (run.run, run.leaderboard, runs.runs, runs.matches, faults.faults, info.games, info.agents,
                  info.check_agent, info.bench, reports.matchups, reports.graph, reports.report, play.play, play.replay,

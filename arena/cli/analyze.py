@@ -1,12 +1,22 @@
 """`arena analyze`: what the games themselves are like (seat advantage, length, drama, skill, the
 balance of their components), from seeded games it plays or from a stored run. The figures are
 computed in arena.gamestats.analyze (components: arena.gamestats.balance)."""
-from typing import Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, ArenaError, echo_json, jobs_option, json_option, literal, out_option,
-                              rich_console, store_option, user_errors, writing)
+from arena.cli.common import (
+    ArenaError,
+    WholeNumber,
+    echo_json,
+    jobs_option,
+    json_option,
+    literal,
+    out_option,
+    rich_console,
+    store_option,
+    user_errors,
+    writing,
+)
 from arena.defaults import ANALYZE_DEALS as DEFAULT_DEALS
 
 
@@ -27,8 +37,8 @@ from arena.defaults import ANALYZE_DEALS as DEFAULT_DEALS
 @out_option("Also write a self-contained HTML page with plots (in a folder that exists).")
 @json_option
 @user_errors
-def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Optional[str], deals: Optional[int],
-            seed: Optional[int], jobs: Optional[int], run_ids: tuple[str, ...], store_path: str, out: Optional[str],
+def analyze(game_id: str | None, params: tuple[str, ...], agents_text: str | None, deals: int | None,
+            seed: int | None, jobs: int | None, run_ids: tuple[str, ...], store_path: str, out: str | None,
             as_json: bool) -> None:
     """Play seeded games of GAME (or read --run RUN) and report what the game is like: seat advantage,
     length and tempo, decisiveness and drama, how much skill matters, and the balance of its
@@ -85,6 +95,7 @@ def analyze(game_id: Optional[str], params: tuple[str, ...], agents_text: Option
 
 def _print(data):
     from rich import box
+
     from arena.cli.layout import LABEL, Column, print_table
     from arena.gamestats.analyze import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
 

@@ -4,7 +4,8 @@ import functools
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, ParamSpec, TypeVar
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
@@ -13,6 +14,7 @@ from arena.text import first_line, printable
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
+
     from arena.store import Store
 
 P = ParamSpec("P")
@@ -42,7 +44,7 @@ def user_errors(fn: Callable[P, T]) -> Callable[P, T]:
     return wrapper
 
 
-def open_run(store_path: str, run_id: Optional[str] = None, kind: str = "tournament") -> tuple["Store", str]:
+def open_run(store_path: str, run_id: str | None = None, kind: str = "tournament") -> tuple["Store", str]:
     """(store, run id) of RUN in the store, or, when run_id is None, of its latest run of `kind`
     (the reading commands read tournaments: an `arena analyze` or `arena compare` run made since is
     not "the latest run" of `arena replay 0`); read-only."""

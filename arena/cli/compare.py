@@ -1,12 +1,23 @@
 """`arena compare`: is the candidate stronger than the baseline? A sequential test over duplicate deals."""
 import sys
-from typing import Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option,
-                              literal, play_options, rich_console, sandbox_option, seeding_option, store_option,
-                              user_errors)
+from arena.cli.common import (
+    WholeNumber,
+    bot_limit_option,
+    deal_key_option,
+    deals_option,
+    echo_json,
+    json_option,
+    literal,
+    play_options,
+    rich_console,
+    sandbox_option,
+    seeding_option,
+    store_option,
+    user_errors,
+)
 from arena.defaults import COMPARE_MAX_DEALS as DEFAULT_MAX_DEALS
 
 
@@ -71,15 +82,16 @@ def _live(plan, outcome):
 @seeding_option
 @json_option
 @user_errors
-def compare(candidate: str, baseline: str, game_id: Optional[str], players: Optional[int], params: tuple[str, ...],
-            field: Optional[str], sprt_text: str, max_deals: Optional[int], seed: int, replays: int, store_path: str,
-            jobs: Optional[int], backend: str, address: Optional[str], time_limit: float, time_control: Optional[str],
-            sandbox: str, bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str],
-            seeding: Optional[str], as_json: bool) -> None:
+def compare(candidate: str, baseline: str, game_id: str | None, players: int | None, params: tuple[str, ...],
+            field: str | None, sprt_text: str, max_deals: int | None, seed: int, replays: int, store_path: str,
+            jobs: int | None, backend: str, address: str | None, time_limit: float, time_control: str | None,
+            sandbox: str, bot_limits: tuple[str, ...], deal_key: str | None, book: str | None,
+            seeding: str | None, as_json: bool) -> None:
     from arena import agent_list, edge
-    from arena.compare import compare as cmp, correction
-    from arena.tournament import coordinator as tournament
+    from arena.compare import compare as cmp
+    from arena.compare import correction
     from arena.store import Store
+    from arena.tournament import coordinator as tournament
 
     if replays:   # refused before the run is stored (agents the plan cannot read, it refuses itself)
         try:

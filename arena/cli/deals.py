@@ -1,6 +1,5 @@
 """`arena deals make`: a deal book, the deals of a game in a file that `--deals BOOK` plays on any
 machine and store (arena.tournament.books, docs/deals.md)."""
-from typing import Optional
 
 import click
 
@@ -27,15 +26,15 @@ def deals() -> None:
 @out_option("The book's file (JSON).", required=True)
 @click.option("--deal-key", default=None, hidden=True)   # refused: a book's key is never chosen
 @user_errors
-def make(game_id: str, count: int, players: Optional[int], params: tuple[str, ...], name: Optional[str],
-         phrase: str, out: str, deal_key: Optional[str]) -> None:
+def make(game_id: str, count: int, players: int | None, params: tuple[str, ...], name: str | None,
+         phrase: str, out: str, deal_key: str | None) -> None:
     """Write COUNT deals of GAME (with --players and --param) to --out: their seeds under the key
     derived from --phrase, the book's name, game, parameters and size (so its maker cannot choose
     the key without showing another phrase), with what each seed deals. Prints the book's name,
     digest and phrase, which runs of it show. Whoever knows the phrase can deal every deal."""
     from arena import edge
-    from arena.tournament import books
     from arena.text import book_text
+    from arena.tournament import books
     if deal_key is not None:
         raise ArenaError("a deal book's key is derived from its --phrase, never chosen (docs/deals.md)")
     game = edge.game(game_id, players, params, command="deals make")

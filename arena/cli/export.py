@@ -4,7 +4,6 @@ import contextlib
 import csv
 import json
 import sys
-from typing import Optional
 
 import click
 
@@ -20,7 +19,7 @@ from arena.text import printable
 @click.option("--with-deal-key", is_flag=True,
               help="Include the run's secret deal key (whoever has it can compute the run's future deals).")
 @user_errors
-def export(run_id: Optional[str], fmt: str, out: Optional[str], store_path: str, with_deal_key: bool) -> None:
+def export(run_id: str | None, fmt: str, out: str | None, store_path: str, with_deal_key: bool) -> None:
     """Write a run (RUN defaults to the latest tournament) as a versioned, documented file
     (docs/export.md): JSONL, a header line describing the run then one line per match with every
     action and its mover, which `arena import` merges into another store; or CSV, one row per match

@@ -1,5 +1,4 @@
 """`arena faults`: a run's faults with what the faulty bots printed, or one match's whole output."""
-from typing import Optional
 
 import click
 
@@ -12,7 +11,7 @@ from arena.cli.common import echo_json, json_option, open_run, store_option, use
 @store_option
 @json_option
 @user_errors
-def faults(run_id: Optional[str], match_id: Optional[int], store_path: str, as_json: bool) -> None:
+def faults(run_id: str | None, match_id: int | None, store_path: str, as_json: bool) -> None:
     """List the matches of RUN (default: the latest run) in which an agent faulted, each with its
     faults and the end of what each submitted agent printed in it (stdout and stderr; an exec
     bot's stderr). With MATCH, that match's faults and everything its agents printed, also for a

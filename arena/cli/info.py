@@ -1,15 +1,25 @@
 """`arena games`, `arena agents` (what is registered), `arena check-agent` and `arena bench`."""
 import json
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import click
 
-from arena.cli.common import (ArenaError, WholeNumber, bot_limit_option, echo_json, json_option, literal, rich_console,
-                              sandbox_option, time_control_option, user_errors)
+from arena.cli.common import (
+    ArenaError,
+    WholeNumber,
+    bot_limit_option,
+    echo_json,
+    json_option,
+    literal,
+    rich_console,
+    sandbox_option,
+    time_control_option,
+    user_errors,
+)
 from arena.cli.layout import TEXT, Column
-from arena.text import printable
 from arena.defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT
+from arena.text import printable
 
 MAX_CHECK_GAMES = 1000   # check-agent matches and bench --arena deals: bounded work, like a run's size
 MAX_REPEATS = 100        # bench measurements per case
@@ -95,8 +105,8 @@ def _print_table(title, columns, rows, **options):
 @bot_limit_option
 @json_option
 @user_errors
-def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[str, ...], games: int, seed: int,
-                time_limit: float, time_control: Optional[str], sandbox: str, bot_limits: tuple[str, ...],
+def check_agent(agent: str, game_id: str, players: int | None, params: tuple[str, ...], games: int, seed: int,
+                time_limit: float, time_control: str | None, sandbox: str, bot_limits: tuple[str, ...],
                 as_json: bool) -> None:
     """Check a submitted agent (FILE.py:Class, module:Class, exec:PATH) before a tournament.
 
@@ -114,10 +124,10 @@ def check_agent(agent: str, game_id: str, players: Optional[int], params: tuple[
     the agent could not be checked at all (an unknown agent, a bad parameter, a failed build).
     """
     from arena import edge
-    from arena.tournament import schedule as sched
-    from arena.tournament.checks import check_names, not_required, not_run
-    from arena.tournament.checks import check_agent as run_checks
     from arena.text import game_title
+    from arena.tournament import schedule as sched
+    from arena.tournament.checks import check_agent as run_checks
+    from arena.tournament.checks import check_names, not_required, not_run
     time_limit = edge.time_limit(time_limit)
     clock = edge.time_control(time_control)
     policy = edge.sandbox_policy(sandbox, bot_limits)
@@ -214,7 +224,7 @@ def _sizes(text):
 @json_option
 @user_errors
 def bench(game_ids: tuple[str, ...], repeats: int, search: bool, with_arena: bool, arena_agents: str,
-          arena_games: Optional[int], with_reports: bool, reports_sizes: str, with_verdict: bool,
+          arena_games: int | None, with_reports: bool, reports_sizes: str, with_verdict: bool,
           verdict_iterations: int, verdict_deals: int, verdict_sd_deals: int, verdict_seeds: int, verdict_pairs: str,
           verdict_replays: int, with_instructions: bool, as_json: bool) -> None:
     """Measure playouts, clones and apply+undo per second (and more), each beside its baseline: a

@@ -2,14 +2,26 @@
 and `arena ladders` (the same as `arena ladder list`)."""
 import signal
 import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena.cli.common import (
+    WholeNumber,
+    bot_limit_option,
+    deal_key_option,
+    deals_option,
+    echo_json,
+    jobs_option,
+    json_option,
+    literal,
+    rich_console,
+    sandbox_option,
+    store_option,
+    time_control_option,
+    user_errors,
+)
 from arena.defaults import TIME_LIMIT as DEFAULT_TIME_LIMIT
-from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, jobs_option,
-                              json_option, literal, rich_console, sandbox_option, store_option, time_control_option,
-                              user_errors)
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -53,9 +65,9 @@ def _readonly(store_path: str) -> "Store":
 @deals_option
 @store_option
 @user_errors
-def new(name: str, game_id: Optional[str], players: Optional[int], params: tuple[str, ...], seed: int,
-        time_limit: float, time_control: Optional[str], sandbox: str, bot_limits: tuple[str, ...],
-        deal_key: Optional[str], book: Optional[str], store_path: str) -> None:
+def new(name: str, game_id: str | None, players: int | None, params: tuple[str, ...], seed: int,
+        time_limit: float, time_control: str | None, sandbox: str, bot_limits: tuple[str, ...],
+        deal_key: str | None, book: str | None, store_path: str) -> None:
     """Start the ladder NAME of one game (with its players and parameters), empty. With --deals
     BOOK it plays the book's deals in order (the book's game; --game may be left out) and stops
     when they are all played."""
@@ -124,8 +136,8 @@ def retire(name: str, label: str, store_path: str) -> None:
 @click.option("--address", default=None, help="Dask scheduler address, tcp://HOST:PORT.")
 @json_option
 @user_errors
-def run(name: str, matches: Optional[int], until_settled: bool, store_path: str, jobs: Optional[int], backend: str,
-        address: Optional[str], as_json: bool) -> None:
+def run(name: str, matches: int | None, until_settled: bool, store_path: str, jobs: int | None, backend: str,
+        address: str | None, as_json: bool) -> None:
     """Play the ladder NAME batch after batch, each chosen where a game tells most, until Ctrl-C,
     --matches or --until-settled (or its deal book's last deal); then print its standings. Ctrl-C
     and kill -9 lose nothing: the same command resumes with the very matches an uninterrupted run

@@ -5,8 +5,9 @@ A table that is too wide first takes its columns' short headings, then leaves ou
 important columns; a dim line under it names the short headings and the columns left out. Text that
 may wrap (descriptions, details, labels) wraps, and a word too long for its column is folded onto
 the next line, never cut."""
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -86,7 +87,7 @@ def fits(console: "Console", columns: Sequence["Column"], rows: Sequence[Sequenc
 
 
 def print_table(console: "Console", columns: Sequence["Column"], rows: Sequence[Sequence[Any]],
-                title: Optional[Union[str, "Text"]] = None, **options: Any) -> list[str]:
+                title: Union[str, "Text"] | None = None, **options: Any) -> list[str]:
     """Print the rows (cells: text, rich markup or Text) under the columns, fitted to the console's
     width, and under the table a dim line naming the short headings used and the columns left out.
     Returns the headers (full) of the columns shown."""

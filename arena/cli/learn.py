@@ -2,7 +2,6 @@
 the work is in arena.learn (docs/training.md)."""
 import os
 import shlex
-from typing import Optional
 
 import click
 
@@ -40,22 +39,23 @@ def models_folder(store_path: str) -> str:
 @out_option("The model file [default: models/GAME-DIGEST.json beside the store].")
 @store_option
 @user_errors
-def train(game_id: str, players: Optional[int], params: tuple[str, ...], teacher: str, games: int, seed: int,
-          fit_kind: str, stages: int, hidden: Optional[str], given_bid: bool, jobs: Optional[int], sandbox: str, quiet: bool, out: Optional[str], store_path: str) -> None:
+def train(game_id: str, players: int | None, params: tuple[str, ...], teacher: str, games: int, seed: int,
+          fit_kind: str, stages: int, hidden: str | None, given_bid: bool, jobs: int | None, sandbox: str, quiet: bool, out: str | None, store_path: str) -> None:
     """Train Wizard's learned bidder: the teacher plays --games whole games in every seat, on worker
     processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
     beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
     interrupted run resumes there). A scikit-learn classifier learns the tricks a hand takes, is
     validated on held-out deals and written as a model file that `pimc[bidding=learned,bid_model=FILE]`
     plays with."""
+    import time
+
+    import numpy as np
+
+    from agents import learned
     from arena import edge
     from arena.cli.run import progress_bar
     from arena.learn import data, fit
     from arena.sandbox import stage, validate_all
-    import time
-    import numpy as np
-
-    from agents import learned
     fit.check_installed()
     if game_id != learned.BID_GAME:
         raise ValueError(f"arena train learns Wizard's bidder only, not {game_id!r}")

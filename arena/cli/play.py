@@ -2,7 +2,7 @@
 move): the terminal player, its input and output; the game itself is arena.table's, the drawing of a
 position agents.drawing's."""
 import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -33,7 +33,7 @@ def ask(text: str) -> str:
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
 @sandbox_option
 @user_errors
-def play(game_id: str, vs: str, seat: int, seed: Optional[int], params: tuple[str, ...], sandbox: str) -> None:
+def play(game_id: str, vs: str, seat: int, seed: int | None, params: tuple[str, ...], sandbox: str) -> None:
     """Play GAME against bots in the terminal: moves by number or by name, q quits. Nothing is
     stored: a game played here, finished or left, is in no run."""
     import random
@@ -88,7 +88,7 @@ def play(game_id: str, vs: str, seat: int, seed: Optional[int], params: tuple[st
             "it (run.html: run_files/) holds one such page per match.", flag="--html")
 @store_option
 @user_errors
-def replay(args: tuple[str, ...], seat: Optional[int], to_end: bool, out: Optional[str], store_path: str) -> None:
+def replay(args: tuple[str, ...], seat: int | None, to_end: bool, out: str | None, store_path: str) -> None:
     """Step through a stored match (RUN defaults to the latest tournament): forward, back, jump, end.
     With --html, write it (or a whole RUN) as HTML pages instead."""
     number = args[-1] if args else ""
@@ -139,7 +139,7 @@ def replay_run_html(store: "Store", run_id: str, out: str) -> None:
     click.echo(printable(f"wrote {out} and {matches} match replays in {files_folder(out)}/: {_size(size)} in all"))
 
 
-def replay_match(match: dict[str, Any], seat: Optional[int] = None, to_end: bool = False) -> "GameState":
+def replay_match(match: dict[str, Any], seat: int | None = None, to_end: bool = False) -> "GameState":
     """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
     from agents.drawing import fit
     from agents.human import describe_view

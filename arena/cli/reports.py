@@ -4,12 +4,20 @@ networkx, matplotlib and rich are imported inside the commands, so that register
 does not slow down every other `arena` command.
 """
 import json
-from typing import Optional
 
 import click
 
-from arena.cli.common import (echo_json, json_option, literal, open_run, out_option, rich_console,
-                              store_option, user_errors, writing)
+from arena.cli.common import (
+    echo_json,
+    json_option,
+    literal,
+    open_run,
+    out_option,
+    rich_console,
+    store_option,
+    user_errors,
+    writing,
+)
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND
 from arena.text import interval_text, jsonable
 
@@ -33,11 +41,11 @@ def _cell(iv):
 @store_option
 @json_option
 @user_errors
-def matchups(run_id: Optional[str], store_path: str, as_json: bool) -> None:
+def matchups(run_id: str | None, store_path: str, as_json: bool) -> None:
     from arena.cli.layout import LABEL, Column, print_table
-    from arena.results import analysis
-    from arena.reports.sections import run_sections
     from arena.cli.run import print_legend, print_verdict
+    from arena.reports.sections import run_sections
+    from arena.results import analysis
     from arena.text import game_title
     store, run_id = open_run(store_path, run_id)
     out = [{"game_id": s["game_id"], "game_params": s["game_params"], "order": summ["order"],
@@ -80,7 +88,7 @@ def matchups(run_id: Optional[str], store_path: str, as_json: bool) -> None:
 @store_option
 @json_option
 @user_errors
-def graph(run_id: Optional[str], out: str, store_path: str, as_json: bool) -> None:
+def graph(run_id: str | None, out: str, store_path: str, as_json: bool) -> None:
     from arena.extras import require
     require("arena graph", "matplotlib")
     from arena.reports import graphs
@@ -104,7 +112,7 @@ def graph(run_id: Optional[str], out: str, store_path: str, as_json: bool) -> No
 @store_option
 @json_option
 @user_errors
-def report(run_id: Optional[str], out: Optional[str], store_path: str, as_json: bool) -> None:
+def report(run_id: str | None, out: str | None, store_path: str, as_json: bool) -> None:
     """Write one self-contained HTML page for a tournament: per game the leaderboard (the columns,
     figures, verdict and legend of `arena leaderboard`), the head-to-head heatmap, the matchup graph
     and the ratings over time; then the faults and how to reproduce it. RUN defaults to the latest

@@ -2,19 +2,34 @@
 import contextlib
 import signal
 import sys
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Optional
 
 import click
 
-from arena.cli.common import (WholeNumber, bot_limit_option, deal_key_option, deals_option, echo_json, json_option,
-                              literal, open_run, play_options, rich_console, sandbox_option, seeding_option,
-                              store_option, user_errors)
-from arena.reports.tables import leaderboard_help
+from arena.cli.common import (
+    WholeNumber,
+    bot_limit_option,
+    deal_key_option,
+    deals_option,
+    echo_json,
+    json_option,
+    literal,
+    open_run,
+    play_options,
+    rich_console,
+    sandbox_option,
+    seeding_option,
+    store_option,
+    user_errors,
+)
 from arena.defaults import RUN_MAX_DEALS as DEFAULT_MAX_DEALS
+from arena.reports.tables import leaderboard_help
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
+
     from arena.match import MatchResult
     from arena.results.settle import Look, StoppingRule
     from arena.tournament.coordinator import Plan
@@ -50,14 +65,14 @@ if TYPE_CHECKING:
 @seeding_option
 @json_option
 @user_errors
-def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[str], deals: Optional[int],
-        max_deals: Optional[int], seed: int, store_path: str, jobs: Optional[int], backend: str, address: Optional[str],
-        time_limit: float, time_control: Optional[str], resume: Optional[str], params: tuple[str, ...], sandbox: str,
-        bot_limits: tuple[str, ...], deal_key: Optional[str], book: Optional[str], seeding: Optional[str],
+def run(game_id: str | None, players: int | None, agents_text: str | None, deals: int | None,
+        max_deals: int | None, seed: int, store_path: str, jobs: int | None, backend: str, address: str | None,
+        time_limit: float, time_control: str | None, resume: str | None, params: tuple[str, ...], sandbox: str,
+        bot_limits: tuple[str, ...], deal_key: str | None, book: str | None, seeding: str | None,
         as_json: bool) -> None:
     from arena import edge
-    from arena.tournament import coordinator as tournament
     from arena.store import Store
+    from arena.tournament import coordinator as tournament
 
     store = Store(store_path)
     plan = edge.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals, max_deals=max_deals,
@@ -75,6 +90,7 @@ def run(game_id: Optional[str], players: Optional[int], agents_text: Optional[st
             f"each game until its verdict is settled: {first_look(plan):,} matches to the first look, at most "
             f"{len(plan.schedule):,} ({stop_text(plan.rule)})")
         from rich.markup import escape
+
         from arena.text import book_text
         dealt = f", the deals of book {escape(book_text(plan.config.book))}" if plan.config.book else ""
         err.print(f"run [bold]{plan.run_id}[/]: {size}, {plan.stored} already stored{taken}{dealt}, "
@@ -147,7 +163,7 @@ class _PlainMeter:
     is that of the last RATE_WINDOW seconds: a run's games differ in speed, and a mean since the
     start would promise too little time once slower matches come."""
 
-    def __init__(self, total: int, done: int, clock: Optional[Callable[[], float]] = None, until: str = "") -> None:
+    def __init__(self, total: int, done: int, clock: Callable[[], float] | None = None, until: str = "") -> None:
         import collections
         import time
         self.clock = clock or time.monotonic
@@ -196,8 +212,14 @@ def progress_bar(total: int, done: int, quiet: bool, until: str = "") -> Iterato
     PROGRESS_EVERY seconds: matches done, rate, time left (`until`: to what, " to the next look").
     Nothing when quiet. Yields the meter: `advance(result)` after each match, `grow(n)` for n more
     matches to play, `say(line)`."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     console = rich_console(stderr=True)
     if not quiet and not console.is_terminal:
         yield _PlainMeter(total, done, until=until)
@@ -227,7 +249,7 @@ def _duration(seconds):
 
 # ---------------------------------------------------------------- leaderboards
 
-def print_verdict(console: "Console", verdict: Optional[str]) -> None:
+def print_verdict(console: "Console", verdict: str | None) -> None:
     """A game's verdict under its table (leaderboard and matchups say it in the same words)."""
     if verdict:
         console.print(literal("verdict: " + verdict), style="bold")
@@ -249,14 +271,15 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     """Each game's leaderboard, its verdict, and once under the last one the legend of its columns
     (arena.reports.tables holds the columns and legend every view shares, arena.results.verdict
     the verdict)."""
-    from arena.results import analysis
-    from arena.reports.sections import run_sections
-    from arena.sandbox import unconfined_note
-    from arena.cli.layout import LABEL, TEXT, Column, print_table
-    from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
-    from arena.tournament.config import book_note, shown_config, time_note
-    from arena.text import game_title, jsonable
     from rich import box
+
+    from arena.cli.layout import LABEL, TEXT, Column, print_table
+    from arena.reports.sections import run_sections
+    from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
+    from arena.results import analysis
+    from arena.sandbox import unconfined_note
+    from arena.text import game_title, jsonable
+    from arena.tournament.config import book_note, shown_config, time_note
 
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
@@ -326,7 +349,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
 @store_option
 @json_option
 @user_errors
-def leaderboard(run_id: Optional[str], game_id: Optional[str], store_path: str, as_json: bool) -> None:
+def leaderboard(run_id: str | None, game_id: str | None, store_path: str, as_json: bool) -> None:
     if game_id is not None:
         import engines
         engines.spec(game_id)   # an unknown game is an error, not an empty leaderboard

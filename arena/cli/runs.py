@@ -2,7 +2,7 @@
 `arena replay` takes)."""
 import json
 import time
-from typing import Any, Optional
+from typing import Any
 
 import click
 
@@ -88,7 +88,7 @@ def _cells(row):
 @store_option
 @json_option
 @user_errors
-def matches(run_id: Optional[str], store_path: str, as_json: bool) -> None:
+def matches(run_id: str | None, store_path: str, as_json: bool) -> None:
     """List the stored matches of a run in match order: the match number (`arena replay [RUN]
     MATCH` steps through it), the game, the line-up (seat: agent), the result (the winning seat,
     each seat's return) and the faults; --json gives the winners as seat numbers. RUN defaults to the latest tournament (`arena runs` lists the runs)."""

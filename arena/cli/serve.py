@@ -2,13 +2,13 @@
 import contextlib
 import ipaddress
 import signal
-
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
-from arena.cli.common import WholeNumber, sandbox_option, store_option, user_errors
 from arena import defaults
+from arena.cli.common import WholeNumber, sandbox_option, store_option, user_errors
 
 if TYPE_CHECKING:
     import uvicorn
@@ -76,15 +76,14 @@ def serve(store_path: str, host: str, port: int, sandbox: str, bots: dict[str, s
     A built-in agent of a game may ask for at most --play-max-time seconds and --play-max-threads
     threads a move, and its work parameters (iterations, depth, ...) at most their defaults.
     """
-    import socket
-
     import os
+    import socket
 
     from arena.extras import require
     require("arena serve", "starlette", "uvicorn", "markdown")
-    from arena.server_address import announced
     from arena.serve.app import create_app
     from arena.serve.sessions import PlayCaps
+    from arena.server_address import announced
     from arena.store import Store
 
     if os.path.exists(store_path):

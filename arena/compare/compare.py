@@ -50,25 +50,25 @@ by the fault rule, like on the leaderboard (arena.results.outcome: the faulty ag
 own score, every other seat's score from the played-out game).
 """
 import shlex
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional, Sequence
 
 import engines
 from arena import defaults, seeds
 from arena.agent_list import item_text
 from arena.compare import sprt
-from arena.tournament import books
-from arena.tournament import coordinator as tournament
-from arena.tournament import schedule as sched
-from arena.tournament.config import CompareSettings, GameSetting, TournamentConfig
-from arena.results.analysis import pair_score, t_interval
-from arena.results.outcome import placements_seen_by
-from arena.results.divergence import divergence, identical_text
-from arena.tournament.backends import check_backend, default_jobs
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
+from arena.results.analysis import pair_score, t_interval
+from arena.results.divergence import divergence, identical_text
+from arena.results.outcome import placements_seen_by
 from arena.sandbox import DEFAULT_POLICY, policy_options, stage, validate_all
 from arena.store import Store
 from arena.text import option_value
+from arena.tournament import books
+from arena.tournament import coordinator as tournament
+from arena.tournament import schedule as sched
+from arena.tournament.backends import check_backend, default_jobs
+from arena.tournament.config import CompareSettings, GameSetting, TournamentConfig
 
 DEFAULT_MAX_DEALS = defaults.COMPARE_MAX_DEALS
 IDENTICAL_DEALS = defaults.IDENTICAL_DEALS
@@ -90,8 +90,8 @@ class ComparePlan:
     seed: int
     time_limit: float
     sandbox: SandboxPolicy
-    time_control: Optional[TimeControl] = None
-    book: Optional[books.Book] = None   # the deal book whose deals it plays (--deals)
+    time_control: TimeControl | None = None
+    book: books.Book | None = None   # the deal book whose deals it plays (--deals)
 
     @property
     def players(self) -> int:
@@ -120,12 +120,12 @@ class ComparePlan:
 @dataclass
 class Outcome:
     """What the stored matches say, evaluated deal by deal in deal order."""
-    decision: Optional[str]    # "H1", "H0", "identical" (every deal played alike), or None (undecided)
+    decision: str | None    # "H1", "H0", "identical" (every deal played alike), or None (undecided)
     deals: int                 # deals the test used
     llr: float
     counts: list               # per grid value, over the deals used
     estimates: dict            # arena.compare.sprt.estimates of the deals used
-    points: Optional[dict]     # mean point difference with its 95% interval (None without deals)
+    points: dict | None     # mean point difference with its 95% interval (None without deals)
     curve: list = field(default_factory=list)   # [(deals, llr)] after every deal used
     played: int = 0            # complete deals stored
     not_counted: int = 0       # stored matches past the stopping point
@@ -142,11 +142,11 @@ class Outcome:
 
 
 def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSetting,
-         field: Optional[Sequence[AgentSpec]] = None, test: Optional[sprt.SprtParams] = None,
-         max_deals: Optional[int] = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
-         sandbox: SandboxPolicy = DEFAULT_POLICY, deal_key: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None, time_control: Optional[TimeControl] = None,
-         book: Optional[books.Book] = None, seeding: Optional[str] = None) -> ComparePlan:
+         field: Sequence[AgentSpec] | None = None, test: sprt.SprtParams | None = None,
+         max_deals: int | None = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
+         sandbox: SandboxPolicy = DEFAULT_POLICY, deal_key: str | None = None, backend: str = "local",
+         address: str | None = None, time_control: TimeControl | None = None,
+         book: books.Book | None = None, seeding: str | None = None) -> ComparePlan:
     """The comparison to play, new or resumed (the same arguments on the same store are the same run).
     Everything is checked before the run is stored. The arguments are typed values, as `arena.edge`
     reads them from the command line: the candidate's and the baseline's AgentSpecs, the
@@ -227,7 +227,7 @@ def observation(plan: ComparePlan, deal: int, first: dict, second: dict) -> tupl
             divergence(first["actions"], second["actions"]))
 
 
-def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] = None) -> Outcome:
+def evaluate(plan: ComparePlan, matches: Sequence[dict], known: list | None = None) -> Outcome:
     """The test on the stored matches: deal by deal in deal order over the complete deals, up to the
     first decision or --max-deals. `known` keeps (grid index, point difference, LLR, Divergence) of
     the deals evaluated by an earlier call on the same run (a stored deal never changes), and is
@@ -260,7 +260,7 @@ def evaluate(plan: ComparePlan, matches: Sequence[dict], known: Optional[list] =
                    points.as_dict() if points else None, curve, played, len(by_id) - counted, parted)
 
 
-def decide(alike: bool, deals: int, llr: float, test: sprt.SprtParams) -> Optional[str]:
+def decide(alike: bool, deals: int, llr: float, test: sprt.SprtParams) -> str | None:
     """The decision after `deals` deals whose LLR is `llr`: while every deal so far played alike
     (`alike`) none, until IDENTICAL_DEALS of them are "identical"; otherwise the SPRT's."""
     if alike:
@@ -281,9 +281,9 @@ def _next_batch(plan: ComparePlan, done: set, start: int, size: int) -> list:
     return out
 
 
-def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: Optional[int] = None,
-         address: Optional[str] = None, on_batch: Optional[Callable[[Outcome], None]] = None,
-         on_match: Optional[Callable] = None) -> tuple:
+def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: int | None = None,
+         address: str | None = None, on_batch: Callable[[Outcome], None] | None = None,
+         on_match: Callable | None = None) -> tuple:
     """Plays batches of deals until the test decides or --max-deals, calling `on_batch(outcome)`
     before each batch and at the end; returns (status, Outcome), status "finished" or "interrupted"
     (Ctrl-C, SIGTERM: the same command resumes). An engine error marks the run interrupted and is
@@ -310,7 +310,7 @@ def play(store: Store, plan: ComparePlan, backend: str = "local", jobs: Optional
     return status, outcome
 
 
-def command(plan: ComparePlan, store_path: Optional[str] = None) -> str:
+def command(plan: ComparePlan, store_path: str | None = None) -> str:
     """The command line that plays this comparison again: the same run id, deals and decision."""
     words = ["arena", "compare", item_text(plan.candidate), item_text(plan.baseline), "--game", plan.game_id]
     defaults = engines.registry.resolve(plan.game_id, players=plan.players)
@@ -361,7 +361,7 @@ def verdict(plan: ComparePlan, outcome: Outcome) -> str:
         if outcome.deals >= plan.max_deals else f"no decision yet after {outcome.deals} deals"
 
 
-def summary(plan: ComparePlan, outcome: Outcome, status: str, store_path: Optional[str] = None) -> dict:
+def summary(plan: ComparePlan, outcome: Outcome, status: str, store_path: str | None = None) -> dict:
     """Everything `arena compare --json` prints."""
     est = outcome.estimates
     return {

@@ -24,8 +24,9 @@ seed of each: `Agent.next_seed()`); a comparison with a submitted agent, a time 
 independent seeds has no corrected score (`unavailable` says why).
 """
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING
 
 import engines
 from arena import referee
@@ -60,19 +61,19 @@ class Corrected:
                 "sd": _sd(self.values), "raw_sd": _sd(self.raw)}
 
 
-def _sd(values: Sequence[float]) -> Optional[float]:
+def _sd(values: Sequence[float]) -> float | None:
     if len(values) < 2:
         return None
     mean = sum(values) / len(values)
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
-def unavailable(plan: "ComparePlan") -> Optional[str]:
+def unavailable(plan: "ComparePlan") -> str | None:
     """Why the comparison `plan` (arena.compare.compare.ComparePlan) cannot be corrected; None when it can."""
     return refusal(plan.config.seeding, plan.time_control, [plan.candidate, plan.baseline, *plan.field])
 
 
-def refusal(seeding: Optional[str], time_control: object, agents: Sequence[AgentSpec]) -> Optional[str]:
+def refusal(seeding: str | None, time_control: object, agents: Sequence[AgentSpec]) -> str | None:
     """Why a comparison with this seeding (None: coupled), time control and agents cannot be
     corrected; None when it can."""
     if seeding not in (None, "coupled"):
@@ -156,7 +157,7 @@ def grid_index(values: Sequence[float], y: float) -> int:
 @dataclass
 class CorrectedOutcome:
     """A comparison whose SPRT counted corrected observations (on `grid`), deal by deal in deal order."""
-    decision: Optional[str]   # as arena.compare.compare.Outcome's
+    decision: str | None   # as arena.compare.compare.Outcome's
     deals: int
     llr: float
     corrected: Corrected
@@ -175,7 +176,7 @@ def play(store: "Store", plan: "ComparePlan", replays: int, jobs: int = 1, batch
     raw: list[float] = []
     corrected: list[float] = []
     replayed: list[bool] = []
-    decision: Optional[str] = None
+    decision: str | None = None
     llr, deal, alike, by_id = 0.0, 0, True, {}
     while decision is None and deal < plan.max_deals:
         if deal % batch == 0:

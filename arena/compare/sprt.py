@@ -38,8 +38,8 @@ References: Van den Bergh, "A practical introduction to the GSPRT" and "Normaliz
 the fishtest project); Wald, "Sequential tests of statistical hypotheses" (1945).
 """
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Optional, Sequence, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -74,7 +74,7 @@ class SprtParams:
         return {**asdict(self), "lower": self.lower, "upper": self.upper}
 
 
-def parse_sprt(text: Optional[str]) -> SprtParams:
+def parse_sprt(text: str | None) -> SprtParams:
     """"elo0=0,elo1=10,alpha=0.05,beta=0.05" (any of them; the others keep their defaults); ValueError
     (one line) for anything else, elo0 >= elo1, or alpha or beta outside (0, 0.5)."""
     values = dict(DEFAULTS)
@@ -158,7 +158,7 @@ def mle_expected(values: Sequence[float], probs: ArrayLike, s: float) -> np.ndar
     return p / (1 + x[..., None] * a)
 
 
-def llr(counts: ArrayLike, values: Sequence[float], s0: float, s1: float) -> Union[float, np.ndarray]:
+def llr(counts: ArrayLike, values: Sequence[float], s0: float, s1: float) -> float | np.ndarray:
     """The GSPRT log-likelihood ratio of mean s1 against mean s0 for the counts of each value
     (fishtest's N * LLR(pdf, s0, s1)); counts may have leading dimensions (one LLR per row)."""
     n, phat = _pdf(counts)
@@ -168,11 +168,11 @@ def llr(counts: ArrayLike, values: Sequence[float], s0: float, s1: float) -> Uni
 
 
 def llr_logistic(counts: ArrayLike, params: SprtParams, values: Sequence[float] = PENTANOMIAL
-                 ) -> Union[float, np.ndarray]:
+                 ) -> float | np.ndarray:
     return llr(counts, values, logistic(params.elo0), logistic(params.elo1))
 
 
-def decide(value: float, params: SprtParams) -> Optional[str]:
+def decide(value: float, params: SprtParams) -> str | None:
     """"H1", "H0", or None while the LLR is between the bounds."""
     if value >= params.upper:
         return "H1"

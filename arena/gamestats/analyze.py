@@ -47,17 +47,18 @@ Decisions the figures rest on, shown with every result (`NOTES`):
 import itertools
 import math
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any
 
 import engines
-from engines.wizard import WizardState
 from arena import defaults, seeds
 from arena.gamestats import balance, components
 from arena.gamestats.balance import Component
 from arena.results.analysis import Interval, interval, pair_score, t975, t_interval
 from arena.store import run_facts
 from arena.text import game_title
+from engines.wizard import WizardState
 
 if TYPE_CHECKING:
     from arena.match import AgentSpec
@@ -101,9 +102,9 @@ class Trace:
     legal: list[int]
     rounds: list[int]
     scores: list[list[float]]
-    hand_sizes: Optional[list[int]] = None
-    bid_outcomes: Optional[list[tuple[list[int], list[int]]]] = None
-    components: Optional[list[set[Component]]] = None
+    hand_sizes: list[int] | None = None
+    bid_outcomes: list[tuple[list[int], list[int]]] | None = None
+    components: list[set[Component]] | None = None
 
     @property
     def plies(self) -> int:
@@ -140,7 +141,7 @@ def trace(match: dict[str, Any]) -> Trace:
                  outcomes if wizard else None, collector.result(state))
 
 
-def round_tricks(bids: list[int], tricks: list[int], points: list[float]) -> Optional[list[int]]:
+def round_tricks(bids: list[int], tricks: list[int], points: list[float]) -> list[int] | None:
     """Wizard: each seat's tricks at the end of a round, from its bid, its tricks before the round's
     last card and the points it scored in the round (RULES.md 1.5: 20 + 10 a trick for a bid met,
     -10 a trick off otherwise): exactly one seat took the last trick. None when the points fit no
@@ -176,7 +177,7 @@ def _leader(scores):
     return at_top[0] if len(at_top) == 1 else None
 
 
-def drama(match: dict[str, Any], tr: Trace) -> tuple[Optional[float], int, Optional[bool]]:
+def drama(match: dict[str, Any], tr: Trace) -> tuple[float | None, int, bool | None]:
     """(leads for good as a share of the plies or None, lead changes, decided in the last round or None)."""
     places = match["placements"]
     firsts = [s for s, p in enumerate(places) if p == 1]
@@ -203,7 +204,7 @@ def drama(match: dict[str, Any], tr: Trace) -> tuple[Optional[float], int, Optio
     return settled / tr.plies, changes, last_round
 
 
-def match_figures(match: dict[str, Any], tr: Optional[Trace] = None) -> dict[tuple, float]:
+def match_figures(match: dict[str, Any], tr: Trace | None = None) -> dict[tuple, float]:
     """{figure key: value} for one match. Keys are tuples: ("seat", s, name), ("role", role, name),
     ("length", name), ("branching", phase), ("drama", name), ("skill", a, b, name),
     ("metric", name, s). Without a trace, only the figures of the result (seat, skill, draws)."""
@@ -295,7 +296,7 @@ def _bounded(key):
         key[0] in ("bids", "bid_value", "bid_miss", "bid_total")
 
 
-def per_deal(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] = None
+def per_deal(matches: list[dict[str, Any]], traces: dict[int, Trace] | None = None
              ) -> dict[tuple, tuple[list[float], int]]:
     """{figure key: (per-deal means, games)} over the matches (traces: {match_id: Trace})."""
     acc: defaultdict[tuple, defaultdict[tuple, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -307,7 +308,7 @@ def per_deal(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] =
             for key, deals in acc.items()}
 
 
-def figure_interval(key: tuple, values: list[float], games: int) -> Optional[Interval]:
+def figure_interval(key: tuple, values: list[float], games: int) -> Interval | None:
     return interval(values, games) if _bounded(key) else t_interval(values, games)
 
 
@@ -333,8 +334,8 @@ def _iv(figs, key):
     return iv.as_dict() if iv else None
 
 
-def summarize(matches: list[dict[str, Any]], traces: Optional[dict[int, Trace]] = None,
-              agent_order: Optional[list[str]] = None, run_id: Optional[str] = None) -> dict[str, Any]:
+def summarize(matches: list[dict[str, Any]], traces: dict[int, Trace] | None = None,
+              agent_order: list[str] | None = None, run_id: str | None = None) -> dict[str, Any]:
     """Every figure of one group (one game with one set of parameters) as plain data. `traces`
     ({match_id: Trace}) defaults to replaying every match; `agent_order` (labels) to their order of
     first appearance."""
@@ -503,7 +504,7 @@ def public(group: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in group.items() if not k.startswith("_")}
 
 
-def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: Optional[str] = None) -> dict[str, Any]:
+def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: str | None = None) -> dict[str, Any]:
     """The analysis of the stored runs: {"runs", "notes", "groups", "differences"} as plain data.
     Every game and parameter set of every run is one group; `game_id` keeps only that game."""
     from arena.results.analysis import groups as split
@@ -523,7 +524,7 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: Optional[str] 
 
 # ---- playing the games --------------------------------------------------------------------------
 
-def seeded_deal_key(seed: int, agents: Sequence["AgentSpec"]) -> Optional[str]:
+def seeded_deal_key(seed: int, agents: Sequence["AgentSpec"]) -> str | None:
     """The deal key: derived from the seed when every agent is built in (the same command gives the
     same games anywhere), None (a new secret key) when a submitted agent plays."""
     if any(a.submitted for a in agents):
@@ -535,9 +536,9 @@ DEFAULT_DEALS = defaults.ANALYZE_DEALS
 
 
 def play_variants(store: "Store", games: Sequence["GameSetting"], agents: Sequence["AgentSpec"],
-                  deals: int = DEFAULT_DEALS, seed: int = 0, jobs: Optional[int] = None,
-                  on_plan: Optional[Callable[["Plan"], None]] = None,
-                  on_match: Optional[Callable[..., None]] = None) -> list[str]:
+                  deals: int = DEFAULT_DEALS, seed: int = 0, jobs: int | None = None,
+                  on_plan: Callable[["Plan"], None] | None = None,
+                  on_match: Callable[..., None] | None = None) -> list[str]:
     """Plays (or finds, when the same command ran before on this store) one run per variant of the
     game (`games`, as `arena.edge.game_variants` reads --param) between `agents` (as
     `arena.edge.self_play` reads them); returns the run ids. ValueError for anything that cannot be
@@ -554,7 +555,7 @@ def play_variants(store: "Store", games: Sequence["GameSetting"], agents: Sequen
     return [p.run_id for p in plans]
 
 
-def fmt(iv: Optional[dict], pct: bool = False) -> str:
+def fmt(iv: dict | None, pct: bool = False) -> str:
     """An interval as text: "0.52 [0.47, 0.57]" (or percentages)."""
     if iv is None:
         return "-"
@@ -565,7 +566,7 @@ def fmt(iv: Optional[dict], pct: bool = False) -> str:
     return f"{iv['mean']:.2f} [{iv['low']:.2f}, {iv['high']:.2f}]"
 
 
-def bid_rows(group: dict[str, Any]) -> Optional[tuple[list[str], list[list[str]]]]:
+def bid_rows(group: dict[str, Any]) -> tuple[list[str], list[list[str]]] | None:
     """The Wizard bid accuracy table of a group: (header, rows), a row per hand size and a column per
     agent, each cell `fmt(iv, True)`; None when the group has no Wizard bids."""
     bids = group.get("bid_accuracy_by_hand") or {}
@@ -579,7 +580,7 @@ def _bid_name(bid):
     return f"{bid}+" if bid >= TOP_BID_ROW else str(bid)
 
 
-def bid_value_rows(group: dict[str, Any]) -> Optional[tuple[list[str], list[list[str]]]]:
+def bid_value_rows(group: dict[str, Any]) -> tuple[list[str], list[list[str]]] | None:
     """The Wizard table of bids met by the bid (TOP_BID_ROW and more in one row), then the shares of
     rounds over and under the bid: (header, rows), a column per agent; None without Wizard bids."""
     by_bid, misses = group.get("bid_accuracy_by_bid") or {}, group.get("bid_misses") or {}
@@ -650,6 +651,7 @@ def _components_html(group, e, table, figure):
 def write_html(result: dict[str, Any], path: str) -> str:
     """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
     import html
+
     from arena.reports import graphs, report
 
     def e(x):

@@ -36,8 +36,9 @@ as these agents use it (playing it when it helps), not what forcing it into a ha
 """
 import math
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple
 
 from arena.results.analysis import pair_score, t_interval
 
@@ -139,7 +140,7 @@ def effect(records: Iterable[Record], component: Component) -> dict[str, Any]:
     return out
 
 
-def margin_p(values: Sequence[float], margin: float = MARGIN) -> Optional[float]:
+def margin_p(values: Sequence[float], margin: float = MARGIN) -> float | None:
     """Two-sided p-value of the t test that the mean of `values` lies within [-margin, margin]: below
     alpha exactly when the (1 - alpha) t interval lies wholly outside it. None below two values;
     values with no spread give 0 beyond the margin and 1 within it."""
@@ -156,12 +157,12 @@ def margin_p(values: Sequence[float], margin: float = MARGIN) -> Optional[float]
     return min(1.0, 2 * one_sided)
 
 
-def holm(pvalues: Sequence[Optional[float]]) -> list[Optional[float]]:
+def holm(pvalues: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values (None stays None and does not count in the family): the
     i-th smallest of k is multiplied by k - i + 1, then made non-decreasing, capped at 1."""
     ranked = sorted((p, i) for i, p in enumerate(pvalues) if p is not None)
     k = len(ranked)
-    out: list[Optional[float]] = [None] * len(pvalues)
+    out: list[float | None] = [None] * len(pvalues)
     running = 0.0
     for rank, (p, i) in enumerate(ranked):
         running = max(running, min(1.0, (k - rank) * p))

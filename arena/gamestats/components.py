@@ -29,7 +29,8 @@ Per game (the designers' questions; docs/ANALYSIS.md):
 import functools
 import json
 import os
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import engines
 from arena.gamestats.balance import Component
@@ -41,7 +42,7 @@ ROYAL_TYPES = {"Dog": "animal", "Horse": "animal", "Cake": "food", "Carrot": "fo
 INSERT_POSITIONS = ("top left", "top right", "bottom left", "bottom right")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _json(name: str) -> dict[str, Any]:
     with open(os.path.join(DATA, name), encoding="utf-8") as f:
         return json.load(f)
@@ -65,7 +66,7 @@ def expected(game_id: str, params: dict[str, Any]) -> list[Component]:
             for item in items(family, how, params)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _insert_tiles() -> dict[str, Any]:
     return _json("insert_tiles.json")["tiles"]
 

@@ -4,7 +4,8 @@ its actions from its seed: so every stored run has them, also runs stored before
     from arena.gamestats.events import match_events
     per_action = match_events(match["game_id"], match["game_params"], match["seed"], match["actions"])
 """
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import engines
 from engines.events import Event

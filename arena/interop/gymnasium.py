@@ -61,7 +61,8 @@ of the process's CPU time (`steps_per_cpu_s`), which a busy machine disturbs les
 import argparse
 import json
 import time
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -75,7 +76,7 @@ from engines.openspiel import OBS_FEATURES, bounds, observation_features
 MAX_SKIPPED_DEALS = 100
 
 
-def _parse_opponents(opponents: Union[str, list, tuple], game_id: str, players: int, seat: Optional[int]) -> list:
+def _parse_opponents(opponents: str | list | tuple, game_id: str, players: int, seat: int | None) -> list:
     """One agent per other seat, from the agent grammar (see the module docstring)."""
     import agents
     from arena.agent_list import ScheduleError, parse_agent, split_list
@@ -120,9 +121,9 @@ class TabletopEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, game_id: str, opponents: Union[str, list] = "greedy", seat: Optional[int] = 0,
-                 players: Optional[int] = None, render_mode: Optional[str] = None, illegal: str = "penalty",
-                 illegal_reward: Optional[float] = None, **params: Any) -> None:
+    def __init__(self, game_id: str, opponents: str | list = "greedy", seat: int | None = 0,
+                 players: int | None = None, render_mode: str | None = None, illegal: str = "penalty",
+                 illegal_reward: float | None = None, **params: Any) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         if illegal not in ("penalty", "error"):
@@ -179,7 +180,7 @@ class TabletopEnv(gymnasium.Env):
             moves += 1
         return moves
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         n = self.game_params["players"]
         for _ in range(MAX_SKIPPED_DEALS):
@@ -214,7 +215,7 @@ class TabletopEnv(gymnasium.Env):
         self._done = s.is_terminal()
         return self._obs(), reward, s.is_terminal(), False, self._info(moves)
 
-    def render(self) -> Optional[str]:
+    def render(self) -> str | None:
         if self.render_mode is None:
             return None
         return str(self.state)
@@ -263,7 +264,7 @@ def random_episodes(game_id: str, episodes: int = 100, opponents: str = "greedy"
             "steps_per_cpu_s": steps / cpu}
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="steps/s of a random learner through the Gymnasium wrapper")
     p.add_argument("games", nargs="*")
     p.add_argument("--episodes", type=int, default=100)

@@ -22,7 +22,7 @@ by the order of a dict. Each line-up is then played as one deal in every seat ro
 import functools
 import itertools
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import trueskill
 

@@ -22,7 +22,8 @@ meanwhile joins or leaves at the next batch boundary; a recorded batch is always
 import itertools
 import json
 import resource
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from arena.ladder import matchmaking, standing
 from arena.ladder import store as ladders
@@ -126,10 +127,10 @@ def check_playable(store: Store, ladder: ladders.Ladder) -> None:
         check_available(ladder.config.sandbox)
 
 
-def run(store: Store, name: str, *, backend: str = "local", jobs: Optional[int] = None,
-        address: Optional[str] = None, matches: Optional[int] = None, until_settled: bool = False,
-        on_match: Optional[Callable[[MatchResult], None]] = None,
-        on_batch: Optional[Callable[[int], None]] = None) -> dict[str, Any]:
+def run(store: Store, name: str, *, backend: str = "local", jobs: int | None = None,
+        address: str | None = None, matches: int | None = None, until_settled: bool = False,
+        on_match: Callable[[MatchResult], None] | None = None,
+        on_batch: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Plays the ladder batch after batch until stopped (Ctrl-C, SIGTERM), until at least `matches`
     more are stored, or with `until_settled` until every active entry's place is settled; a
     recorded batch is finished first and a batch is always played to its end before stopping.

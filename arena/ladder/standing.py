@@ -17,8 +17,9 @@ Everything here works on plain values in memory, so `arena ladder run` (through 
 simulation (arena.bench.ladder) fold and judge with the same code.
 """
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 import trueskill
 
@@ -47,8 +48,8 @@ class Entry:
     version: int                # 1, 2, ... per label
     spec: AgentSpec             # as it plays: its label is `name`, submitted code carries its digest
     digest: str                 # what makes a new version: the staged code's digest, or a built-in's spec
-    parent: Optional[int] = None    # the entry of the previous version
-    entrant: Optional[str] = None   # who entered it (uploads); None from the command line
+    parent: int | None = None    # the entry of the previous version
+    entrant: str | None = None   # who entered it (uploads); None from the command line
     status: str = "active"      # active | retired
     item: str = ""              # the agent item as given
     added: float = 0.0
@@ -86,7 +87,7 @@ class Entry:
     def provisional(self) -> bool:
         return self.sigma > PROVISIONAL_SIGMA
 
-    def score(self) -> Optional[Interval]:
+    def score(self) -> Interval | None:
         return moments_interval(Moments(*self.share), self.games)
 
 
@@ -95,7 +96,7 @@ def version_name(label: str, version: int) -> str:
     return label if version == 1 else f"{label}@{version}"
 
 
-def deal_ranks(matches: Sequence[dict[str, Any]], label: Optional[str] = None) -> dict[str, int]:
+def deal_ranks(matches: Sequence[dict[str, Any]], label: str | None = None) -> dict[str, int]:
     """{seat label: rank over the deal} from the deal's matches: by mean placement over every seat
     the label held, 1 = best, ties share; placements as agent `label`'s result reads each match
     (arena.results.outcome), the played-out games' when `label` is None."""
@@ -109,7 +110,7 @@ def deal_ranks(matches: Sequence[dict[str, Any]], label: Optional[str] = None) -
 
 
 def rate(entries: Sequence[Entry], ranks: Sequence[int], env: trueskill.TrueSkill,
-         own_ranks: Optional[Mapping[str, Sequence[int]]] = None) -> None:
+         own_ranks: Mapping[str, Sequence[int]] | None = None) -> None:
     """One TrueSkill update of a line-up's entries from their ranks over a deal (1 = best).
     `own_ranks` gives, for an entry whose result reads the deal otherwise (it faulted: the fault
     rule, arena.results.outcome), the ranks of its own reading, from which it takes its update."""

@@ -41,8 +41,9 @@ import json
 import re
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from arena import agent_list, seeds
 from arena.ladder import standing
@@ -186,9 +187,9 @@ def run_id_of(name: str) -> str:
 
 # ---------------------------------------------------------------- ladders
 
-def create(store: Store, name: str, *, game: GameSetting, seed: int = 0, time_limit: Optional[float] = None,
-           time_control: Optional[TimeControl] = None, sandbox: SandboxPolicy = DEFAULT_POLICY,
-           deal_key: Optional[str] = None, book: Optional["Book"] = None) -> Ladder:
+def create(store: Store, name: str, *, game: GameSetting, seed: int = 0, time_limit: float | None = None,
+           time_control: TimeControl | None = None, sandbox: SandboxPolicy = DEFAULT_POLICY,
+           deal_key: str | None = None, book: Optional["Book"] = None) -> Ladder:
     """Starts an empty ladder of one game (a GameSetting, as `arena.edge.game` reads --game,
     --players and --param). With `book` (a deal book, arena.tournament.books) the ladder plays the
     book's deals in order, its game and parameters, and stops when they are all played
@@ -239,7 +240,7 @@ def _row(store, name):
     return store.db.execute("SELECT * FROM ladders WHERE name = ?", (name,)).fetchone()
 
 
-def book_left(ladder: Ladder) -> Optional[int]:
+def book_left(ladder: Ladder) -> int | None:
     """How many of its deal book's deals the ladder has not planned yet (None: no book, no end)."""
     if ladder.config.book is None:
         return None
@@ -282,8 +283,8 @@ def ladders(store: Store) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- entries
 
-def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: Optional[str] = None,
-        checked: bool = False, item: Optional[str] = None) -> Entry:
+def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: str | None = None,
+        checked: bool = False, item: str | None = None) -> Entry:
     """Enters the agent `spec` (one item of an agent list as `arena.edge.agent` reads it, under the
     ladder's sandbox: `edge.agent(item, ladder.config.sandbox)`) in the ladder, owned by `entrant`
     (None: from the command line). Submitted code is staged (copied, digested) and checked in its
@@ -352,7 +353,7 @@ def _builtin_digest(spec: AgentSpec) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def retire(store: Store, name: str, label: str, entrant: Optional[str] = None) -> list[Entry]:
+def retire(store: Store, name: str, label: str, entrant: str | None = None) -> list[Entry]:
     """Takes out the active entries of `label` (every active version), or the one entry named
     `label@N`; with `entrant`, only an entry that entrant owns. Returns the entries retired.
     :raises ValueError: no such active entry, or it belongs to someone else."""
@@ -468,7 +469,7 @@ def standings(store: Store, name: str, include_retired: bool = False) -> list[di
     return out
 
 
-def history(store: Store, name: str, label: str, most: Optional[int] = None) -> list[dict[str, Any]]:
+def history(store: Store, name: str, label: str, most: int | None = None) -> list[dict[str, Any]]:
     """[{deal, deals, mu, sigma}] of one entry (by name, or a label's latest version): its rating
     after each deal it played, from its prior on; with `most`, at most about that many points,
     evenly spread, the first and the last kept (thinned in the query: a long ladder's entry has

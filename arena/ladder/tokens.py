@@ -11,7 +11,7 @@ import hmac
 import secrets
 import sqlite3
 import time
-from typing import Any, Optional
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_tokens (
@@ -40,8 +40,8 @@ def _hash(secret: str, salt: bytes) -> bytes:
     return hashlib.scrypt(secret.encode(), salt=salt, **SCRYPT)
 
 
-def issue(db: sqlite3.Connection, ladder: str, entrant: str, days: Optional[float] = None,
-          now: Optional[float] = None) -> str:
+def issue(db: sqlite3.Connection, ladder: str, entrant: str, days: float | None = None,
+          now: float | None = None) -> str:
     """A new token for `entrant` of `ladder`, valid for `days` (None: until revoked); only its hash
     is stored. The caller checks that the ladder and the entrant exist."""
     if days is not None and not 0 < days <= MAX_DAYS:
@@ -56,7 +56,7 @@ def issue(db: sqlite3.Connection, ladder: str, entrant: str, days: Optional[floa
     return f"{token_id}.{secret}"
 
 
-def revoke(db: sqlite3.Connection, ladder: str, entrant: str, now: Optional[float] = None) -> int:
+def revoke(db: sqlite3.Connection, ladder: str, entrant: str, now: float | None = None) -> int:
     """Revokes every live token of `entrant` of `ladder`; how many."""
     with db:
         db.executescript(SCHEMA)
@@ -73,7 +73,7 @@ def tokens(db: sqlite3.Connection, ladder: str) -> list[dict[str, Any]]:
         "ORDER BY created", (ladder,))]
 
 
-def entrant_of(db: sqlite3.Connection, ladder: str, token: Optional[str], now: Optional[float] = None) -> str:
+def entrant_of(db: sqlite3.Connection, ladder: str, token: str | None, now: float | None = None) -> str:
     """The entrant a token of `ladder` is for; TokenRefused when it is missing, malformed, unknown,
     wrong, for another ladder, expired or revoked (one message for all, and the same work)."""
     token_id, _, secret = (token or "").partition(".")

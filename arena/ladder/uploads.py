@@ -26,10 +26,10 @@ import tempfile
 import threading
 import zipfile
 import zlib
-from typing import IO, TYPE_CHECKING, Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING
 
 from arena import defaults
-
 from arena.text import printable
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def _member_name(name: str) -> str:
     return posixpath.join(*parts) if parts else ""
 
 
-def _tar_members(data: bytes) -> Iterator[tuple[str, bool, Optional[IO[bytes]]]]:
+def _tar_members(data: bytes) -> Iterator[tuple[str, bool, IO[bytes] | None]]:
     """(name, executable, its bytes; None for a folder) of each member."""
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
@@ -100,7 +100,7 @@ def _tar_members(data: bytes) -> Iterator[tuple[str, bool, Optional[IO[bytes]]]]
         raise UploadRefused(f"the .tar.gz cannot be read: {e}") from None
 
 
-def _zip_members(data: bytes) -> Iterator[tuple[str, bool, Optional[IO[bytes]]]]:
+def _zip_members(data: bytes) -> Iterator[tuple[str, bool, IO[bytes] | None]]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
@@ -133,7 +133,7 @@ def unpack(data: bytes, kind: str, dest: str) -> None:
             raise UploadRefused(f"the archive's {rel[:80]!r} cannot be unpacked: {e.strerror or e}") from None
 
 
-def _write_member(dest: str, rel: str, executable: bool, stream: Optional[IO[bytes]], total: int) -> int:
+def _write_member(dest: str, rel: str, executable: bool, stream: IO[bytes] | None, total: int) -> int:
     """Writes one member under `dest`; the bytes unpacked so far, this member's included."""
     path = os.path.join(dest, rel)
     if stream is None or not rel:
@@ -160,7 +160,7 @@ def bot_folder(dest: str) -> str:
     return dest
 
 
-def write_bot(data: bytes, filename: str, folder: str, class_name: Optional[str]) -> tuple[str, str]:
+def write_bot(data: bytes, filename: str, folder: str, class_name: str | None) -> tuple[str, str]:
     """Writes the upload in `folder` (new, empty); (the agent it is, as the agent list writes it, its
     default label). UploadRefused for anything that is not a bot."""
     if len(data) > MAX_UPLOAD:
@@ -184,7 +184,7 @@ def write_bot(data: bytes, filename: str, folder: str, class_name: Optional[str]
     return f"exec:{root}", name
 
 
-def python_agent(path: str, class_name: Optional[str], filename: str) -> tuple[str, str]:
+def python_agent(path: str, class_name: str | None, filename: str) -> tuple[str, str]:
     """("PATH:Class", Class) of an uploaded Python file (`filename` as uploaded), parsed and never
     run here: the class named, else its only Agent class."""
     from arena.agent_list import agent_classes
@@ -207,8 +207,8 @@ def remove(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, label: Optional[str] = None,
-           class_name: Optional[str] = None, games: int = 2, quota: int = QUOTA) -> "Entry":
+def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, label: str | None = None,
+           class_name: str | None = None, games: int = 2, quota: int = QUOTA) -> "Entry":
     """Adds the uploaded bot to ladder `name` for `entrant`, after check-agent on the ladder's game in
     its sandbox (within the check's own budget: `_check`), and keeps it once, beside the store
     (`kept_root`); the version it replaces is retired and its files removed. The
@@ -261,7 +261,7 @@ def submit(store: "Store", name: str, entrant: str, data: bytes, filename: str, 
             remove(pending)
 
 
-def retire(store: "Store", name: str, label: str, entrant: Optional[str] = None) -> list["Entry"]:
+def retire(store: "Store", name: str, label: str, entrant: str | None = None) -> list["Entry"]:
     """ladders.retire, then the retired uploaded versions' files removed (their matches stay)."""
     from arena.ladder import store as ladders
     with _entering:
@@ -286,7 +286,7 @@ def remove_files(store: "Store", retired: Sequence["Entry"]) -> None:
             _remove_kept(folder)
 
 
-def kept_bytes(store: "Store", name: str, entrant: str, but: Optional[str] = None) -> int:
+def kept_bytes(store: "Store", name: str, entrant: str, but: str | None = None) -> int:
     """The bytes the entrant's active uploaded bots of the ladder keep on disk (but those of label `but`)."""
     from arena.ladder import store as ladders
     folders = {folder for e in ladders.entries(store, name, active=True)

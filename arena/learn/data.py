@@ -16,8 +16,9 @@ validation: those deals are never trained on.
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 import engines
 from arena import seeds
@@ -36,7 +37,7 @@ class DataConfig:
     params: tuple          # ((name, value), ...) complete, players included
     teacher: AgentSpec
     seed: int
-    sandbox: Optional[SandboxPolicy] = None   # how a submitted teacher is confined (not part of the data)
+    sandbox: SandboxPolicy | None = None   # how a submitted teacher is confined (not part of the data)
 
     def to_json(self) -> dict[str, Any]:
         return {"version": DATA_VERSION, "game": self.game_id, "params": json.loads(json.dumps(dict(self.params))),
@@ -113,7 +114,7 @@ def write_chunk(folder: str, chunk: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def read_chunk(folder: str, config: DataConfig, k: int) -> Optional[dict[str, Any]]:
+def read_chunk(folder: str, config: DataConfig, k: int) -> dict[str, Any] | None:
     """Chunk k if it is there whole and of this config, else None (to be played again)."""
     try:
         with open(chunk_path(folder, k)) as f:
@@ -141,11 +142,12 @@ def missing_chunks(folder: str, config: DataConfig, games: int) -> list[int]:
     return [k for k in range(chunks_for(games)) if read_chunk(folder, config, k) is None]
 
 
-def generate(folder: str, config: DataConfig, todo: list[int], jobs: Optional[int] = None,
+def generate(folder: str, config: DataConfig, todo: list[int], jobs: int | None = None,
              on_chunk: Callable[[int], None] = lambda games: None) -> None:
     """Plays the chunks `todo` on worker processes, each written as it finishes; `on_chunk(games)`
     after each. An interruption loses only the chunks being played."""
     import concurrent.futures as cf
+
     from arena.tournament.backends import executor
     with executor("local", jobs) as (pool, _):
         futures = [pool.submit(play_chunk, config, k) for k in todo]

@@ -6,7 +6,8 @@ agents/forest.pyx walks in C (`export_trees`); `fit` a network: `hidden` is the 
 sizes, () a multinomial LogisticRegression, anything else an MLPClassifier with ReLU. All are
 seeded, so the same rows and seed give the same file.
 """
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -94,7 +95,7 @@ def bid_table(rows: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, n
     return np.asarray(x, dtype=float), np.asarray(target), np.asarray(bids)
 
 
-def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: Optional[dict[str, Any]] = None
+def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: dict[str, Any] | None = None
              ) -> dict[str, Any]:
     """Held-out figures: log loss of the tricks, the share of hands whose bid from the model equals
     the tricks the teacher's hand took (`model_bid_met`), and the teacher's own (`teacher_bid_met`).
@@ -121,7 +122,7 @@ def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: Optiona
 
 def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], teacher: str, data: dict[str, Any],
                validation: dict[str, Any], seed: int, shape: dict[str, Any], command: str,
-               given_bid: Optional[dict[str, Any]] = None) -> str:
+               given_bid: dict[str, Any] | None = None) -> str:
     """The model file's text, its digest set."""
     import sklearn
     body = {"format": learned.FORMAT, "kind": learned.BID_FEATURES, "game": game_id, "params": learned.as_json(params),

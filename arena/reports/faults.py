@@ -6,7 +6,8 @@ reaches a terminal), each of its lines behind a bar (`quoted`), so that nothing 
 for the arena's own lines or for another seat's output, and with a last line saying how much of it
 was cut (the arena keeps the first 64 KiB per seat and match: arena.sandbox.wire.OUTPUT_LIMIT).
 """
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from arena.store import Store
 from arena.text import printable
@@ -15,7 +16,7 @@ BAR = "| "
 SHORT_OUTPUT = 1000   # characters of each seat's output in a list of matches: its end, the rest on demand
 
 
-def output_text(text: str, cut: int, last: Optional[int] = None) -> str:
+def output_text(text: str, cut: int, last: int | None = None) -> str:
     """What a bot printed, safe to show: control characters escaped ("\\x1b"), but newlines and
     tabs; with `last`, only its last `last` characters, after a line saying how many came before;
     then, if the arena cut some of it, a line that says how much."""
@@ -28,7 +29,7 @@ def output_text(text: str, cut: int, last: Optional[int] = None) -> str:
     return shown
 
 
-def quoted(text: str, cut: int, last: Optional[int] = None) -> list[str]:
+def quoted(text: str, cut: int, last: int | None = None) -> list[str]:
     """`output_text` as lines, each behind the bar."""
     return [BAR + line for line in output_text(text, cut, last).splitlines()]
 

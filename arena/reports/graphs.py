@@ -12,12 +12,13 @@ import html
 import io
 import re
 import textwrap
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from arena.results import analysis
 from arena.reports.tables import GRAPH_LEGEND
+from arena.results import analysis
 from arena.text import game_title, interval_text
 
 if TYPE_CHECKING:

@@ -17,18 +17,18 @@ import platform
 import re
 import shlex
 import subprocess
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from arena import server_address
 from arena.reports import graphs
 from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, output_heading, output_text
-from arena.results import analysis
 from arena.reports.sections import run_sections
-from arena import server_address
+from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines, level_note
+from arena.results import analysis
 from arena.sandbox import policy_options, unconfined_note
-from arena.tournament.config import TournamentConfig, book_note, shown_config, time_note
-from arena.reports.tables import (GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines,
-                                  level_note)
 from arena.text import book_text, csp_meta, interval_text, option_value
+from arena.tournament.config import TournamentConfig, book_note, shown_config, time_note
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -41,9 +41,9 @@ def _version(dist):
         return None
 
 
-def versions() -> dict[str, Optional[str]]:
+def versions() -> dict[str, str | None]:
     """Versions of what produced and reports the run: python, libraries, the project and its commit."""
-    out: dict[str, Optional[str]] = {"python": platform.python_version(), "platform": platform.platform()}
+    out: dict[str, str | None] = {"python": platform.python_version(), "platform": platform.platform()}
     for dist in ("tabletop-arena", "numpy", "trueskill", "networkx", "matplotlib", "click", "Cython"):
         out[dist] = _version(dist)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,7 +90,7 @@ def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summar
     }
 
 
-def collect(store: "Store", run_id: Optional[str] = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def collect(store: "Store", run_id: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
     --json`), and the per-group `GroupTally.summary` values it was made from."""
     run_id = store.run(run_id)["run_id"]
@@ -237,7 +237,7 @@ def reproduction_html(data: dict[str, Any]) -> str:
             + per_match + "</details>")
 
 
-def rerun_command(config_json: Any, deal_key: str = "") -> Optional[str]:
+def rerun_command(config_json: Any, deal_key: str = "") -> str | None:
     """The `arena run` command line that schedules this tournament again (the same config and deal
     key, so the same run id, seeds and matches), or None for a run that is not an `arena run`
     tournament (a comparison, a game played in `arena serve`) or whose config cannot be read."""
@@ -352,7 +352,7 @@ def default_path(store_path: str, run_id: str) -> str:
     return os.path.join(os.path.dirname(store_path), f"report-{run_id}.html")
 
 
-def write(store: "Store", run_id: Optional[str], out: str) -> tuple[str, dict[str, Any]]:
+def write(store: "Store", run_id: str | None, out: str) -> tuple[str, dict[str, Any]]:
     """Writes the report, one self-contained file, to `out` (its folder is never created); returns
     (path, data)."""
     data, summaries = collect(store, run_id)

@@ -1,7 +1,7 @@
 """What every view shows of a run (the terminal's tables, the HTML report, the web app): per game
 and rule variant, the leaderboard, head to head, verdict, cycles, rating history, faults and first
 matches, as plain JSON-able data folded from the run's tallies."""
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from arena.results import tallies
 from arena.results.divergence import identical_line
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from arena.store import Store
 
 
-def run_sections(store: "Store", run_id: str, game_id: Optional[str] = None, first_matches: int = 0
+def run_sections(store: "Store", run_id: str, game_id: str | None = None, first_matches: int = 0
              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """([section], [summary]) per game and rule variant of the run (or of one game), as every view
     shows them: each section is plain JSON-able data (leaderboard, head to head, verdict, cycles,
@@ -55,7 +55,7 @@ def run_sections(store: "Store", run_id: str, game_id: Optional[str] = None, fir
     return out, summaries
 
 
-def standings(store: "Store", run_id: str, game_id: Optional[str] = None) -> list[dict[str, Any]]:
+def standings(store: "Store", run_id: str, game_id: str | None = None) -> list[dict[str, Any]]:
     """The run's leaderboards (or one game's) as flat records, one per agent and game, in each game
     best first, as `arena leaderboard` shows them: plain numbers and strings only, so that
     `pandas.DataFrame(records)` or `csv.DictWriter` takes them as they are. `game` is the table's

@@ -1,7 +1,8 @@
 """The words every view of a tournament shares (the terminal's tables, matchups, the graph, the
 HTML report, `--help`): the leaderboard's columns and cells, and the legend of each column."""
 from collections import Counter
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
 from arena.text import interval_text
 
@@ -101,7 +102,7 @@ def leaderboard_columns(game_id: str, rows: list[dict[str, Any]]) -> tuple[list[
     return headers, cells
 
 
-def level_note(rows: list[dict[str, Any]]) -> Optional[str]:
+def level_note(rows: list[dict[str, Any]]) -> str | None:
     """The line under a leaderboard naming the agents that share a rank, or None when none do."""
     shared = Counter(r["rank"] for r in rows)
     groups = [f"{rank}= " + ", ".join(r["label"] for r in rows if r["rank"] == rank)
@@ -120,14 +121,14 @@ LEFT_OUT_FIRST = ("placement (95%)", "sigma", "dup", "mu", "games", "metrics", "
                   "score share (95%)")
 
 
-def short_heading(header: str) -> Optional[str]:
+def short_heading(header: str) -> str | None:
     """"score share (95%)" -> "share", "bid acc. (95%)" -> "bid acc.": the heading a narrow terminal
     shows, or None when it keeps the whole one."""
     short = SHORT_HEADINGS.get(header, header.removesuffix(" (95%)"))
     return short if short != header else None
 
 
-def importance(header: str) -> Optional[int]:
+def importance(header: str) -> int | None:
     """How long a narrow terminal keeps the column: None for always, otherwise higher is kept longer."""
     key = header if header in LEFT_OUT_FIRST or not header.endswith(" (95%)") else "metrics"
     return LEFT_OUT_FIRST.index(key) if key in LEFT_OUT_FIRST else None

@@ -15,15 +15,16 @@ import functools
 import itertools
 import json
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Any
 
 from arena.results import ratings
 from arena.results.outcome import faulty_labels, placements_seen_by
 from arena.text import jsonable
 
 if TYPE_CHECKING:
-    import networkx as nx   # imported where a graph is made: it costs a command a quarter second to start
+    import networkx as nx  # imported where a graph is made: it costs a command a quarter second to start
 
 Z95 = 1.959963984540054
 # Student t 97.5% quantiles for 1..30 degrees of freedom; beyond, a Cornish-Fisher expansion.
@@ -93,8 +94,8 @@ class Moments:
         return [self.n, self.mean, self.m2]
 
 
-def moments_interval(mo: Moments, games: Optional[int] = None, lo: float = 0.0, hi: float = 1.0,
-                     confidence: float = 0.95) -> Optional[Interval]:
+def moments_interval(mo: Moments, games: int | None = None, lo: float = 0.0, hi: float = 1.0,
+                     confidence: float = 0.95) -> Interval | None:
     """95% (or `confidence`) interval for the mean of independent observations bounded by [lo, hi];
     None if empty.
 
@@ -115,7 +116,7 @@ def moments_interval(mo: Moments, games: Optional[int] = None, lo: float = 0.0, 
     return Interval(lo + m * span, lo + low * span, lo + high * span, n, n if games is None else games)
 
 
-def moments_t_interval(mo: Moments, games: Optional[int] = None) -> Optional[Interval]:
+def moments_t_interval(mo: Moments, games: int | None = None) -> Interval | None:
     """Mean with a Student t 95% interval, for values with no known bounds; None if empty. One value
     has no spread to measure: its interval's ends are None."""
     n = mo.n
@@ -128,13 +129,13 @@ def moments_t_interval(mo: Moments, games: Optional[int] = None) -> Optional[Int
     return Interval(mo.mean, mo.mean - half, mo.mean + half, n, games)
 
 
-def interval(values: Iterable[float], games: Optional[int] = None, lo: float = 0.0, hi: float = 1.0
-             ) -> Optional[Interval]:
+def interval(values: Iterable[float], games: int | None = None, lo: float = 0.0, hi: float = 1.0
+             ) -> Interval | None:
     """`moments_interval` of a list of values."""
     return moments_interval(Moments.of(values), games, lo, hi)
 
 
-def t_interval(values: Iterable[float], games: Optional[int] = None) -> Optional[Interval]:
+def t_interval(values: Iterable[float], games: int | None = None) -> Interval | None:
     """`moments_t_interval` of a list of values."""
     return moments_t_interval(Moments.of(values), games)
 
@@ -145,7 +146,7 @@ def _free_interval(mo):
     return iv if iv is None or iv.low is not None else Interval(iv.mean, iv.mean, iv.mean, iv.n, iv.games)
 
 
-def deals_to_settle(m: float, low: float, high: float, n: int) -> Optional[int]:
+def deals_to_settle(m: float, low: float, high: float, n: int) -> int | None:
     """How many deals in all would likely put the 95% interval (low, high) of a score with mean `m`
     over `n` deals (see `interval`) wholly on the side of 0.50 its mean is on, if further deals
     spread as these did; None if that is out of reach."""
@@ -297,7 +298,7 @@ class GroupTally:
     the next deal starts; the last deal closes when a view is made.
     """
 
-    def __init__(self, game_id: str, params: dict[str, Any], state: Optional[dict[str, Any]] = None) -> None:
+    def __init__(self, game_id: str, params: dict[str, Any], state: dict[str, Any] | None = None) -> None:
         self.game_id, self.params = game_id, params
         self.s = state if state is not None else _new_state()
         self._env = ratings.environment()
@@ -469,7 +470,7 @@ class GroupTally:
                 {k: _free_interval(Moments(*v)) for k, v in sorted(s["metrics"].get(a, {}).items())}))
         return rows
 
-    def head_to_head(self, confidence: float = 0.95) -> dict[str, dict[str, Optional[Interval]]]:
+    def head_to_head(self, confidence: float = 0.95) -> dict[str, dict[str, Interval | None]]:
         """{a: {b: Interval of a's score against b}}: 1 per match where a placed above b, 1/2 per tie."""
         games = self.s["h2h_games"]
         return {a: {b: moments_interval(Moments(*mo), games[a][b], confidence=confidence)
@@ -540,7 +541,7 @@ def agents(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return dict(sorted(out.items()))
 
 
-def head_to_head(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Optional[Interval]]]:
+def head_to_head(matches: Iterable[dict[str, Any]]) -> dict[str, dict[str, Interval | None]]:
     return _one_group(matches).head_to_head()
 
 
@@ -594,7 +595,7 @@ def dominance_graph(h2h: dict[str, dict[str, Any]]) -> "nx.DiGraph":
     return g
 
 
-def separated_ranks(h2h: dict[str, dict[str, Optional[Interval]]],
+def separated_ranks(h2h: dict[str, dict[str, Interval | None]],
                     never_finished: Iterable[str] = ()) -> dict[str, int]:
     """{label: rank}: 1 + the number of agents surely above it. An agent is surely above another
     when it beats it with 95% confidence (its head-to-head score's interval lies above 1/2, or the

@@ -5,13 +5,13 @@ identical, and two that differ in one seat's agent stay identical until that age
 otherwise. So the first move at which their actions differ is where the agents first disagreed, and
 a deal whose matches all played the same moves says nothing about which agent is stronger.
 """
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 
 @dataclass(frozen=True)
 class Divergence:
-    first: Optional[int]   # the first move (0, 1, ...) at which the matches' actions differ; None: identical
+    first: int | None   # the first move (0, 1, ...) at which the matches' actions differ; None: identical
     differing: int         # moves whose actions differ, position by position (a move only one has counts)
 
     @property

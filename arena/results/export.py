@@ -12,12 +12,12 @@ import functools
 import json
 import os
 import re
-from typing import IO, TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
 
 import jsonschema
 
 import engines
-
 from arena.results.outcome import placements_seen_by
 from arena.text import jsonable, printable
 
@@ -140,7 +140,7 @@ MAX_LINE = 8 << 20   # characters in one line: a match of 100,000 moves (the sch
 ILLEGAL = re.compile(r"returned (\d+), not a legal action")   # arena.referee.checked_action's words
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def line_validator(part: str) -> Any:
     """A validator of one kind of line ("run" or "match") against the export's JSON Schema, whose
     integers are JSON integers only (1.0 is no match id, true no seed). The schema's references

@@ -20,7 +20,8 @@ Matches stored before this rule (arena store migrate recomputes them from their 
 replay reaches the stored end) or before matches were played out (they ended at the fault, the other
 seats sharing first place) are read by the same rule from what is stored.
 """
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 def faulty_labels(match: Mapping[str, Any]) -> set[str]:

@@ -15,14 +15,15 @@ How matches are rated (quoted in the README):
 * `conservative` is mu - 3 sigma; leaderboards are sorted by it.
 """
 import math
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import trueskill
 
 from arena.results.outcome import faulty_labels, placements_seen_by
 
 
-def agent_ranks(match: dict[str, Any], label: Optional[str] = None) -> list[tuple[str, int]]:
+def agent_ranks(match: dict[str, Any], label: str | None = None) -> list[tuple[str, int]]:
     """[(label, rank)] for the agents of a match, in first-seat order; rank 1 = best, ties share:
     as agent `label`'s result reads the match (arena.results.outcome), the played-out game's
     placements when `label` is None or did not fault."""

@@ -20,8 +20,9 @@ The rule (quoted in docs/reading-results.md):
   kill and resume) never changes what a look sees, nor so at which look a game stops.
 """
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any
 
 from arena import defaults
 from arena.match import MatchSpec
@@ -51,7 +52,7 @@ class StoppingRule:
             n = math.ceil(n * GROWTH)
         return out + [self.max_deals]
 
-    def next_look(self, deals: int) -> Optional[int]:
+    def next_look(self, deals: int) -> int | None:
         """The first look after `deals` deals, or None past the cap."""
         return next((n for n in self.looks() if n > deals), None)
 
@@ -64,7 +65,7 @@ class StoppingRule:
         return asdict(self)
 
 
-def pair_state(iv: Optional[Interval], level: float) -> Optional[str]:
+def pair_state(iv: Interval | None, level: float) -> str | None:
     """">" (the first agent is stronger), "<" (weaker), "=" (level) or None (open) from an
     Interval of the first agent's score against the second."""
     if iv is None:
@@ -101,7 +102,7 @@ class Look:
     deals: int                  # complete deals stored (every rotation of every line-up)
     looked: int = 0             # deals at the last look taken (0 before the first)
     settled: bool = False
-    next_look: Optional[int] = None   # the deals to complete before the next look (None: no more to play)
+    next_look: int | None = None   # the deals to complete before the next look (None: no more to play)
     pairs: list = field(default_factory=list)   # the neighbours at the last look (see judge)
 
 
@@ -137,7 +138,7 @@ def look(store: "Store", run_id: str, specs: Sequence[MatchSpec], done: set[int]
 
 
 def looks(store: "Store", run_id: str, schedule: Any, rule: StoppingRule,
-          done: Optional[set[int]] = None) -> list[tuple[Sequence[MatchSpec], Look]]:
+          done: set[int] | None = None) -> list[tuple[Sequence[MatchSpec], Look]]:
     """[(the game's MatchSpecs, its Look)] for each game of a run's schedule (an
     arena.tournament.schedule.Schedule), in schedule order."""
     done = store.finished_ids(run_id) if done is None else done

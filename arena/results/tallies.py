@@ -11,7 +11,8 @@ ignored: the view then folds every match, slower, to the same figures.
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
 
@@ -52,7 +53,7 @@ class RunTallies:
             self.groups[key] = GroupTally(match["game_id"], match["game_params"])
         self.groups[key].add(match)
 
-    def ordered(self, game_id: Optional[str] = None) -> list[GroupTally]:
+    def ordered(self, game_id: str | None = None) -> list[GroupTally]:
         """The tallies (of one game, or all), in the order their games were played."""
         return sorted((t for t in self.groups.values() if game_id in (None, t.game_id)),
                       key=lambda t: t.state()["first"])
@@ -66,7 +67,7 @@ def _caught_up(store, run_id, game_id, checkpoint):
     return tallies
 
 
-def read(store: "Store", run_id: str, game_id: Optional[str] = None) -> list[GroupTally]:
+def read(store: "Store", run_id: str, game_id: str | None = None) -> list[GroupTally]:
     """[GroupTally] of the run (or of one game), up to its last stored match, in game order: the
     checkpoint, and the matches stored after it folded in (nothing is written).
 
@@ -88,7 +89,7 @@ class Checkpoint(RunTallies):
 
     def __init__(self, store: "Store", run_id: str) -> None:
         super().__init__(store, run_id)
-        self.waiting: dict[int, Optional[dict[str, Any]]] = {}   # stored matches beyond a gap (None: not in memory)
+        self.waiting: dict[int, dict[str, Any] | None] = {}   # stored matches beyond a gap (None: not in memory)
         for match in store.results(run_id, self.upto):   # a resumed run: what was stored after the checkpoint
             if match["match_id"] == self.upto:
                 self.add(match)
@@ -106,7 +107,7 @@ class Checkpoint(RunTallies):
         (`Store.record_many` gives them): folds whatever prefix they complete, reading nothing."""
         self._advance({m["match_id"]: m for m in matches})
 
-    def _advance(self, matches: dict[int, Optional[dict[str, Any]]]) -> None:
+    def _advance(self, matches: dict[int, dict[str, Any] | None]) -> None:
         self.waiting.update(matches)
         stop = self.upto
         while stop in self.waiting:

@@ -1,6 +1,6 @@
 """The verdict: one line on who is stronger in one game, from its standings and head-to-head
 scores, when the 95% intervals allow it, or how many more deals would likely settle it."""
-from typing import Any, Optional
+from typing import Any
 
 from arena.results.analysis import Interval, deals_to_settle
 from arena.results.settle import Look, StoppingRule, pair_state
@@ -17,7 +17,7 @@ def _deals(n) -> str:
     return "1 deal" if int(n) == 1 else f"{n} deals"
 
 
-def verdict(rows: list[dict[str, Any]], h2h: dict[str, dict[str, Any]], cycles: list[list[str]]) -> Optional[str]:
+def verdict(rows: list[dict[str, Any]], h2h: dict[str, dict[str, Any]], cycles: list[list[str]]) -> str | None:
     """One line on who is stronger in one game, from its Standing rows and head-to-head matrix (plain
     data), when the 95% intervals allow it; otherwise how many more deals would likely settle it.
     None for a game with fewer than two agents."""

@@ -13,8 +13,15 @@ seccomp filter, resource limits, and a fresh process for every match (docs/sandb
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from arena.sandbox.policy import (DEFAULT_POLICY, LIMITS, SANDBOXES, AgentFault, make_policy, policy_options,
-                                  unconfined_note)
+from arena.sandbox.policy import (
+    DEFAULT_POLICY,
+    LIMITS,
+    SANDBOXES,
+    AgentFault,
+    make_policy,
+    policy_options,
+    unconfined_note,
+)
 from arena.sandbox.staging import code_dir, source_dir, stage
 
 if TYPE_CHECKING:

@@ -9,13 +9,12 @@ arena's user. See docs/sandbox.md for the threat model.
 """
 import errno
 import os
-import signal
 import shutil
+import signal
 import site
 import sys
 import tempfile
 import threading
-from typing import Optional, Union
 
 BOT_ROOT = "/bot"          # where a sandboxed bot's code is, read-only
 BOT_UID_BASE = 0x60000000  # host uids of sandboxes started by a root arena: base + (pid, slot)
@@ -205,8 +204,8 @@ def _binds(paths, code, parents):
     return args
 
 
-def command(program: list[str], code: Optional[str], limits: dict[str, int], seccomp_fd: int,
-            data_fds: dict[str, int], bot_uid: Optional[int], per_match: bool = False) -> list[str]:
+def command(program: list[str], code: str | None, limits: dict[str, int], seccomp_fd: int,
+            data_fds: dict[str, int], bot_uid: int | None, per_match: bool = False) -> list[str]:
     """The command that runs `program` (argv) in the box. `bot_uid` is the host uid to drop to when
     this process is root (None otherwise); `seccomp_fd` and `data_fds` (path -> fd) are pipes the
     command must inherit. `per_match`: the program (the fork server) makes new namespaces for each
@@ -320,7 +319,7 @@ class Cgroup:
         procs = " ".join(os.path.join(p, "cgroup.procs") for p in self.paths)
         return ["sh", "-c", 'for p in $0; do echo $$ > "$p" || exit 1; done; exec "$@"', procs] + argv
 
-    def freezer(self, server: int) -> "Union[_CgroupFreezer, GroupStop]":
+    def freezer(self, server: int) -> "_CgroupFreezer | GroupStop":
         """What freezes the box: cgroup v2's own freezer (of its group in the v2 hierarchy, on
         cgroup v2 or beside v1); on cgroup v1 alone, whose frozen tasks would not die with their
         arena, SIGSTOP to the box's process group (`server`'s)."""

@@ -26,7 +26,8 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from engines.core import GameState
 
@@ -95,7 +96,7 @@ class Lines:
             self._fill()
         return bool(self.buffer)
 
-    def line(self, deadline: Optional[float]) -> bytes:
+    def line(self, deadline: float | None) -> bytes:
         while b"\n" not in self.buffer:
             if len(self.buffer) > MAX_LINE:
                 raise ExecFault("illegal", f"a line longer than {MAX_LINE} bytes")
@@ -148,12 +149,12 @@ class ExecBot:
     mirror_exit = True
     clock = None   # the bot's clock (remaining, increment) before each request, under a time control
 
-    def __init__(self, target: str, params: Optional[dict[str, Any]] = None) -> None:
+    def __init__(self, target: str, params: dict[str, Any] | None = None) -> None:
         where = json.loads(target)
         self.params = {str(k): str(v) for k, v in (params or {}).items()}
-        self.per_move: Optional[float] = None    # seconds per move, once the arena says (see `configure`)
+        self.per_move: float | None = None    # seconds per move, once the arena says (see `configure`)
         self.public: list[Any] = []        # the public actions since this seat's last request
-        self.failed: Optional[Exception] = None      # a fault of the handshake, booked at the first move
+        self.failed: Exception | None = None      # a fault of the handshake, booked at the first move
         command = where["command"]
         try:
             self.process = subprocess.Popen(command, cwd=where["folder"], stdin=subprocess.PIPE,
@@ -241,7 +242,7 @@ class ExecBot:
         """The public actions since the last request, from the arena (see `public_action`)."""
         self.public.extend(public)
 
-    def act(self, state: GameState) -> Union[int, str]:
+    def act(self, state: GameState) -> int | str:
         received = time.monotonic()
         if self.failed is not None:
             raise self.failed

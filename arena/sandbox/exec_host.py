@@ -16,7 +16,8 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from arena.match import AgentSpec
 from arena.sandbox.exec_bot import printable_type
@@ -35,7 +36,7 @@ BUILD_LIMITS = {"memory": 2048, "cpu": int(BUILD_LIMIT), "processes": 64, "file_
                 "open_files": 256}
 
 
-def parse_exec(source: str, label: Optional[str], params: tuple[tuple[str, str], ...]) -> AgentSpec:
+def parse_exec(source: str, label: str | None, params: tuple[tuple[str, str], ...]) -> AgentSpec:
     """`exec:PATH` (a folder with bot.toml, or an executable file) as an AgentSpec of kind exec;
     ValueError (one line) for a path the arena cannot run."""
     from arena.match import AgentSpec
@@ -353,6 +354,7 @@ def _build_failure(err: bytes) -> str:
     command exited with code N"), then the build's own first line that names an error (a compiler's
     "bot.c:15:14: error: expected ';'..."), or else its last line."""
     import re
+
     from arena.text import printable
     lines = [line.strip() for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
     last = lines.pop() if lines else "no message"
@@ -441,6 +443,7 @@ def _build_main(settings):
     stderr), and writes the folder as a tar stream to stdout."""
     import shutil
     import tarfile
+
     from arena.sandbox.server import apply_limits
     apply_limits(settings["limits"])
     name = settings["name"]

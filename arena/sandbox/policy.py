@@ -1,5 +1,6 @@
 """How submitted agents are confined: the sandbox mode, the limits, and what a bot's fault is."""
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from agents import code_param
 from arena.match import AgentSpec, SandboxPolicy
@@ -58,7 +59,7 @@ def policy_options(policy: SandboxPolicy) -> list[str]:
     return words
 
 
-def unconfined_note(sandbox: Optional[SandboxPolicy], agents: Sequence[AgentSpec]) -> Optional[str]:
+def unconfined_note(sandbox: SandboxPolicy | None, agents: Sequence[AgentSpec]) -> str | None:
     """The warning every view of a run shows when agents' code ran without the sandbox (`sandbox`:
     the run's policy, None for a run that has none, a game played in `arena serve`)."""
     if sandbox is not None and sandbox.mode == "none" and any(

@@ -22,7 +22,8 @@ import sys
 import threading
 import time
 import weakref
-from typing import Any, Iterable, Optional, Sequence, Union
+from collections.abc import Iterable, Sequence
+from typing import Any, Optional
 
 from arena.match import AgentSpec, SandboxPolicy
 from arena.sandbox import confine
@@ -87,7 +88,7 @@ class Box:
                 os.close(fd)
         self.freezer: Any = None
         self.frozen, self.over_memory = False, False
-        self.memory_limit: Optional[int] = None   # bytes, where the arena counts the box's memory
+        self.memory_limit: int | None = None   # bytes, where the arena counts the box's memory
         try:
             reply = self._control(None, STARTUP_LIMIT)
         except AgentFault:
@@ -126,7 +127,7 @@ class Box:
                 socket.send_fds(self.control, [message], list(fds))
             self.control.settimeout(limit)
             answer = self.control.recv(4096)
-        except socket.timeout:
+        except TimeoutError:
             raise AgentFault("timeout", f"its sandbox did not answer within {limit:g} s") from None
         except OSError:
             answer = b""
@@ -241,7 +242,7 @@ class RemoteAgent:
 
     clock = None   # the referee's reading of its clock before each move, under a time control
 
-    def __init__(self, spec: AgentSpec, time_limit: float = 0.0, policy: Optional[SandboxPolicy] = None,
+    def __init__(self, spec: AgentSpec, time_limit: float = 0.0, policy: SandboxPolicy | None = None,
                  pool: Optional["BotPool"] = None, staged: bool = True) -> None:
         """`staged=False` loads an installed module as it is (a built-in agent under check-agent)."""
         policy = policy or DEFAULT_POLICY
@@ -250,7 +251,7 @@ class RemoteAgent:
         self.time_limit = time_limit or None
         self.broken = False
         # an exec agent's seat, and the public actions since its last move
-        self.seat: Optional[int] = None
+        self.seat: int | None = None
         self.public: list[dict[str, Any]] = []
         self.box = pool.take(spec, policy, staged) if pool is not None else Box(spec, policy, staged)
         try:
@@ -319,7 +320,7 @@ class RemoteAgent:
         self.seat, self.public = seat, []
         self._call(("reset", game_id, game_params, seat, seed), max(self.time_limit or 0.0, 10.0))
 
-    def act(self, state: GameState, check: bool = False) -> Union[int, tuple[int, bool]]:
+    def act(self, state: GameState, check: bool = False) -> int | tuple[int, bool]:
         """The agent's action for `state`; with check=True, (action, whether it modified the state)."""
         public = None
         if self.spec.kind == "exec":   # with the public actions since its last move
@@ -381,7 +382,7 @@ class RemoteAgent:
         self.box.kill()
         self.output.close()
 
-    def captured(self) -> Optional[dict[str, Any]]:
+    def captured(self) -> dict[str, Any] | None:
         """What the agent printed in this match, once it is closed: {"text", "cut"} (cut: the bytes
         printed beyond the text, which were not kept), or None if it printed nothing."""
         if not self.output.kept and not self.output.cut:
@@ -399,7 +400,7 @@ class MemoryWatch:
     PERIOD = 0.1
 
     def __init__(self):
-        self.boxes: "weakref.WeakSet[Box]" = weakref.WeakSet()
+        self.boxes: weakref.WeakSet[Box] = weakref.WeakSet()
         self.lock, self.thread = threading.Lock(), None
 
     def add(self, box: Box) -> None:
@@ -452,7 +453,7 @@ class BotPool:
                 return box
             box.kill()
 
-    def get(self, spec: AgentSpec, time_limit: float, policy: Optional[SandboxPolicy]) -> "RemoteAgent":
+    def get(self, spec: AgentSpec, time_limit: float, policy: SandboxPolicy | None) -> "RemoteAgent":
         return RemoteAgent(spec, time_limit, policy or DEFAULT_POLICY, pool=self)
 
     def put(self, box: Box) -> None:
@@ -503,7 +504,7 @@ def check_available(policy: SandboxPolicy) -> None:
                          f"pass --sandbox none to run submitted agents unconfined") from None
 
 
-def validate(spec: AgentSpec, policy: Optional[SandboxPolicy] = None) -> Optional[str]:
+def validate(spec: AgentSpec, policy: SandboxPolicy | None = None) -> str | None:
     """None if a submitted agent loads and instantiates with its parameters, else the error text."""
     try:
         agent = RemoteAgent(spec, policy=policy)
@@ -513,7 +514,7 @@ def validate(spec: AgentSpec, policy: Optional[SandboxPolicy] = None) -> Optiona
     return None
 
 
-def validate_all(specs: Iterable[AgentSpec], policy: Optional[SandboxPolicy] = None) -> None:
+def validate_all(specs: Iterable[AgentSpec], policy: SandboxPolicy | None = None) -> None:
     """Raises ValueError (one line) for the first submitted agent that does not load and instantiate."""
     policy = policy or DEFAULT_POLICY
     submitted = [s for s in specs if s.submitted]

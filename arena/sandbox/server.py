@@ -30,8 +30,9 @@ import struct
 import sys
 import time
 import traceback
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from arena.sandbox.confine import HIDDEN_PROC_FILES
 from arena.sandbox.exec_bot import ExecFault
@@ -129,7 +130,7 @@ def _print_traceback(exc: BaseException) -> None:
         pass
 
 
-def serve(requests: int, replies: int, output: int, code_dir: Optional[str]) -> None:
+def serve(requests: int, replies: int, output: int, code_dir: str | None) -> None:
     """One match: answers the arena's requests on the two pipes until it closes them; stdout and
     stderr go to `output`, in the order they are written."""
     for fd in (1, 2):
@@ -433,6 +434,7 @@ def fork_server(settings: dict[str, Any]) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (1, 1))   # see apply_limits
     try:
         import numpy  # noqa: F401  (imported once here, so that each match only forks)
+
         import agents  # noqa: F401
         import engines  # noqa: F401
     except Exception as e:

@@ -11,7 +11,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from typing import Iterable
+from collections.abc import Iterable
 
 from arena.match import AgentSpec
 

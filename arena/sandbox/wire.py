@@ -15,7 +15,7 @@ import os
 import select
 import struct
 import time
-from typing import Any, Optional
+from typing import Any
 
 HEADER = struct.Struct(">I")
 MAX_REPLY = 64 * 1024   # bytes: a reply is an action or a short error, never more
@@ -68,7 +68,7 @@ class Output:
         return self.kept.decode("utf-8", "replace")
 
 
-def _wait(fd: int, deadline: Optional[float], writing: bool, output: Optional[Output] = None) -> None:
+def _wait(fd: int, deadline: float | None, writing: bool, output: Output | None = None) -> None:
     """Waits until `fd` is ready, reading `output` meanwhile, or raises WireError(timeout=True)
     once `deadline` has passed."""
     if deadline is None and output is None:
@@ -91,7 +91,7 @@ def _wait(fd: int, deadline: Optional[float], writing: bool, output: Optional[Ou
             return
 
 
-def write_frame(fd: int, payload: bytes, deadline: Optional[float] = None, output: Optional[Output] = None) -> None:
+def write_frame(fd: int, payload: bytes, deadline: float | None = None, output: Output | None = None) -> None:
     """Writes one frame; with a deadline `fd` must be non-blocking (see `nonblocking`)."""
     data = memoryview(HEADER.pack(len(payload)) + payload)
     while data:
@@ -109,8 +109,8 @@ def nonblocking(fd: int) -> int:
     return fd
 
 
-def read_frame(fd: int, deadline: Optional[float] = None, limit: Optional[int] = None,
-               output: Optional[Output] = None) -> bytes:
+def read_frame(fd: int, deadline: float | None = None, limit: int | None = None,
+               output: Output | None = None) -> bytes:
     """The next frame's payload; `deadline` is a time.monotonic() value for the whole frame."""
     header = _read_exactly(fd, HEADER.size, deadline, output)
     (size,) = HEADER.unpack(header)
@@ -138,7 +138,7 @@ def send_json(fd: int, value: Any) -> None:
     write_frame(fd, json.dumps(value).encode())
 
 
-def read_json(fd: int, deadline: Optional[float] = None, output: Optional[Output] = None) -> Any:
+def read_json(fd: int, deadline: float | None = None, output: Output | None = None) -> Any:
     """A reply from a bot: a JSON object of at most MAX_REPLY bytes, else WireError; the bot's
     `output` is read meanwhile."""
     payload = read_frame(fd, deadline, MAX_REPLY, output)

@@ -18,27 +18,27 @@ import os
 import re
 import sqlite3
 import threading
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.datastructures import Headers
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import agents
 import engines
-from arena.agent_list import entry_points
-from arena.results.outcome import faulty_seats
-from arena.table import replay_states
 from arena import edge
+from arena.agent_list import entry_points
 from arena.ladder import uploads
+from arena.results.outcome import faulty_seats
 from arena.serve import inputs, ladders, views
 from arena.serve.sessions import PlayCaps, PlaySession, Sessions, UnknownSession
 from arena.store import Store, StoreError
+from arena.table import replay_states
 from arena.text import first_line, jsonable, printable, without_paths
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -131,8 +131,8 @@ async def _body(request):
     return data
 
 
-def create_app(store_path: str, sandbox: str = "bwrap", hosts: Optional[Sequence[str]] = None,
-               bots: Optional[dict[str, str]] = None, caps: Optional[PlayCaps] = None,
+def create_app(store_path: str, sandbox: str = "bwrap", hosts: Sequence[str] | None = None,
+               bots: dict[str, str] | None = None, caps: PlayCaps | None = None,
                behind_proxy: bool = False, upload_quota: int = uploads.QUOTA) -> Starlette:
     """The app on the store at `store_path`; `sandbox` confines the submitted bots people play against;
     `hosts` (when given) are the only Host headers answered, which keeps other sites' pages from

@@ -20,7 +20,7 @@ import os
 import sqlite3
 import threading
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -59,7 +59,7 @@ class TokenChecks:
         self.lock = threading.Lock()
         self.failed: dict[str, collections.deque[float]] = {}
 
-    def entrant(self, db: sqlite3.Connection, ladder: str, token: Optional[str], client: str) -> str:
+    def entrant(self, db: sqlite3.Connection, ladder: str, token: str | None, client: str) -> str:
         """The entrant of `token` (tokens.entrant_of); HTTPException 429 for a client past its
         failures, 401 for a token refused (which counts as a failure of `client`)."""
         self._refuse_if_over(client)
@@ -93,7 +93,7 @@ class TokenChecks:
 
 
 def routes(store_path: str, reading: Callable[[], contextlib.AbstractContextManager[Store]],
-           checks: Optional[TokenChecks] = None, behind_proxy: bool = False,
+           checks: TokenChecks | None = None, behind_proxy: bool = False,
            upload_quota: int = uploads.QUOTA) -> list[Route]:
     """The ladder routes of the app on the store at `store_path`; `reading()` opens it read-only
     (StoreError, a 404, when there is none: arena.serve.app.create_app); `behind_proxy`: whether

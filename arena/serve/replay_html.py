@@ -26,12 +26,13 @@ import os
 import posixpath
 import re
 import urllib.parse
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from arena.results.outcome import faulty_seats
 from arena.serve import views
 from arena.store import Store, run_kind
 from arena.table import stored_match
-from arena.results.outcome import faulty_seats
 from arena.text import csp_meta, match_result
 
 STATIC_URL = "/static/"   # where the web app serves static/ (arena.serve.app)
@@ -152,7 +153,7 @@ def _json_in_html(data: Any) -> str:
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def replay_views(run_id: str, match: dict[str, Any], viewers: Sequence[Optional[int]]) -> dict[str, Any]:
+def replay_views(run_id: str, match: dict[str, Any], viewers: Sequence[int | None]) -> dict[str, Any]:
     """{viewer ("all" or a seat): {"match": the match, "steps": every position}} as the server's
     /api/runs/RUN/matches/MATCH and .../steps/K answer them for that viewer."""
     states, names, _ = stored_match(match)
@@ -166,8 +167,8 @@ def replay_views(run_id: str, match: dict[str, Any], viewers: Sequence[Optional[
     return out
 
 
-def match_page(run_id: str, match: dict[str, Any], seat: Optional[int] = None,
-               run_href: Optional[str] = None) -> str:
+def match_page(run_id: str, match: dict[str, Any], seat: int | None = None,
+               run_href: str | None = None) -> str:
     """The HTML replay of a stored match: everything and every seat's view, or with `seat` that seat's
     view alone; `run_href` links its run's index (none without). The page is static/replay.html with
     its stylesheet inlined, its module (and what it imports) bundled, the server's links removed, the

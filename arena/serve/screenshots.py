@@ -17,6 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
 import engines
 from arena.serve.views import move_label, position_view, step_notes
 from engines.core import GameState

@@ -21,23 +21,24 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any
 
 import agents as agent_registry
 import engines
+from arena import defaults, referee
 from arena.agent_list import ScheduleError, agent_classes
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy
-from arena import defaults, referee
 from arena.referee import LocalAgent
-from arena.table import seat_names
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available
-from arena.tournament.schedule import check_can_play, code_digest
 from arena.seeds import derive_seed, view_base
 from arena.serve.views import legal_moves, move_label, position_view, step_notes
 from arena.store import Store
+from arena.table import seat_names
 from arena.text import first_line
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
+from arena.tournament.schedule import check_can_play, code_digest
 
 HUMAN = AgentSpec("you", "human", (), "builtin", "human")
 MAX_SESSIONS = 16   # games kept in memory; starting one more ends the least recently used
@@ -133,7 +134,7 @@ def find_bots(paths: Sequence[str]) -> tuple[dict[str, str], list[str]]:
     return offered, skipped
 
 
-def check_bots(specs: Sequence[AgentSpec], caps: Optional[PlayCaps] = None) -> None:
+def check_bots(specs: Sequence[AgentSpec], caps: PlayCaps | None = None) -> None:
     """Each of a request's bots (`arena.edge.web_agents`) within `caps` (PlayCaps() when None)."""
     for spec in specs:
         (caps or PlayCaps()).check(spec)
@@ -143,8 +144,8 @@ class PlaySession:
     """One game: the real state, the bots in the other seats and the person's record of the moves."""
 
     def __init__(self, game_id: str, params: dict[str, Any], bots: Sequence[AgentSpec], seat: int,
-                 seed: Optional[int] = None,
-                 policy: Optional[SandboxPolicy] = None, caps: Optional[PlayCaps] = None) -> None:
+                 seed: int | None = None,
+                 policy: SandboxPolicy | None = None, caps: PlayCaps | None = None) -> None:
         """Checks the game and the bots (as `arena.edge.web_agents` reads a request's list; `caps`:
         PlayCaps) and starts no process: `start` does."""
         seed = random.SystemRandom().getrandbits(63) if seed is None else seed
@@ -166,16 +167,16 @@ class PlaySession:
         self.seats = [HUMAN if p == seat else next(others) for p in range(players)]
         self.names = seat_names(players, seat, [s.label for s in specs])
         self.moves: list[dict[str, Any]] = []           # the moves as the person saw them
-        self.last_move: Optional[dict[str, Any]] = None
+        self.last_move: dict[str, Any] | None = None
         self.notes: list[dict[str, Any]] = []           # views.step_notes of each move, for the person's seat
-        self.saved: Optional[str] = None         # the run id once saved
-        self.failure: Optional[str] = None       # why the game cannot go on (a bot failed, or was stopped)
+        self.saved: str | None = None         # the run id once saved
+        self.failure: str | None = None       # why the game cannot go on (a bot failed, or was stopped)
         self.started = time.time()
         self.view_base = view_base(seed, "play")
         self.lock = threading.Lock()       # held briefly, whenever the state is read or changed
         self.thinking = threading.Lock()   # one bot move at a time; the page may read meanwhile
         self.used = time.monotonic()
-        self.bots: dict[int, Union[RemoteAgent, LocalAgent]] = {}
+        self.bots: dict[int, RemoteAgent | LocalAgent] = {}
         self.stopped = False      # the bots are gone (the game ended or was dropped): none starts again
 
     def start(self) -> "PlaySession":
@@ -299,7 +300,7 @@ class PlaySession:
             self.saved = run_id
             return run_id
 
-    def release(self, reason: Optional[str] = None) -> list[Union[RemoteAgent, LocalAgent]]:
+    def release(self, reason: str | None = None) -> list[RemoteAgent | LocalAgent]:
         """Takes the bots away from the game (none starts again; `reason`, when given, is why the
         game cannot go on) and returns them, to be `_stop`ped: quick, so it may run under a lock."""
         with self.lock:
@@ -308,7 +309,7 @@ class PlaySession:
                 self.failure = reason
         return bots
 
-    def close(self, reason: Optional[str] = None) -> None:
+    def close(self, reason: str | None = None) -> None:
         """Stops the bots: the game is over, failed or is dropped."""
         _stop(self.release(reason))
 

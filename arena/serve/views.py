@@ -4,22 +4,22 @@
 Every view of a position is built here, by `position_view`, from `state.observation(seat)`: a seat's
 view holds only what that seat may know.
 """
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import engines
 from arena.reports import graphs, report
 from arena.reports.sections import run_sections
-from arena.results.outcome import faulty_seats
-from arena.store import run_facts, run_kind
-from arena.table import public_name
 from arena.reports.tables import leaderboard_columns
-from arena.store import Store
+from arena.results.outcome import faulty_seats
+from arena.store import Store, run_facts, run_kind
+from arena.table import public_name
 from arena.text import jsonable
 from engines.core import GameState
 
 
-def position_view(state: GameState, viewer: Optional[int], names: Sequence[str],
-                  last_move: Optional[dict[str, Any]] = None, notes: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def position_view(state: GameState, viewer: int | None, names: Sequence[str],
+                  last_move: dict[str, Any] | None = None, notes: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The position as `viewer` sees it (None: everything, for a finished match or a
     perfect-information game); `last_move` is a `move_label` of the move that led to it, `notes`
     the `step_notes` of every move so far (the last one's exchange, and every round's summary)."""
@@ -51,7 +51,7 @@ def marks(notes: Sequence[dict[str, Any]]) -> dict[str, list[int]]:
             "rounds": [k + 1 for k, n in enumerate(notes) if "round_end" in n]}
 
 
-def move_label(state: GameState, action: int, viewer: Optional[int], names: Sequence[str]) -> dict[str, Any]:
+def move_label(state: GameState, action: int, viewer: int | None, names: Sequence[str]) -> dict[str, Any]:
     """{"seat", "name", "text"}: `action`, about to be played in `state`, as `viewer` saw it (None:
     as it was). `state` is left as it was."""
     seat = state.current_player()
@@ -59,7 +59,7 @@ def move_label(state: GameState, action: int, viewer: Optional[int], names: Sequ
     return {"seat": seat, "name": names[seat], "text": text}
 
 
-def step_notes(before: GameState, action: int, after: GameState, viewer: Optional[int]) -> dict[str, Any]:
+def step_notes(before: GameState, action: int, after: GameState, viewer: int | None) -> dict[str, Any]:
     """What the move `action` (from `before` to `after`) ended, as `viewer` sees it (None: everything):
     {"exchange": {"cards": [[seat, card]...], "winner": seat}} when it completed a trick (Belladone
     Bluff: {"row": index, "points": [each seat's gain]} when it completed a row), and
@@ -98,7 +98,7 @@ def step_notes(before: GameState, action: int, after: GameState, viewer: Optiona
     return notes
 
 
-def _trick_winner(before: GameState, cards: list[list[Any]]) -> Optional[int]:
+def _trick_winner(before: GameState, cards: list[list[Any]]) -> int | None:
     """The winner of the trick `cards` ([[seat, card]...], in play order) under `before`'s trump,
     asked of the engine itself: a one-card round with these cards, played out. Needed for a round's
     last trick, after which the real state has dealt the next round (None: the engine cannot
@@ -122,7 +122,7 @@ def _trick_winner(before: GameState, cards: list[list[Any]]) -> Optional[int]:
 
 
 def match_view(run_id: str, match: dict[str, Any], names: Sequence[str], moves: Sequence[dict[str, Any]],
-               notes: Sequence[dict[str, Any]], viewer: Optional[int]) -> dict[str, Any]:
+               notes: Sequence[dict[str, Any]], viewer: int | None) -> dict[str, Any]:
     """A stored match as its replay reads it for `viewer`; `moves` are its `move_label`s and `notes`
     its `step_notes` as that viewer saw them. A seat's view holds no move: it reads those up to the
     step it shows from `step_view`, never one it had not seen yet."""
@@ -136,7 +136,7 @@ def match_view(run_id: str, match: dict[str, Any], names: Sequence[str], moves: 
         if match["game_id"] in engines.game_ids() else False}
 
 
-def step_view(state: GameState, viewer: Optional[int], names: Sequence[str], moves: Sequence[dict[str, Any]],
+def step_view(state: GameState, viewer: int | None, names: Sequence[str], moves: Sequence[dict[str, Any]],
               notes: Sequence[dict[str, Any]], step: int) -> dict[str, Any]:
     """The replay's position at `step` (`state`) with the moves and notes up to it (see match_view)."""
     return position_view(state, viewer, names, moves[step - 1] if step else None, notes[:step]) \

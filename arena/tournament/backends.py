@@ -12,7 +12,8 @@ import multiprocessing.forkserver
 import os
 import signal
 import urllib.parse
-from typing import Callable, Iterator, Optional, ParamSpec, TypeVar
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
 
 from arena.extras import require
 
@@ -101,7 +102,7 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def check_backend(backend: str, address: Optional[str]) -> None:
+def check_backend(backend: str, address: str | None) -> None:
     """ValueError unless the backend is known and has what it needs (checked before a run starts)."""
     if backend not in ("local", "dask"):
         raise ValueError(f"unknown backend {backend!r}; choose local or dask")
@@ -120,7 +121,7 @@ def check_backend(backend: str, address: Optional[str]) -> None:
 
 
 @contextlib.contextmanager
-def executor(backend: str = "local", jobs: Optional[int] = None, address: Optional[str] = None
+def executor(backend: str = "local", jobs: int | None = None, address: str | None = None
              ) -> Iterator[tuple[cf.Executor, int]]:
     """Yields (executor, number of parallel slots)."""
     check_backend(backend, address)

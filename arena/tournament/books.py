@@ -22,14 +22,15 @@ runs of different books are different runs. docs/deals.md says what a book prove
 import hashlib
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 import engines
 from arena import seeds
+from arena.text import jsonable
 from arena.tournament.config import GameSetting
 from arena.tournament.schedule import deal_seed, resolve_games
-from arena.text import jsonable
 
 FORMAT = "tabletop-arena deal book"
 VERSION = 2   # version 1 books held a key their maker chose freely: refused (docs/deals.md)
@@ -173,7 +174,7 @@ def load(path: str) -> Book:
     return Book(body["name"], body["game_id"], params, body["phrase"], key, tuple(body["deals"]), digest, path)
 
 
-def load_for(path: str, deal_key: Optional[str], seed: int) -> Book:
+def load_for(path: str, deal_key: str | None, seed: int) -> Book:
     """The book `--deals PATH` names, for a run or comparison: `load`, and BookError when the command
     line also gives a deal key or a tournament seed (the book fixes the deals)."""
     if deal_key:
@@ -183,7 +184,7 @@ def load_for(path: str, deal_key: Optional[str], seed: int) -> Book:
     return load(path)
 
 
-def games(book: Book, game_id: Optional[str], players: Optional[int],
+def games(book: Book, game_id: str | None, players: int | None,
           params: Sequence[tuple[str, str]]) -> list[GameSetting]:
     """The game of a run of the book, with its complete parameters; BookError when the command line
     names another game, or other parameters (--param's (name, value) pairs), than the book's."""
@@ -197,7 +198,7 @@ def games(book: Book, game_id: Optional[str], players: Optional[int],
     return [GameSetting(book.game_id, dict(book.params))]
 
 
-def check_games(book: Book, games: Optional[Sequence[GameSetting]]) -> None:
+def check_games(book: Book, games: Sequence[GameSetting] | None) -> None:
     """BookError when `games` (None: the book's) are not the book's game with its parameters."""
     if games is not None and [(g.game_id, jsonable(g.params)) for g in games] != [(book.game_id, book.params)]:
         raise BookError(f"deal book {book.path} deals {book.game_id} with {_params_text(book)}, and only that game")
@@ -207,7 +208,7 @@ def _params_text(book: Book) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(book.params.items()))
 
 
-def take(book: Book, deals: Optional[int], option: str) -> int:
+def take(book: Book, deals: int | None, option: str) -> int:
     """How many of the book's deals to play: all, or the first `deals` (--games, --max-deals)."""
     if deals is None:
         return len(book.deals)

@@ -1,16 +1,16 @@
 """`arena check-agent`: a submitted agent checked before a tournament, in its sandbox."""
 import random
 import time
-from typing import Any, Optional
+from typing import Any
 
 import engines
-from engines.core import GameState
 from arena import referee
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available, stage
 from arena.sandbox.wire import OUTPUT_LIMIT
 from arena.seeds import derive_seed, view_base
 from arena.text import plural
+from engines.core import GameState
 
 # key -> what it checks, in the order they are reported
 CHECKS = {"loads": "loads and resets", "runs": "plays without raising or crashing",
@@ -78,8 +78,8 @@ class _Checked:
 
 
 def check_agent(spec: AgentSpec, game_id: str, game_params: dict[str, Any], games: int = 2, seed: int = 0,
-                time_limit: float = 10.0, policy: Optional[SandboxPolicy] = None,
-                time_control: Optional[TimeControl] = None, max_moves: Optional[int] = None) -> list[dict[str, Any]]:
+                time_limit: float = 10.0, policy: SandboxPolicy | None = None,
+                time_control: TimeControl | None = None, max_moves: int | None = None) -> list[dict[str, Any]]:
     """Checks an agent before a tournament; returns [{"check", "ok", "detail"}] for the checks that
     ran, in the order of CHECKS.
 

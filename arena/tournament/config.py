@@ -10,8 +10,9 @@ test stops it) and carries the comparison's settings.
 """
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.results.settle import StoppingRule
@@ -55,30 +56,30 @@ class TournamentConfig:
     sandbox: SandboxPolicy
     seed: int
     time_limit: float                   # seconds per move for submitted agents
-    deals: Optional[int] = None         # deals per line-up; None in a comparison
+    deals: int | None = None         # deals per line-up; None in a comparison
     # Built-in agents' default parameters: a new default budget makes a new run.
     agent_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # A digest of the engines' and built-in agents' code: changed rules make a new run ("" = not recorded).
     code: str = ""
-    compare: Optional[CompareSettings] = None
-    kind: Optional[str] = None          # what started it besides `arena run` (e.g. "analyze"); None: a tournament
+    compare: CompareSettings | None = None
+    kind: str | None = None          # what started it besides `arena run` (e.g. "analyze"); None: a tournament
     # A clock per bot (seconds a match + per move); kept in the JSON form only when set, so a run
     # without one keeps its run id.
-    time_control: Optional[TimeControl] = None
+    time_control: TimeControl | None = None
     # A run played until each game's verdict is settled (`arena run` without --games), `deals` its cap.
-    stop: Optional[StoppingRule] = None
+    stop: StoppingRule | None = None
     # The deal book whose deals the run plays (arena.tournament.books): {"name", "digest"}.
-    book: Optional[Mapping[str, str]] = None
+    book: Mapping[str, str] | None = None
     # What agents' and views' seeds derive from (arena.seeds.SEEDINGS). Runs stored before coupling
     # have no "seeding" in their JSON form and are independent; only a coupled run writes it, so an
     # independent run keeps its run id.
     seeding: str = "independent"
 
     @classmethod
-    def create(cls, games: Sequence[GameSetting], agents: Sequence[AgentSpec], deals: Optional[int],
+    def create(cls, games: Sequence[GameSetting], agents: Sequence[AgentSpec], deals: int | None,
                seed: int, time_limit: float, sandbox: SandboxPolicy, agent_defaults: Mapping[str, Any],
-               code: str, time_control: Optional[TimeControl] = None,
-               stop: Optional[StoppingRule] = None, seeding: str = "coupled") -> "TournamentConfig":
+               code: str, time_control: TimeControl | None = None,
+               stop: StoppingRule | None = None, seeding: str = "coupled") -> "TournamentConfig":
         """A config from the checked pieces of a command line (a new run: coupled seeds unless
         `seeding` says otherwise). Parameters are kept as plain JSON values (a tuple as a list), as
         the store gives them back."""
@@ -160,13 +161,13 @@ def _agent(data: Mapping[str, Any]) -> AgentSpec:
                      data.get("code", ""))
 
 
-def stored_config(data: Mapping[str, Any]) -> Optional[TournamentConfig]:
+def stored_config(data: Mapping[str, Any]) -> TournamentConfig | None:
     """The config a store keeps for a run, as a value; None for a game played in `arena serve`,
     which is no tournament. ValueError when it cannot be read."""
     return None if data.get("kind") == "play" else TournamentConfig.from_json(data)
 
 
-def shown_config(data: Mapping[str, Any]) -> Optional[TournamentConfig]:
+def shown_config(data: Mapping[str, Any]) -> TournamentConfig | None:
     """`stored_config` for the views of a run, which show any stored run: None also when the config
     cannot be read as a tournament's (the views then show no notes of it)."""
     try:
@@ -175,7 +176,7 @@ def shown_config(data: Mapping[str, Any]) -> Optional[TournamentConfig]:
         return None
 
 
-def time_note(config: Optional[TournamentConfig]) -> Optional[str]:
+def time_note(config: TournamentConfig | None) -> str | None:
     """The time rules of a run under a time control, one line (None without one)."""
     clock = config and config.time_control
     if not config or not clock:
@@ -185,6 +186,6 @@ def time_note(config: Optional[TournamentConfig]) -> Optional[str]:
             f"{config.time_limit:g} s (--time-limit)")
 
 
-def book_note(config: Optional[TournamentConfig]) -> Optional[str]:
+def book_note(config: TournamentConfig | None) -> str | None:
     """Which deal book a run played, one line (None without one)."""
     return f"the deals of deal book {book_text(config.book)}" if config and config.book else None

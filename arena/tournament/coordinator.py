@@ -24,21 +24,21 @@ import contextlib
 import itertools
 import math
 import signal
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import Optional
 
 from arena import agent_list, defaults, seeds
+from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy, TimeControl
+from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
+from arena.results.tallies import Checkpoint
+from arena.sandbox import DEFAULT_POLICY, POOL, check_available, describe, stage, validate_all
+from arena.store import Store, run_kind
 from arena.tournament import books
 from arena.tournament import schedule as sched
-from arena.tournament.config import GameSetting, TournamentConfig, stored_config
 from arena.tournament.backends import SerialExecutor, check_backend, default_jobs, executor
-from arena.sandbox import describe
-from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy, TimeControl
+from arena.tournament.config import GameSetting, TournamentConfig, stored_config
 from arena.tournament.runner import play_matches
-from arena.sandbox import DEFAULT_POLICY, POOL, check_available, stage, validate_all
-from arena.store import Store, run_kind
-from arena.results.tallies import Checkpoint
-from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
 
 DEFAULT_TIME_LIMIT = defaults.TIME_LIMIT
 MAX_TIME_LIMIT = 3600.0
@@ -65,7 +65,7 @@ class Plan:
         return sit_outs(self.config)
 
     @property
-    def rule(self) -> Optional[StoppingRule]:
+    def rule(self) -> StoppingRule | None:
         """The stopping rule of a run played until settled; None for a run of fixed size (--games)."""
         return self.config.stop
 
@@ -84,12 +84,12 @@ def check_time_limit(value: float) -> float:
     return float(value)
 
 
-def plan(store: Store, *, games: Optional[Sequence[GameSetting]] = None,
-         agents: Optional[Sequence[AgentSpec]] = None, deals: Optional[int] = None, max_deals: Optional[int] = None,
+def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
+         agents: Sequence[AgentSpec] | None = None, deals: int | None = None, max_deals: int | None = None,
          seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT, sandbox: SandboxPolicy = DEFAULT_POLICY,
-         deal_key: Optional[str] = None, resume: Optional[str] = None, backend: str = "local",
-         address: Optional[str] = None, kind: Optional[str] = None, time_control: Optional[TimeControl] = None,
-         book: Optional[books.Book] = None, seeding: Optional[str] = None) -> Plan:
+         deal_key: str | None = None, resume: str | None = None, backend: str = "local",
+         address: str | None = None, kind: str | None = None, time_control: TimeControl | None = None,
+         book: books.Book | None = None, seeding: str | None = None) -> Plan:
     """The run to play: `resume` (a run id) continues a stored run; otherwise the arguments describe
     a new one (the same description again on the same store is the same run), started by `kind`
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
@@ -185,7 +185,7 @@ def plan(store: Store, *, games: Optional[Sequence[GameSetting]] = None,
     return out
 
 
-def check_seeding(run_id: str, config: TournamentConfig, seeding: Optional[str]) -> None:
+def check_seeding(run_id: str, config: TournamentConfig, seeding: str | None) -> None:
     """ValueError when a resumed run is given another seeding than its own (None: its own)."""
     if seeding is not None and seeding != config.seeding:
         raise ValueError(f"run {run_id} was played with {config.seeding} seeding, not {seeding}: a run resumes "
@@ -224,12 +224,12 @@ def dealt_as_scheduled(store: Store, run_id: str, schedule: Sequence[MatchSpec])
     return 0 <= match_id < len(schedule) and schedule[match_id].seed == stored[0]["seed"]
 
 
-def next_batch(store: Store, plan: Plan, done: Optional[set[int]] = None) -> list[MatchSpec]:
+def next_batch(store: Store, plan: Plan, done: set[int] | None = None) -> list[MatchSpec]:
     """The missing matches of every unsettled game's deals up to its next look (arena.results.settle)."""
     return _batch_and_looks(store, plan, done)[0]
 
 
-def _batch_and_looks(store: Store, plan: Plan, done: Optional[set[int]] = None) -> tuple[list[MatchSpec], list[Look]]:
+def _batch_and_looks(store: Store, plan: Plan, done: set[int] | None = None) -> tuple[list[MatchSpec], list[Look]]:
     """`next_batch`, and the Look of every game it was chosen from (one fold of the stored matches for both)."""
     assert plan.rule is not None   # called for a run played until settled only
     done = store.finished_ids(plan.run_id) if done is None else done
@@ -239,7 +239,7 @@ def _batch_and_looks(store: Store, plan: Plan, done: Optional[set[int]] = None) 
     return batch, [now for _, now in games]
 
 
-def smaller_run(store: Store, config: TournamentConfig, wanted_key: Optional[str] = None) -> Optional[StoredRun]:
+def smaller_run(store: Store, config: TournamentConfig, wanted_key: str | None = None) -> StoredRun | None:
     """The stored run that a run of `config` extends: of the runs with the same description (the
     same code included) but fewer deals, the one with the most, on the deals of `wanted_key` when
     one is given; or None. Its deals are the new run's first ones, so its matches need not be
@@ -278,7 +278,7 @@ def check_not_imported(store: Store, run_id: str) -> None:
                          f"only and never played on; play this run in another store (--store)")
 
 
-def deal_key_for(store: Store, run_id: str, wanted: Optional[str] = None) -> str:
+def deal_key_for(store: Store, run_id: str, wanted: str | None = None) -> str:
     """The run's deal key: the stored one, else `wanted` (--deal-key), else a new secret one.
     :raises ValueError: the store holds the run with another key than `wanted`, or holds it as an
         imported run (`check_not_imported`)."""
@@ -290,9 +290,9 @@ def deal_key_for(store: Store, run_id: str, wanted: Optional[str] = None) -> str
     return stored if stored is not None else (wanted or seeds.new_deal_key())
 
 
-def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] = None,
-         address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None,
-         on_look: Optional[Callable[[list, list], None]] = None) -> str:
+def play(store: Store, plan: Plan, backend: str = "local", jobs: int | None = None,
+         address: str | None = None, on_match: Callable[[MatchResult], None] | None = None,
+         on_look: Callable[[list, list], None] | None = None) -> str:
     """Plays the plan's missing matches, storing each as it arrives and calling `on_match(result)`;
     returns the run's status, "finished" or "interrupted" (Ctrl-C, SIGTERM). An error (an engine
     bug: MatchFailed, an unreachable cluster) marks the run interrupted and is raised.
@@ -308,7 +308,7 @@ def play(store: Store, plan: Plan, backend: str = "local", jobs: Optional[int] =
         if not plan.todo:
             # Killed after its last matches were stored but before its checkpoint was saved: save it now.
             Checkpoint(store, plan.run_id).save()
-        now: Optional[list[Look]] = None   # the games' Looks as the last batch was chosen
+        now: list[Look] | None = None   # the games' Looks as the last batch was chosen
 
         def look(batch):
             if plan.rule and on_look:
@@ -375,8 +375,8 @@ def stop_requests(immediate: bool) -> Iterator[Callable[[], bool]]:
             signal.signal(s, handler)
 
 
-def play_specs(store: Store, todo: Sequence[MatchSpec], backend: str = "local", jobs: Optional[int] = None,
-               address: Optional[str] = None, on_match: Optional[Callable[[MatchResult], None]] = None,
+def play_specs(store: Store, todo: Sequence[MatchSpec], backend: str = "local", jobs: int | None = None,
+               address: str | None = None, on_match: Callable[[MatchResult], None] | None = None,
                checkpoint: bool = True) -> str:
     """Plays the MatchSpecs `todo` (of one run) on the chosen backend, storing the results as they
     arrive (one transaction for those that arrive together), advancing the run's checkpointed

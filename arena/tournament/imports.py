@@ -4,7 +4,8 @@ the run's schedule deals its id, and each fault shown in its replay with the run
 import contextlib
 import json
 import os
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 import engines
 from arena.results.export import ILLEGAL, read_lines, stored_match, verify
@@ -74,7 +75,7 @@ def _counted(head: dict[str, Any], rows: Iterable[dict[str, Any]], name: str) ->
 def _admission(store: "Store", head: dict[str, Any], name: str) -> Callable[[int, dict[str, Any]], dict[str, Any]]:
     """The check each match line of the file passes on its way into the store (see import_export):
     a function of (line number, line) to the store row, ValueError naming the match otherwise."""
-    from arena.store import run_kind, origin_kind
+    from arena.store import origin_kind, run_kind
     from arena.tournament.config import TournamentConfig
     from arena.tournament.schedule import schedule_from_config
     run_id = head["run_id"]

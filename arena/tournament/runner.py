@@ -52,19 +52,20 @@ place above than the greedy faulter). A faulty match keeps no per-game metrics (
 duplicate scores and `arena analyze` leave faulty matches out.
 """
 import time
-from typing import Any, Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import agents as agent_registry
 import engines
 from agents import playloop
-from arena import referee
 from agents.base import Agent
+from arena import referee
 from arena.match import Fault, MatchResult, MatchSpec
 from arena.referee import make_player
 from arena.sandbox import AgentFault, RemoteAgent, describe
-from engines.core import GameState
 from arena.seeds import derive_seed, match_parts, view_base
 from arena.text import jsonable
+from engines.core import GameState
 
 
 def agent_seed(spec: MatchSpec, seat: int) -> int:
@@ -86,7 +87,7 @@ def stand_in(spec: MatchSpec, seat: int) -> Agent:
     return agent
 
 
-def seen_by(state: GameState, watchers: Sequence[RemoteAgent], mover: int) -> Optional[Callable[[int], None]]:
+def seen_by(state: GameState, watchers: Sequence[RemoteAgent], mover: int) -> Callable[[int], None] | None:
     """Applies an action of `mover` to the true `state`, after every player in `watchers` (those
     that keep the public actions: submitted agents) has seen it as its seat sees it; None, the
     referee's plain apply, when there are none."""
@@ -100,7 +101,7 @@ def seen_by(state: GameState, watchers: Sequence[RemoteAgent], mover: int) -> Op
     return apply
 
 
-def loop_kinds(spec: MatchSpec) -> Optional[list[int]]:
+def loop_kinds(spec: MatchSpec) -> list[int] | None:
     """The agents of `spec` as `agents.playloop` plays them (one kind per seat) when every seat is a
     cheap built-in agent with its default parameters and no clock runs; None otherwise."""
     if spec.time_control is not None:
@@ -130,7 +131,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
     return play_refereed(spec, started)
 
 
-def play_refereed(spec: MatchSpec, started: Optional[float] = None) -> MatchResult:
+def play_refereed(spec: MatchSpec, started: float | None = None) -> MatchResult:
     """Plays `spec` to the end through the referee, a faulty agent's seats played by a stand-in
     from its fault on (see the module docstring), and returns its MatchResult."""
     started = time.perf_counter() if started is None else started
@@ -203,7 +204,7 @@ def play_refereed(spec: MatchSpec, started: Optional[float] = None) -> MatchResu
                        time.perf_counter() - started, [output[s] for s in sorted(output)])
 
 
-def play_matches(specs: Iterable[MatchSpec]) -> tuple[list[MatchResult], Optional[tuple[int, str]]]:
+def play_matches(specs: Iterable[MatchSpec]) -> tuple[list[MatchResult], tuple[int, str] | None]:
     """Plays matches in order, as one task: (results, None), or (results so far, (match_id, error))
     at the first match that raises (a bug in an engine or the arena, not an agent's fault)."""
     results = []

@@ -27,7 +27,8 @@ import importlib.util
 import itertools
 import operator
 import os
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar, Union
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import agents as agent_registry
 import engines
@@ -74,7 +75,7 @@ def rotations(lineup: tuple[T, ...]) -> list[tuple[T, ...]]:
 
 def game_schedule(run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
                   deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
-                  sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None,
+                  sandbox: SandboxPolicy | None = None, time_control: TimeControl | None = None,
                   seeding: str = "coupled") -> list[MatchSpec]:
     """The matches of one game: for each deal, each line-up in each rotation."""
     return list(GameMatches(run_id, game_id, game_params, agent_specs, deals, seed, time_limit, first_id, deal_key,
@@ -88,7 +89,7 @@ class GameMatches(Sequence[MatchSpec]):
 
     def __init__(self, run_id: str, game_id: str, game_params: Mapping[str, Any], agent_specs: Sequence[AgentSpec],
                  deals: int, seed: int, time_limit: float, first_id: int = 0, deal_key: str = "",
-                 sandbox: Optional[SandboxPolicy] = None, time_control: Optional[TimeControl] = None,
+                 sandbox: SandboxPolicy | None = None, time_control: TimeControl | None = None,
                  seeding: str = "coupled") -> None:
         self.run_id, self.game_id, self.deals, self.seed, self.first_id = run_id, game_id, deals, seed, first_id
         self.params = tuple(sorted(game_params.items()))
@@ -161,9 +162,9 @@ def deal_seed(seed: int, game_id: str, game_params: Mapping[str, Any], deal: int
 
 
 def tournament_config(games: Sequence[GameSetting], agent_specs: Sequence[AgentSpec],
-                      deals: Optional[int], seed: int, time_limit: float, sandbox: SandboxPolicy,
-                      time_control: Optional[TimeControl] = None,
-                      stop: Optional[StoppingRule] = None, seeding: str = "coupled") -> TournamentConfig:
+                      deals: int | None, seed: int, time_limit: float, sandbox: SandboxPolicy,
+                      time_control: TimeControl | None = None,
+                      stop: StoppingRule | None = None, seeding: str = "coupled") -> TournamentConfig:
     """The config of a tournament of these checked pieces, with what else determines its results:
     the built-in agents' defaults and the digest of the engines' and agents' code. A run played
     until settled has its stopping rule `stop` (arena.results.settle), and `deals` its cap."""
@@ -190,7 +191,7 @@ def code_digest() -> str:
     return h.hexdigest()[:16]
 
 
-def sits_out(spec: AgentSpec, game_id: str, players: int) -> Optional[str]:
+def sits_out(spec: AgentSpec, game_id: str, players: int) -> str | None:
     """Why a built-in agent cannot play this game (it is then left out of it), or None."""
     if spec.kind != "builtin":
         return None
@@ -253,8 +254,8 @@ def schedule_from_config(run_id: str, config: TournamentConfig, deal_key: str = 
     return Schedule(games)
 
 
-def resolve_games(game_id: Optional[str], players: Optional[int],
-                  params: Union[dict[str, Any], Iterable[tuple[str, Any]]]) -> list[GameSetting]:
+def resolve_games(game_id: str | None, players: int | None,
+                  params: dict[str, Any] | Iterable[tuple[str, Any]]) -> list[GameSetting]:
     """The games of --game/--players/--param (their parameters read from text, as given), each with
     its complete parameters; every registered game without --game."""
     if game_id is None:

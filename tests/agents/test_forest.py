@@ -2,9 +2,9 @@
 anywhere but into themselves refused, by the forest and by a model file whose digest was set anew."""
 import numpy as np
 import pytest
+from agents.forest import Forest
 
 from agents import learned
-from agents.forest import Forest
 
 FEATURES = 6
 
@@ -13,6 +13,7 @@ FEATURES = 6
 def fitted():
     pytest.importorskip("sklearn")
     from sklearn.ensemble import GradientBoostingClassifier
+
     from arena.learn import fit
     rng = np.random.default_rng(0)
     x = rng.integers(0, 5, size=(1500, FEATURES)).astype(float)
@@ -35,6 +36,7 @@ def test_the_c_walk_gives_scikit_learns_logits_and_probabilities(fitted):
 def test_a_binary_forest_gives_scikit_learns_probabilities():
     pytest.importorskip("sklearn")
     from sklearn.ensemble import GradientBoostingClassifier
+
     from arena.learn import fit
     rng = np.random.default_rng(3)
     x = rng.normal(size=(600, 3))

@@ -6,14 +6,14 @@ import random
 import statistics
 
 import pytest
+from agents.ismcts import ISMCTSAgent
+from engines.insert import InsertState
 
 import agents
 import engines
 from agents.base import BadAgentParameter
-from agents.ismcts import ISMCTSAgent
 from agents.simple import RandomAgent
 from engines.registry import GAMES
-from engines.insert import InsertState
 from engines.wizard import WizardState
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -315,7 +315,9 @@ def test_the_openspiel_ratio_in_interleaved_rounds():
 # ---- the solver (MCTS-Solver) on Insert: proven wins and losses ----
 
 # plain minimax and the five-in-a-row threat, shared with the alphabeta tests
-from test_minimax import exhaustive as _exhaustive, immediate_win as _wins_at_once, five_threat  # noqa: E402
+from test_minimax import exhaustive as _exhaustive  # noqa: E402
+from test_minimax import five_threat
+from test_minimax import immediate_win as _wins_at_once
 
 
 def test_the_solver_always_plays_a_proven_win_in_one():
@@ -493,8 +495,7 @@ def test_a_cutoff_rollout_ends_in_the_evaluation(game_id):
 
 def test_the_defaults_are_the_game_s_entries():
     """cutoff, epsilon and pom at -1 read the per-game tables; any other value is taken as given."""
-    from agents.ismcts import (CUTOFFS, EPSILONS, POM_GAMES, partial_moves, rollout_cutoff,
-                               rollout_epsilon)
+    from agents.ismcts import CUTOFFS, EPSILONS, POM_GAMES, partial_moves, rollout_cutoff, rollout_epsilon
     for game_id in GAME_IDS:
         state = engines.make(game_id, seed=1)
         assert rollout_cutoff(state) == CUTOFFS.get(game_id, 0)
@@ -770,6 +771,7 @@ def test_paired_store_comparison(tmp_path):
     """experiments.ismcts_strength.paired: per-deal differences of two stores on the same deals."""
     import json
     import sqlite3
+
     from experiments.ismcts_strength import paired
 
     def store(name, results):
@@ -808,6 +810,7 @@ def test_openspiel_log_summary_is_over_deals_and_pairs_runs_deal_by_deal(tmp_pat
     import json
     import subprocess
     import sys
+
     from experiments.ismcts_strength import summary
     base = _match_rows({0: (1.0, 0.0), 1: (1.0, 1.0), 2: (0.5, 0.0)})
     out = summary(base + [{"deal": 3, "seating": "AB", "score": 1.0, "margin": 5, "returns": [0, 0]}])

@@ -1,9 +1,9 @@
 """The ismcts search's settings: SearchSettings validates and resolves them into the C struct the
 search phases read, and a search with them plays as `Search.search` with the same arguments."""
 import pytest
+from agents.ismcts import ISMCTSAgent, Search, SearchSettings, score_span
 
 import engines
-from agents.ismcts import ISMCTSAgent, Search, SearchSettings, score_span
 
 MAX_ITERATIONS = ISMCTSAgent.LIMITS["iterations"][1]
 

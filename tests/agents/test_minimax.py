@@ -3,11 +3,11 @@ refusals, hidden information, determinism and complete games on every registered
 import random
 
 import pytest
+from engines.insert import InsertState
 
 import agents
-from agents.base import WEYL
 import engines
-from engines.insert import InsertState
+from agents.base import WEYL
 from engines.registry import GAMES, GameSpec
 
 
@@ -446,8 +446,9 @@ def _maxn(s, depth, ply):
 def test_minimax_values_match_a_reference_search(game_id, players):
     """One determinization, searched in C, scores the root actions as a plain Python search of the
     same world does, whoever is to move at each node (several decisions in a row included)."""
-    from agents.base import decision_seed
     from agents.minimax import _mix
+
+    from agents.base import decision_seed
     for i, s in enumerate(_midgame_states(game_id, players, 3, 80)):
         me = s.current_player()
         world = s.determinize(me, seed=_mix(i, decision_seed(3, 0)))   # the agent's first sample, drawn the same way

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import event, given, settings, HealthCheck, strategies as st
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 import agents
 import engines

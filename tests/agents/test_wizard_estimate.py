@@ -4,9 +4,9 @@ do), so the two agree on every hand."""
 import random
 
 import pytest
+from agents.wizard_solver import Deal
 
 import engines
-from agents.wizard_solver import Deal
 from engines.wizard import WizardState
 
 

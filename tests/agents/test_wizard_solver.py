@@ -2,9 +2,9 @@
 import random
 
 import pytest
+from agents.wizard_solver import Deal, Solver, plain_value
 
 import engines
-from agents.wizard_solver import Deal, Solver, plain_value
 
 SUITS = "degh"
 

@@ -12,13 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 import engines
-from arena import edge
-from arena import agent_list, referee
-from arena.tournament import schedule
+from arena import agent_list, edge, referee
 from arena.sandbox import AgentFault, RemoteAgent, make_policy, stage
 from arena.seeds import view_base, view_seed
-
+from arena.tournament import schedule
 from paths import FIXTURES, ROOT
+
 BOTS = os.path.join(FIXTURES, "bots.py")
 HOSTILE = os.path.join(FIXTURES, "hostile_bots.py")
 
@@ -159,6 +158,7 @@ def counted(monkeypatch):
 
 def test_a_tournament_match_and_its_stand_in_go_through_the_referee(counted, monkeypatch):
     import agents.simple
+
     # random and greedy alone are played by the C loop (tests/agents/test_playloop.py: the same moves);
     # every other match, and any match the C loop declines, is refereed like this one
     from arena.tournament.runner import play_refereed as play_match

@@ -68,10 +68,10 @@ def test_closing_a_store_never_frees_another_process_claim(tmp_path, holder):
 
 
 def test_a_batch_of_matches_is_stored_whole_or_not_at_all(tmp_path):
+    import engines
+    from arena.agent_list import parse_agents
     from arena.match import MatchResult
     from arena.tournament import schedule
-    from arena.agent_list import parse_agents
-    import engines
     store = Store(str(tmp_path / "s.sqlite"))
     specs = schedule.game_schedule("r", "insert", engines.registry.resolve("insert"),
                                    parse_agents("random, greedy"), 2, 0, 1.0)

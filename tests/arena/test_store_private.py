@@ -5,10 +5,10 @@ import os
 import stat
 
 import pytest
-from cli import ok
 
+from arena.match import AgentSpec, MatchResult, MatchSpec
 from arena.store import Store, StoreError
-from arena.match import MatchResult, MatchSpec, AgentSpec
+from cli import ok
 
 
 def mode(path):

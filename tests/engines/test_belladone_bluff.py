@@ -3,9 +3,9 @@ import random
 from collections import Counter
 
 import pytest
+from engines.belladone_bluff import BelladoneBluffState, card_name, parse_card
 
 import engines
-from engines.belladone_bluff import BelladoneBluffState, card_name, parse_card
 
 
 def deal(hands, deck="", preps=("P+1", "P+2", "P+3"), **kw):

@@ -3,9 +3,9 @@ import collections
 import random
 
 import pytest
+from engines.belle_of_the_ball import BELLE_NAMES, BELLES, GUEST_NAMES, GUESTS, BelleState
 
 import engines
-from engines.belle_of_the_ball import BelleState, GUESTS, BELLES, GUEST_NAMES, BELLE_NAMES
 
 BY_ICONS = {tuple(g["interests"]): g["name"] for g in GUESTS}
 NOBLE = {g["name"] for g in GUESTS if g["honorific"] in ("Lord", "Lady")}
@@ -591,6 +591,7 @@ def test_cards_and_regrets_are_conserved_in_random_games(players):
 def test_corrected_card_texts_replace_the_data_without_code_changes(tmp_path):
     """RULES.md 7.3: the Belles are data; a corrected text changes the engine's scoring."""
     import json
+
     from engines import belle_of_the_ball as bob
     doc = json.load(open(bob._DATA + "/belle_belles.json"))
     doc["belles"][0].update(points=3)                       # Earl Grey, Hot: +3 per Tea

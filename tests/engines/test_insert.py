@@ -5,10 +5,11 @@ Boards are drawn rank 6 first; R is player 0, W is player 1, '.' is empty.
 import random
 
 import pytest
-from hypothesis import given, strategies as st
+from engines.insert import InsertState, layout_from_tiles
+from hypothesis import given
+from hypothesis import strategies as st
 
 import engines
-from engines.insert import InsertState, layout_from_tiles
 
 FILES = "abcdef"
 # A layout with only vertical lines on the left half and horizontal on the right does not matter

@@ -3,9 +3,9 @@ import itertools
 import random
 
 import pytest
+from engines.royal_ball import CARD_NAMES, RoyalBallState, card_value, king_counts, score_hand
 
 import engines
-from engines.royal_ball import CARD_NAMES, RoyalBallState, card_value, king_counts, score_hand
 
 TYPES = CARD_NAMES
 

@@ -11,7 +11,8 @@ import statistics
 import subprocess
 import tempfile
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 SOURCE = os.path.join(os.path.dirname(__file__), "wizard_hand.c")
 

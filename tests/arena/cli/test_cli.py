@@ -92,8 +92,9 @@ def test_list_valued_parameters_need_no_quoting():
 
 def test_an_agent_sits_out_the_games_it_cannot_play(tmp_path):
     """alphabeta plays only two-player perfect-information games: it sits the others out."""
-    from arena.cli import main as cli
     from click.testing import CliRunner
+
+    from arena.cli import main as cli
     store = str(tmp_path / "s.sqlite")
     result = CliRunner().invoke(cli, ["run", "--agents", "alphabeta[depth=2],random", "--games", "1",
                                       "--jobs", "1", "--store", store])
@@ -110,9 +111,11 @@ def test_a_run_started_with_other_engine_code_is_not_resumed(tmp_path):
     """The same command after an engine or agent change starts a new run; --resume of the old one refuses."""
     import json
     import sqlite3
+
+    from click.testing import CliRunner
+
     from arena.cli import main as cli
     from arena.store import Store
-    from click.testing import CliRunner
     store = str(tmp_path / "s.sqlite")
     args = ["run", "--game", "insert", "--agents", "random,greedy", "--games", "1", "--jobs", "1", "--store", store]
     assert CliRunner().invoke(cli, args).exit_code == 0

@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, event, given, settings, strategies as st
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from arena.cli import main
 from paths import ROOT

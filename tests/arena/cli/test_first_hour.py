@@ -10,11 +10,11 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-import terminal
 
-from arena.results import analysis
+import terminal
 from arena.cli import main
 from arena.reports.tables import INTERVALS, LEGEND, MATCHUPS_LEGEND, legend_items
+from arena.results import analysis
 from arena.results.verdict import verdict
 from arena.text import interval_text
 from paths import ROOT

@@ -11,10 +11,10 @@ import subprocess
 import sys
 
 import pytest
+from test_export import lines, refused, without_store
 
 from cli import ok
 from paths import FIXTURES, ROOT
-from test_export import lines, refused, without_store
 
 RUN = ("run", "--game", "insert", "--agents", "random, greedy", "-j", 1)
 

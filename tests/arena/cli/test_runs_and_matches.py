@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from cli import invoke, ok
 from arena import edge
 from arena.seeds import analyze_deal_key
 from arena.store import Store, run_kind
 from arena.tournament import coordinator
+from cli import invoke, ok
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena import edge
-from arena.compare import compare
 from arena.cli import main
+from arena.compare import compare
 from arena.store import Store
 
 FAST = ("--game", "insert", "--sprt", "elo0=0,elo1=100", "--jobs", 1)
@@ -231,6 +231,7 @@ def test_a_deal_with_a_fault_is_read_by_the_fault_rule():
     """The candidate's score in each match is its own reading (arena.results.outcome): last when it
     faulted, the played-out game's when another seat did."""
     from types import SimpleNamespace
+
     from arena.compare.compare import observation
 
     def m(labels, placements, faulty=()):

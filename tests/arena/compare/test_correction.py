@@ -4,8 +4,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
 from arena import edge
+from arena.cli import main
 from arena.compare import compare, correction
 from arena.results.divergence import divergence
 from arena.store import Store

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 import engines
 from arena import edge
-from arena.gamestats import analyze as an
 from arena.cli import main
+from arena.gamestats import analyze as an
 from arena.store import Store
 
 

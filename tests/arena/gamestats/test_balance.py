@@ -8,7 +8,9 @@ from click.testing import CliRunner
 
 import engines
 from arena.cli import main
-from arena.gamestats import analyze as an, balance as bal, components
+from arena.gamestats import analyze as an
+from arena.gamestats import balance as bal
+from arena.gamestats import components
 from arena.gamestats.balance import Component, Record
 from arena.store import Store
 

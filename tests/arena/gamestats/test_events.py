@@ -5,10 +5,10 @@ import os
 from collections import Counter
 
 import pytest
-from paths import FIXTURES
 
 import engines
 from arena.gamestats.events import match_events
+from paths import FIXTURES
 
 GAMES = ("wizard", "insert", "belladone_bluff", "royal_ball", "belle_of_the_ball")
 

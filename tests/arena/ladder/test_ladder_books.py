@@ -5,7 +5,6 @@ another game is refused."""
 import json
 
 import pytest
-
 from starlette.testclient import TestClient
 
 from arena.serve.app import create_app

@@ -10,8 +10,8 @@ import signal
 import pytest
 
 from arena.ladder import matchmaking, standing
-from arena.match import AgentSpec
 from arena.ladder import store as ladders
+from arena.match import AgentSpec
 from arena.store import Store
 from arena_processes import start, wait_for_matches
 from cli import ok

@@ -78,8 +78,8 @@ def test_a_store_without_tokens_refuses_every_token(db):
 
 
 def test_the_commands_issue_list_and_revoke_tokens(tmp_path):
-    from cli import invoke, ok
     from arena.store import Store
+    from cli import invoke, ok
     store_path = str(tmp_path / "arena.sqlite")
     ok("ladder", "new", "club", "--game", "insert", "--store", store_path)
     result = invoke("ladder", "token", "club", "alice", "--expires", "7", "--store", store_path)

@@ -15,11 +15,12 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
+from arena.cli import main
+from arena.cli.reports import graph, matchups
+from arena.cli.reports import report as report_cmd
+from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.reports import graphs, report
 from arena.results import analysis
-from arena.cli import main
-from arena.cli.reports import graph, matchups, report as report_cmd
-from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.store import Store
 from browser import chromium
 
@@ -318,6 +319,7 @@ def test_commands_are_registered_on_arena(rps, tmp_path):
 def test_report_after_a_real_tournament_gives_the_command_that_replays_it(tmp_path):
     """The README's first command, then `arena report`; the page's command schedules the same run."""
     import shlex
+
     from arena.cli import main
     store = str(tmp_path / "arena.sqlite")
     first = CliRunner().invoke(main, ["run", "--game", "insert", "--agents", "random,greedy", "--games", "2",

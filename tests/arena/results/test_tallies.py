@@ -6,10 +6,11 @@ import signal
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from arena.results import analysis, tallies
 from arena.cli import main
+from arena.results import analysis, tallies
 from arena.store import Store
 from arena_processes import start, wait_for_matches
 

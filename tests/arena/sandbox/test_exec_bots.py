@@ -15,15 +15,15 @@ import sys
 
 import jsonschema
 import pytest
-import unprivileged
 from click.testing import CliRunner
 
 import engines
+import unprivileged
 from arena import seeds
 from arena.cli import main
 from arena.sandbox import exec_bot, exec_host, stage
 from arena.sandbox.staging import code_dir
-from paths import ROOT, FIXTURES
+from paths import FIXTURES, ROOT
 
 # Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).
 pytestmark = pytest.mark.slow

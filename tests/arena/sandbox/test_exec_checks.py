@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.sandbox.wire import OUTPUT_LIMIT
 from arena.store import Store
-from paths import ROOT, FIXTURES
+from paths import FIXTURES, ROOT
 
 # Starts real processes and boxes: the full suite only (`pytest -m "not slow"` skips it).
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")]

@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from arena import agent_list
-from arena.tournament import runner, schedule
 from arena.cli import main
 from arena.match import Fault, MatchResult
 from arena.sandbox import POOL, AgentFault, RemoteAgent, make_policy, stage
 from arena.store import Store, StoreError
+from arena.tournament import runner, schedule
 from paths import ROOT
 
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_bots.py")

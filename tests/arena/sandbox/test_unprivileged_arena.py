@@ -7,10 +7,10 @@ import sys
 import time
 
 import pytest
-import unprivileged
-from unprivileged import UID, finish, is_root, run_unprivileged, start_unprivileged
 
+import unprivileged
 from arena.sandbox import confine
+from unprivileged import UID, finish, is_root, run_unprivileged, start_unprivileged
 
 arena_user = unprivileged.arena_user   # the fixture: each test that takes it runs as root and unprivileged
 

@@ -12,10 +12,10 @@ from starlette.testclient import TestClient
 import engines
 from arena.cli import main
 from arena.match import AgentSpec, MatchResult, MatchSpec
-from arena.table import replay_states
 from arena.serve.app import create_app
 from arena.serve.sessions import MAX_IDLE, Sessions
 from arena.store import Store
+from arena.table import replay_states
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +184,7 @@ def test_a_belladone_bluff_replay_marks_each_completed_row_with_its_points(tmp_p
 
 def test_every_games_rules_panel_links_to_its_section_of_the_rules_page(client):
     import re
+
     from arena.serve.app import STATIC
     page = client.get("/rules")
     assert page.status_code == 200 and "<h2" in page.text
@@ -433,7 +434,9 @@ def test_serve_prints_the_url_warns_off_loopback_and_announces_itself_beside_the
     """The URL names the port really bound (here --port 0); while the server runs, `arena report`
     finds it beside the store (arena.server_address), and not after."""
     import socket
+
     import uvicorn
+
     from arena import server_address as address
     if ":" in host and not socket.has_ipv6:
         pytest.skip("no IPv6 here")
@@ -460,6 +463,7 @@ def test_serve_on_an_address_it_cannot_listen_on_is_one_line(tmp_path):
 
 def test_an_announcement_of_a_dead_or_strange_server_is_ignored(tmp_path):
     import json
+
     from arena import server_address as address
     store = str(tmp_path / "a.sqlite")
     for content in ({"url": "http://127.0.0.1:1/", "pid": 2 ** 22 + 12345}, {"url": "javascript:alert(1)", "pid": 1},

@@ -7,13 +7,13 @@ import shutil
 import tarfile
 
 import pytest
+import test_serve_browser as served
 
 from arena import edge
 from arena.ladder import play, tokens
 from arena.ladder import store as ladders
 from arena.store import Store
 from paths import ROOT
-import test_serve_browser as served
 
 browser, page, Server = served.browser, served.page, served.Server   # its chromium and real server
 # a browser, a server and sandboxed bots (uploads enter only with the sandbox)

@@ -8,11 +8,11 @@ from click.testing import CliRunner
 
 import engines
 from arena import agent_list
+from arena.cli import main
 from arena.results import analysis, ratings
 from arena.results.outcome import placements_seen_by
-from arena.tournament import runner, schedule
-from arena.cli import main
 from arena.store import Store
+from arena.tournament import runner, schedule
 from arena_processes import count_matches, start, wait_for_matches
 from paths import FIXTURES
 

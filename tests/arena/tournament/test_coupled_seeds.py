@@ -100,7 +100,8 @@ def test_the_leaderboard_says_on_how_many_deals_play_was_identical(tmp_path):
 
 
 def test_a_new_ladder_plays_coupled_and_an_old_one_independent(tmp_path):
-    from arena.ladder import play, store as ladders
+    from arena.ladder import play
+    from arena.ladder import store as ladders
     store = Store(str(tmp_path / "ladder.sqlite"))
     ladders.create(store, "ins", game=edge.game("insert", None), seed=1)
     ladder = ladders.get(store, "ins")

@@ -11,10 +11,10 @@ import pytest
 
 import engines
 from arena import agent_list
-from arena.tournament import runner, schedule
 from arena.results.analysis import pair_score, t_interval
 from arena.results.outcome import placements_seen_by
 from arena.sandbox import make_policy, stage
+from arena.tournament import runner, schedule
 from paths import ROOT
 
 # Starts real processes, boxes, browsers or compilers: the full suite only (`pytest -m "not slow"` skips it).

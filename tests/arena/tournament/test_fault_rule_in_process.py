@@ -102,6 +102,7 @@ def test_matches_shows_the_faulter_lost_and_labels_the_played_out_returns(in_pro
     assert any(m["placements"][row["lost_by_fault"][0]] == 1 and row["winners"] == [] for m, row in zip(matches, rows))
     # The web app's list and replay say which seats lost by a fault, for its pages to show.
     from starlette.testclient import TestClient
+
     from arena.serve.app import create_app
     with TestClient(create_app(str(path))) as client:
         listed = client.get("/api/runs/boom/matches").json()["matches"]

@@ -27,6 +27,7 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
+
 from paths import FIXTURES
 
 GOLDEN = os.path.join(FIXTURES, "golden")

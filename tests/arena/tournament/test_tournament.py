@@ -3,9 +3,8 @@ import pytest
 
 from arena import edge
 from arena.results import analysis
-from arena.tournament import coordinator as tournament
 from arena.store import Store
-
+from arena.tournament import coordinator as tournament
 
 KEY = "5eed" * 8
 
@@ -78,6 +77,7 @@ def test_more_deals_extend_the_stored_run_without_playing_its_deals_again(tmp_pa
 
 def test_the_command_line_says_which_matches_it_took_from_the_smaller_run(tmp_path):
     from click.testing import CliRunner
+
     from arena.cli import main
     args = ["run", "--game", "insert", "--agents", "greedy, random", "-j", "1", "--store", str(tmp_path / "s.sqlite")]
     first = CliRunner().invoke(main, args + ["--games", "1"])
