@@ -68,7 +68,7 @@ CREATE TABLE IF NOT EXISTS tallies (
     game_id     TEXT NOT NULL,
     game_params TEXT NOT NULL,     -- as in matches
     upto        INTEGER NOT NULL,  -- every match of the run with a smaller id is folded in
-    state       TEXT NOT NULL,     -- JSON: an arena.results.analysis.GroupTally (a checkpoint, see arena.results.tallies)
+    state       TEXT NOT NULL,     -- JSON: an arena.results.standings.GroupTally (a checkpoint, see arena.results.tallies)
     PRIMARY KEY (run_id, game_id, game_params)
 );
 CREATE TABLE IF NOT EXISTS outputs (

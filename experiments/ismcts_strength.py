@@ -192,7 +192,7 @@ def versus_openspiel(game_id, deals=40, iterations=1000, c=0.7, first_deal=0, ou
     from open_spiel.python.algorithms import mcts as os_mcts
 
     import agents
-    from arena.results.analysis import pair_score
+    from arena.results.standings import pair_score
     from engines.registry import GAMES
     ours_params = dict(parse_params(ours, "ours"))
     if agent == "ismcts":

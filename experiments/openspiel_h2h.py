@@ -14,7 +14,7 @@ state, never the state itself, and an illegal action is an AgentFault.
 Figures (one JSON object printed at the end, a line per finished deal on stderr while it runs):
 - `share_a`: A's score share, from the placements as on the leaderboard (each of A's seats against
   each of B's seats: 1 placed above, 1/2 level, 0 below), one value per deal (its matches averaged),
-  with the leaderboard's 95% interval over deals (arena.results.analysis.interval).
+  with the leaderboard's 95% interval over deals (arena.results.intervals.interval).
 - `points_a`, `points_b`: mean return per seat; `diff_a`: A's mean return minus B's per deal, with a
   t interval.
 - `seconds_per_move_a`, `_b`: each side's wall time a move (its view, `act`, the check and the
@@ -32,7 +32,8 @@ import agents
 import engines
 from arena import referee
 from arena.agent_list import parse_agent
-from arena.results.analysis import interval, pair_score, t_interval
+from arena.results.intervals import interval, t_interval
+from arena.results.standings import pair_score
 from arena.seeds import derive_seed, view_base
 from arena.text import jsonable
 

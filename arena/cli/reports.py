@@ -45,7 +45,7 @@ def matchups(run_id: str | None, store_path: str, as_json: bool) -> None:
     from arena.cli.layout import LABEL, Column, print_table
     from arena.cli.run import print_legend, print_verdict
     from arena.reports.sections import run_sections
-    from arena.results import analysis
+    from arena.results import standings
     from arena.text import game_title
     store, run_id = open_run(store_path, run_id)
     out = [{"game_id": s["game_id"], "game_params": s["game_params"], "order": summ["order"],
@@ -71,7 +71,7 @@ def matchups(run_id: str | None, store_path: str, as_json: bool) -> None:
         title = game_title(grp["game_id"], grp["game_params"], only_changed=True)
         print_table(console, columns, rows, title=literal(f"{title} - run {run_id}"), title_justify="left")
         for c in grp["cycles"]:
-            line = literal("cycle: " + analysis.format_cycle(c))
+            line = literal("cycle: " + standings.format_cycle(c))
             line.stylize("red", 0, len("cycle:"))
             console.print(line)
         print_verdict(console, grp["verdict"])
@@ -92,7 +92,7 @@ def graph(run_id: str | None, out: str, store_path: str, as_json: bool) -> None:
     from arena.extras import require
     require("arena graph", "matplotlib")
     from arena.reports import graphs
-    from arena.results import analysis, tallies
+    from arena.results import standings, tallies
     store, run_id = open_run(store_path, run_id)
     with writing(out):
         drawn = graphs.write(tallies.read(store, run_id), out, run_id)
@@ -103,7 +103,7 @@ def graph(run_id: str | None, out: str, store_path: str, as_json: bool) -> None:
     click.echo(f"wrote {out}")
     for title, g in drawn:
         for c in g.graph["cycles"]:
-            click.echo(f"{title}: cycle {analysis.format_cycle(c)}")
+            click.echo(f"{title}: cycle {standings.format_cycle(c)}")
 
 
 @click.command(short_help="Write one self-contained HTML page for a run.")

@@ -276,7 +276,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena.cli.layout import LABEL, TEXT, Column, print_table
     from arena.reports.sections import run_sections
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
-    from arena.results import analysis
+    from arena.results import standings
     from arena.sandbox import unconfined_note
     from arena.text import game_title, jsonable
     from arena.tournament.config import book_note, shown_config, time_note
@@ -321,7 +321,7 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
             console.print(literal(level))
         for cycle in group["cycles"]:
             console.print(literal("cycle (each beats the next with 95% confidence; one rating hides this): "
-                                  + analysis.format_cycle(cycle)))
+                                  + standings.format_cycle(cycle)))
         print_verdict(console, group["verdict"])
         if group["identical_play"]:
             console.print(literal(group["identical_play"]))

@@ -58,9 +58,10 @@ from arena import defaults, seeds
 from arena.agent_list import item_text
 from arena.compare import sprt
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
-from arena.results.analysis import pair_score, t_interval
 from arena.results.divergence import divergence, identical_text
+from arena.results.intervals import t_interval
 from arena.results.outcome import placements_seen_by
+from arena.results.standings import pair_score
 from arena.sandbox import DEFAULT_POLICY, policy_options, stage, validate_all
 from arena.store import Store
 from arena.text import option_value

@@ -32,8 +32,8 @@ import engines
 from arena import referee
 from arena.compare import compare, sprt
 from arena.match import AgentSpec, MatchSpec
-from arena.results.analysis import t_interval
 from arena.results.divergence import divergence
+from arena.results.intervals import t_interval
 from arena.seeds import derive_seed, view_base
 from arena.tournament import coordinator
 

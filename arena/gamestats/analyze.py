@@ -10,7 +10,7 @@ matches of a run, each figure with a 95% interval.
                                  edge.self_play("greedy,random"), deals=20, jobs=1)
     result = analyze.analyze_runs(store, runs)          # plain JSON-able data
 
-The unit of observation is the deal, as in arena.results.analysis: a figure is measured on every match, the
+The unit of observation is the deal, as in arena.results.standings: a figure is measured on every match, the
 matches of one deal (its seat rotations and line-ups) are averaged into one observation, and the
 interval is over deals; "games" counts the matches behind it. Matches ended by a fault are left out
 (their result is the fault's, not the game's) and counted. Per-ply figures (leads, rounds, legal
@@ -55,7 +55,8 @@ import engines
 from arena import defaults, seeds
 from arena.gamestats import balance, components
 from arena.gamestats.balance import Component
-from arena.results.analysis import Interval, interval, pair_score, t975, t_interval
+from arena.results.intervals import Interval, interval, t975, t_interval
+from arena.results.standings import pair_score
 from arena.store import run_facts
 from arena.text import game_title
 from engines.wizard import WizardState
@@ -507,7 +508,7 @@ def public(group: dict[str, Any]) -> dict[str, Any]:
 def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: str | None = None) -> dict[str, Any]:
     """The analysis of the stored runs: {"runs", "notes", "groups", "differences"} as plain data.
     Every game and parameter set of every run is one group; `game_id` keeps only that game."""
-    from arena.results.analysis import groups as split
+    from arena.results.standings import groups as split
     out = []
     for run_id in run_ids:
         run = store.run(run_id)

@@ -40,7 +40,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from arena.results.analysis import pair_score, t_interval
+from arena.results.intervals import t_interval
+from arena.results.standings import pair_score
 
 MARGIN = 0.05   # score share beyond which an effect matters to a designer
 ALPHA = 0.05    # family-wise error of the flags (Holm)

@@ -6,7 +6,7 @@ share, updated once per duplicate deal (all rotations of one line-up on one deal
   so the luck of the deal and the seat cancel out before the rating moves. The 95% interval shown
   is mu +- 1.96 sigma, TrueSkill's own belief about the entry's skill.
 * **Score.** The entry's score share per deal (1 per opponent seat placed below it, 1/2 per tie,
-  averaged over the deal), with a Student t 95% interval over deals (arena.results.analysis).
+  averaged over the deal), with a Student t 95% interval over deals (arena.results.intervals).
 * **Provisional** while sigma is above PROVISIONAL_SIGMA (a new entry starts at 25/3).
 * **Settled place.** In the standings (by mu), an entry's place is settled when it is not
   provisional and, against each neighbour, the difference of their mus is either *separated*
@@ -25,8 +25,9 @@ import trueskill
 
 from arena.match import AgentSpec
 from arena.results import ratings
-from arena.results.analysis import Interval, Moments, moments_interval, pair_score
+from arena.results.intervals import Interval, Moments, moments_interval
 from arena.results.outcome import faulty_labels, placements_seen_by
+from arena.results.standings import pair_score
 
 PROVISIONAL_SIGMA = 2.5
 FORM = 10            # recent deals kept in an entry's form ("W", "D" or "L" each, latest last)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from arena.reports.tables import GRAPH_LEGEND
-from arena.results import analysis
+from arena.results import standings
 from arena.text import game_title, interval_text
 
 if TYPE_CHECKING:
@@ -51,10 +51,10 @@ def component_name(row: dict[str, Any]) -> str:
 
 
 def matchup_graph(summary: dict[str, Any]) -> nx.DiGraph:
-    """The dominance graph of one group's `analysis.summary`, nodes best first, its cycles marked.
+    """The dominance graph of one group's `standings.summary`, nodes best first, its cycles marked.
 
     Graph attribute: cycles. Node attribute: in_cycle. Edge attributes: those of
-    `analysis.dominance_graph`, plus in_cycle.
+    `standings.dominance_graph`, plus in_cycle.
     """
     g0 = summary["graph"]
     g = nx.DiGraph(cycles=summary["cycles"])
@@ -70,8 +70,8 @@ def matchup_graph(summary: dict[str, Any]) -> nx.DiGraph:
     return g
 
 
-def matchup_graphs(tallies: Iterable[analysis.GroupTally]) -> list[tuple[str, nx.DiGraph]]:
-    """[(title, matchup graph)] per game and parameter set (a list of analysis.GroupTally)."""
+def matchup_graphs(tallies: Iterable[standings.GroupTally]) -> list[tuple[str, nx.DiGraph]]:
+    """[(title, matchup graph)] per game and parameter set (a list of standings.GroupTally)."""
     return [(game_title(t.game_id, t.params, only_changed=True), matchup_graph(t.summary())) for t in tallies]
 
 
@@ -128,7 +128,7 @@ def _draw(ax, title, g):
     nx.draw_networkx_edge_labels(g, pos, edge_labels=labels, ax=ax, font_size=7, label_pos=0.3,
                                  bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none"})
     cycles = g.graph.get("cycles", [])
-    note = ("cycles: " + "; ".join(analysis.format_cycle(c) for c in cycles[:3])
+    note = ("cycles: " + "; ".join(standings.format_cycle(c) for c in cycles[:3])
             + (f" (+{len(cycles) - 3} more)" if len(cycles) > 3 else "")) if cycles else "no cycles"
     ax.text(0.5, -0.02, "a -> b: a scores above 0.50 against b [95% interval]\nsolid: the interval is above "
             "0.50 (a beats b); dashed: not yet\n" + note,
@@ -210,7 +210,7 @@ def html_page(run_id: str, graphs: Sequence[tuple[str, nx.DiGraph]]) -> str:
     parts = []
     for title, g in graphs:
         cyc = g.graph.get("cycles", [])
-        items = "".join(f"<li>{html.escape(analysis.format_cycle(c))}</li>" for c in cyc)
+        items = "".join(f"<li>{html.escape(standings.format_cycle(c))}</li>" for c in cyc)
         parts.append(f"<h2>{html.escape(title)}</h2>"
                      + (f"<p class=\"cycle\">Cycles:</p><ul>{items}</ul>" if cyc else "<p>No cycles.</p>")
                      + edges_table(g))
@@ -231,8 +231,8 @@ th { background: #f2f2f2; } td:first-child, th:first-child { text-align: left; }
 """
 
 
-def write(tallies: Iterable[analysis.GroupTally], path: str, run_id: str = "run") -> list[tuple[str, nx.DiGraph]]:
-    """Writes the matchup graph of each analysis.GroupTally to path (.png, .svg or .html) and
+def write(tallies: Iterable[standings.GroupTally], path: str, run_id: str = "run") -> list[tuple[str, nx.DiGraph]]:
+    """Writes the matchup graph of each standings.GroupTally to path (.png, .svg or .html) and
     returns the graphs drawn."""
     ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     if ext not in FORMATS:

@@ -25,7 +25,7 @@ from arena.reports import graphs
 from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, output_heading, output_text
 from arena.reports.sections import run_sections
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines, level_note
-from arena.results import analysis
+from arena.results import standings
 from arena.sandbox import policy_options, unconfined_note
 from arena.text import book_text, csp_meta, interval_text, option_value
 from arena.tournament.config import TournamentConfig, book_note, shown_config, time_note
@@ -134,7 +134,7 @@ def leaderboard_html(section: dict[str, Any]) -> str:
              for k, (h, c) in enumerate(zip(head, row))] for row in cells]
     cyc = section["cycles"]
     note = ("<p class=\"cycle\">Cycles (each beats the next with 95% confidence, which no single rating "
-            "can show): " + "; ".join(_e(analysis.format_cycle(c)) for c in cyc) + "</p>") if cyc else \
+            "can show): " + "; ".join(_e(standings.format_cycle(c)) for c in cyc) + "</p>") if cyc else \
         "<p>No cycles of confident wins.</p>"
     level = level_note(section["leaderboard"])
     note += f"<p>{_e(level)}</p>" if level else ""

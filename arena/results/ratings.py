@@ -1,4 +1,4 @@
-"""TrueSkill ratings, folded over stored matches in match-id order (arena.results.analysis.GroupTally).
+"""TrueSkill ratings, folded over stored matches in match-id order (arena.results.standings.GroupTally).
 
 How matches are rated (quoted in the README):
 

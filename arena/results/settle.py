@@ -11,7 +11,7 @@ The rule (quoted in docs/reading-results.md):
   about 35 Elo either way). The game then stops; otherwise it plays on to the next look, or stops
   unsettled at the cap.
 * **Error rate.** Each interval is the leaderboard's (a Student t interval over deals, see
-  arena.results.analysis.moments_interval) at confidence 1 - alpha / (looks x pairs), `pairs` every
+  arena.results.intervals.moments_interval) at confidence 1 - alpha / (looks x pairs), `pairs` every
   pair of agents in the game. A claim (one agent stronger, two level) is wrong only when one of these
   intervals misses its true score, and by the union bound that happens in at most a fraction alpha
   of runs, however many looks the run took and whichever pairs ended up neighbours (Bonferroni over
@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena import defaults
 from arena.match import MatchSpec
-from arena.results.analysis import GroupTally, Interval
+from arena.results.intervals import Interval
+from arena.results.standings import GroupTally
 
 if TYPE_CHECKING:
     from arena.store import Store

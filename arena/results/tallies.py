@@ -1,4 +1,4 @@
-"""A run's tallies (one arena.results.analysis.GroupTally per game and rule variant), checkpointed in the store.
+"""A run's tallies (one arena.results.standings.GroupTally per game and rule variant), checkpointed in the store.
 
 Ratings and totals are a fold over the matches in match-id order. While a run is played, its
 coordinator keeps the fold of the run's contiguous prefix of stored matches (a result that arrives
@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from arena.results.analysis import TALLY_VERSION, GroupTally, group_key
+from arena.results.standings import TALLY_VERSION, GroupTally, group_key
 
 if TYPE_CHECKING:
     from arena.store import Store

@@ -2,7 +2,7 @@
 scores, when the 95% intervals allow it, or how many more deals would likely settle it."""
 from typing import Any
 
-from arena.results.analysis import Interval, deals_to_settle
+from arena.results.intervals import Interval, deals_to_settle
 from arena.results.settle import Look, StoppingRule, pair_state
 from arena.text import interval_part, interval_text, plural
 

@@ -34,8 +34,8 @@ import agents as agent_registry
 import engines
 from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
-from arena.results.analysis import group_key
 from arena.results.settle import StoppingRule, looks
+from arena.results.standings import group_key
 from arena.seeds import derive_seed
 from arena.tournament.config import GameSetting, TournamentConfig
 

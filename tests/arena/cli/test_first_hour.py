@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import terminal
 from arena.cli import main
 from arena.reports.tables import INTERVALS, LEGEND, MATCHUPS_LEGEND, legend_items
-from arena.results import analysis
+from arena.results import intervals
 from arena.results.verdict import verdict
 from arena.text import interval_text
 from paths import ROOT
@@ -80,8 +80,8 @@ def test_help_explains_the_columns_and_the_dashed_arrows():
 
 def deals(values, a="greedy", b="random"):
     """The head-to-head matrix and Standing rows (as plain data) of two agents over per-deal scores."""
-    iv = analysis.interval(values)
-    other = analysis.interval([1 - v for v in values])
+    iv = intervals.interval(values)
+    other = intervals.interval([1 - v for v in values])
     h2h = {a: {b: iv.as_dict()}, b: {a: other.as_dict()}}
     rows = [{"label": a, "rank": 1}, {"label": b, "rank": 2}]
     return rows, h2h, iv
@@ -107,8 +107,8 @@ def test_otherwise_how_many_more_deals_would_likely_settle_it():
     more, total = int(found[1]), int(found[2])
     assert total == 8 + more
     # Deals like these, as many as it says, do settle it; a quarter as many do not.
-    assert analysis.interval(observed * (total // 8 + 1)).low > 0.5
-    assert analysis.interval(observed * max(1, total // 32)).low < 0.5
+    assert intervals.interval(observed * (total // 8 + 1)).low > 0.5
+    assert intervals.interval(observed * max(1, total // 32)).low < 0.5
     # The agent below in the table that leads head to head is the one named first.
     rows, h2h, _ = deals([1 - v for v in observed])
     assert verdict(rows, h2h, []).startswith("not settled: random scores ")
@@ -119,8 +119,8 @@ def test_otherwise_how_many_more_deals_would_likely_settle_it():
 
 def test_more_than_two_agents_and_cycles():
     labels = ["a", "b", "c"]
-    strong = analysis.interval([1.0] * 20).as_dict()
-    weak = analysis.interval([0.0] * 20).as_dict()
+    strong = intervals.interval([1.0] * 20).as_dict()
+    weak = intervals.interval([0.0] * 20).as_dict()
     h2h = {x: {y: strong if labels.index(x) < labels.index(y) else weak for y in labels if y != x} for x in labels}
     rows = [{"label": x} for x in labels]
     assert verdict(rows, h2h, []).startswith("a > b > c: each beats every agent after it with 95% confidence")

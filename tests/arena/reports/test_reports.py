@@ -20,7 +20,7 @@ from arena.cli.reports import graph, matchups
 from arena.cli.reports import report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.reports import graphs, report
-from arena.results import analysis
+from arena.results import intervals, standings
 from arena.store import Store
 from browser import chromium
 
@@ -96,15 +96,15 @@ def report_file(rps, tmp_path_factory):
 # ---- statistics ---------------------------------------------------------------------------------
 
 def test_interval_is_t_with_two_pseudo_observations():
-    iv = analysis.interval([0.0, 1.0] * 5)
+    iv = intervals.interval([0.0, 1.0] * 5)
     assert (iv.mean, iv.n) == (0.5, 10)
     assert iv.high - 0.5 == pytest.approx(2.201 * (12 * 0.25 / 11 / 12) ** 0.5)
     # Five wins out of five: a wide interval below 1, not a certainty.
-    five = analysis.interval([1.0] * 5)
+    five = intervals.interval([1.0] * 5)
     assert five.mean == 1.0 and five.high == 1.0 and 0.45 < five.low < 0.6
-    assert analysis.interval([1.0] * 50).low > five.low
-    assert analysis.interval([]) is None
-    placement = analysis.interval([1, 2, 3, 4], lo=1.0, hi=4.0)
+    assert intervals.interval([1.0] * 50).low > five.low
+    assert intervals.interval([]) is None
+    placement = intervals.interval([1, 2, 3, 4], lo=1.0, hi=4.0)
     assert placement.mean == 2.5 and 1.0 <= placement.low < 2.5 < placement.high <= 4.0
 
 
@@ -117,9 +117,9 @@ def test_duplicate_deals_are_the_unit():
             matches.append({"match_id": 2 * deal + k, "game_id": "g", "game_params": {"players": 2},
                             "deal": deal, "seed": 1000 + deal, "seats": [s.as_dict() for s in seats],
                             "placements": [1, 2], "returns": [1, 0], "faults": [], "metrics": {}})
-    cell = analysis.head_to_head(matches)["a"]["b"]
+    cell = standings.head_to_head(matches)["a"]["b"]
     assert (cell.mean, cell.n, cell.games) == (0.5, 12, 24)
-    assert analysis.cycles(matches) == []
+    assert standings.cycles(matches) == []
 
 
 @pytest.mark.slow
@@ -128,8 +128,8 @@ def test_intervals_shrink_as_games_are_added(tmp_path):
     for deals in (5, 20, 80):
         store = rps_store(tmp_path / f"rps{deals}.sqlite", deals)
         ms = store.matches("rps-1")
-        h2h = analysis.head_to_head(ms)
-        rows = analysis.standings(ms)
+        h2h = standings.head_to_head(ms)
+        rows = standings.standings(ms)
         cells = {(a, b): c for a, row in h2h.items() for b, c in row.items()}
         assert len(cells) == 12 and all(c.n == deals and c.games == 2 * deals for c in cells.values())
         widths.append(({k: c.width for k, c in cells.items()},
@@ -145,8 +145,8 @@ def test_intervals_shrink_as_games_are_added(tmp_path):
 @pytest.mark.slow
 def test_rps_cycle_found_everywhere(rps, report_file):
     path, ms = rps
-    assert analysis.cycles(ms) == [{"game_id": "rps", "game_params": {"players": 2}, "cycle": CYCLE}]
-    summ = analysis.summary(ms)
+    assert standings.cycles(ms) == [{"game_id": "rps", "game_params": {"players": 2}, "cycle": CYCLE}]
+    summ = standings.summary(ms)
     assert summ["cycles"] == [CYCLE]
     g = graphs.matchup_graph(summ)
     assert {(a, b) for a, b, d in g.edges(data=True) if d["in_cycle"]} == \
@@ -170,7 +170,7 @@ def test_rps_cycle_found_everywhere(rps, report_file):
 
 
 def test_leaderboard_rows_carry_intervals_faults_and_metrics(rps):
-    rows = {r.label: r for r in analysis.leaderboard(rps[1])}
+    rows = {r.label: r for r in standings.leaderboard(rps[1])}
     assert rows["uniform"].faults > 0 and rows["rock"].faults == 0
     loyal = rows["rock"].metrics["favourite_rate"]
     assert 0.8 < loyal.mean < 0.95 and loyal.low < loyal.mean < loyal.high
@@ -265,7 +265,7 @@ def test_report_json_and_default_path(rps, tmp_path, monkeypatch):
     assert os.path.getsize(data["out"]) > 10_000
     section = data["sections"][0]
     assert section["cycles"] == [CYCLE] and section["matches"] == 480
-    assert [r["label"] for r in section["leaderboard"]] == [r.label for r in analysis.leaderboard(rps[1])]
+    assert [r["label"] for r in section["leaderboard"]] == [r.label for r in standings.leaderboard(rps[1])]
     assert len(data["faults"]) == sum(len(m["faults"]) for m in rps[1]) > 0
     assert {"python", "numpy", "trueskill", "tabletop-arena"} <= set(data["versions"])
     # The page lists the first matches of each game (the store holds them all), and every deal's seed range.
@@ -300,10 +300,10 @@ def test_agent_holding_several_seats():
     matches = [{"match_id": k, "game_id": "g", "game_params": {"players": 3}, "deal": k, "seed": k,
                 "seats": seats, "placements": [1, 2, 3] if k % 2 else [3, 2, 1], "returns": [0, 0, 0],
                 "faults": [], "metrics": {}} for k in range(8)]
-    h2h = analysis.head_to_head(matches)
+    h2h = standings.head_to_head(matches)
     assert set(h2h) == {"a", "b"} and "a" not in h2h["a"]
     assert h2h["a"]["b"].mean == 0.5 and h2h["a"]["b"].games == 8
-    rows = {r.label: r for r in analysis.standings(matches)}
+    rows = {r.label: r for r in standings.standings(matches)}
     assert rows["a"].games == 8 and rows["a"].placement.mean == 2.0
     assert rows["b"].score_share.mean == 0.5 and rows["b"].placement.mean == 2.0
 
@@ -368,7 +368,7 @@ def test_two_agents_score_shares_add_up_to_one_whatever_seats_they_hold():
             matches.append({"match_id": 2 * k + n, "game_id": "g", "game_params": {"players": 3}, "deal": k,
                             "seed": k, "seats": [{"label": x} for x in labels], "placements": places,
                             "returns": [0.0] * 3, "faults": [], "metrics": {}})
-    rows = {r.label: r for r in analysis.standings(matches)}
+    rows = {r.label: r for r in standings.standings(matches)}
     assert rows["a"].score_share.mean + rows["b"].score_share.mean == pytest.approx(1.0)
 
 

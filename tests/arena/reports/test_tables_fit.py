@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from arena.cli import main
-from arena.results import analysis
+from arena.results import intervals, standings
 from arena.text import interval_text
 from terminal import screen
 
@@ -187,8 +187,8 @@ def test_a_table_leaves_out_its_least_important_columns_and_says_so():
 
 def h2h_of(beats, labels):
     """A head-to-head matrix: 20 deals won for each (a, b) in beats, even deals for the other pairs."""
-    won, even = analysis.interval([1.0] * 20), analysis.interval([1.0, 0.0] * 10)
-    lost = analysis.interval([0.0] * 20)
+    won, even = intervals.interval([1.0] * 20), intervals.interval([1.0, 0.0] * 10)
+    lost = intervals.interval([0.0] * 20)
     return {a: {b: won if (a, b) in beats else lost if (b, a) in beats else even for b in labels if b != a}
             for a in labels}
 
@@ -203,7 +203,7 @@ def h2h_of(beats, labels):
      {"d": 1, "a": 2, "b": 2, "c": 2}),
 ])
 def test_agents_that_no_result_separates_share_a_rank(beats, ranks):
-    assert analysis.separated_ranks(h2h_of(beats, sorted(ranks))) == ranks
+    assert standings.separated_ranks(h2h_of(beats, sorted(ranks))) == ranks
 
 
 def test_level_agents_are_shown_level(tmp_path):

@@ -1,7 +1,7 @@
 """The fault rule on hand-made matches: a fault may only lower the faulter's own result. The faulter
 is last for itself; every other agent's result is the played-out game's, the faulter's seats where
 that game put them (arena.results.outcome), in every figure the fold makes."""
-from arena.results import analysis, ratings
+from arena.results import ratings, standings
 from arena.results.outcome import faulty_seats, placements_seen_by
 
 
@@ -39,7 +39,7 @@ def test_a_match_without_faults_reads_the_same_for_everyone():
 
 
 def board(matches):
-    return {row.label: row for row in analysis.standings(matches)}
+    return {row.label: row for row in standings.standings(matches)}
 
 
 def test_the_fold_gives_the_accomplice_what_the_played_out_game_gave_it():
@@ -61,7 +61,7 @@ def test_the_fold_gives_the_accomplice_what_the_played_out_game_gave_it():
 
 
 def test_head_to_head_is_read_from_each_side():
-    h2h = analysis.head_to_head([match(["faulter", "accomplice", "rival"], [1, 2, 3], faulty=["faulter"])])
+    h2h = standings.head_to_head([match(["faulter", "accomplice", "rival"], [1, 2, 3], faulty=["faulter"])])
     assert h2h["accomplice"]["faulter"].mean == 0.0      # the played-out game put the faulter above it
     assert h2h["faulter"]["accomplice"].mean == 0.0      # and the faulter lost by its fault
     assert h2h["accomplice"]["rival"].mean == 1.0 and h2h["rival"]["accomplice"].mean == 0.0

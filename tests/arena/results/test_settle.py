@@ -3,7 +3,7 @@ repeated looks, measured by simulation; the looks are fixed by the cap alone."""
 import numpy as np
 import pytest
 
-from arena.results.analysis import Moments, moments_interval
+from arena.results.intervals import Moments, moments_interval
 from arena.results.settle import StoppingRule, pair_state
 from sprt_models import corrected_probs
 

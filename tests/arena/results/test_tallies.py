@@ -1,4 +1,4 @@
-"""Ratings and totals as a checkpointed fold (arena.results.tallies, arena.results.analysis.GroupTally): a checkpoint
+"""Ratings and totals as a checkpointed fold (arena.results.tallies, arena.results.standings.GroupTally): a checkpoint
 plus the newer matches gives the same figures, bit for bit, as folding every match."""
 import json
 import random
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.cli import main
-from arena.results import analysis, tallies
+from arena.results import standings, tallies
 from arena.store import Store
 from arena_processes import start, wait_for_matches
 
@@ -37,7 +37,7 @@ def synthetic_matches(rng, deals, labels="abcd", seats=None):
 
 
 def fold_state(matches):
-    return [json.dumps(t.closed().state()) for t in analysis.fold(matches).values()]
+    return [json.dumps(t.closed().state()) for t in standings.fold(matches).values()]
 
 
 @pytest.mark.slow
@@ -45,31 +45,31 @@ def fold_state(matches):
 def test_a_fold_cut_anywhere_and_saved_as_json_gives_the_same_bits(seed, deals, seats, data):
     matches = synthetic_matches(random.Random(seed), deals, seats=seats)
     cut = data.draw(st.integers(0, len(matches)))
-    tally = analysis.GroupTally("g", {"players": seats})
+    tally = standings.GroupTally("g", {"players": seats})
     for m in matches[:cut]:
         tally.add(m)
-    resumed = analysis.GroupTally("g", {"players": seats}, json.loads(json.dumps(tally.state())))
+    resumed = standings.GroupTally("g", {"players": seats}, json.loads(json.dumps(tally.state())))
     for m in matches[cut:]:
         resumed.add(m)
     assert [json.dumps(resumed.closed().state())] == fold_state(matches)
-    assert analysis.summary(matches)["leaderboard"] == resumed.summary()["leaderboard"]
+    assert standings.summary(matches)["leaderboard"] == resumed.summary()["leaderboard"]
 
 
 def test_wrapped_list_functions_agree_with_the_tally():
     matches = synthetic_matches(random.Random(7), 40, seats=3)
-    summ = analysis.summary(matches)
-    assert analysis.standings(matches) == summ["leaderboard"]
-    assert analysis.head_to_head(matches) == summ["head_to_head"]
-    assert analysis.rating_history(matches) == summ["rating_history"]
+    summ = standings.summary(matches)
+    assert standings.standings(matches) == summ["leaderboard"]
+    assert standings.head_to_head(matches) == summ["head_to_head"]
+    assert standings.rating_history(matches) == summ["rating_history"]
 
 
 @pytest.mark.slow
 def test_the_rating_history_is_sampled_and_ends_on_the_rating():
     matches = synthetic_matches(random.Random(3), 1500, labels="ab", seats=2)
-    summ = analysis.summary(matches)
+    summ = standings.summary(matches)
     for row in summ["leaderboard"]:
         points = summ["rating_history"][row.label]
-        assert len(points) <= analysis.MAX_HISTORY + 1 and points[0][0] == 0
+        assert len(points) <= standings.MAX_HISTORY + 1 and points[0][0] == 0
         assert points[-1] == (row.games, row.mu, row.sigma)
         assert [p[0] for p in points] == sorted({p[0] for p in points})
 
@@ -124,7 +124,7 @@ def test_a_stale_checkpoint_is_caught_up_by_the_reader(tmp_path):
     """A checkpoint saved half-way: the reader folds the rest, to the same bits."""
     matches = synthetic_matches(random.Random(13), 30, seats=2)
     store = Store(str(tmp_path / "s.sqlite"))
-    half = analysis.GroupTally("g", {"players": 2})
+    half = standings.GroupTally("g", {"players": 2})
     for m in matches[:17]:
         half.add(m)
     store.create_run("r", {}, len(matches))
@@ -155,7 +155,7 @@ def test_a_resumed_runs_checkpoint_equals_a_fresh_replay(tmp_path):
     run_id = store.run()["run_id"]
     checkpoint = tallies.RunTallies(store, run_id)
     assert checkpoint.upto == store.count(run_id) == store.run(run_id)["total"]
-    fresh = analysis.fold(store.matches(run_id))
+    fresh = standings.fold(store.matches(run_id))
     assert [json.dumps(t.state()) for t in checkpoint.ordered()] == [json.dumps(t.state()) for t in fresh.values()]
 
 

@@ -3,7 +3,7 @@
 at, never a second bracketed interval beside the table's."""
 import re
 
-from arena.results.analysis import Interval
+from arena.results.intervals import Interval
 from arena.results.settle import Look, StoppingRule
 from arena.results.verdict import settle_verdict
 

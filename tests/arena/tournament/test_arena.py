@@ -9,7 +9,7 @@ from click.testing import CliRunner
 import engines
 from arena import agent_list
 from arena.cli import main
-from arena.results import analysis, ratings
+from arena.results import ratings, standings
 from arena.results.outcome import placements_seen_by
 from arena.store import Store
 from arena.tournament import runner, schedule
@@ -32,7 +32,7 @@ def stored(store_path, run_id=None):
     store.close()
     for m in matches:
         del m["duration"], m["finished"]
-    return matches, analysis.leaderboard(matches)
+    return matches, standings.leaderboard(matches)
 
 
 def run_json(*args):
@@ -282,7 +282,7 @@ def test_ratings_rank_agents_by_their_mean_seat_placement():
     assert ratings.agent_ranks(m) == [("A", 1), ("B", 1)]
     m = _match(1, ["A", "B", "A", "B"], [1, 2, 3, 4])       # A: 2.0, B: 3.0
     assert ratings.agent_ranks(m) == [("A", 1), ("B", 2)]
-    rows = {r.label: r for r in analysis.leaderboard([_match(0, ["A", "B", "A", "B"], [1, 2, 4, 3]),
+    rows = {r.label: r for r in standings.leaderboard([_match(0, ["A", "B", "A", "B"], [1, 2, 4, 3]),
                                                        _match(1, ["A", "B", "A", "B"], [1, 2, 3, 4])])}
     assert (rows["A"].wins, rows["A"].draws, rows["A"].losses) == (1, 1, 0)
     assert (rows["B"].wins, rows["B"].draws, rows["B"].losses) == (0, 1, 1)
@@ -292,7 +292,7 @@ def test_ratings_rank_agents_by_their_mean_seat_placement():
 
 def test_ratings_replay_in_match_id_order_whatever_order_matches_arrive():
     ms = [_match(i, ["A", "B"] if i % 2 else ["B", "A"], [1, 2] if i % 3 else [2, 1]) for i in range(12)]
-    assert analysis.leaderboard(ms) == analysis.leaderboard(list(reversed(ms)))
+    assert standings.leaderboard(ms) == standings.leaderboard(list(reversed(ms)))
 
 
 def test_duplicate_scores_compare_agents_on_the_same_deal_and_need_every_rotation():
@@ -302,8 +302,8 @@ def test_duplicate_scores_compare_agents_on_the_same_deal_and_need_every_rotatio
         return out
     # Deal 1 is lucky for seat 0 (+10); A still makes 2 more than B on it, over both seatings.
     deal1 = [m(0, 1, ["A", "B"], [12.0, 0.0]), m(1, 1, ["B", "A"], [8.0, 4.0])]
-    assert analysis.duplicate_scores(deal1) == {"A": 2.0, "B": -2.0}
+    assert standings.duplicate_scores(deal1) == {"A": 2.0, "B": -2.0}
     lone = [m(2, 2, ["A", "B"], [30.0, 0.0])]                      # incomplete: not counted
     faulty = [m(3, 3, ["A", "B"], [0.0, 5.0], faults=[{"label": "A"}]), m(4, 3, ["B", "A"], [1.0, 1.0])]
-    assert analysis.duplicate_scores(deal1 + lone + faulty) == {"A": 2.0, "B": -2.0}
-    assert analysis.duplicate_scores(lone) == {}
+    assert standings.duplicate_scores(deal1 + lone + faulty) == {"A": 2.0, "B": -2.0}
+    assert standings.duplicate_scores(lone) == {}

@@ -11,8 +11,9 @@ import pytest
 
 import engines
 from arena import agent_list
-from arena.results.analysis import pair_score, t_interval
+from arena.results.intervals import t_interval
 from arena.results.outcome import placements_seen_by
+from arena.results.standings import pair_score
 from arena.sandbox import make_policy, stage
 from arena.tournament import runner, schedule
 from paths import ROOT

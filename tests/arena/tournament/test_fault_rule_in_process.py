@@ -13,7 +13,7 @@ import pytest
 import agents.registry
 import engines
 from arena import agent_list
-from arena.results import analysis
+from arena.results import intervals, standings
 from arena.sandbox import make_policy
 from arena.store import Store
 from arena.tournament import runner, schedule
@@ -48,7 +48,7 @@ def played(store_path, run_id, agents, deals, seed=5, **params):
 def share_per_deal(matches, label):
     """{deal: the agent's score share over the deal}, as the leaderboard folds it."""
     deals = sorted({m["deal"] for m in matches})
-    return {d: next(row.score_share.mean for row in analysis.standings([m for m in matches if m["deal"] == d])
+    return {d: next(row.score_share.mean for row in standings.standings([m for m in matches if m["deal"] == d])
                     if row.label == label) for d in deals}
 
 
@@ -67,7 +67,7 @@ def test_a_deliberate_faulter_does_not_change_its_accomplices_score_share(in_pro
     figures = {}
     for label in ("accomplice", "rival", "faulter"):
         faulting, honest = share_per_deal(runs["true"], label), share_per_deal(runs["false"], label)
-        figures[label] = analysis.t_interval([faulting[d] - honest[d] for d in range(deals)])
+        figures[label] = intervals.t_interval([faulting[d] - honest[d] for d in range(deals)])
     text = "; ".join(f"{label}: {iv.mean:+.3f} [{iv.low:+.3f}, {iv.high:+.3f}]" for label, iv in figures.items())
     print(f"score share change over {deals} paired deals, {len(faulty)} faulty matches: {text}")
     for label in ("accomplice", "rival"):
@@ -78,11 +78,11 @@ def test_a_deliberate_faulter_does_not_change_its_accomplices_score_share(in_pro
 def test_a_bot_that_faulted_in_every_match_is_last_on_the_leaderboard(in_process, tmp_path):
     matches = played(tmp_path / "boom.sqlite", "boom", "greedy, random, boom", 4, hands=(3,))
     assert len(matches) == 12 and all(m["faults"] and m["faults"][0]["label"] == "boom" for m in matches)
-    board = {row.label: row for row in analysis.standings(matches)}
+    board = {row.label: row for row in standings.standings(matches)}
     assert board["boom"].faults == board["boom"].games == board["boom"].losses == 12
     assert board["boom"].rank == 3 > max(board["greedy"].rank, board["random"].rank), \
         {label: row.rank for label, row in board.items()}
-    assert analysis.summary(matches)["order"][-1] == "boom"
+    assert standings.summary(matches)["order"][-1] == "boom"
 
 
 def test_matches_shows_the_faulter_lost_and_labels_the_played_out_returns(in_process, tmp_path):

@@ -12,7 +12,7 @@ from arena import edge
 from arena.agent_list import parse_agents
 from arena.bench import arena_schedule
 from arena.match import Fault
-from arena.results import analysis, tallies
+from arena.results import standings, tallies
 from arena.store import Store
 from arena.tournament import coordinator
 from arena.tournament.runner import play_matches
@@ -64,7 +64,7 @@ def test_a_checkpoint_folded_from_the_returned_matches_equals_one_read_from_the_
     for batch in batches:
         checkpoint.recorded(store.record_many(batch))
     assert checkpoint.upto == len(matches) and not checkpoint.waiting
-    fresh = analysis.fold(store.results("bench"))
+    fresh = standings.fold(store.results("bench"))
     assert [json.dumps(t.state()) for t in checkpoint.groups.values()] == \
         [json.dumps(t.state()) for t in fresh.values()]
 

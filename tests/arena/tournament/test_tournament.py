@@ -2,7 +2,7 @@
 import pytest
 
 from arena import edge
-from arena.results import analysis
+from arena.results import standings
 from arena.store import Store
 from arena.tournament import coordinator as tournament
 
@@ -18,7 +18,7 @@ def test_a_tournament_runs_from_python_and_resumes(tmp_path):
     assert tournament.play(store, plan, jobs=1, on_match=seen.append) == "finished"
     assert sorted(r.match_id for r in seen) == list(range(6))
     assert store.run(plan.run_id)["status"] == "finished"
-    rows = analysis.leaderboard(store.matches(plan.run_id))
+    rows = standings.leaderboard(store.matches(plan.run_id))
     assert [r.label for r in rows] == ["greedy", "random"] and rows[0].games == 6
     again = _plan(store, game_id="insert", agents="greedy, random", deals=3, deal_key=KEY)
     assert again.run_id == plan.run_id and again.todo == [] and again.stored == 6
