@@ -1,6 +1,6 @@
 """`arena analyze`: what the games themselves are like (seat advantage, length, drama, skill, the
 balance of their components), from seeded games it plays or from a stored run. The figures are
-computed in arena.gamestats.analyze (components: arena.gamestats.balance)."""
+computed in arena.gamestats.figures (components: arena.gamestats.balance)."""
 
 import click
 
@@ -46,7 +46,7 @@ def analyze(game_id: str | None, params: tuple[str, ...], agents_text: str | Non
     holds it), each with a 95% interval and the number of games behind it."""
     import engines
     from arena import edge
-    from arena.gamestats import analyze as an
+    from arena.gamestats import figures, page, variants
     from arena.store import Store
 
     if out is not None:
@@ -75,14 +75,14 @@ def analyze(game_id: str | None, params: tuple[str, ...], agents_text: str | Non
                 err.print(literal(f"run {plan.run_id}: {len(plan.schedule)} matches, {plan.stored} already "
                                   f"stored, store {store_path}"))
         try:
-            analyzed = an.play_variants(store, games, agents, deals or DEFAULT_DEALS, 0 if seed is None else seed,
+            analyzed = variants.play_variants(store, games, agents, deals or DEFAULT_DEALS, 0 if seed is None else seed,
                                        jobs, on_plan=on_plan)
         except KeyboardInterrupt:
             raise click.Abort() from None
-    result = an.analyze_runs(store, analyzed, game_id)
+    result = figures.analyze_runs(store, analyzed, game_id)
     if out is not None:
         with writing(out):
-            an.write_html(result, out)
+            page.write_html(result, out)
     store.close()
     data = {k: v for k, v in result.items() if not k.startswith("_")}
     if as_json:
@@ -97,7 +97,7 @@ def _print(data):
     from rich import box
 
     from arena.cli.layout import LABEL, Column, print_table
-    from arena.gamestats.analyze import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
+    from arena.gamestats.figures import BID_VALUE_TITLE, bid_rows, bid_value_rows, fmt
 
     console = rich_console()
 
@@ -175,8 +175,8 @@ def _print(data):
 
 
 def _print_components(show, section):
-    from arena.gamestats.analyze import fmt
     from arena.gamestats.balance import effect_text
+    from arena.gamestats.figures import fmt
 
     if section["bid_total_equals_tricks"] is not None:
         show("bids", ["figure", "mean [95%]", "games"],

@@ -8,10 +8,10 @@
     per_seat = collector.result(state)           # [set of balance.Component] per seat
     components.expected(game_id, params)         # what the game always lists, seen or not
 
-arena.gamestats.analyze.trace does this in the one replay of each match that analyze makes
+arena.gamestats.replay.trace does this in the one replay of each match that analyze makes
 (arena.gamestats.events.match_events would replay it a second time).
 
-Per game (the designers' questions; docs/ANALYSIS.md):
+Per game (the designers' questions; docs/game-balance.md):
 - Belle of the Ball: every Belle, played (from the hand, in any mode) and held at the end (still in
   the hand); each interest tier (A, B, C of the guest deck), scored the most (of the matched icons
   in the groups the seat scored, the tier's are the most, alone) and held at the end (an unscored

@@ -9,7 +9,6 @@ exception: written while `arena serve` runs on the store, its listed matches lin
 there.
 """
 import datetime
-import html
 import importlib.metadata
 import json
 import os
@@ -23,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 from arena import server_address
 from arena.reports import graphs
 from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, output_heading, output_text
+from arena.reports.html_parts import escape as _e
+from arena.reports.html_parts import figure as _figure
+from arena.reports.html_parts import table as _table
 from arena.reports.sections import run_sections
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines, level_note
 from arena.results import standings
@@ -102,27 +104,8 @@ def collect(store: "Store", run_id: str | None = None) -> tuple[dict[str, Any], 
 
 # ---- HTML ---------------------------------------------------------------------------------------
 
-def _e(x):
-    return html.escape(str(x))
-
-
 def _iv(d):
     return "-" if d is None else _e(interval_text(d))
-
-
-def _td(c):
-    numeric = isinstance(c, (int, float)) or re.match(r"[-+]?[0-9.]", re.sub(r"<[^>]*>", "", str(c)))
-    return f"<td class=\"num\">{c}</td>" if numeric else f"<td>{c}</td>"
-
-
-def _table(head, rows, cls=""):
-    return (f"<table class=\"{cls}\"><thead><tr>" + "".join(f"<th>{h}</th>" for h in head)
-            + "</tr></thead><tbody>" + "".join("<tr>" + "".join(_td(c) for c in r) + "</tr>"
-                                               for r in rows) + "</tbody></table>")
-
-
-def _figure(fig, caption):
-    return f"<figure>{graphs.svg_text(fig)}<figcaption>{caption}</figcaption></figure>"
 
 
 def leaderboard_html(section: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 import engines
 from arena import edge
 from arena.cli import main
-from arena.gamestats import analyze as an
+from arena.gamestats import figures, replay
 from arena.store import Store
 
 
@@ -25,7 +25,7 @@ def match(match_id, deal, placements, returns, labels=("a", "b"), actions=(), me
 
 
 def flat_trace(players, scores, rounds=None):
-    return an.Trace(list(players), [2] * len(players), list(rounds or [0] * len(players)), [list(s) for s in scores])
+    return replay.Trace(list(players), [2] * len(players), list(rounds or [0] * len(players)), [list(s) for s in scores])
 
 
 def contains(iv):
@@ -38,7 +38,7 @@ def test_seat_zero_always_winning_is_a_significant_advantage():
     ms = [match(2 * d + r, d, [1, 2], [1.0, -1.0], labels=("a", "b") if r == 0 else ("b", "a")) for d in range(12)
           for r in range(2)]
     traces = {m["match_id"]: flat_trace([0, 1, 0], [[0, 0], [0, 0], [0, 0], [1, -1]]) for m in ms}
-    g = an.summarize(ms, traces)
+    g = figures.summarize(ms, traces)
     seat0, seat1 = g["seat"]["seats"]
     assert seat0["win_share"]["mean"] == 1.0 and seat1["win_share"]["mean"] == 0.0
     assert seat0["advantage"] == "above" and seat1["advantage"] == "below" and g["seat"]["significant"]
@@ -53,7 +53,7 @@ def test_shares_add_up_and_intervals_contain_their_means():
           match(1, 0, [2, 1, 3], [4, 6, 0], labels=("b", "c", "a")),
           match(2, 1, [3, 2, 1], [0, 2, 9], labels=("a", "b", "c")),
           match(3, 1, [1, 3, 2], [7, 1, 3], labels=("c", "a", "b"))]
-    g = an.summarize(ms, {m["match_id"]: flat_trace([0, 1, 2], [[0, 0, 0]] * 3 + [m["returns"]]) for m in ms})
+    g = figures.summarize(ms, {m["match_id"]: flat_trace([0, 1, 2], [[0, 0, 0]] * 3 + [m["returns"]]) for m in ms})
     seats = g["seat"]["seats"]
     assert sum(r["win_share"]["mean"] for r in seats) == pytest.approx(1.0)
     assert sum(r["score_share"]["mean"] for r in seats) == pytest.approx(1.5)   # n/2 pairwise points
@@ -68,37 +68,37 @@ def test_drama_on_a_known_score_path():
     # Seat 1 leads, then seat 0, tie, seat 0 again, seat 1 overtakes for good from position 5 of 6.
     scores = [[0, 0], [0, 1], [2, 1], [2, 2], [3, 2], [3, 4], [3, 5]]
     m = match(0, 0, [2, 1], [3, 5])
-    tr = an.Trace([0, 1, 0, 1, 0, 1], [3, 1, 2, 2, 1, 1], [0, 0, 0, 1, 1, 1], scores)
-    lead, changes, last_round = an.drama(m, tr)
+    tr = replay.Trace([0, 1, 0, 1, 0, 1], [3, 1, 2, 2, 1, 1], [0, 0, 0, 1, 1, 1], scores)
+    lead, changes, last_round = figures.drama(m, tr)
     assert lead == pytest.approx(5 / 6) and changes == 2 and last_round is True
-    figs = an.match_figures(m, tr)
+    figs = figures.match_figures(m, tr)
     assert figs["length", "plies"] == 6 and figs["length", "rounds"] == 2 and figs["length", "decisions_per_player"] == 3
     assert figs["branching", "all"] == pytest.approx(10 / 6) and figs["branching", "forced_share"] == 0.5
     assert figs["branching", "opening"] == 2 and figs["branching", "middle"] == 2 and figs["branching", "end"] == 1
     assert figs["role", "last_mover", "win_share"] == 1.0 and figs["role", "first_mover", "win_share"] == 0.0
     # Led from the start of the last round on: decided before it.
-    early = an.Trace(tr.players, tr.legal, tr.rounds, [[0, 0], [0, 1], [0, 2], [0, 3], [1, 4], [2, 4], [3, 5]])
-    assert an.drama(m, early) == (pytest.approx(1 / 6), 0, False)
+    early = replay.Trace(tr.players, tr.legal, tr.rounds, [[0, 0], [0, 1], [0, 2], [0, 3], [1, 4], [2, 4], [3, 5]])
+    assert figures.drama(m, early) == (pytest.approx(1 / 6), 0, False)
     # A draw has no winner; a game of one round has no last-round figure.
-    assert an.drama(match(0, 0, [1, 1], [2, 2]), an.Trace([0, 1], [1, 1], [0, 0], [[0, 0], [1, 0], [2, 2]]))[::2] == (None, None)
+    assert figures.drama(match(0, 0, [1, 1], [2, 2]), replay.Trace([0, 1], [1, 1], [0, 0], [[0, 0], [1, 0], [2, 2]]))[::2] == (None, None)
 
 
 def test_identical_variants_show_no_difference():
     ms = [match(2 * d + r, d, [1, 2] if (d + r) % 3 else [2, 1], [d + r, d], labels=("a", "b") if r == 0 else ("b", "a"))
           for d in range(8) for r in range(2)]
     traces = {m["match_id"]: flat_trace([0, 1], [[0, 0], [1, 0], m["returns"]]) for m in ms}
-    g1, g2 = an.summarize(ms, traces, run_id="r1"), an.summarize(ms, traces, run_id="r2")
-    (diff,) = an.differences([g1, g2])
+    g1, g2 = figures.summarize(ms, traces, run_id="r1"), figures.summarize(ms, traces, run_id="r2")
+    (diff,) = figures.differences([g1, g2])
     assert diff["figures"] and all(r["mean"] == 0 and not r["significant"] for r in diff["figures"])
     assert all(r["low"] <= 0 <= r["high"] for r in diff["figures"])
-    shifted = an.summarize([{**m, "returns": [x + 10 for x in m["returns"]]} for m in ms], traces, run_id="r3")
-    row = next(r for r in an.differences([g1, shifted])[0]["figures"] if r["figure"] == "seat 0 mean return")
+    shifted = figures.summarize([{**m, "returns": [x + 10 for x in m["returns"]]} for m in ms], traces, run_id="r3")
+    row = next(r for r in figures.differences([g1, shifted])[0]["figures"] if r["figure"] == "seat 0 mean return")
     assert row["mean"] == pytest.approx(10) and row["significant"]
 
 
 def test_faulted_matches_are_left_out_and_counted():
     ms = [match(0, 0, [1, 2], [1, -1]), match(1, 0, [2, 1], [0, 0], faults=[{"label": "a"}])]
-    g = an.summarize(ms, {0: flat_trace([0], [[0, 0], [1, -1]])})
+    g = figures.summarize(ms, {0: flat_trace([0], [[0, 0], [1, -1]])})
     assert g["matches"] == 1 and g["faulted_matches"] == 1 and g["seat"]["seats"][0]["win_share"]["games"] == 1
 
 
@@ -151,9 +151,9 @@ def test_wizard_variants_side_by_side_in_the_terminal(tmp_path):
 def test_bids_made_reads_each_round_from_its_points():
     """RULES.md 1.5: a met bid scores 20 + 10 per trick, a missed one loses 10 per trick off; the
     rounds are told apart by the trace's round index, their sizes by the deal."""
-    tr = an.Trace([0, 1, 0, 1, 0, 1], [2] * 6, [0, 0, 0, 1, 1, 1],
+    tr = replay.Trace([0, 1, 0, 1, 0, 1], [2] * 6, [0, 0, 0, 1, 1, 1],
                   [[0, 0], [0, 0], [0, 0], [30, -10], [30, -10], [30, -10], [10, 20]], hand_sizes=[1, 2])
-    assert an.bids_made(tr) == [(1, [True, False]), (2, [False, True])]
+    assert replay.bids_made(tr) == [(1, [True, False]), (2, [False, True])]
 
 
 def test_wizard_bid_accuracy_by_hand_size_agrees_with_the_engine(tmp_path):
@@ -178,11 +178,11 @@ def test_round_tricks_reads_the_last_trick_from_the_points():
     """RULES.md 1.5: a met bid scores 20 + 10 a trick, a missed one -10 a trick off; exactly one seat
     takes the last trick, so the points tell who."""
     # bids 1, 0, 2; tricks before the last card 1, 0, 1: seat 2 takes the last trick and meets its 2
-    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, 20, 40]) == [1, 0, 2]
+    assert replay.round_tricks([1, 0, 2], [1, 0, 1], [30, 20, 40]) == [1, 0, 2]
     # seat 1 takes it instead: over by one, and seat 2 under by one
-    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, -10, -10]) == [1, 1, 1]
-    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, 20, -10]) is None      # nobody took it
-    assert an.round_tricks([1, 0, 2], [1, 0, 1], [30, 25, 40]) is None       # points no rule gives
+    assert replay.round_tricks([1, 0, 2], [1, 0, 1], [30, -10, -10]) == [1, 1, 1]
+    assert replay.round_tricks([1, 0, 2], [1, 0, 1], [30, 20, -10]) is None      # nobody took it
+    assert replay.round_tricks([1, 0, 2], [1, 0, 1], [30, 25, 40]) is None       # points no rule gives
 
 
 def test_the_trace_s_trick_counts_are_the_engine_s():
@@ -196,7 +196,7 @@ def test_the_trace_s_trick_counts_are_the_engine_s():
             state.apply_action(actions[-1])
         match = {"match_id": seed, "game_id": "wizard", "seed": seed, "actions": actions,
                  "game_params": {"players": 3 + seed % 4, "hands": (1 + seed % 5,)}}
-        assert an.trace(match).bid_outcomes == [(list(state.bids()), list(state.tricks()))]
+        assert replay.trace(match).bid_outcomes == [(list(state.bids()), list(state.tricks()))]
 
 
 def test_wizard_bids_by_value_and_misses_add_up_to_the_engine_s_accuracy(tmp_path):
@@ -260,6 +260,6 @@ def test_roles_are_fixed_by_the_rules_not_by_who_moved_last():
     """The last to move is the seat whose first decision comes last (Wizard's dealer), not the seat
     that happened to make the final move."""
     m = match(0, 0, [1, 2, 3], [9, 5, 1], labels=("a", "b", "c"))
-    figs = an.match_figures(m, an.Trace([1, 2, 1, 0, 0], [2] * 5, [0] * 5, [[0, 0, 0]] * 5 + [[9, 5, 1]]))
+    figs = figures.match_figures(m, replay.Trace([1, 2, 1, 0, 0], [2] * 5, [0] * 5, [[0, 0, 0]] * 5 + [[9, 5, 1]]))
     assert figs["role", "first_mover", "win_share"] == 0.0 and figs["role", "first_mover", "score_share"] == 0.5
     assert figs["role", "last_mover", "win_share"] == 1.0   # seat 0 moves first only at decision 3

@@ -8,9 +8,8 @@ from click.testing import CliRunner
 
 import engines
 from arena.cli import main
-from arena.gamestats import analyze as an
 from arena.gamestats import balance as bal
-from arena.gamestats import components
+from arena.gamestats import components, replay
 from arena.gamestats.balance import Component, Record
 from arena.store import Store
 
@@ -150,7 +149,7 @@ def test_the_components_are_what_the_seats_did(tmp_path):
             if text.startswith("play "):
                 played[state.current_player()].add(Component("Belle", text[5:], "played"))
             state.apply_action(a)
-        got = an.trace(m).components
+        got = replay.trace(m).components
         for seat in range(state.num_players):
             assert {c for c in got[seat] if c.how == "played"} == played[seat]
             assert {c.item for c in got[seat] if c.family == "Belle" and c.how == "held at the end"} \

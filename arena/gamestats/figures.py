@@ -3,12 +3,15 @@ much skill matters and the balance of the components (arena.gamestats.balance), 
 matches of a run, each figure with a 95% interval.
 
     from arena import edge
-    from arena.gamestats import analyze
+    from arena.gamestats import figures, variants
     from arena.store import Store
     store = Store("results/analyze.sqlite")
-    runs = analyze.play_variants(store, edge.game_variants("wizard", ["hands=2", "plus_minus_one=true,false"]),
-                                 edge.self_play("greedy,random"), deals=20, jobs=1)
-    result = analyze.analyze_runs(store, runs)          # plain JSON-able data
+    runs = variants.play_variants(store, edge.game_variants("wizard", ["hands=2", "plus_minus_one=true,false"]),
+                                  edge.self_play("greedy,random"), deals=20, jobs=1)
+    result = figures.analyze_runs(store, runs)          # plain JSON-able data
+
+The games are played by arena.gamestats.variants, the stored matches replayed by
+arena.gamestats.replay, and the HTML page made by arena.gamestats.page.
 
 The unit of observation is the deal, as in arena.results.standings: a figure is measured on every match, the
 matches of one deal (its seat rotations and line-ups) are averaged into one observation, and the
@@ -47,25 +50,18 @@ Decisions the figures rest on, shown with every result (`NOTES`):
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import engines
-from arena import defaults, seeds
 from arena.gamestats import balance, components
-from arena.gamestats.balance import Component
+from arena.gamestats.replay import Trace, bids_made, trace
 from arena.results.intervals import Interval, interval, t975, t_interval
 from arena.results.standings import pair_score
 from arena.store import run_facts
 from arena.text import game_title
-from engines.wizard import WizardState
 
 if TYPE_CHECKING:
-    from arena.match import AgentSpec
     from arena.store import Store
-    from arena.tournament.config import GameSetting
-    from arena.tournament.coordinator import Plan
 
 PHASES = ("opening", "middle", "end")
 TOP_BID_ROW = 5    # Wizard bids of 5 and more share one row
@@ -88,86 +84,6 @@ NOTES = [
     "Skill: agents in the order listed, the first against each other: score gap (mean return of the first "
     "minus the other's, same matches) and pairwise score share.",
 ]
-
-
-# ---- replaying a stored match -------------------------------------------------------------------
-
-@dataclass
-class Trace:
-    """What the replay of one match shows: per decision the seat to move, its number of legal moves
-    and the round; `scores` after 0, 1, ..., plies actions (plies + 1 rows); `hand_sizes` the cards
-    dealt in each round, where the game deals hands by round (Wizard), else None; `bid_outcomes`
-    (Wizard) per finished round (bids, tricks taken), per seat, where the scores tell the tricks; `components` what each seat
-    played and held (arena.gamestats.components)."""
-    players: list[int]
-    legal: list[int]
-    rounds: list[int]
-    scores: list[list[float]]
-    hand_sizes: list[int] | None = None
-    bid_outcomes: list[tuple[list[int], list[int]]] | None = None
-    components: list[set[Component]] | None = None
-
-    @property
-    def plies(self) -> int:
-        return len(self.players)
-
-
-def trace(match: dict[str, Any]) -> Trace:
-    """Replays a stored match from its seed and actions. ValueError when an action is not legal in
-    the replay (the engine changed since the match was played)."""
-    state = engines.make(match["game_id"], seed=match["seed"], **match["game_params"])
-    wizard = isinstance(state, WizardState)
-    players, legal, rounds, scores, outcomes = [], [], [], [[float(x) for x in state.scores()]], []
-    collector = components.Collector(state)
-    for k, action in enumerate(match["actions"]):
-        moves = state.legal_actions()
-        if action not in moves:
-            raise ValueError(f"match {match['match_id']} does not replay: action {k} ({action}) is not legal "
-                             f"with this engine (it changed since the run was played)")
-        players.append(state.current_player())
-        legal.append(len(moves))
-        rounds.append(state.round())
-        playing = isinstance(state, WizardState) and state.phase() == "play"
-        if isinstance(state, WizardState) and playing:
-            bids = [b for b in state.bids() if b is not None]   # every bid is made once the play starts
-            tricks = list(state.tricks())
-        collector.before(state)
-        collector.add(state.apply_with_events(action))
-        scores.append([float(x) for x in state.scores()])
-        if playing and (state.is_terminal() or state.round() != rounds[-1]):
-            final = round_tricks(bids, tricks, [a - b for a, b in zip(scores[-1], scores[-2])])
-            if final is not None:
-                outcomes.append((bids, final))
-    return Trace(players, legal, rounds, scores, list(state.rounds()) if isinstance(state, WizardState) else None,
-                 outcomes if wizard else None, collector.result(state))
-
-
-def round_tricks(bids: list[int], tricks: list[int], points: list[float]) -> list[int] | None:
-    """Wizard: each seat's tricks at the end of a round, from its bid, its tricks before the round's
-    last card and the points it scored in the round (RULES.md 1.5: 20 + 10 a trick for a bid met,
-    -10 a trick off otherwise): exactly one seat took the last trick. None when the points fit no
-    such count (a variant that scores otherwise)."""
-    final = []
-    for b, t, d in zip(bids, tricks, points):
-        fits = [x for x in (t, t + 1) if d == (20 + 10 * x if x == b else -10 * abs(x - b))]
-        if len(fits) != 1:
-            return None
-        final.append(fits[0])
-    return final if sum(final) == sum(tricks) + 1 else None
-
-
-def bids_made(tr: Trace) -> list[tuple[int, list[bool]]]:
-    """Wizard: (hand size, [bid met exactly, per seat]) for every round the trace finishes. A met bid
-    scores 20 + 10 per trick and a missed one loses 10 per trick off (RULES.md 1.5), so a round's
-    points say which. The trace is of a finished match (faulted ones are never analysed)."""
-    out, start = [], 0
-    for i in range(1, tr.plies + 1):
-        if i == tr.plies or tr.rounds[i] != tr.rounds[i - 1]:
-            met = [a > b for a, b in zip(tr.scores[i], tr.scores[start])]
-            assert tr.hand_sizes is not None, "a Wizard trace"
-            out.append((tr.hand_sizes[tr.rounds[start]], met))
-            start = i
-    return out
 
 
 # ---- per-match figures --------------------------------------------------------------------------
@@ -523,39 +439,6 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: str | None = N
             "differences": differences(out), "_groups": out}
 
 
-# ---- playing the games --------------------------------------------------------------------------
-
-def seeded_deal_key(seed: int, agents: Sequence["AgentSpec"]) -> str | None:
-    """The deal key: derived from the seed when every agent is built in (the same command gives the
-    same games anywhere), None (a new secret key) when a submitted agent plays."""
-    if any(a.submitted for a in agents):
-        return None
-    return seeds.analyze_deal_key(seed)
-
-
-DEFAULT_DEALS = defaults.ANALYZE_DEALS
-
-
-def play_variants(store: "Store", games: Sequence["GameSetting"], agents: Sequence["AgentSpec"],
-                  deals: int = DEFAULT_DEALS, seed: int = 0, jobs: int | None = None,
-                  on_plan: Callable[["Plan"], None] | None = None,
-                  on_match: Callable[..., None] | None = None) -> list[str]:
-    """Plays (or finds, when the same command ran before on this store) one run per variant of the
-    game (`games`, as `arena.edge.game_variants` reads --param) between `agents` (as
-    `arena.edge.self_play` reads them); returns the run ids. ValueError for anything that cannot be
-    played; an interrupted run raises KeyboardInterrupt."""
-    from arena.tournament import coordinator as tournament
-    key = seeded_deal_key(seed, agents)
-    plans = [tournament.plan(store, games=[game], agents=agents, deals=deals, seed=seed, deal_key=key, kind="analyze")
-             for game in games]
-    for p in plans:
-        if on_plan:
-            on_plan(p)
-        if tournament.play(store, p, jobs=jobs, on_match=on_match) != "finished":
-            raise KeyboardInterrupt
-    return [p.run_id for p in plans]
-
-
 def fmt(iv: dict | None, pct: bool = False) -> str:
     """An interval as text: "0.52 [0.47, 0.57]" (or percentages)."""
     if iv is None:
@@ -594,146 +477,3 @@ def bid_value_rows(group: dict[str, Any]) -> tuple[list[str], list[list[str]]] |
     return ["", *by_bid], rows
 
 
-# ---- HTML ---------------------------------------------------------------------------------------
-
-def _seat_figure(group):
-    from arena.reports.graphs import pyplot
-    plt = pyplot()
-    rows = [(f"seat {r['seat']}", r["win_share"]) for r in group["seat"]["seats"]] + \
-           [(role.replace("_", " "), r["win_share"]) for role, r in group["seat"]["roles"].items()]
-    rows = [(name, iv) for name, iv in rows if iv is not None]
-    fig, ax = plt.subplots(figsize=(6, 2.8))
-    xs = range(len(rows))
-    means = [iv["mean"] for _, iv in rows]
-    ax.bar(xs, means, color="#4c72b0",
-           yerr=[[iv["mean"] - iv["low"] for _, iv in rows], [iv["high"] - iv["mean"] for _, iv in rows]], capsize=4)
-    ax.axhline(group["seat"]["fair_share"], color="#d62728", linestyle="--", linewidth=1)
-    ax.set_xticks(list(xs), [name for name, _ in rows], fontsize=8, rotation=20)
-    ax.set_ylabel("win share")
-    ax.set_ylim(0, 1)
-    return fig
-
-
-def _branching_figure(group):
-    from arena.reports.graphs import pyplot
-    plt = pyplot()
-    counts = group["branching"]["distribution"]["counts"]
-    fig, ax = plt.subplots(figsize=(6, 2.8))
-    from matplotlib.ticker import MaxNLocator
-    ax.bar([int(k) for k in counts], list(counts.values()), color="#55a868")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("legal moves at a decision")
-    ax.set_ylabel("decisions")
-    return fig
-
-
-def _components_html(group, e, table, figure):
-    """The components section of a group in the HTML page: its table and its forest plot."""
-    from arena.reports import graphs
-    section = group["components"]
-    parts = []
-    if section["bid_total_equals_tricks"] is not None:
-        parts += ["<h3>Bids</h3>", table(["figure", "mean [95%]", "games"],
-                                         [["rounds whose bids add up to the tricks",
-                                           e(fmt(section["bid_total_equals_tricks"], True)),
-                                           section["bid_total_equals_tricks"]["games"]]])]
-    if not section["rows"]:
-        return parts
-    rows = [[e(f"{r['family']} {r['item']}"), e(r["how"] + ("" if r["paired"] else " (unpaired)")),
-             e(balance.effect_text(r)), e(r["flag"]), r["deals"], r["games"]] for r in section["rows"]]
-    caption = (f"Each component's effect on the score share of the seat with it, with its 95% interval over deals, "
-               f"largest at the top; dotted lines: the margin +/-{section['margin']}; red: flagged after "
-               f"{section['correction']}'s correction.")
-    return parts + ["<h3>Components</h3>",
-                    figure(graphs.forest_figure(group["title"], section["rows"], section["margin"]), e(caption)),
-                    table(["component", "how", "effect [95%]", "flag", "deals", "games"], rows)]
-
-
-def write_html(result: dict[str, Any], path: str) -> str:
-    """A self-contained HTML page of `analyze_runs`' result (inline SVG plots), written to `path`."""
-    import html
-
-    from arena.reports import graphs, report
-
-    def e(x):
-        return html.escape(str(x))
-
-    def iv(d):
-        return "-" if d is None else e(fmt(d, True))
-
-    def num(d):
-        return "-" if d is None else e(fmt(d))
-
-    def table(head, rows):
-        return ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
-                + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows) + "</tbody></table>")
-
-    def figure(fig, caption):
-        return f"<figure>{graphs.svg_text(fig)}<figcaption>{caption}</figcaption></figure>"
-
-    parts = []
-    for k, g in enumerate(result["groups"]):
-        seat = g["seat"]
-        seat_rows = [[f"seat {r['seat']}", iv(r["win_share"]), iv(r["score_share"]), num(r["mean_return"]),
-                      r["win_share"]["games"] if r["win_share"] else "-", e(r["advantage"])] for r in seat["seats"]]
-        seat_rows += [[e(role.replace("_", " ")), iv(r["win_share"]), iv(r["score_share"]), "-",
-                       r["win_share"]["games"] if r["win_share"] else "-", e(r["advantage"])]
-                      for role, r in seat["roles"].items()]
-        length = [[e(name.replace("_", " ")), num(v), v["games"] if v else "-"] for name, v in g["length"].items()]
-        b = g["branching"]
-        length += [["legal moves per decision", num(b["mean"]), b["mean"]["games"] if b["mean"] else "-"]]
-        length += [[f"&nbsp;&nbsp;{p} third", num(v), v["games"] if v else "-"] for p, v in b["by_phase"].items()]
-        length += [["forced decisions", iv(b["forced_share"]), b["forced_share"]["games"] if b["forced_share"] else "-"]]
-        drama_rows = [[e(FIGURE_NAMES[name]), (num if name == "lead_changes" else iv)(v), v["games"] if v else "-"]
-                      for name, v in g["drama"].items()]
-        skill_rows = [[e(f"{s['first']} vs {s['second']}"), num(s["score_gap"]), iv(s["score_share"]),
-                       s["score_gap"]["games"]] for s in g["skill"]]
-        metric_rows = [[e(name.replace("_", " ")), "all seats" if r["seat"] == "all" else f"seat {r['seat']}", num(r),
-                        r["games"]]
-                       for name, rows in g["metrics"].items() for r in rows]
-        parts += [f"<section id=\"group-{k}\"><h2>{e(g['title'])}</h2>",
-                  f"<p>Run {e(g['run_id'])}: {g['matches']} matches on {g['deals']} deals; agents "
-                  f"{e(', '.join(g['agents']))}; {g['faulted_matches']} matches ended by a fault left out.</p>",
-                  f"<h3>Seat advantage ({'significant' if seat['significant'] else 'not significant'} at 95%; "
-                  f"fair win share {seat['fair_share']:.1%})</h3>",
-                  table(["seat", "win share [95%]", "score share [95%]", "mean return [95%]", "games", ""], seat_rows),
-                  figure(_seat_figure(g), "Win share by seat and role with 95% intervals; the dashed "
-                                                  "line is the fair share."),
-                  "<h3>Length and tempo</h3>", table(["figure", "mean [95%]", "games"], length),
-                  figure(_branching_figure(g), "Legal moves at every decision of every game."),
-                  "<h3>Decisiveness and drama</h3>"
-                  + ("<p>Scores move only at the end in this game: the lead is settled by the last move.</p>"
-                     if g["scores_only_at_end"] else ""),
-                  table(["figure", "mean [95%]", "games"], drama_rows)]
-        if skill_rows:
-            parts += ["<h3>Skill</h3>", table(["first vs second", "score gap [95%]", "score share [95%]", "games"],
-                                              skill_rows)]
-        if metric_rows:
-            parts += ["<h3>Engine metrics by seat</h3>", table(["metric", "seat", "mean [95%]", "games"], metric_rows)]
-        bid_table = bid_rows(g)
-        if bid_table:
-            head, rows = bid_table
-            parts += ["<h3>Bid accuracy by hand size (share of rounds bid exactly, 95%)</h3>",
-                      table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
-        bid_value_table = bid_value_rows(g)
-        if bid_value_table:
-            head, rows = bid_value_table
-            parts += [f"<h3>{e(BID_VALUE_TITLE)}</h3>",
-                      table([e(h) for h in head], [[e(c) for c in r] for r in rows])]
-        parts += _components_html(g, e, table, figure)
-        parts.append("</section>")
-    for d in result["differences"]:
-        rows = [[e(r["figure"]), f"{r['base']:.3f}", f"{r['variant']:.3f}",
-                 f"{r['mean']:+.3f}" + (f" <small>[{r['low']:.3f}, {r['high']:.3f}]</small>" if r["low"] is not None else ""),
-                 "significant" if r["significant"] else ""] for r in d["figures"]]
-        parts += [f"<section><h2>{e(d['variant'])} minus {e(d['base'])}</h2>",
-                  table(["figure", "base", "variant", "difference [95%]", ""], rows), "</section>"]
-    notes = "".join(f"<li>{e(n)}</li>" for n in result["notes"])
-    page = ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>Game analysis {e(', '.join(result['runs']))}</title>"
-            f"<style>{graphs.CSS}{report.CSS}</style></head><body>"
-            f"<h1>Game analysis</h1><p class=\"meta\">Runs {e(', '.join(result['runs']))}</p>"
-            + "".join(parts) + f"<section><h2>How the figures are made</h2><ul>{notes}</ul></section></body></html>")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(page)
-    return path
