@@ -1,5 +1,5 @@
 """`arena play` (a person against bots in the terminal) and `arena replay` (a stored match, move by
-move): the terminal player, its input and output; the game itself is arena.table's, the drawing of a
+move): the terminal player, its input and output; the game itself is arena.human_game's, the drawing of a
 position agents.drawing's."""
 import sys
 from typing import TYPE_CHECKING, Any
@@ -42,9 +42,9 @@ def play(game_id: str, vs: str, seat: int, seed: int | None, params: tuple[str, 
     from agents.drawing import fit, side
     from agents.human import HumanAgent, QuitGame, describe_view
     from arena import edge
+    from arena.human_game import final_scores, first_mover
+    from arena.human_game import play as play_game
     from arena.sandbox import AgentFault, validate_all
-    from arena.table import final_scores, first_mover
-    from arena.table import play as play_game
     from arena.tournament.schedule import check_can_play
 
     policy = edge.sandbox_policy(sandbox)
@@ -143,7 +143,7 @@ def replay_match(match: dict[str, Any], seat: int | None = None, to_end: bool = 
     """Steps through a stored match on the terminal; with `seat`, shows only that seat's view."""
     from agents.drawing import fit
     from agents.human import describe_view
-    from arena.table import end_summary, full_log, stored_match
+    from arena.human_game import end_summary, full_log, stored_match
 
     states, names, seen = stored_match(match, seat)
     last = len(states) - 1

@@ -33,12 +33,12 @@ import agents
 import engines
 from arena import edge
 from arena.agent_list import entry_points
+from arena.human_game import replay_states
 from arena.ladder import uploads
 from arena.results.outcome import faulty_seats
 from arena.serve import inputs, ladders, views
 from arena.serve.sessions import PlayCaps, PlaySession, Sessions, UnknownSession
 from arena.store import Store, StoreError
-from arena.table import replay_states
 from arena.text import first_line, jsonable, printable, without_paths
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")

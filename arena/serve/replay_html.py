@@ -29,10 +29,10 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from arena.human_game import stored_match
 from arena.results.outcome import faulty_seats
 from arena.serve import views
 from arena.store import Store, run_kind
-from arena.table import stored_match
 from arena.text import csp_meta, match_result
 
 STATIC_URL = "/static/"   # where the web app serves static/ (arena.serve.app)

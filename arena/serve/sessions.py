@@ -29,13 +29,13 @@ import agents as agent_registry
 import engines
 from arena import defaults, referee
 from arena.agent_list import ScheduleError, agent_classes
+from arena.human_game import seat_names
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy
 from arena.referee import LocalAgent
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available
 from arena.seeds import derive_seed, view_base
 from arena.serve.views import legal_moves, move_label, position_view, step_notes
 from arena.store import Store
-from arena.table import seat_names
 from arena.text import first_line
 from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
 from arena.tournament.schedule import check_can_play, code_digest

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import engines
+from arena.human_game import public_name
 from arena.reports import graphs, report
 from arena.reports.sections import run_sections
 from arena.reports.tables import leaderboard_columns
 from arena.results.outcome import faulty_seats
 from arena.store import Store, run_facts, run_kind
-from arena.table import public_name
 from arena.text import jsonable
 from engines.core import GameState
 

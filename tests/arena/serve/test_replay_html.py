@@ -14,9 +14,9 @@ import pytest
 from starlette.testclient import TestClient
 
 import engines
+from arena.human_game import replay_states
 from arena.serve.app import create_app
 from arena.store import Store
-from arena.table import replay_states
 from arena.text import jsonable
 from browser import headless_browser
 from cli import invoke, ok

@@ -11,11 +11,11 @@ from starlette.testclient import TestClient
 
 import engines
 from arena.cli import main
+from arena.human_game import replay_states
 from arena.match import AgentSpec, MatchResult, MatchSpec
 from arena.serve.app import create_app
 from arena.serve.sessions import MAX_IDLE, Sessions
 from arena.store import Store
-from arena.table import replay_states
 
 
 @pytest.fixture(scope="module")

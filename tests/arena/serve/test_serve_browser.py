@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from arena.cli import main
+from arena.human_game import replay_states
 from arena.serve.app import create_app
 from arena.store import Store
-from arena.table import replay_states
 from arena_processes import start, wait_for_matches
 from browser import launch
 from cli import run_matches
