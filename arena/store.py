@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena import store_ladders
 from arena.match import MatchResult, MatchSpec
 from arena.seeds import analyze_deal_key
 
@@ -81,7 +82,7 @@ CREATE TABLE IF NOT EXISTS outputs (
     PRIMARY KEY (run_id, match_id, seat)
 );
 CREATE INDEX IF NOT EXISTS matches_with_faults ON matches(run_id, match_id) WHERE faults != '[]';
-"""
+""" + store_ladders.SCHEMA   # the ladders' tables (version 3 on), read and written by arena.store_ladders
 
 
 def _add_deal_key(db: sqlite3.Connection) -> None:
@@ -116,7 +117,7 @@ def _played_out_placements(db: sqlite3.Connection) -> None:
                    (_encode([int(p) for p in state.placements()]), run_id, match_id))
 
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3   # 3: the ladders' tables (arena.store_ladders), made until then on a ladder's first write
 # The steps that change tables an older store already has (a new column, recomputed values), by the
 # version they bring it to; the tables and indexes of SCHEMA it lacks are created after them (migrate).
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_deal_key, 2: _played_out_placements}
@@ -181,6 +182,16 @@ class Store:
         _version(db, path)
         make_private(path, writing=False)
         return db
+
+    @functools.cached_property
+    def ladders(self) -> store_ladders.LadderTables:
+        """The ladders' tables (arena.store_ladders): every read and write of a ladder goes through it."""
+        return store_ladders.LadderTables(self.db)
+
+    def finished_from(self, run_id: str, first: int) -> set[int]:
+        """The ids of the run's stored matches from `first` on (a ladder's batch, past those folded)."""
+        return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ? AND match_id >= ?",
+                                              (run_id, first))}
 
     def close(self) -> None:
         for run_id in list(self._claims):

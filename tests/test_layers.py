@@ -301,7 +301,7 @@ LEARN = "arena.learn"
 SIBLINGS = ("arena.gamestats", "arena.compare", LADDER, LEARN)
 ABOVE_LADDER = ("arena.cli", "arena.serve", "arena.bench")
 BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.interop", "arena.human_game", "arena.results",
-                "arena.referee", "arena.sandbox", "arena.agent_list", "arena.match", "arena.seeds", "arena.store",
+                "arena.referee", "arena.sandbox", "arena.agent_list", "arena.match", "arena.seeds", "arena.store", "arena.store_ladders",
                 "arena.server_address", "arena.text", "arena.defaults", "arena.extras")
 
 

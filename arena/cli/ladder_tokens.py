@@ -39,7 +39,7 @@ def token(name: str, entrant: str, days: float, store_path: str) -> None:
     store = Store(store_path)
     try:
         ladders.get(store, name)
-        secret = tokens.issue(store.db, name, entrant, days)
+        secret = tokens.issue(store, name, entrant, days)
     finally:
         store.close()
     valid = f"for {days:g} days" if days else "until revoked"
@@ -61,7 +61,7 @@ def revoke(name: str, entrant: str, store_path: str) -> None:
     store = Store(store_path)
     try:
         ladders.get(store, name)
-        count = tokens.revoke(store.db, name, entrant)
+        count = tokens.revoke(store, name, entrant)
     finally:
         store.close()
     click.echo(f"revoked {count} token{'s' * (count != 1)} of {entrant} on ladder {name}")
@@ -80,7 +80,7 @@ def tokens_(name: str, store_path: str, as_json: bool) -> None:
     store = Store(store_path, readonly=True)
     try:
         ladders.get(store, name)
-        rows = tokens.tokens(store.db, name)
+        rows = tokens.tokens(store, name)
     finally:
         store.close()
     if as_json:

@@ -20,7 +20,6 @@ and a resumed ladder plays the very matches an uninterrupted one would. An entry
 meanwhile joins or leaves at the next batch boundary; a recorded batch is always played out.
 """
 import itertools
-import json
 import resource
 from collections.abc import Callable
 from typing import Any
@@ -38,8 +37,7 @@ def plan_batch(store: Store, ladder: ladders.Ladder) -> int:
     """Chooses and records the next batch; returns its number of matches (0: fewer than two
     active entries, or its deal book's deals all played). A ladder of a deal book plays the book's
     deals in order; its last batch is cut to the deals the book has left."""
-    if store.db.execute("SELECT 1 FROM matches WHERE run_id = ? AND match_id >= ? LIMIT 1",
-                        (ladder.run_id, ladder.next_match)).fetchone():
+    if store.finished_from(ladder.run_id, ladder.next_match):
         # a batch's matches are played after it is planned: these were not (an older arena's import
         # let a file's matches in at the next batch's ids), and folding them would rate unplayed games
         raise ValueError(f"{store.path} holds matches of ladder {ladder.name} from match {ladder.next_match} on, "
@@ -56,20 +54,16 @@ def plan_batch(store: Store, ladder: ladders.Ladder) -> int:
     rows, deal, match_id = [], ladder.next_deal, ladder.next_match
     for lineup in ups:
         for seating in sched.rotations(tuple(lineup)):
-            rows.append((ladder.name, match_id, deal, json.dumps(list(seating))))
+            rows.append((match_id, deal, seating))
             match_id += 1
         deal += 1
-    with store.db:
-        store.db.executemany("INSERT INTO ladder_plan VALUES (?, ?, ?, ?)", rows)
-        store.db.execute("UPDATE ladders SET next_deal = ?, next_match = ?, batches = batches + 1 WHERE name = ?",
-                         (deal, match_id, ladder.name))
+    store.ladders.plan(ladder.name, rows, deal, match_id)
     return len(rows)
 
 
 def planned(store: Store, ladder: ladders.Ladder) -> list[MatchSpec]:
     """The recorded batch's matches (all of them, stored or not), in match-id order."""
-    rows = store.db.execute("SELECT match_id, deal, seats FROM ladder_plan WHERE ladder = ? ORDER BY match_id",
-                            (ladder.name,)).fetchall()
+    rows = store.ladders.planned(ladder.name)
     if not rows:
         return []
     specs = {e.entry: e.spec for e in ladders.entries(store, ladder.name)}
@@ -77,14 +71,9 @@ def planned(store: Store, ladder: ladders.Ladder) -> list[MatchSpec]:
     c = ladder.config
     return [MatchSpec(ladder.run_id, match_id, ladder.game_id, params,
                       sched.deal_seed(c.seed, ladder.game_id, ladder.params, deal, ladder.deal_key),
-                      tuple(specs[e] for e in json.loads(seats)), deal, c.time_limit, c.sandbox, c.time_control,
+                      tuple(specs[e] for e in seats), deal, c.time_limit, c.sandbox, c.time_control,
                       c.seeding)
             for match_id, deal, seats in rows]
-
-
-def stored_ids(store: Store, run_id: str, first: int) -> set[int]:
-    return {r[0] for r in store.db.execute("SELECT match_id FROM matches WHERE run_id = ? AND match_id >= ?",
-                                           (run_id, first))}
 
 
 def fold_batch(store: Store, ladder: ladders.Ladder, batch: list[MatchSpec]) -> None:
@@ -99,16 +88,10 @@ def fold_batch(store: Store, ladder: ladders.Ladder, batch: list[MatchSpec]) -> 
         playing = standing.fold_deal(by_name, list(matches), env)
         for e in playing:
             changed[e.entry] = e
-            history.append((ladder.name, e.entry, deal, e.deals, e.mu, e.sigma))
+            history.append((e.entry, deal, e.deals, e.mu, e.sigma))
         met += [tuple(sorted(p)) for p in itertools.combinations({e.entry for e in playing}, 2)]
-    with store.db:
-        ladders.save_entries(store, ladder.name, changed.values())
-        store.db.executemany("INSERT INTO ladder_history VALUES (?, ?, ?, ?, ?, ?)", history)
-        store.db.executemany("INSERT INTO ladder_pairs VALUES (?, ?, ?, 1) ON CONFLICT (ladder, a, b) "
-                             "DO UPDATE SET deals = deals + 1", [(ladder.name, a, b) for a, b in met])
-        ladders.save_meetings(store, ladder.name, {e.name: e.entry for e in every}, standing.meetings(results))
-        store.db.execute("DELETE FROM ladder_plan WHERE ladder = ?", (ladder.name,))
-        store.db.execute("UPDATE runs SET total = ? WHERE run_id = ?", (batch[-1].match_id + 1, ladder.run_id))
+    store.ladders.fold(ladder.name, ladder.run_id, batch[-1].match_id + 1, ladders.standing_rows(changed.values()),
+                       history, met, ladders.meeting_rows({e.name: e.entry for e in every}, standing.meetings(results)))
 
 
 def all_settled(store: Store, name: str) -> bool:
@@ -144,7 +127,7 @@ def run(store: Store, name: str, *, backend: str = "local", jobs: int | None = N
     from arena.tournament.backends import check_backend
     from arena.tournament.coordinator import play_specs, running
     check_backend(backend, address)
-    ladders.ensure_tables(store)
+    ladders.count_meetings(store)
     ladder = ladders.get(store, name)
     check_playable(store, ladder)
     if not planned(store, ladder) and len(ladders.entries(store, name, active=True)) < 2:
@@ -173,7 +156,7 @@ def run(store: Store, name: str, *, backend: str = "local", jobs: int | None = N
                 continue
             for spec in {e.label: e for s in batch for e in s.seats}.values():
                 stage(spec)   # the copy staged when it entered (or its unchanged original again)
-            done = stored_ids(store, ladder.run_id, batch[0].match_id)
+            done = store.finished_from(ladder.run_id, batch[0].match_id)
             status = play_specs(store, [s for s in batch if s.match_id not in done], backend, jobs, address,
                                 count, checkpoint=False)
             if status != "finished":

@@ -14,8 +14,8 @@ line, the web pages and uploads).
 
 A ladder is one open-ended run in the `runs` table (run id `ladder-NAME`, kind "ladder"), so its
 matches are ordinary rows of `matches` that `arena replay`, `arena export`, `arena faults` and
-`arena matches` read as they read any run's. Beside it the store keeps (tables created on first
-write, so older stores stay readable):
+`arena matches` read as they read any run's. Beside it the store keeps these tables (part of its
+schema, read and written through `Store.ladders`, arena.store_ladders):
 
 * `ladders`: one row per ladder: its run, its config (a TournamentConfig's JSON: game, seed,
   sandbox, time rules, the engines' code digest), the next deal and match id to plan.
@@ -39,7 +39,6 @@ retirement by someone who does not own the entry.
 import hashlib
 import json
 import re
-import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -51,89 +50,14 @@ from arena.ladder.standing import Entry, version_name
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
 from arena.sandbox import DEFAULT_POLICY
 from arena.store import Store
+from arena.store_ladders import STANDING_COLUMNS
 from arena.tournament import schedule as sched
 from arena.tournament.config import GameSetting, TournamentConfig, _agent
 
 if TYPE_CHECKING:
     from arena.tournament.books import Book
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ladders (
-    name        TEXT PRIMARY KEY,
-    run_id      TEXT NOT NULL,     -- its matches: the run `ladder-NAME` of the matches table
-    created     REAL NOT NULL,
-    config      TEXT NOT NULL,     -- JSON: a TournamentConfig of kind "ladder", without agents
-    next_deal   INTEGER NOT NULL DEFAULT 0,
-    next_match  INTEGER NOT NULL DEFAULT 0,
-    batches     INTEGER NOT NULL DEFAULT 0    -- batches planned so far
-);
-CREATE TABLE IF NOT EXISTS ladder_entries (
-    ladder      TEXT NOT NULL REFERENCES ladders(name),
-    entry       INTEGER NOT NULL,  -- 1, 2, ... in the order added
-    label       TEXT NOT NULL,     -- as its author named it, the same for every version
-    version     INTEGER NOT NULL,
-    name        TEXT NOT NULL,     -- its seat label in matches: label, then label@2, label@3, ...
-    item        TEXT NOT NULL,     -- the agent item as given
-    spec        TEXT NOT NULL,     -- JSON AgentSpec dict (label = name; submitted code's digest)
-    digest      TEXT NOT NULL,     -- what tells versions apart
-    parent      INTEGER,           -- the entry of the previous version
-    entrant     TEXT,              -- its owner (uploads); NULL from the command line
-    status      TEXT NOT NULL,     -- active | retired
-    added       REAL NOT NULL,
-    joined      INTEGER NOT NULL,  -- the ladder's stored matches when it was added
-    pi          REAL NOT NULL DEFAULT 0,   -- TrueSkill's exact state (0: the prior)
-    tau         REAL NOT NULL DEFAULT 0,
-    mu          REAL NOT NULL,
-    sigma       REAL NOT NULL,
-    deals       INTEGER NOT NULL DEFAULT 0,
-    games       INTEGER NOT NULL DEFAULT 0,
-    wins        INTEGER NOT NULL DEFAULT 0,
-    draws       INTEGER NOT NULL DEFAULT 0,
-    losses      INTEGER NOT NULL DEFAULT 0,
-    faults      INTEGER NOT NULL DEFAULT 0,
-    share       TEXT NOT NULL DEFAULT '[0, 0.0, 0.0]',   -- Moments of the score share per deal
-    form        TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (ladder, entry),
-    UNIQUE (ladder, name)
-);
-CREATE TABLE IF NOT EXISTS ladder_pairs (
-    ladder      TEXT NOT NULL,
-    a           INTEGER NOT NULL,  -- entry numbers, a < b
-    b           INTEGER NOT NULL,
-    deals       INTEGER NOT NULL,
-    PRIMARY KEY (ladder, a, b)
-);
-CREATE TABLE IF NOT EXISTS ladder_meetings (
-    ladder      TEXT NOT NULL,
-    entry       INTEGER NOT NULL,
-    opponent    INTEGER NOT NULL,
-    games       INTEGER NOT NULL,  -- matches where both held a seat, counted per pair of seats
-    wins        INTEGER NOT NULL,  -- placed ahead of the opponent
-    draws       INTEGER NOT NULL,
-    losses      INTEGER NOT NULL,
-    PRIMARY KEY (ladder, entry, opponent)
-);
-CREATE TABLE IF NOT EXISTS ladder_plan (
-    ladder      TEXT NOT NULL,
-    match_id    INTEGER NOT NULL,
-    deal        INTEGER NOT NULL,
-    seats       TEXT NOT NULL,     -- JSON list of entry numbers, one per seat
-    PRIMARY KEY (ladder, match_id)
-);
-CREATE TABLE IF NOT EXISTS ladder_history (
-    ladder      TEXT NOT NULL,
-    entry       INTEGER NOT NULL,
-    deal        INTEGER NOT NULL,  -- after this deal of the ladder
-    deals       INTEGER NOT NULL,  -- the entry's deals so far
-    mu          REAL NOT NULL,
-    sigma       REAL NOT NULL,
-    PRIMARY KEY (ladder, entry, deal)
-);
-"""
-
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-ENTRY_COLUMNS = ("entry", "label", "version", "item", "spec", "digest", "parent", "entrant", "status", "added",
-                 "joined", "pi", "tau", "deals", "games", "wins", "draws", "losses", "faults", "share", "form")
 
 
 @dataclass(frozen=True)
@@ -160,25 +84,22 @@ class Ladder:
         return self.config.games[0].players
 
 
-def ensure_tables(store: Store) -> None:
-    """Creates the ladder tables in a store opened for writing (nothing when they exist); the
-    head-to-heads of a store whose ladders predate `ladder_meetings` are counted once from their
-    matches."""
-    backfill = has_tables(store) and not _has_meetings(store)
-    store.db.executescript(SCHEMA)
-    if backfill:
-        with store.db:
-            for row in store.db.execute("SELECT name, run_id FROM ladders").fetchall():
-                numbers = {e.name: e.entry for e in entries(store, row["name"])}
-                save_meetings(store, row["name"], numbers, standing.meetings(store.results(row["run_id"])))
+def count_meetings(store: Store) -> None:
+    """Counts once, from their matches, the head-to-heads of the ladders whose matches were folded
+    before the store kept them (a store migrated from before `ladder_meetings`)."""
+    for row in store.ladders.ladder_rows():
+        if store.ladders.meetings(row["name"]) is None and store.run(row["run_id"])["total"]:
+            numbers = {e.name: e.entry for e in entries(store, row["name"])}
+            with store.db:
+                store.ladders.add_meetings(row["name"], meeting_rows(
+                    numbers, standing.meetings(store.results(row["run_id"]))))
 
 
-def _has_meetings(store: Store) -> bool:
-    return store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'ladder_meetings'").fetchone() is not None
-
-
-def has_tables(store: Store) -> bool:
-    return store.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'ladders'").fetchone() is not None
+def meeting_rows(numbers: dict[str, int], counts: dict[tuple[str, str], list[int]]
+                 ) -> list[tuple[int, int, int, int, int, int]]:
+    """Head-to-head counts ({(label, opponent): [games, wins, draws, losses]}, labels as played) as
+    rows of entry numbers (`numbers`: {label: entry})."""
+    return [(numbers[a], numbers[b], *c) for (a, b), c in counts.items()]  # type: ignore[misc]
 
 
 def run_id_of(name: str) -> str:
@@ -202,8 +123,8 @@ def create(store: Store, name: str, *, game: GameSetting, seed: int = 0, time_li
     if not _NAME.fullmatch(name or ""):
         raise ValueError(f"ladder name {name!r}: use letters, digits, '_', '.' and '-' (at most 64, starting "
                          f"with a letter or digit)")
-    ensure_tables(store)
-    if _row(store, name) is not None:
+    count_meetings(store)
+    if store.ladders.ladder(name) is not None:
         raise ValueError(f"ladder {name} already exists in {store.path}: add entries to it, or choose another name")
     if book:
         books.check_games(book, [game])
@@ -214,30 +135,22 @@ def create(store: Store, name: str, *, game: GameSetting, seed: int = 0, time_li
         config = replace(config, book=book.ref(), deals=len(book.deals))
     run_id = run_id_of(name)
     key = book.key if book else deal_key or seeds.new_deal_key()
-    with store.db:
-        if store.deal_key(run_id) is not None:
-            raise ValueError(f"{store.path} already holds a run {run_id}: choose another ladder name")
-        store.db.execute("INSERT INTO ladders (name, run_id, created, config) VALUES (?, ?, ?, ?)",
-                         (name, run_id, time.time(), json.dumps(config.to_json(), sort_keys=True)))
+    if store.deal_key(run_id) is not None:
+        raise ValueError(f"{store.path} already holds a run {run_id}: choose another ladder name")
+    store.ladders.add_ladder(name, run_id, time.time(), config.to_json())
     store.create_run(run_id, config.to_json(), 0, key)
     return get(store, name)
 
 
 def get(store: Store, name: str) -> Ladder:
     """The ladder NAME; ValueError naming the store's ladders when there is none."""
-    row = _row(store, name)
+    row = store.ladders.ladder(name)
     if row is None:
         known = ", ".join(l["name"] for l in ladders(store)) or "none"
         raise ValueError(f"no ladder {name!r} in {store.path} (ladders: {known}); start one with `arena ladder new`")
-    config = TournamentConfig.from_json(json.loads(row["config"]))
+    config = TournamentConfig.from_json(row["config"])
     return Ladder(row["name"], row["run_id"], config, store.deal_key(row["run_id"]) or "", row["created"],
                   row["next_deal"], row["next_match"], row["batches"])
-
-
-def _row(store, name):
-    if not has_tables(store):
-        return None
-    return store.db.execute("SELECT * FROM ladders WHERE name = ?", (name,)).fetchone()
 
 
 def book_left(ladder: Ladder) -> int | None:
@@ -250,14 +163,7 @@ def book_left(ladder: Ladder) -> int | None:
 def active_names(store: Store) -> dict[str, list[str]]:
     """{run id: its active entries' names, in the order added} for every ladder of the store (the
     agents `arena runs` lists for a ladder's run)."""
-    if not has_tables(store):
-        return {}
-    out: dict[str, list[str]] = {}
-    for run_id, entry_name in store.db.execute(
-            "SELECT l.run_id, e.name FROM ladders l JOIN ladder_entries e ON e.ladder = l.name "
-            "WHERE e.status = 'active' ORDER BY l.name, e.entry"):
-        out.setdefault(run_id, []).append(entry_name)
-    return out
+    return store.ladders.active_names()
 
 
 def folded(store: Store, ladder: Ladder) -> int:
@@ -267,17 +173,13 @@ def folded(store: Store, ladder: Ladder) -> int:
 
 def ladders(store: Store) -> list[dict[str, Any]]:
     """[{name, run_id, game_id, params, created, entries, active, matches, status}] oldest first."""
-    if not has_tables(store):
-        return []
     out = []
-    for row in store.db.execute("SELECT * FROM ladders ORDER BY created, name").fetchall():
-        counts = store.db.execute("SELECT count(*), coalesce(sum(status = 'active'), 0) FROM ladder_entries "
-                                  "WHERE ladder = ?", (row["name"],)).fetchone()
-        game = TournamentConfig.from_json(json.loads(row["config"])).games[0]
+    for row in store.ladders.ladder_rows():
+        game = TournamentConfig.from_json(row["config"]).games[0]
+        run = store.run(row["run_id"])
         out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game.game_id,
-                    "params": game.params, "created": row["created"], "entries": counts[0],
-                    "active": counts[1], "matches": store.run(row["run_id"])["total"],
-                    "status": store.run(row["run_id"])["status"]})
+                    "params": game.params, "created": row["created"], "entries": row["entries"],
+                    "active": row["active"], "matches": run["total"], "status": run["status"]})
     return out
 
 
@@ -321,25 +223,18 @@ def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: s
     with store.db:
         joined = store.count(ladder.run_id)
         if same is not None:   # a retired version comes back, with its standing
-            store.db.execute("UPDATE ladder_entries SET status = 'active' WHERE ladder = ? AND entry = ?",
-                             (name, same.entry))
+            store.ladders.set_status(name, [same.entry], "active")
             back = same
         else:
-            number = store.db.execute("SELECT coalesce(max(entry), 0) + 1 FROM ladder_entries WHERE ladder = ?",
-                                      (name,)).fetchone()[0]
             version = latest.version + 1 if latest else 1
             played = replace(spec, label=version_name(spec.label, version))
             prior = standing.environment().create_rating()
-            store.db.execute(
-                "INSERT INTO ladder_entries (ladder, entry, label, version, name, item, spec, digest, parent, entrant, "
-                "status, added, joined, mu, sigma) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)",
-                (name, number, spec.label, version, played.label, (item or agent_list.item_text(spec)).strip(),
-                 json.dumps(played.as_dict()),
-                 digest, latest.entry if latest else None, entrant, now, joined, prior.mu, prior.sigma))
+            store.ladders.add_entry(name, spec.label, version, played.label,
+                                    (item or agent_list.item_text(spec)).strip(), played.as_dict(), digest,
+                                    latest.entry if latest else None, entrant, now, joined, prior.mu, prior.sigma)
             back = None
         if latest is not None and not keep and latest.status == "active" and latest is not same:
-            store.db.execute("UPDATE ladder_entries SET status = 'retired' WHERE ladder = ? AND entry = ?",
-                             (name, latest.entry))
+            store.ladders.set_status(name, [latest.entry], "retired")
     if back is not None:
         return entry(store, name, back.name)
     return entries(store, name)[-1]
@@ -365,19 +260,13 @@ def retire(store: Store, name: str, label: str, entrant: str | None = None) -> l
     if entrant is not None and any(e.entrant != entrant for e in found):
         raise ValueError(f"entry {label!r} of ladder {name} belongs to another entrant: only its owner may retire it")
     with store.db:
-        store.db.executemany("UPDATE ladder_entries SET status = 'retired' WHERE ladder = ? AND entry = ?",
-                             [(name, e.entry) for e in found])
+        store.ladders.set_status(name, [e.entry for e in found], "retired")
     return [replace(e, status="retired") for e in found]
 
 
 def entries(store: Store, name: str, active: bool = False) -> list[Entry]:
     """The ladder's entries (only the active ones with `active`) in the order they were added."""
-    if not has_tables(store):
-        return []
-    sql = f"SELECT {', '.join(ENTRY_COLUMNS)} FROM ladder_entries WHERE ladder = ?"
-    if active:
-        sql += " AND status = 'active'"
-    return [_entry(r) for r in store.db.execute(sql + " ORDER BY entry", (name,))]
+    return [_entry(r) for r in store.ladders.entry_rows(name, active)]
 
 
 def entry(store: Store, name: str, label: str) -> Entry:
@@ -391,44 +280,26 @@ def entry(store: Store, name: str, label: str) -> Entry:
     return found[0]
 
 
-def _entry(row: sqlite3.Row) -> Entry:
-    d = dict(zip(ENTRY_COLUMNS, row))
-    d["spec"] = _agent(json.loads(d["spec"]))
-    d["share"] = json.loads(d["share"])
-    return Entry(**d)
+def _entry(row: dict[str, Any]) -> Entry:
+    return Entry(**(row | {"spec": _agent(row["spec"])}))
 
 
-def save_entries(store: Store, name: str, changed: Iterable[Entry]) -> None:
-    """Writes the standings of these entries (inside the caller's transaction)."""
-    store.db.executemany(
-        "UPDATE ladder_entries SET pi = ?, tau = ?, mu = ?, sigma = ?, deals = ?, games = ?, wins = ?, draws = ?, "
-        "losses = ?, faults = ?, share = ?, form = ? WHERE ladder = ? AND entry = ?",
-        [(e.pi, e.tau, e.mu, e.sigma, e.deals, e.games, e.wins, e.draws, e.losses, e.faults, json.dumps(e.share),
-          e.form, name, e.entry) for e in changed])
-
-
-def save_meetings(store: Store, name: str, numbers: dict[str, int],
-                  counts: dict[tuple[str, str], list[int]]) -> None:
-    """Adds head-to-head counts ({(label, opponent): [games, wins, draws, losses]}, labels as
-    played; `numbers`: {label: entry}) to the ladder's (inside the caller's transaction)."""
-    store.db.executemany(
-        "INSERT INTO ladder_meetings VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ladder, entry, opponent) DO UPDATE "
-        "SET games = games + excluded.games, wins = wins + excluded.wins, draws = draws + excluded.draws, "
-        "losses = losses + excluded.losses",
-        [(name, numbers[a], numbers[b], *c) for (a, b), c in counts.items()])
+def standing_rows(changed: Iterable[Entry]) -> list[tuple[int, tuple[Any, ...]]]:
+    """The entries' standings as the store keeps them: [(entry, values of STANDING_COLUMNS)]."""
+    return [(e.entry, tuple(getattr(e, c) for c in STANDING_COLUMNS)) for e in changed]
 
 
 def head_to_head(store: Store, name: str, label: str) -> list[dict[str, Any]]:
     """[{opponent, games, wins, draws, losses}] of one entry (by name, or a label's latest version)
     against each entry it met, most games first: read from `ladder_meetings` (one row per
-    opponent), or counted from the matches in a store older than that table, read-only."""
+    opponent), or counted from the matches for a ladder whose store kept no such counts yet (one older
+    than that table)."""
     e = entry(store, name, label)
     names = {x.entry: x.name for x in entries(store, name)}
-    if _has_meetings(store):
+    kept = store.ladders.meetings(name, e.entry)
+    if kept is not None:
         rows = [{"opponent": names[r["opponent"]], "games": r["games"], "wins": r["wins"], "draws": r["draws"],
-                 "losses": r["losses"]}
-                for r in store.db.execute("SELECT opponent, games, wins, draws, losses FROM ladder_meetings "
-                                          "WHERE ladder = ? AND entry = ?", (name, e.entry))]
+                 "losses": r["losses"]} for r in kept]
     else:
         counts = standing.meetings(store.results(get(store, name).run_id))
         rows = [{"opponent": b, "games": c[0], "wins": c[1], "draws": c[2], "losses": c[3]}
@@ -438,8 +309,7 @@ def head_to_head(store: Store, name: str, label: str) -> list[dict[str, Any]]:
 
 def pairs(store: Store, name: str) -> dict[tuple[int, int], int]:
     """{(a, b): deals played together} for entries a < b."""
-    return {(r[0], r[1]): r[2] for r in store.db.execute("SELECT a, b, deals FROM ladder_pairs WHERE ladder = ?",
-                                                          (name,))}
+    return store.ladders.pairs(name)
 
 
 # ---------------------------------------------------------------- views
@@ -477,17 +347,15 @@ def history(store: Store, name: str, label: str, most: int | None = None) -> lis
     e = entry(store, name, label)
     prior = standing.environment().create_rating()
     step = max(1, -(-e.deals // (most - 1))) if most and most > 1 else 1
-    rows = store.db.execute("SELECT deal, deals, mu, sigma FROM ladder_history WHERE ladder = ? AND entry = ? "
-                            "AND (deals % ? = 0 OR deals = ?) ORDER BY deal", (name, e.entry, step, e.deals)).fetchall()
-    return [{"deal": None, "deals": 0, "mu": prior.mu, "sigma": prior.sigma}] + [dict(r) for r in rows]
+    return [{"deal": None, "deals": 0, "mu": prior.mu, "sigma": prior.sigma}] + \
+        store.ladders.history(name, e.entry, step, e.deals)
 
 
 def stored(store: Store, ladder: Ladder) -> int:
     """The ladder's stored matches: those folded, and those of the recorded batch stored so far
     (counted from the folded ones on, not over the whole run)."""
     done = folded(store, ladder)
-    return done + store.db.execute("SELECT count(*) FROM matches WHERE run_id = ? AND match_id >= ?",
-                                   (ladder.run_id, done)).fetchone()[0]
+    return done + len(store.finished_from(ladder.run_id, done))
 
 
 def recent(store: Store, ladder: Ladder, most: int) -> list[dict[str, Any]]:

@@ -9,22 +9,12 @@ entrants exist. A token is for one entrant of one ladder, may expire, and is rev
 import hashlib
 import hmac
 import secrets
-import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ladder_tokens (
-    token_id    TEXT PRIMARY KEY,  -- public part of the token, selects the row
-    ladder      TEXT NOT NULL,
-    entrant     TEXT NOT NULL,
-    salt        BLOB NOT NULL,
-    digest      BLOB NOT NULL,     -- scrypt(secret, salt)
-    created     REAL NOT NULL,
-    expires     REAL,              -- NULL: never
-    revoked     REAL               -- NULL: live
-);
-"""
+if TYPE_CHECKING:
+    from arena.store import Store
+
 # scrypt's cost: 16 MiB and a few tens of milliseconds a check (the secret has 256 random bits: the
 # hash keeps a copied table from being a list of tokens, it does not need to resist guessing)
 SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1, "maxmem": 64 << 20, "dklen": 32}
@@ -40,7 +30,7 @@ def _hash(secret: str, salt: bytes) -> bytes:
     return hashlib.scrypt(secret.encode(), salt=salt, **SCRYPT)
 
 
-def issue(db: sqlite3.Connection, ladder: str, entrant: str, days: float | None = None,
+def issue(store: "Store", ladder: str, entrant: str, days: float | None = None,
           now: float | None = None) -> str:
     """A new token for `entrant` of `ladder`, valid for `days` (None: until revoked); only its hash
     is stored. The caller checks that the ladder and the entrant exist."""
@@ -48,39 +38,28 @@ def issue(db: sqlite3.Connection, ladder: str, entrant: str, days: float | None 
         raise ValueError(f"--expires takes a number of days from more than 0 to {MAX_DAYS}, not {days:g}")
     now = time.time() if now is None else now
     token_id, secret, salt = secrets.token_hex(8), secrets.token_urlsafe(32), secrets.token_bytes(16)
-    with db:
-        db.executescript(SCHEMA)
-        db.execute("INSERT INTO ladder_tokens VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
-                   (token_id, ladder, entrant, salt, _hash(secret, salt), now,
-                    None if days is None else now + days * 86400))
+    store.ladders.add_token(token_id, ladder, entrant, salt, _hash(secret, salt), now,
+                            None if days is None else now + days * 86400)
     return f"{token_id}.{secret}"
 
 
-def revoke(db: sqlite3.Connection, ladder: str, entrant: str, now: float | None = None) -> int:
+def revoke(store: "Store", ladder: str, entrant: str, now: float | None = None) -> int:
     """Revokes every live token of `entrant` of `ladder`; how many."""
-    with db:
-        db.executescript(SCHEMA)
-        return db.execute("UPDATE ladder_tokens SET revoked = ? WHERE ladder = ? AND entrant = ? AND revoked IS NULL",
-                          (time.time() if now is None else now, ladder, entrant)).rowcount
+    return store.ladders.revoke_tokens(ladder, entrant, time.time() if now is None else now)
 
 
-def tokens(db: sqlite3.Connection, ladder: str) -> list[dict[str, Any]]:
+def tokens(store: "Store", ladder: str) -> list[dict[str, Any]]:
     """The tokens of `ladder` (never their secrets): id, entrant, created, expires, revoked."""
-    if not _has_table(db):
-        return []
-    return [dict(zip(("token_id", "entrant", "created", "expires", "revoked"), row)) for row in db.execute(
-        "SELECT token_id, entrant, created, expires, revoked FROM ladder_tokens WHERE ladder = ? "
-        "ORDER BY created", (ladder,))]
+    return store.ladders.tokens(ladder)
 
 
-def entrant_of(db: sqlite3.Connection, ladder: str, token: str | None, now: float | None = None) -> str:
+def entrant_of(store: "Store", ladder: str, token: str | None, now: float | None = None) -> str:
     """The entrant a token of `ladder` is for; TokenRefused when it is missing, malformed, unknown,
     wrong, for another ladder, expired or revoked (one message for all, and the same work)."""
     token_id, _, secret = (token or "").partition(".")
     row = None
-    if token_id and secret and token_id.isascii() and _has_table(db):
-        row = db.execute("SELECT ladder, entrant, salt, digest, expires, revoked FROM ladder_tokens "
-                         "WHERE token_id = ?", (token_id,)).fetchone()
+    if token_id and secret and token_id.isascii():
+        row = store.ladders.token(token_id)
     salt, digest = (row[2], row[3]) if row else _DUMMY
     matches = hmac.compare_digest(_hash(secret, salt), digest)
     now = time.time() if now is None else now
@@ -88,7 +67,3 @@ def entrant_of(db: sqlite3.Connection, ladder: str, token: str | None, now: floa
         raise TokenRefused("no valid entrant token: send Authorization: Bearer TOKEN, a token of this ladder "
                            "that has not expired nor been revoked (arena ladder token)")
     return row[1]
-
-
-def _has_table(db):
-    return db.execute("SELECT 1 FROM sqlite_master WHERE name = 'ladder_tokens'").fetchone() is not None

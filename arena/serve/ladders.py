@@ -17,7 +17,6 @@ import email.parser
 import email.policy
 import math
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -59,13 +58,13 @@ class TokenChecks:
         self.lock = threading.Lock()
         self.failed: dict[str, collections.deque[float]] = {}
 
-    def entrant(self, db: sqlite3.Connection, ladder: str, token: str | None, client: str) -> str:
+    def entrant(self, store: Store, ladder: str, token: str | None, client: str) -> str:
         """The entrant of `token` (tokens.entrant_of); HTTPException 429 for a client past its
         failures, 401 for a token refused (which counts as a failure of `client`)."""
         self._refuse_if_over(client)
         try:
             with self.running:
-                return tokens.entrant_of(db, ladder, token)
+                return tokens.entrant_of(store, ladder, token)
         except tokens.TokenRefused as e:
             self._fail(client)
             raise HTTPException(401, str(e)) from None
@@ -177,7 +176,7 @@ def routes(store_path: str, reading: Callable[[], contextlib.AbstractContextMana
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         with reading() as store:
             ladder_of(store, name)
-            return checks.entrant(store.db, name, token.strip() if scheme.lower() == "bearer" else None,
+            return checks.entrant(store, name, token.strip() if scheme.lower() == "bearer" else None,
                                   inputs.client_address(request, behind_proxy))
 
     async def api_upload(request):

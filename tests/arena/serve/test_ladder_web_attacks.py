@@ -26,7 +26,7 @@ def served(tmp_path):
     store = Store(path)
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     ladders.add(store, "club", edge.agent("random"))
-    token = tokens.issue(store.db, "club", "alice")
+    token = tokens.issue(store, "club", "alice")
     store.close()
     with TestClient(create_app(path)) as client:
         yield client, token
@@ -115,19 +115,19 @@ def test_failed_token_checks_expire_and_stay_per_client(tmp_path):
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
-    token = tokens.issue(store.db, "club", "alice")
+    token = tokens.issue(store, "club", "alice")
     now = [1000.0]
     checks = ladders_web.TokenChecks(clock=lambda: now[0])
     for _ in range(ladders_web.MAX_FAILED):
         with pytest.raises(HTTPException) as refused:
-            checks.entrant(store.db, "club", "no.such", "10.0.0.1")
+            checks.entrant(store, "club", "no.such", "10.0.0.1")
         assert refused.value.status_code == 401
     with pytest.raises(HTTPException) as refused:
-        checks.entrant(store.db, "club", token, "10.0.0.1")
+        checks.entrant(store, "club", token, "10.0.0.1")
     assert refused.value.status_code == 429
-    assert checks.entrant(store.db, "club", token, "10.0.0.2") == "alice"   # another address
+    assert checks.entrant(store, "club", token, "10.0.0.2") == "alice"   # another address
     now[0] += ladders_web.FAILED_WINDOW
-    assert checks.entrant(store.db, "club", token, "10.0.0.1") == "alice"   # the failures have expired
+    assert checks.entrant(store, "club", token, "10.0.0.1") == "alice"   # the failures have expired
     store.close()
 
 
@@ -139,6 +139,6 @@ def test_a_flood_from_many_addresses_keeps_the_memory_of_failures_bounded(tmp_pa
     checks = ladders_web.TokenChecks(clock=lambda: 0.0)
     for i in range(500):
         with pytest.raises(HTTPException):
-            checks.entrant(store.db, "club", "no.such", f"10.0.{i // 256}.{i % 256}")
+            checks.entrant(store, "club", "no.such", f"10.0.{i // 256}.{i % 256}")
     assert len(checks.failed) <= 50
     store.close()

@@ -28,7 +28,7 @@ def served(tmp_path, monkeypatch):
     run_id = store.run()["run_id"]
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     ladders.add(store, "club", edge.agent("random"))
-    token = tokens.issue(store.db, "club", "alice")
+    token = tokens.issue(store, "club", "alice")
     store.close()
     with TestClient(create_app(path, "none")) as client:
         with monkeypatch.context() as patched:

@@ -59,12 +59,12 @@ def template(tmp_path_factory):
     ladders.create(store, "unconfined", game=edge.game("insert", None), seed=1, sandbox=edge.sandbox_policy("none"))
     for agent in ("random", "greedy"):
         ladders.add(store, "club", edge.agent(agent))
-    issued = {who: tokens.issue(store.db, "club", who) for who in ("alice", "bob")}
-    issued["other-ladder"] = tokens.issue(store.db, "other", "alice")
-    issued["unconfined"] = tokens.issue(store.db, "unconfined", "alice")
-    issued["expired"] = tokens.issue(store.db, "club", "carol", days=1, now=time.time() - 2 * 86400)
-    issued["revoked"] = tokens.issue(store.db, "club", "dave")
-    tokens.revoke(store.db, "club", "dave")
+    issued = {who: tokens.issue(store, "club", who) for who in ("alice", "bob")}
+    issued["other-ladder"] = tokens.issue(store, "other", "alice")
+    issued["unconfined"] = tokens.issue(store, "unconfined", "alice")
+    issued["expired"] = tokens.issue(store, "club", "carol", days=1, now=time.time() - 2 * 86400)
+    issued["revoked"] = tokens.issue(store, "club", "dave")
+    tokens.revoke(store, "club", "dave")
     store.close()
     return path, issued
 

@@ -27,7 +27,7 @@ def ladder(tmp_path):
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     for agent in ("random", "greedy"):
         ladders.add(store, "club", edge.agent(agent))
-    token = tokens.issue(store.db, "club", "alice")
+    token = tokens.issue(store, "club", "alice")
     store.close()
     archive = str(tmp_path / "kit.tar.gz")
     with tarfile.open(archive, "w:gz") as f:

@@ -24,7 +24,7 @@ def store_path(tmp_path):
     path = str(tmp_path / "arena.sqlite")
     store = Store(path)
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
-    tokens.issue(store.db, "club", "alice")
+    tokens.issue(store, "club", "alice")
     store.close()
     return path
 

@@ -34,7 +34,7 @@ def club(tmp_path):
     store = Store(path)
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     ladders.add(store, "club", edge.agent("random"))
-    issued = {who: tokens.issue(store.db, "club", who) for who in ("alice", "bob")}
+    issued = {who: tokens.issue(store, "club", who) for who in ("alice", "bob")}
     store.close()
     return path, issued
 
