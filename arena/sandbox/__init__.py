@@ -5,7 +5,7 @@ seccomp filter, resource limits, and a fresh process for every match (docs/sandb
 - staging: the bot's code copied read-only at the start of a run
 - confine: the command line, the seccomp filter, the bot's host uid, cgroups and the freezer
 - remote: the arena's side (Box, RemoteAgent, BotPool)
-- server: the sandbox's side (the fork server and the match process)
+- fork_server: the sandbox's side (the fork server and the match process)
 - wire: the frames between them, with deadlines both ways
 - exec_host, exec_bot: bots in any language (`exec:PATH`), the host's side and the adapter in the
   box that speaks the Tabletop Bot Protocol to them (docs/protocol.md)
@@ -25,13 +25,13 @@ from arena.sandbox.policy import (
 from arena.sandbox.staging import code_dir, source_dir, stage
 
 if TYPE_CHECKING:
+    from arena.sandbox.fork_server import describe, load_class
     from arena.sandbox.remote import POOL, BotPool, RemoteAgent, check_available, validate, validate_all
-    from arena.sandbox.server import describe, load_class
 
 # The arena's and the box's sides load on first use: a command that only reads a run's policy
 # (`arena ladder show`, the reports) then starts without them (multiprocessing, ctypes, seccomp).
 _LAZY = {"POOL": "remote", "BotPool": "remote", "RemoteAgent": "remote", "check_available": "remote",
-         "validate": "remote", "validate_all": "remote", "describe": "server", "load_class": "server"}
+         "validate": "remote", "validate_all": "remote", "describe": "fork_server", "load_class": "fork_server"}
 
 
 def __getattr__(name: str) -> Any:

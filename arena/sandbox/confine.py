@@ -209,7 +209,7 @@ def command(program: list[str], code: str | None, limits: dict[str, int], seccom
     """The command that runs `program` (argv) in the box. `bot_uid` is the host uid to drop to when
     this process is root (None otherwise); `seccomp_fd` and `data_fds` (path -> fd) are pipes the
     command must inherit. `per_match`: the program (the fork server) makes new namespaces for each
-    match itself, with their own /proc, and adds the bot's filter there (arena.sandbox.server), so
+    match itself, with their own /proc, and adds the bot's filter there (arena.sandbox.fork_server), so
     the box leaves it user namespaces and a /proc with nothing mounted over it (`data_fds` empty)."""
     disk = str(limits["disk"] << 20)
     inner = ["bwrap", "--unshare-all", "--unshare-user"] + ([] if per_match else ["--disable-userns"])

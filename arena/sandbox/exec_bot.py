@@ -2,7 +2,7 @@
 JSON lines over the bot program's stdin and stdout, in the bot's box.
 
 `ExecBot` is an agent class like any submitted Python class: the match process loads it
-(arena.sandbox.server.load_class, kind "exec"), so the box, the deadlines, the freezer and the fault
+(arena.sandbox.fork_server.load_class, kind "exec"), so the box, the deadlines, the freezer and the fault
 rules are the same as for a Python bot. It starts the bot's command as its child, turns each
 request into a protocol message and the bot's reply into an action id. It holds the determinized
 state the arena sends (with every hidden card resampled), and sends the bot only

@@ -444,7 +444,7 @@ def _build_main(settings):
     import shutil
     import tarfile
 
-    from arena.sandbox.server import apply_limits
+    from arena.sandbox.fork_server import apply_limits
     apply_limits(settings["limits"])
     name = settings["name"]
     work = os.path.join("/tmp", "build")

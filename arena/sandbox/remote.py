@@ -41,7 +41,7 @@ CONTROL_LIMIT = 30.0   # seconds for the fork server to clean up and fork
 
 class Box:
     """One sandbox (or, with --sandbox none, one plain process) running the fork server of
-    arena.sandbox.server; `start_match` gives a fresh process's request and reply pipes."""
+    arena.sandbox.fork_server; `start_match` gives a fresh process's request and reply pipes."""
 
     _count = 0
 
@@ -56,7 +56,7 @@ class Box:
         bot_filter = confine._data_fd(confine.seccomp_program()) if boxed else -1
         settings = json.dumps({"limits": limits, "code_dir": self.inner_code, "control": their_fd,
                                "boxed": boxed, "bot_filter": bot_filter})
-        server = confine.python_command("arena.sandbox.server", settings)
+        server = confine.python_command("arena.sandbox.fork_server", settings)
         Box._count += 1
         if Box._count == 1:
             confine.Cgroup.sweep()

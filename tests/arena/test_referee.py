@@ -250,7 +250,7 @@ def _servers():
                 argv = f.read().split(b"\0")
         except OSError:
             continue
-        if argv[0] == sys.executable.encode() and any(b"arena.sandbox.server" in a for a in argv):
+        if argv[0] == sys.executable.encode() and any(b"arena.sandbox.fork_server" in a for a in argv):
             found.add(int(entry))
     return found
 

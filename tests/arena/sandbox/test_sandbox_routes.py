@@ -124,7 +124,7 @@ def test_a_bot_runs_as_a_non_root_host_uid_with_seccomp_and_a_read_only_proc_sys
     out = json.loads(done.stdout)
     processes, seen = out["processes"], out["seen"]
     bot = [uid for cmdline, uid in processes
-           if "arena.sandbox.server" in cmdline and not cmdline.startswith("bwrap")]
+           if "arena.sandbox.fork_server" in cmdline and not cmdline.startswith("bwrap")]
     # the fork server, and the match's two: the first process of its namespaces, which reaps, and
     # the match's process itself
     assert len(bot) == 3, processes

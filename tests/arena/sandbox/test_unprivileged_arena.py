@@ -61,7 +61,7 @@ def test_a_tournament_with_a_bot_in_the_sandbox_plays_unprivileged(tmp_path):
                 if cmdline.startswith(("bwrap", "setpriv")) and status["Uid"].split()[0] == "0":
                     continue   # this harness's own root bubblewrap, before it drops to the user
                 uids.add(tuple(status["Uid"].split()) + tuple(status["Gid"].split()))
-                if "arena.sandbox.server" in cmdline and uid_map[:1] == ["65534"]:
+                if "arena.sandbox.fork_server" in cmdline and uid_map[:1] == ["65534"]:
                     boxed.add(tuple(uid_map))
                     moving += status["State"][0] in "RSD"   # thawed: the bot is moving (it sleeps)
             time.sleep(0.05)

@@ -1,6 +1,6 @@
 """Inside the sandbox: a fork server, and the fresh process it forks for every match.
 
-`python -I -m arena.sandbox.server SETTINGS` (arena.sandbox.confine.python_command) starts the fork
+`python -I -m arena.sandbox.fork_server SETTINGS` (arena.sandbox.confine.python_command) starts the fork
 server. It imports Python, numpy, the engines and the agents once, then waits on its control
 socket. For each match the arena sends it three fresh pipes; the server first removes everything
 the previous match left (every other process in the sandbox is killed and reaped, /tmp and
