@@ -7,8 +7,9 @@ seccomp filter, resource limits, and a fresh process for every match (docs/sandb
 - remote: the arena's side (Box, RemoteAgent, BotPool)
 - fork_server: the sandbox's side (the fork server and the match process)
 - wire: the frames between them, with deadlines both ways
-- exec_host, exec_bot: bots in any language (`exec:PATH`), the host's side and the adapter in the
-  box that speaks the Tabletop Bot Protocol to them (docs/protocol.md)
+- exec_host, exec_build, exec_bot: bots in any language (`exec:PATH`), the host's side, their build
+  in a box of its own, and the adapter in the box that speaks the Tabletop Bot Protocol to them
+  (docs/protocol.md)
 """
 import importlib
 from typing import TYPE_CHECKING, Any

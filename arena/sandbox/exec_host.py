@@ -4,8 +4,7 @@ arena.sandbox.exec_bot).
 `parse_exec` reads `exec:PATH` (a folder with a `bot.toml` manifest, or an executable file);
 `staged_files` gives staging the bot's files, after its build command (if it has one) has run in a
 box of its own; `load_target` names the staged command for the match process; `public_action` is
-one action as an observer sees it. `python -m arena.sandbox.exec_host SETTINGS` is the build's
-side in its box.
+one action as an observer sees it. The build's side in its box is arena.sandbox.exec_build.
 
 This module imports nothing that imports the agent list, so that the agent list can import it.
 """
@@ -14,7 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -319,7 +317,7 @@ def build_in_box(source: str, name: str, build: list[str], language: str) -> lis
     limits = BUILD_LIMITS
     folders = toolchain(language)[1]
     settings = json.dumps({"name": name, "build": build, "limits": limits, "root": confine.BOT_ROOT})
-    program = confine.python_command("arena.sandbox.exec_host", settings)
+    program = confine.python_command("arena.sandbox.exec_build", settings)
     root = os.geteuid() == 0
     slot, uid = confine.BOT_UIDS.take() if root else (None, None)
     _builds[0] += 1
@@ -436,33 +434,3 @@ def _untar(data, name):
     except tarfile.TarError:
         raise ValueError("its build's output could not be read") from None
     return sorted(files)
-
-
-def _build_main(settings):
-    """In the build's box: copies the bot's folder to /tmp, runs the build there (its output on
-    stderr), and writes the folder as a tar stream to stdout."""
-    import shutil
-    import tarfile
-
-    from arena.sandbox.fork_server import apply_limits
-    apply_limits(settings["limits"])
-    name = settings["name"]
-    work = os.path.join("/tmp", "build")
-    folder = os.path.join(work, name)
-    shutil.copytree(os.path.join(settings["root"], name), folder)
-    for top, dirs, files in os.walk(folder):
-        for entry in dirs + files:
-            path = os.path.join(top, entry)
-            os.chmod(path, os.stat(path).st_mode | 0o200)
-    out = os.dup(1)
-    os.dup2(2, 1)
-    code = subprocess.call(settings["build"], cwd=folder, stdin=subprocess.DEVNULL)
-    if code != 0:
-        print(f"the build command exited with code {code}", file=sys.stderr)
-        sys.exit(1)
-    with os.fdopen(out, "wb") as stream, tarfile.open(fileobj=stream, mode="w|", format=tarfile.PAX_FORMAT) as tar:
-        tar.add(folder, arcname=name)
-
-
-if __name__ == "__main__":
-    _build_main(json.loads(sys.argv[1]))
