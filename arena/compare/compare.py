@@ -209,7 +209,7 @@ def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSett
 
 
 def _share(match, seat):
-    """The seat's score against the other seats (analysis.pair_score), averaged, as its agent's
+    """The seat's score against the other seats (standings.pair_score), averaged, as its agent's
     result reads the match (the fault rule, arena.results.outcome)."""
     placements = placements_seen_by(match, match["seats"][seat]["label"])
     scores = [pair_score(placements[seat], p) for i, p in enumerate(placements) if i != seat]
