@@ -22,6 +22,11 @@ deals, `raw_sd` the coupled one of the same deals. The last row then gives `vari
 coupled variance per deal over the corrected one) and `variance_cut_per_cpu_s` (the same, each per
 CPU second: above 1, the correction reaches a verdict in less CPU than more coupled deals would).
 
+Where comparisons stop undecided at their cap (pairs of close strength need hundreds of deals), each
+arm of the last row also gives `resampled`: the median deals (and CPU seconds) its test would take to
+decide on deals like those it played, by resampling its observations of the `sd_deals` deals, the
+same deals for every arm (`resampled()`); `deals_ratio` and `cpu_ratio` against independent seeds.
+
 CPU seconds, not wall seconds: the machine may be shared. The SPRT is `--sprt`'s default unless
 `sprt` is given.
 """
@@ -111,6 +116,8 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
             extra = {"replays": replays, "raw_sd": round(statistics.stdev(values), 4) if sd_deals > 1 else None,
                      "replayed": sum(used.replayed_at[:sd_deals]) + sum(rest.replayed_at)}
             values = [difference(plan, v) for v in corrected]
+        grid = correction.grid(plan.values, replays) if seeding == "corrected" else plan.values
+        test = plan.test
         by_id = {m["match_id"]: m for m in matches}
         alike = sum(divergence(by_id[2 * d]["actions"], by_id[2 * d + 1]["actions"]).identical
                     for d in range(sd_deals))
@@ -120,7 +127,14 @@ def comparison(game_id: str, candidate: str, baseline: str, seeding: str, seed: 
             "decision": outcome.decision, "deals": outcome.deals, "max_deals": max_deals,
             "cpu_s": round(cpu, 2), "wall_s": round(elapsed, 2),
             "sd_deals": sd_deals, "sd": round(statistics.stdev(values), 4) if len(values) > 1 else None,
-            "mean": round(statistics.fmean(values), 4) if values else None, "identical": alike, **extra}
+            "mean": round(statistics.fmean(values), 4) if values else None, "identical": alike, **extra,
+            # for the summary's resampled stopping times (popped there, not printed)
+            "_observations": [observation(plan, v) for v in values], "_grid": grid, "_test": test}
+
+
+def observation(plan: Any, d: float) -> float:
+    """The inverse of `difference`: a difference of score shares as the test's observation y."""
+    return (d + 1) / 2 if plan.players == 2 else d + 0.5
 
 
 def rows(games: Sequence[str], iterations: int = 100, max_deals: int = 30, sd_deals: int = 20, seeds: int = 1,
@@ -134,9 +148,10 @@ def rows(games: Sequence[str], iterations: int = 100, max_deals: int = 30, sd_de
                 continue
             played = {s: [comparison(game_id, candidate, baseline, s, seed, max_deals, sd_deals, sprt, replays)
                           for seed in range(seeds)] for s in arms}
+            last = summary(game_id, name, candidate, baseline, played)   # first: it takes the rows' private keys
             for seeding in arms:
                 yield from played[seeding]
-            yield summary(game_id, name, candidate, baseline, played)
+            yield last
 
 
 def summary(game_id: str, name: str, candidate: str, baseline: str, played: dict[str, list[Row]]) -> Row:
@@ -154,6 +169,7 @@ def summary(game_id: str, name: str, candidate: str, baseline: str, played: dict
                         "median_cpu_s": round(statistics.median(r["cpu_s"] for r in rs), 2),
                         "cpu_s_per_deal": round(sum(r["cpu_s"] for r in rs) / sum(r["deals"] for r in rs), 4),
                         "identical": sum(r["identical"] for r in rs), "sd_deals": sum(r["sd_deals"] for r in rs)}
+    resampled(out, played)
     a, b = out["independent"], out["coupled"]
     out["sd_ratio"] = round(b["sd"] / a["sd"], 3) if a["sd"] and b["sd"] is not None else None
     out["deals_ratio"] = round(b["median_deals"] / a["median_deals"], 3) if a["median_deals"] else None
@@ -165,3 +181,43 @@ def summary(game_id: str, name: str, candidate: str, baseline: str, played: dict
         out["variance_cut_per_cpu_s"] = round(cut * b["cpu_s_per_deal"] / c["cpu_s_per_deal"], 3) \
             if cut and c["cpu_s_per_deal"] else None
     return out
+
+
+def resampled(out: Row, played: dict[str, list[Row]], sequences: int = 200, cap: int = 4000) -> None:
+    """Adds to each arm of `out` the deals (and CPU seconds) its test would take to decide on deals
+    like those it played: the median over `sequences` sequences drawn from its observations of the
+    `sd_deals` deals (arena.compare.sprt.resampled_stops), each arm's moved to one mean, `at_mean`,
+    so that the arms differ by their spread and not by the chance in their means (every arm
+    estimates the same mean; `at_mean` weighs theirs by the inverse of their variances). `undecided`:
+    the share still undecided at `cap`, counted as `cap` (the median is then a lower bound). An
+    estimate, for comparisons that stop undecided at their cap, as those of close agents do."""
+    from arena.compare import sprt
+    observed = {}
+    for seeding, rs in played.items():
+        observed[seeding] = [y for r in rs for y in r.pop("_observations")]
+        grid, test = rs[0]["_grid"], rs[0]["_test"]
+        for r in rs:
+            r.pop("_grid"), r.pop("_test")
+        observed[seeding] = (observed[seeding], grid, test)
+    spread = {k: (statistics.fmean(o), statistics.variance(o) / len(o)) for k, (o, _, _) in observed.items()
+              if len(set(o)) > 1}
+    for seeding in played:
+        out[seeding]["resampled"] = None   # every deal alike: the comparison stops on "identical play"
+    if not spread:
+        return
+    at_mean = sum(m / v for m, v in spread.values()) / sum(1 / v for _, v in spread.values())
+    out["at_mean"] = round(at_mean, 4)
+    for seeding, (observations, grid, test) in observed.items():
+        if seeding not in spread:
+            continue
+        stops = sprt.resampled_stops(observations, grid, test, mean=at_mean, sequences=sequences, cap=cap)
+        deals = float(statistics.median(stops))
+        out[seeding]["resampled"] = {"median_deals": deals, "undecided": round(float((stops == cap).mean()), 3),
+                                     "cpu_s": round(deals * out[seeding]["cpu_s_per_deal"], 1),
+                                     "mean": round(spread[seeding][0], 4)}
+    base = out["independent"]["resampled"]
+    for seeding in played:
+        arm = out[seeding]["resampled"]
+        if arm is not None and base is not None and seeding != "independent":
+            arm["deals_ratio"] = round(arm["median_deals"] / base["median_deals"], 3)
+            arm["cpu_ratio"] = round(arm["cpu_s"] / base["cpu_s"], 3) if base["cpu_s"] else None

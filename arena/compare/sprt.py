@@ -209,3 +209,44 @@ def estimates(counts: ArrayLike, values: Sequence[float]) -> dict:
     return {"score": score,
             "elo": Range(elo(score.mean), elo(score.low), elo(score.high)),
             "nelo": Range(t * scale, (t - t_half) * scale, (t + t_half) * scale)}
+
+
+
+def tilt(observations: Sequence[float], values: Sequence[float], mean: float | None = None) -> np.ndarray:
+    """The distribution on the grid `values` of the observations (each taken at its nearest grid
+    point), or with `mean`, the nearest to it (least Kullback-Leibler divergence, `mle_expected`) that
+    has that mean: the observations' shape at another mean. Cells never observed stay empty."""
+    grid = np.asarray(values, dtype=float)
+    cells = np.abs(np.asarray(observations, dtype=float)[:, None] - grid[None, :]).argmin(axis=1)
+    counts = np.bincount(cells, minlength=len(grid)).astype(float)
+    seen = counts > 0
+    probs = counts / counts.sum()
+    if mean is not None and seen.sum() > 1:
+        probs[seen] = mle_expected(grid[seen], probs[seen], mean)
+    return probs
+
+
+def resampled_stops(observations: Sequence[float], values: Sequence[float], params: SprtParams,
+                    mean: float | None = None, sequences: int = 200, cap: int = 4000, seed: int = 0) -> np.ndarray:
+    """The deals the test takes to decide on each of `sequences` sequences of deals drawn from the
+    observations (each on the grid `values`), or from their shape moved to `mean` (`tilt`): a
+    bootstrap of its stopping time on deals like these, `cap` for a sequence still undecided after
+    `cap` deals. The draws are quantiles of uniform numbers that depend on `seed` and `sequences`
+    only, so two arms resampled at one mean draw alike (common random numbers)."""
+    grid = np.asarray(values, dtype=float)
+    cumulative = np.cumsum(tilt(observations, grid, mean))
+    uniform = np.random.default_rng(seed).random((sequences, cap)) * cumulative[-1]
+    draws = np.minimum(np.searchsorted(cumulative, uniform, side="right"), len(grid) - 1)
+    s0, s1 = logistic(params.elo0), logistic(params.elo1)
+    counts = np.zeros((sequences, len(grid)))
+    stops = np.full(sequences, cap)
+    live = np.arange(sequences)
+    for n in range(1, cap + 1):
+        counts[live, draws[live, n - 1]] += 1
+        ratio = np.atleast_1d(llr(counts[live], grid, s0, s1))
+        decided = (ratio >= params.upper) | (ratio <= params.lower)
+        stops[live[decided]] = n
+        live = live[~decided]
+        if not len(live):
+            break
+    return stops

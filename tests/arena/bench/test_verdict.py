@@ -23,6 +23,9 @@ def test_the_rows_of_an_agent_against_itself():
     assert coupled["identical"] == 4 and independent["identical"] < 4
     assert coupled["cpu_s"] >= 0 and summary["coupled"]["median_deals"] == 10
     assert summary["coupled"]["sd"] == 0 and summary["independent"]["sd"] == independent["sd"]
+    # every coupled deal alike: nothing to resample, the comparison stops on "identical play"
+    assert summary["coupled"]["resampled"] is None and summary["corrected"]["resampled"] is None
+    assert not any(k.startswith("_") for row in (independent, coupled, corrected) for k in row)
 
 
 def test_an_unknown_pair_is_one_line_and_exit_2():
@@ -43,6 +46,11 @@ def test_the_corrected_arm_replays_the_deals_that_parted_and_gives_its_gain_per_
     assert summary["variance_cut"] == round(cut, 3)
     assert summary["variance_cut_per_cpu_s"] == round(cut * summary["coupled"]["cpu_s_per_deal"]
                                                       / summary["corrected"]["cpu_s_per_deal"], 3)
+    # the deals each arm's test would take on deals like these, resampled on the same deals for every arm
+    base, arm = summary["independent"]["resampled"], summary["corrected"]["resampled"]
+    assert 1 <= base["median_deals"] <= 4000 and 0 <= base["undecided"] <= 1
+    assert arm["deals_ratio"] == round(arm["median_deals"] / base["median_deals"], 3)
+    assert arm["cpu_s"] == round(arm["median_deals"] * summary["corrected"]["cpu_s_per_deal"], 1)
 
 
 def test_without_replays_there_is_no_corrected_arm():

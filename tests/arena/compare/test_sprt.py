@@ -217,3 +217,49 @@ def test_equal_agents_coupled_and_corrected_are_told_apart_at_most_alpha_of_the_
     assert probs.sum() == pytest.approx(1) and (probs * values).sum() == pytest.approx(0.5)
     false_h1, h0, _ = simulate(probs, values, params)
     assert false_h1 <= params.alpha + TOLERANCE and false_h1 + h0 == 1
+
+
+def test_resampled_stops_of_one_repeated_observation_are_the_sequential_test_s_own():
+    # every resampled sequence is the same: it stops where the test on n copies first crosses a bound
+    grid, test = sprt.paired_values(3), sprt.SprtParams()
+    s0, s1 = sprt.logistic(test.elo0), sprt.logistic(test.elo1)
+    for y in (grid[-1], grid[0], grid[5]):
+        counts, n = [0] * len(grid), 0
+        while sprt.decide(float(sprt.llr(counts, grid, s0, s1)), test) is None or n == 0:
+            counts[grid.index(y)] += 1
+            n += 1
+        assert list(sprt.resampled_stops([y] * 7, grid, test, sequences=5, cap=500)) == [n] * 5
+
+
+def test_resampled_stops_shrink_with_the_spread_and_count_the_undecided_at_the_cap():
+    grid, test = sprt.paired_values(4), sprt.SprtParams(elo0=0, elo1=60)
+    wide = [grid[0], grid[-1]] * 40 + [1.0] * 20            # mean 0.6, sd 0.92
+    narrow = [0.25, 0.75] * 40 + [1.0] * 20                 # mean 0.6, sd 0.3
+    wide_stops, narrow_stops = (sprt.resampled_stops(o, grid, test, sequences=60, cap=3000) for o in (wide, narrow))
+    assert np.median(narrow_stops) * 3 < np.median(wide_stops)
+    even = [0.25, 0.75] * 10                                # mean 0.5: H0 at these bounds, slowly
+    stops = sprt.resampled_stops(even, grid, test, sequences=20, cap=5)
+    assert set(stops) == {5}
+    # observations already at the mean asked for are drawn as they are
+    a = sprt.resampled_stops(wide, grid, test, sequences=10, cap=500, seed=3)
+    assert list(a) == list(sprt.resampled_stops(wide, grid, test, mean=0.6, sequences=10, cap=500, seed=3))
+
+
+def test_tilt_moves_the_observations_to_a_mean_keeping_their_cells():
+    grid = sprt.paired_values(4)
+    observations = [0.25, 0.75] * 30 + [1.0] * 15 + [grid[0]] * 5    # mean 0.53125
+    probs = sprt.tilt(observations, grid)
+    assert probs.sum() == pytest.approx(1) and float(probs @ np.array(grid)) == pytest.approx(0.53125)
+    for mean in (0.5, 0.6):
+        moved = sprt.tilt(observations, grid, mean)
+        assert float(moved @ np.array(grid)) == pytest.approx(mean, abs=1e-9) and moved.sum() == pytest.approx(1)
+        assert list(moved > 0) == list(probs > 0)
+        # the least-divergence form: p_i = phat_i / (1 + x (a_i - mean)), one x for every cell
+        seen = probs > 0
+        x = (probs[seen] / moved[seen] - 1) / (np.array(grid)[seen] - mean)
+        assert np.allclose(x, x[0])
+    # a lower mean takes longer to reach H1's side: more deals, the same shape
+    test = sprt.SprtParams(elo0=0, elo1=60)
+    high, low = (np.median(sprt.resampled_stops(observations, grid, test, mean=m, sequences=40, cap=3000))
+                 for m in (0.62, 0.56))
+    assert high < low
