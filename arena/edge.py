@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from arena import agent_list, seeds
 from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
-from arena.tournament.config import GameSetting
+from arena.run_config import GameSetting
 
 if TYPE_CHECKING:
     from arena.compare.compare import ComparePlan

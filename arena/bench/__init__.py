@@ -51,7 +51,7 @@ from arena.bench.measure import Row, calibrated_rates, row, timed, versus
 from engines.core import GameState
 
 if TYPE_CHECKING:   # the tournament modules load only when a bench plays through the arena
-    from arena.tournament.config import TournamentConfig
+    from arena.run_config import TournamentConfig
     from arena.tournament.schedule import Schedule
 
 # The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
@@ -197,9 +197,9 @@ def arena_rows(game_id: str, repeats: int = 3, deals: int | None = None, agents:
 
 def arena_schedule(game_id: str, params: dict[str, Any], specs: Sequence[Any], deals: int) -> tuple["TournamentConfig", "Schedule"]:
     """(the tournament config, its MatchSpecs) of `deals` deals of `specs` on one game, as `arena run` plays them."""
+    from arena.run_config import GameSetting
     from arena.sandbox import DEFAULT_POLICY
     from arena.tournament import schedule as sched
-    from arena.tournament.config import GameSetting
     config = sched.tournament_config([GameSetting(game_id, params)], specs, deals, 0, 10.0, DEFAULT_POLICY)
     return config, sched.schedule_from_config("bench", config)
 
@@ -215,7 +215,7 @@ def play_through_arena(config: Any, matches: Sequence[Any], jobs: int) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(os.path.join(tmp, "bench.sqlite"))
-        store.create_run("bench", config.to_json(), len(matches))
+        store.create_run("bench", config, len(matches))
         play_specs(store, matches, "local", jobs, on_match=count)
         store.close()
     return moves[0]

@@ -277,9 +277,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena.reports.sections import run_sections
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
     from arena.results import analysis
+    from arena.run_config import book_note, time_note
     from arena.sandbox import unconfined_note
     from arena.text import game_title, jsonable
-    from arena.tournament.config import book_note, shown_config, time_note
 
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
@@ -288,17 +288,17 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                "verdict": s["verdict"], "settled": s["settled"], "identical_deals": s["identical_deals"],
                "deals_compared": s["deals_compared"], "identical_play": s["identical_play"]}
               for s in sections]
-    config = shown_config(run_row["config"])
+    config = run_row.tournament
     seeding = config.seeding if config else "independent"
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:
-        echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
+        echo_json({"run_id": run_id, "store": store.path, "status": run_row.status,
                    "sandbox": config.sandbox.mode if config else "bwrap",
                    "time_limit": config.time_limit if config else None,
                    "time_control": config.time_control.to_json() if config and config.time_control else None,
                    "book": dict(config.book) if config and config.book else None, "seeding": seeding,
-                   "matches": matches, "total": run_row["total"],
+                   "matches": matches, "total": run_row.total,
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()

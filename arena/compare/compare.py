@@ -61,6 +61,7 @@ from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
 from arena.results.analysis import pair_score, t_interval
 from arena.results.divergence import divergence, identical_text
 from arena.results.outcome import placements_seen_by
+from arena.run_config import CompareSettings, GameSetting, TournamentConfig
 from arena.sandbox import DEFAULT_POLICY, policy_options, stage, validate_all
 from arena.store import Store
 from arena.text import option_value
@@ -68,7 +69,6 @@ from arena.tournament import books
 from arena.tournament import coordinator as tournament
 from arena.tournament import schedule as sched
 from arena.tournament.backends import check_backend, default_jobs
-from arena.tournament.config import CompareSettings, GameSetting, TournamentConfig
 
 DEFAULT_MAX_DEALS = defaults.COMPARE_MAX_DEALS
 IDENTICAL_DEALS = defaults.IDENTICAL_DEALS
@@ -202,7 +202,7 @@ def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSett
     run_id = config.run_id
     key = tournament.deal_key_for(store, run_id, wanted_key)
     store.claim(run_id)
-    store.create_run(run_id, config.to_json(), 2 * max_deals, key)
+    store.create_run(run_id, config, 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
                        seed, time_limit, sandbox, time_control, book)
 

@@ -56,14 +56,13 @@ from arena import defaults, seeds
 from arena.gamestats import balance, components
 from arena.gamestats.balance import Component
 from arena.results.analysis import Interval, interval, pair_score, t975, t_interval
-from arena.store import run_facts
 from arena.text import game_title
 from engines.wizard import WizardState
 
 if TYPE_CHECKING:
     from arena.match import AgentSpec
+    from arena.run_config import GameSetting
     from arena.store import Store
-    from arena.tournament.config import GameSetting
     from arena.tournament.coordinator import Plan
 
 PHASES = ("opening", "middle", "end")
@@ -511,10 +510,10 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: str | None = N
     out = []
     for run_id in run_ids:
         run = store.run(run_id)
-        order = list(run_facts(run).agents)
-        matches = store.matches(run["run_id"], game_id)
+        order = list(run.labels)
+        matches = store.matches(run.run_id, game_id)
         for _, _, ms in split(matches):
-            out.append(summarize(ms, agent_order=order, run_id=run["run_id"]))
+            out.append(summarize(ms, agent_order=order, run_id=run.run_id))
     if not out:
         raise ValueError(f"no finished match{' of ' + game_id if game_id else ''} in run "
                          f"{', '.join(run_ids)}: nothing to analyze")

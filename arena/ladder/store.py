@@ -49,10 +49,10 @@ from arena import agent_list, seeds
 from arena.ladder import standing
 from arena.ladder.standing import Entry, version_name
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
+from arena.run_config import GameSetting, TournamentConfig, _agent
 from arena.sandbox import DEFAULT_POLICY
 from arena.store import Store
 from arena.tournament import schedule as sched
-from arena.tournament.config import GameSetting, TournamentConfig, _agent
 
 if TYPE_CHECKING:
     from arena.tournament.books import Book
@@ -219,7 +219,7 @@ def create(store: Store, name: str, *, game: GameSetting, seed: int = 0, time_li
             raise ValueError(f"{store.path} already holds a run {run_id}: choose another ladder name")
         store.db.execute("INSERT INTO ladders (name, run_id, created, config) VALUES (?, ?, ?, ?)",
                          (name, run_id, time.time(), json.dumps(config.to_json(), sort_keys=True)))
-    store.create_run(run_id, config.to_json(), 0, key)
+    store.create_run(run_id, config, 0, key)
     return get(store, name)
 
 
@@ -262,7 +262,7 @@ def active_names(store: Store) -> dict[str, list[str]]:
 
 def folded(store: Store, ladder: Ladder) -> int:
     """The matches folded into the ladder's standings (read from its run's row, not counted)."""
-    return store.run(ladder.run_id)["total"]
+    return store.run(ladder.run_id).total
 
 
 def ladders(store: Store) -> list[dict[str, Any]]:
@@ -274,10 +274,10 @@ def ladders(store: Store) -> list[dict[str, Any]]:
         counts = store.db.execute("SELECT count(*), coalesce(sum(status = 'active'), 0) FROM ladder_entries "
                                   "WHERE ladder = ?", (row["name"],)).fetchone()
         game = TournamentConfig.from_json(json.loads(row["config"])).games[0]
+        run = store.run(row["run_id"])
         out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game.game_id,
                     "params": game.params, "created": row["created"], "entries": counts[0],
-                    "active": counts[1], "matches": store.run(row["run_id"])["total"],
-                    "status": store.run(row["run_id"])["status"]})
+                    "active": counts[1], "matches": run.total, "status": run.status})
     return out
 
 

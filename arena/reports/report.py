@@ -26,9 +26,9 @@ from arena.reports.faults import SHORT_OUTPUT, fault_line, faulted_matches, outp
 from arena.reports.sections import run_sections
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines, level_note
 from arena.results import analysis
+from arena.run_config import TournamentConfig, book_note, time_note
 from arena.sandbox import policy_options, unconfined_note
 from arena.text import book_text, csp_meta, interval_text, option_value
-from arena.tournament.config import TournamentConfig, book_note, shown_config, time_note
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -69,19 +69,26 @@ SHOWN_OUTPUTS = 100   # faulty matches whose bots' output the page shows (the en
 
 def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summaries: list[dict[str, Any]]
              ) -> dict[str, Any]:
-    """The run-level part of the report's data: status, counts, config, agents, the first faults."""
+    """The run-level part of the report's data: status, counts, config (as stored) and the notes
+    read from it, agents, the first faults."""
     run = store.run(run_id)
+    config = run.tournament
     agents = {}
     for summ in summaries:
         agents.update(summ["agents"])
     return {
         "run_id": run_id,
-        "status": run["status"],
-        "created": run["created"],
+        "status": run.status,
+        "created": run.created,
         "finished": sum(s["matches"] for s in sections),
-        "total": run["total"],
-        "config": run["config"],
-        "deal_key": run.get("deal_key", ""),
+        "total": run.total,
+        "config": (run.config.to_json() | ({"imported": True} if run.imported else {})) if run.config else None,
+        "imported": run.imported,
+        "deal_key": run.deal_key,
+        "rerun": rerun_command(config, run.deal_key),
+        "notes": {"unconfined": unconfined_note(config.sandbox, config.agents) if config else None,
+                  "time_control": time_note(config), "deal_book": book_note(config),
+                  "book": book_text(config.book) if config and config.book else None},
         "agents": [agents[label] for label in sorted(agents)],
         "sections": sections,
         "fault_count": sum(f["count"] for s in sections for f in s["fault_summary"]),
@@ -93,7 +100,7 @@ def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summar
 def collect(store: "Store", run_id: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
     --json`), and the per-group `GroupTally.summary` values it was made from."""
-    run_id = store.run(run_id)["run_id"]
+    run_id = store.run(run_id).run_id
     sections, summaries = run_sections(store, run_id, first_matches=SHOWN_MATCHES)
     # While `arena serve` runs on this store, each listed match links to its replay there.
     server = server_address.running_url(store.path)
@@ -224,9 +231,8 @@ def reproduction_html(data: dict[str, Any]) -> str:
         + _table(["match", "deal", "seed", "seats", "placements", "returns"],
                  [[_match_link(data, x["match_id"]), _e(x["deal"]), _e(x["seed"]), _e(", ".join(x["seats"])),
                    _e(x["placements"]), _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
-    command = rerun_command(data["config"], data["deal_key"])
-    book = data["config"].get("book")
-    key = f"BOOK being the file of deal book {book_text(book)}" if book else "the deal key"
+    command, book = data["rerun"], data["notes"]["book"]
+    key = f"BOOK being the file of deal book {book}" if book else "the deal key"
     again = (f"<p>To play it again (same schedule, deals and run id; in this store an unfinished run "
              f"resumes, and in another store {_e(key)} gives the same deals):</p>"
              f"<pre>{_e(command)}</pre>") if command else ""
@@ -237,15 +243,11 @@ def reproduction_html(data: dict[str, Any]) -> str:
             + per_match + "</details>")
 
 
-def rerun_command(config_json: Any, deal_key: str = "") -> str | None:
+def rerun_command(config: TournamentConfig | None, deal_key: str = "") -> str | None:
     """The `arena run` command line that schedules this tournament again (the same config and deal
     key, so the same run id, seeds and matches), or None for a run that is not an `arena run`
-    tournament (a comparison, a game played in `arena serve`) or whose config cannot be read."""
-    try:
-        config = TournamentConfig.from_json(config_json)
-    except ValueError:
-        return None
-    if config.deals is None or config.compare:
+    tournament (a comparison; None: a game played in `arena serve`, or a config that cannot be read)."""
+    if config is None or config.deals is None or config.compare:
         return None
     agents = []
     for a in config.agents:
@@ -309,14 +311,12 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     body = "".join(section_html(k, s, summ) for k, (s, summ) in enumerate(zip(data["sections"], summaries)))
     if not data["sections"]:
         body = "<p>No finished matches yet.</p>"
-    config = shown_config(data["config"])
-    note = unconfined_note(config.sandbox, config.agents) if config else None
-    warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
-    clock = time_note(config)
-    warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
-    book = book_note(config)
-    warning += f"<p class=\"meta\" id=\"deal-book\">{_e(book)}</p>" if book else ""
-    warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if data["config"].get("imported") else ""
+    notes = data["notes"]
+    warning = f"<p class=\"bad\" id=\"unconfined\">{_e(notes['unconfined'])}</p>" if notes["unconfined"] else ""
+    for name in ("time_control", "deal_book"):
+        if notes[name]:
+            warning += f"<p class=\"meta\" id=\"{name.replace('_', '-')}\">{_e(notes[name])}</p>"
+    warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if data["imported"] else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"{csp_meta([SCRIPT])}<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -28,8 +28,8 @@ from typing import Any
 
 import engines
 from arena import seeds
+from arena.run_config import GameSetting
 from arena.text import jsonable
-from arena.tournament.config import GameSetting
 from arena.tournament.schedule import deal_seed, resolve_games
 
 FORMAT = "tabletop-arena deal book"

@@ -30,14 +30,14 @@ from typing import Optional
 
 from arena import agent_list, defaults, seeds
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy, TimeControl
-from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
+from arena.results.settle import Look, looks
 from arena.results.tallies import Checkpoint
+from arena.run_config import DEFAULT_MAX_DEALS, GameSetting, StoppingRule, TournamentConfig
 from arena.sandbox import DEFAULT_POLICY, POOL, check_available, describe, stage, validate_all
-from arena.store import Store, run_kind
+from arena.store import Store
 from arena.tournament import books
 from arena.tournament import schedule as sched
 from arena.tournament.backends import SerialExecutor, check_backend, default_jobs, executor
-from arena.tournament.config import GameSetting, TournamentConfig, stored_config
 from arena.tournament.runner import play_matches
 
 DEFAULT_TIME_LIMIT = defaults.TIME_LIMIT
@@ -122,10 +122,10 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
     if resume:
         check_not_imported(store, resume)
         run_id = resume
-        resumed = stored_config(store.run(resume)["config"])
-        if resumed is None:
+        stored = store.run(resume)
+        if stored.kind == "play":
             raise ValueError(f"run {resume} is a game played in `arena serve`, with nothing left to play")
-        config = resumed
+        config = stored.tournament_config()
         if config.compare:
             raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
         check_seeding(resume, config, seeding)
@@ -175,7 +175,7 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
     if not schedule:
         raise ValueError("no game has two agents that can play it: " + "; ".join(sit_outs(config)))
     store.claim(run_id)
-    store.create_run(run_id, config.to_json(), len(schedule), key)
+    store.create_run(run_id, config, len(schedule), key)
     taken = 0
     if extends:
         taken = store.copy_matches(extends.run_id, run_id, shared_matches(old, schedule))
@@ -246,17 +246,14 @@ def smaller_run(store: Store, config: TournamentConfig, wanted_key: str | None =
     played again (`--games 70` after `--games 30` plays 40 more deals)."""
     best = None
     for run in store.runs():
-        if run_kind(run) == "imported":
-            continue   # read only: its deals are the file's word, and its key not this store's
-        try:
-            c = TournamentConfig.from_json(run["config"])
-        except ValueError:
-            continue   # not a tournament (a game played in `arena serve`)
+        c = run.tournament
+        if run.imported or c is None:
+            continue   # read only (its deals are the file's word, its key not this store's), or no tournament
         if c.deals is not None and config.deals is not None and c.deals < config.deals \
                 and c.without_deals() == config.without_deals() \
-                and (not wanted_key or run["deal_key"] == wanted_key) \
+                and (not wanted_key or run.deal_key == wanted_key) \
                 and (best is None or c.deals > (best.config.deals or 0)):
-            best = StoredRun(run["run_id"], c, run["deal_key"])
+            best = StoredRun(run.run_id, c, run.deal_key)
     return best
 
 
@@ -273,7 +270,7 @@ def check_not_imported(store: Store, run_id: str) -> None:
     """ValueError when the store holds `run_id` as a run imported from a file: read only. A run
     played here never deals from a key it did not make or was not given (a file naming the run id
     a later `arena run` will have must not choose its deals)."""
-    if store.deal_key(run_id) is not None and run_kind(store.run(run_id)) == "imported":
+    if store.deal_key(run_id) is not None and store.run(run_id).imported:
         raise ValueError(f"run {run_id} in {store.path} was imported from a file (`arena import`): it is read "
                          f"only and never played on; play this run in another store (--store)")
 

@@ -39,7 +39,7 @@ def test_runs_lists_each_run_with_its_kind_status_and_matches(store):
 
 
 def test_the_reading_commands_default_to_the_latest_tournament(store):
-    tournament = Store(str(store), readonly=True).runs()[0]["run_id"]
+    tournament = Store(str(store), readonly=True).runs()[0].run_id
     assert json.loads(ok("leaderboard", "--store", store, "--json"))["run_id"] == tournament
     assert json.loads(ok("matchups", "--store", store, "--json"))["run_id"] == tournament
     first = Store(str(store), readonly=True).match(tournament, 0)

@@ -159,7 +159,7 @@ def test_an_interrupted_comparison_resumes_to_the_same_decision(tmp_path):
     status, _ = compare.play(store, plan, jobs=1, on_match=stop_after_five)
     # the matches that arrived with the fifth are stored with it, in one transaction
     assert status == "interrupted" and 5 <= len(store.finished_ids(plan.run_id)) < 2 * len(seen)
-    assert store.run(plan.run_id)["status"] == "interrupted"
+    assert store.run(plan.run_id).status == "interrupted"
     store.close()
     resumed = run_json("greedy", "random", *FAST, "--store", tmp_path / "cut.sqlite")
     for key in ("run_id", "decision", "deals", "llr", "histogram", "llr_curve"):
@@ -224,7 +224,7 @@ def test_an_interrupted_comparison_prints_the_command_that_resumes_it(tmp_path, 
                                        "--store", str(tmp_path / "i.sqlite")])
     assert result.exit_code == 130, result.output
     assert "arena compare 'ismcts[iterations=300] as i300' random --game insert" in result.output
-    assert Store(str(tmp_path / "i.sqlite"), readonly=True).runs()[0]["status"] == "interrupted"
+    assert Store(str(tmp_path / "i.sqlite"), readonly=True).runs()[0].status == "interrupted"
 
 
 def test_a_deal_with_a_fault_is_read_by_the_fault_rule():
