@@ -303,7 +303,7 @@ LADDER = "arena.ladder"
 LEARN = "arena.learn"
 SIBLINGS = ("arena.gamestats", "arena.compare", LADDER, LEARN)
 ABOVE_LADDER = ("arena.cli", "arena.serve", "arena.bench")
-BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.interop", "arena.table", "arena.results",
+BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.table", "arena.results",
                 "arena.referee", "arena.sandbox", "arena.agent_list", "arena.store", "arena.server_address",
                 "arena.run_config", "arena.match", "arena.seeds", "arena.text", "arena.defaults", "arena.extras")
 

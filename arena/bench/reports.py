@@ -34,7 +34,7 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     """Writes a synthetic finished run of about `matches` matches (whole deals) to a new store at
     `path`; returns its run id."""
     import engines
-    from arena.agent_list import parse_agents
+    from arena import edge
     from arena.match import Fault, MatchResult
     from arena.results.tallies import Checkpoint
     from arena.run_config import GameSetting
@@ -42,7 +42,7 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     from arena.store import Store
     from arena.tournament import schedule as sched
 
-    specs = parse_agents(",".join(STRENGTHS))
+    specs = edge.agents(",".join(STRENGTHS))
     params = engines.registry.resolve("insert")
     per_deal = len(sched.lineups(specs, 2)) * 2
     deals = max(1, matches // per_deal)

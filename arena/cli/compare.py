@@ -87,7 +87,7 @@ def compare(candidate: str, baseline: str, game_id: str | None, players: int | N
             jobs: int | None, backend: str, address: str | None, time_limit: float, time_control: str | None,
             sandbox: str, bot_limits: tuple[str, ...], deal_key: str | None, book: str | None,
             seeding: str | None, as_json: bool) -> None:
-    from arena import agent_list, edge
+    from arena import edge
     from arena.compare import compare as cmp
     from arena.compare import correction
     from arena.store import Store
@@ -95,8 +95,9 @@ def compare(candidate: str, baseline: str, game_id: str | None, players: int | N
 
     if replays:   # refused before the run is stored (agents the plan cannot read, it refuses itself)
         try:
-            texts = [candidate, baseline, *agent_list.split_list(field or "")]
-            agents = [edge.agent(t, edge.sandbox_policy("none")) for t in texts]
+            unconfined = edge.sandbox_policy("none")
+            agents = [edge.agent(candidate, unconfined), edge.agent(baseline, unconfined),
+                      *(edge.agent_items(field, "--field", unconfined) if field else ())]
         except ValueError:
             agents = []
         reason = correction.refusal(seeding, time_control, agents)

@@ -71,14 +71,15 @@ def run(game_id: str | None, players: int | None, agents_text: str | None, deals
         bot_limits: tuple[str, ...], deal_key: str | None, book: str | None, seeding: str | None,
         as_json: bool) -> None:
     from arena import edge
-    from arena.store import Store
     from arena.tournament import coordinator as tournament
 
-    store = Store(store_path)
-    plan = edge.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals, max_deals=max_deals,
+    # The store is opened (made) by the plan, only once the run passed its checks: a refused run makes none.
+    plan = edge.plan(store_path, game_id=game_id, players=players, agents=agents_text, deals=deals, max_deals=max_deals,
                      seed=seed, time_limit=time_limit, params=params, sandbox=sandbox, bot_limits=bot_limits,
                      deal_key=deal_key, resume=resume, backend=backend, address=address, time_control=time_control,
                      book=book, seeding=seeding)
+    store = plan.store
+    assert store is not None
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():

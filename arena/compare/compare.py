@@ -1,12 +1,12 @@
 """`arena compare`: is the candidate stronger than the baseline? A sequential test over duplicate deals.
 
-    from arena.compare import compare
-    from arena.store import Store
-    store = Store("results/arena.sqlite")
-    from arena import edge
-    plan = compare.plan(store, edge.agent("greedy"), edge.agent("random"), edge.game("insert", None),
-                        test=edge.sprt("elo0=0,elo1=100"))
-    status, outcome = compare.play(store, plan, jobs=1)   # outcome.decision: "H1", "H0" or None
+    import arena
+    store = arena.Store("results/arena.sqlite")
+    plan = arena.plan_comparison(store, "greedy", "random", game_id="insert", sprt_text="elo0=0,elo1=100")
+    result = arena.play_comparison(store, plan, jobs=1)   # a Comparison; its decision "H1", "H0" or None
+
+(`arena.plan_comparison` reads its options' text, arena.edge, and calls `plan` here with the typed
+values; `arena.play_comparison` calls `play`.)
 
 How the deals are played (the statistics are in arena.compare.sprt):
 
@@ -77,6 +77,8 @@ MAX_DEALS = sched.MAX_MATCHES // 2
 
 @dataclass
 class ComparePlan:
+    """A comparison ready to play (`plan` makes it, `play` plays it): the candidate against the
+    baseline (and the field) on one game, its sequential test, its deals and their limits."""
     run_id: str
     config: TournamentConfig
     deal_key: str

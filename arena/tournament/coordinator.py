@@ -1,13 +1,12 @@
 """A tournament from a description to stored results: plan it (new or resumed), then play it.
 
-    from arena.tournament import coordinator as tournament
-    from arena.store import Store
-    from arena import edge
-    store = Store("results/arena.sqlite")
-    plan = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("ismcts, greedy"), deals=10)
-    status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
+    import arena
+    store = arena.Store("results/arena.sqlite")
+    plan = arena.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)   # its text read by arena.edge
+    status = arena.play(store, plan, jobs=2)      # "finished" or "interrupted"
 
 (docs/python.md shows this session whole: the standings and matches as records, pandas, compare.)
+`arena.plan` reads its options' text (arena.edge) and calls `plan` here with the typed values.
 
 Without `deals`, the run plays each game until its verdict is settled (arena.results.settle): deal
 by deal up to the next look, then it looks, up to the cap `max_deals`. The run's schedule and
@@ -23,9 +22,10 @@ import concurrent.futures as cf
 import contextlib
 import itertools
 import math
+import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from arena import agent_list, defaults, seeds
@@ -34,7 +34,7 @@ from arena.results.settle import Look, looks
 from arena.results.tallies import Checkpoint
 from arena.run_config import DEFAULT_MAX_DEALS, GameSetting, StoppingRule, TournamentConfig
 from arena.sandbox import DEFAULT_POLICY, POOL, check_available, describe, stage, validate_all
-from arena.store import Store
+from arena.store import Store, StoreError
 from arena.tournament import books
 from arena.tournament import schedule as sched
 from arena.tournament.backends import SerialExecutor, check_backend, default_jobs, executor
@@ -51,6 +51,8 @@ class MatchFailed(Exception):
 
 @dataclass
 class Plan:
+    """A run ready to play (`plan` makes it, `play` plays it): its config and deal key, its schedule,
+    the matches it has left and the store it is planned in."""
     run_id: str
     config: TournamentConfig
     deal_key: str
@@ -60,6 +62,7 @@ class Plan:
     human: bool                 # a person plays: one match at a time, in this process
     extends: Optional["StoredRun"] = None   # the stored run with fewer deals whose matches this one took
     taken: int = 0              # matches taken from it by this plan
+    store: Store | None = field(default=None, repr=False, compare=False)   # where it is stored
 
     def sit_outs(self) -> list[str]:
         return sit_outs(self.config)
@@ -84,7 +87,7 @@ def check_time_limit(value: float) -> float:
     return float(value)
 
 
-def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
+def plan(store: "Store | str", *, games: Sequence[GameSetting] | None = None,
          agents: Sequence[AgentSpec] | None = None, deals: int | None = None, max_deals: int | None = None,
          seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT, sandbox: SandboxPolicy = DEFAULT_POLICY,
          deal_key: str | None = None, resume: str | None = None, backend: str = "local",
@@ -95,6 +98,8 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
     line-up, or without it each game until its verdict is settled, at most `max_deals` deals. Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well.
+    `store` is a Store, or the path of one, opened (and made, when there is none) only after a new
+    run's checks: a refused run leaves no store behind; `Plan.store` is the store either way.
 
     The arguments are typed values, as `arena.edge` reads them from the command line: `games` the
     GameSettings to play (None: every registered game with its defaults, or the deal book's game),
@@ -119,6 +124,40 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
         books.check_games(book, games)
         wanted_key = book.key
         deals = books.take(book, deals, "--games")
+    config = None
+    if not resume:
+        time_limit = check_time_limit(time_limit)
+        if games is None:
+            games = books.games(book, None, None, ()) if book else sched.resolve_games(None, None, ())
+        if agents is None:
+            agents = agent_list.default_agents()
+        agent_specs = [stage(a) for a in agents]
+        rule = None
+        if deals is None:
+            rule = StoppingRule(DEFAULT_MAX_DEALS if max_deals is None else max_deals)
+            deals = rule.max_deals
+        elif max_deals is not None:
+            raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
+        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, sandbox, time_control,
+                                                 rule, seeding or "coupled"),
+                         kind=kind, book=book.ref() if book else None)
+        sched.check_size(config)
+        validate_all(agent_specs, sandbox)
+    if resume and not isinstance(store, Store) and not os.path.exists(store):
+        raise StoreError(f"no run {resume!r} in {store}: there is no store there")
+    opened = _opened(store)
+    try:
+        return _stored_plan(opened, config, resume, seeding, wanted_key, backend)
+    except BaseException:
+        if opened is not store:
+            opened.close()
+        raise
+
+
+def _stored_plan(store: Store, config: TournamentConfig | None, resume: str | None, seeding: str | None,
+                 wanted_key: str | None, backend: str) -> Plan:
+    """`plan`'s part that reads and writes the store: a resumed run's own config (`config` None),
+    then the run stored, taking the matches of a smaller run it extends."""
     if resume:
         check_not_imported(store, resume)
         run_id = resume
@@ -137,23 +176,7 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
         for a in config.agents:
             stage(a)   # the copy made when the run started, or the unchanged original
     else:
-        time_limit = check_time_limit(time_limit)
-        if games is None:
-            games = books.games(book, None, None, ()) if book else sched.resolve_games(None, None, ())
-        if agents is None:
-            agents = agent_list.default_agents()
-        agent_specs = [stage(a) for a in agents]
-        rule = None
-        if deals is None:
-            rule = StoppingRule(DEFAULT_MAX_DEALS if max_deals is None else max_deals)
-            deals = rule.max_deals
-        elif max_deals is not None:
-            raise ValueError("--max-deals caps a run played until settled: give it or --games, not both")
-        config = replace(sched.tournament_config(games, agent_specs, deals, seed, time_limit, sandbox, time_control,
-                                                 rule, seeding or "coupled"),
-                         kind=kind, book=book.ref() if book else None)
-        sched.check_size(config)
-        validate_all(agent_specs, sandbox)
+        assert config is not None
         run_id = config.run_id
     check_not_imported(store, run_id)
     extends = None if resume else smaller_run(store, config, wanted_key)
@@ -180,9 +203,13 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
     if extends:
         taken = store.copy_matches(extends.run_id, run_id, shared_matches(old, schedule))
     done = store.finished_ids(run_id)
-    out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken)
+    out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken, store)
     out.todo = next_batch(store, out, done) if out.rule else Unplayed(schedule, done)
     return out
+
+
+def _opened(store: "Store | str") -> Store:
+    return store if isinstance(store, Store) else Store(store)
 
 
 def check_seeding(run_id: str, config: TournamentConfig, seeding: str | None) -> None:

@@ -70,6 +70,8 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, args, words):
     assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
     for w in words:
         assert w in lines[0], lines[0]
+    if args[0] == "run":   # refused before its store was made
+        assert not os.listdir(tmp_path)
 
 
 def test_labels_with_parameters_print_literally(tmp_path):
