@@ -735,19 +735,34 @@ class Run:
         return self.tournament.book if self.tournament else None
 
 
-def _read_config(text: str) -> tuple[RunConfig | None, bool, str]:
-    """(config or None, imported, the problem when it cannot be read) of a run's stored config."""
+def stored_config(data: Any) -> tuple[RunConfig | None, bool, str]:
+    """(config or None, imported, why it cannot be read) of a run's config in the JSON form the
+    store keeps (`config_json`: the runs table's, a report's data)."""
+    if not isinstance(data, Mapping):
+        return None, False, "the stored run's configuration is not a JSON object"
+    data = dict(data)
+    imported = bool(data.pop("imported", False))
     try:
-        data = json.loads(text)
-        imported = isinstance(data, dict) and bool(data.pop("imported", False))
         return run_config.read(data), imported, ""
     except ValueError as e:
-        return None, False, str(e)
+        return None, imported, str(e)
+
+
+def config_json(config: RunConfig, imported: bool) -> dict[str, Any]:
+    """A run's config in the JSON form the store keeps (an imported run's marked so)."""
+    return config.to_json() | ({"imported": True} if imported else {})
+
+
+def _read_config(text: str) -> tuple[RunConfig | None, bool, str]:
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        return None, False, f"the stored run's configuration is not JSON ({e})"
+    return stored_config(data)
 
 
 def _config_text(config: RunConfig, imported: bool) -> str:
-    """A run's config as the runs table keeps it (an imported run's marked so)."""
-    return json.dumps(config.to_json() | ({"imported": True} if imported else {}), sort_keys=True)
+    return json.dumps(config_json(config, imported), sort_keys=True)
 
 
 def _names(path, fd):

@@ -28,6 +28,7 @@ from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leade
 from arena.results import analysis
 from arena.run_config import TournamentConfig, book_note, time_note
 from arena.sandbox import policy_options, unconfined_note
+from arena.store import config_json, stored_config
 from arena.text import book_text, csp_meta, interval_text, option_value
 
 if TYPE_CHECKING:
@@ -72,7 +73,6 @@ def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summar
     """The run-level part of the report's data: status, counts, config (as stored) and the notes
     read from it, agents, the first faults."""
     run = store.run(run_id)
-    config = run.tournament
     agents = {}
     for summ in summaries:
         agents.update(summ["agents"])
@@ -82,13 +82,8 @@ def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summar
         "created": run.created,
         "finished": sum(s["matches"] for s in sections),
         "total": run.total,
-        "config": (run.config.to_json() | ({"imported": True} if run.imported else {})) if run.config else None,
-        "imported": run.imported,
+        "config": config_json(run.config, run.imported) if run.config else None,
         "deal_key": run.deal_key,
-        "rerun": rerun_command(config, run.deal_key),
-        "notes": {"unconfined": unconfined_note(config.sandbox, config.agents) if config else None,
-                  "time_control": time_note(config), "deal_book": book_note(config),
-                  "book": book_text(config.book) if config and config.book else None},
         "agents": [agents[label] for label in sorted(agents)],
         "sections": sections,
         "fault_count": sum(f["count"] for s in sections for f in s["fault_summary"]),
@@ -231,8 +226,9 @@ def reproduction_html(data: dict[str, Any]) -> str:
         + _table(["match", "deal", "seed", "seats", "placements", "returns"],
                  [[_match_link(data, x["match_id"]), _e(x["deal"]), _e(x["seed"]), _e(", ".join(x["seats"])),
                    _e(x["placements"]), _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
-    command, book = data["rerun"], data["notes"]["book"]
-    key = f"BOOK being the file of deal book {book}" if book else "the deal key"
+    config = _tournament(data)
+    command = rerun_command(config, data["deal_key"])
+    key = f"BOOK being the file of deal book {book_text(config.book)}" if config and config.book else "the deal key"
     again = (f"<p>To play it again (same schedule, deals and run id; in this store an unfinished run "
              f"resumes, and in another store {_e(key)} gives the same deals):</p>"
              f"<pre>{_e(command)}</pre>") if command else ""
@@ -241,6 +237,12 @@ def reproduction_html(data: dict[str, Any]) -> str:
             + "</pre><h3>Versions (of the report's environment)</h3>" + vers
             + f"<details><summary>The matches: seats, seed and result ({data['finished']})</summary>"
             + per_match + "</details>")
+
+
+def _tournament(data: dict[str, Any]) -> TournamentConfig | None:
+    """The tournament config of the report's data (None for a run that has none that can be read)."""
+    config = stored_config(data["config"])[0]
+    return config if isinstance(config, TournamentConfig) else None
 
 
 def rerun_command(config: TournamentConfig | None, deal_key: str = "") -> str | None:
@@ -311,12 +313,14 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     body = "".join(section_html(k, s, summ) for k, (s, summ) in enumerate(zip(data["sections"], summaries)))
     if not data["sections"]:
         body = "<p>No finished matches yet.</p>"
-    notes = data["notes"]
-    warning = f"<p class=\"bad\" id=\"unconfined\">{_e(notes['unconfined'])}</p>" if notes["unconfined"] else ""
-    for name in ("time_control", "deal_book"):
-        if notes[name]:
-            warning += f"<p class=\"meta\" id=\"{name.replace('_', '-')}\">{_e(notes[name])}</p>"
-    warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if data["imported"] else ""
+    config = _tournament(data)
+    note = unconfined_note(config.sandbox, config.agents) if config else None
+    warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
+    clock = time_note(config)
+    warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
+    book = book_note(config)
+    warning += f"<p class=\"meta\" id=\"deal-book\">{_e(book)}</p>" if book else ""
+    warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if stored_config(data["config"])[1] else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"{csp_meta([SCRIPT])}<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

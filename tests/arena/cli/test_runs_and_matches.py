@@ -101,7 +101,7 @@ def test_status_is_what_the_store_keeps_and_kinds_are_what_started_the_run(tmp_p
     path = str(tmp_path / "s.sqlite")
     store = Store(path)
     store.create_run("left", a_config("insert"), 6)   # nobody plays it
-    store.create_run("play-1", PlayConfig((GameSetting("wizard", {}),), (AgentSpec("you", "human"), AgentSpec("greedy")),
+    store.create_run("play-1", PlayConfig((GameSetting("wizard", {}),), (AgentSpec("you", "human"), AgentSpec("greedy", "greedy")),
                                           0, 1), 1)
     store.set_status("play-1", "finished")
     # An analyze run stored before analyze runs said so is known by its public deal key.

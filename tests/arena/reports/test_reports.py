@@ -21,6 +21,7 @@ from arena.cli.reports import report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.reports import graphs, report
 from arena.results import analysis
+from arena.run_config import TournamentConfig
 from arena.store import Store
 from browser import chromium
 from configs import a_config
@@ -331,7 +332,7 @@ def test_report_after_a_real_tournament_gives_the_command_that_replays_it(tmp_pa
     assert data["finished"] == data["total"] == 4 and data["sections"][0]["game_id"] == "insert"
     page = out.read_text()
     assert_self_contained(page)
-    command = data["rerun"]
+    command = report.rerun_command(TournamentConfig.from_json(data["config"]))
     assert command is not None and html.escape(command) in page
     again = CliRunner().invoke(main, shlex.split(command)[1:] + ["-j", "1", "--store", store])
     assert again.exit_code == 0 and f"run {data['run_id']}: 4 matches, 4 already stored" in again.output
