@@ -256,7 +256,7 @@ def plan(store: "Store | str", *, game_id: str | None = None, players: int | Non
                             **options)
 
 
-def plan_comparison(store: "Store", candidate: str, baseline: str, game_id: str | None = None,
+def plan_comparison(store: "Store | str", candidate: str, baseline: str, game_id: str | None = None,
                     players: int | None = None, params: Sequence[str] = (), field: str | None = None,
                     sprt_text: str | None = None, max_deals: int | None = None, seed: int = 0,
                     time_limit: float | None = None, sandbox: str = "bwrap", deal_key: str | None = None,
@@ -265,7 +265,8 @@ def plan_comparison(store: "Store", candidate: str, baseline: str, game_id: str 
                     bot_limits: Sequence[str] = ()) -> "ComparePlan":
     """`arena compare`'s plan from its options as text (the candidate and the baseline as items of
     `--agents`, `field` a list, `params` and `bot_limits` ["NAME=VALUE", ...], `sprt_text` as
-    --sprt), read here and handed to `arena.compare.compare.plan` as typed values."""
+    --sprt), read here and handed to `arena.compare.compare.plan` as typed values. `store` is a Store
+    or the path of one, opened (made) only once the comparison passed its checks (`ComparePlan.store`)."""
     from arena.compare import compare
     from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
     policy = sandbox_policy(sandbox, bot_limits)

@@ -90,7 +90,6 @@ def compare(candidate: str, baseline: str, game_id: str | None, players: int | N
     from arena import edge
     from arena.compare import compare as cmp
     from arena.compare import correction
-    from arena.store import Store
     from arena.tournament import coordinator as tournament
 
     if replays:   # refused before the run is stored (agents the plan cannot read, it refuses itself)
@@ -103,10 +102,12 @@ def compare(candidate: str, baseline: str, game_id: str | None, players: int | N
         reason = correction.refusal(seeding, time_control, agents)
         if reason:
             raise click.UsageError(f"--replays: {reason}")
-    store = Store(store_path)
-    plan = edge.plan_comparison(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals,
+    # The store is opened (made) by the plan, only once the comparison passed its checks.
+    plan = edge.plan_comparison(store_path, candidate, baseline, game_id, players, params, field, sprt_text, max_deals,
                                 seed, time_limit, sandbox, deal_key, backend, address, time_control, book, seeding,
                                 bot_limits)
+    store = plan.store
+    assert store is not None
     if replays and correction.unavailable(plan):
         raise click.UsageError(f"--replays: {correction.unavailable(plan)}")
     err = rich_console(stderr=True)

@@ -49,6 +49,7 @@ more deals than needed are played, and few pool start-ups are paid; a match with
 by the fault rule, like on the leaderboard (arena.results.outcome: the faulty agent last for its
 own score, every other seat's score from the played-out game).
 """
+import dataclasses
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -94,6 +95,8 @@ class ComparePlan:
     sandbox: SandboxPolicy
     time_control: TimeControl | None = None
     book: books.Book | None = None   # the deal book whose deals it plays (--deals)
+    # where it is stored (`dataclasses.field`: `field` above names the other seats)
+    store: Store | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def players(self) -> int:
@@ -143,7 +146,7 @@ class Outcome:
         return self.decision is not None
 
 
-def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSetting,
+def plan(store: "Store | str", candidate: AgentSpec, baseline: AgentSpec, game: GameSetting,
          field: Sequence[AgentSpec] | None = None, test: sprt.SprtParams | None = None,
          max_deals: int | None = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
          sandbox: SandboxPolicy = DEFAULT_POLICY, deal_key: str | None = None, backend: str = "local",
@@ -156,7 +159,8 @@ def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSett
     `test` (None: its defaults). With `book` (a deal book) it plays the book's deals of its game, at
     most all of them (`max_deals`: at most the first ones); otherwise at most `max_deals` (None:
     DEFAULT_MAX_DEALS). `seeding` (arena.seeds.SEEDINGS) is coupled when None; it is part of the run
-    id, so the same command with another seeding is another run.
+    id, so the same command with another seeding is another run. `store` is a Store or the path of
+    one, opened (made) only once the comparison passed its checks (`ComparePlan.store`).
 
     :raises ValueError: equal labels, a field for a two-player game, --max-deals out of range, a
         stored run with other deals than `deal_key`, a game other than the deal book's, or another
@@ -202,11 +206,12 @@ def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSett
                                              {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
                                               "beta": test.beta}, max_deals))
     run_id = config.run_id
-    key = tournament.deal_key_for(store, run_id, wanted_key)
-    store.claim(run_id)
-    store.create_run(run_id, config, 2 * max_deals, key)
+    with tournament.opened(store) as planned_in:
+        key = tournament.deal_key_for(planned_in, run_id, wanted_key)
+        planned_in.claim(run_id)
+        planned_in.create_run(run_id, config, 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
-                       seed, time_limit, sandbox, time_control, book)
+                       seed, time_limit, sandbox, time_control, book, planned_in)
 
 
 def _share(match, seat):

@@ -145,13 +145,8 @@ def plan(store: "Store | str", *, games: Sequence[GameSetting] | None = None,
         validate_all(agent_specs, sandbox)
     if resume and not isinstance(store, Store) and not os.path.exists(store):
         raise StoreError(f"no run {resume!r} in {store}: there is no store there")
-    opened = _opened(store)
-    try:
-        return _stored_plan(opened, config, resume, seeding, wanted_key, backend)
-    except BaseException:
-        if opened is not store:
-            opened.close()
-        raise
+    with opened(store) as planned_in:
+        return _stored_plan(planned_in, config, resume, seeding, wanted_key, backend)
 
 
 def _stored_plan(store: Store, config: TournamentConfig | None, resume: str | None, seeding: str | None,
@@ -208,8 +203,17 @@ def _stored_plan(store: Store, config: TournamentConfig | None, resume: str | No
     return out
 
 
-def _opened(store: "Store | str") -> Store:
-    return store if isinstance(store, Store) else Store(store)
+@contextlib.contextmanager
+def opened(store: "Store | str") -> Iterator[Store]:
+    """`store`, or the Store at the path `store` (made when there is none), for a plan to store its
+    run in once the run passed its checks; one it opened is closed again when the plan fails."""
+    made = store if isinstance(store, Store) else Store(store)
+    try:
+        yield made
+    except BaseException:
+        if made is not store:
+            made.close()
+        raise
 
 
 def check_seeding(run_id: str, config: TournamentConfig, seeding: str | None) -> None:

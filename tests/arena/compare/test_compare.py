@@ -244,3 +244,12 @@ def test_a_deal_with_a_fault_is_read_by_the_fault_rule():
     # A field seat's fault gives the candidate nothing: it stays below the seat the stand-in played to first.
     other = observation(plan, 0, m(["cand", "f1", "f2"], [2, 1, 3], ["f1"]), m(["base", "f1", "f2"], [2, 1, 3]))
     assert other[0] == 4
+
+
+@pytest.mark.parametrize("agents, says", [(["greedy", "nosuchbot"], "unknown agent"),
+                                          (["greedy", "greedy"], "both labelled"),
+                                          (["greedy", "random", "--field", "random"], "three or more")])
+def test_a_refused_comparison_makes_no_store(tmp_path, agents, says):
+    result = CliRunner().invoke(main, ["compare", *agents, "--game", "insert", "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert not os.listdir(tmp_path)
