@@ -28,7 +28,7 @@ import numpy as np
 import engines
 from agents import learned
 from agents.pimc import PIMCAgent
-from arena.agent_list import parse_agent
+from arena import edge
 from arena.bench.measure import Row, row, run_alone, versus
 
 GAME = "wizard"
@@ -93,7 +93,7 @@ def _tree_rows(body: dict[str, Any], repeats: int) -> Iterator[Row]:
 
 
 def _bid_rows(body: dict[str, Any], positions: list[Any], repeats: int) -> Iterator[Row]:
-    teacher = parse_agent(str(body.get("teacher")))
+    teacher = edge.agent(str(body.get("teacher")))
     playout = dict(teacher.params) if teacher.source == "pimc" else {}   # the rule the model learned from
 
     def bids(**params: Any) -> Callable[[], None]:
