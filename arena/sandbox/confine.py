@@ -284,7 +284,7 @@ def _system(path):
     return path.startswith(("/usr/", "/lib", "/bin/", "/sbin/"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def libraries(path: str, box: str | None = None) -> tuple[str, ...]:
     """The shared libraries (and the ELF interpreter) the dynamic loader loads for the ELF file at
     `path`, as `ld.so --list` answers, with the paths it names them by. `box`: a bot's own
