@@ -192,6 +192,7 @@ STDLIB_EMPTY = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", 
 # the JDK the java launcher loads its VM, modules and configuration from.
 RUNTIME_FOLDERS = (("python3.*", "{bin}/../lib/{name}"), ("java", "{bin}/.."))
 LOADER_CACHE = "/etc/ld.so.cache"
+LOADER = shutil.which("ld.so", path="/usr/bin:/bin") or "/lib64/ld-linux-x86-64.so.2"   # Debian's name, or the loader's own
 ELF_MAGIC = b"\x7fELF"
 
 
@@ -290,7 +291,7 @@ def libraries(path: str, box: str | None = None) -> tuple[str, ...]:
     `path`, as `ld.so --list` answers, with the paths it names them by. `box`: a bot's own
     folder, which `path` is in: the loader then reads it in a box of its own that shows only the
     system's folders and that folder, and only libraries of the system's folders are kept."""
-    argv = ["ld.so", "--list", path]
+    argv = [LOADER, "--list", path]
     if box is not None:
         argv = ["bwrap", "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
                 "--die-with-parent", "--new-session", "--clearenv"] + _system_binds() + [
@@ -300,10 +301,11 @@ def libraries(path: str, box: str | None = None) -> tuple[str, ...]:
     except (OSError, subprocess.SubprocessError):
         return ()
     found = []
-    for line in done.stdout.splitlines():   # "\tname => /path (0x...)", "\t/path (0x...)", "\t/interp => ld.so (...)"
+    # "\tname => /path (0x...)", "\t/interp => LOADER (0x...)", and for a library "\tLOADER (0x...)"
+    for line in done.stdout.splitlines():
         left, _, right = line.strip().rpartition(" (")[0].partition(" => ")
-        for candidate in (right, left):
-            if candidate.startswith("/"):
+        for candidate in (left, right):   # the interpreter by the path programs name it, a library by where it is
+            if candidate.startswith("/") and candidate != LOADER:
                 found.append(candidate)
                 break
     return tuple(p for p in found if box is None or _system(p))
@@ -360,10 +362,13 @@ def program_view(program: str, box: str | None = None) -> View:
     from arena.sandbox.exec_host import _host_program
     links: dict[str, str] = {}
     if box is not None:
-        with open(program, "rb") as f:
-            head = f.read(256)
+        try:
+            with open(program, "rb") as f:
+                head = f.read(256)
+        except OSError:   # a program its build did not leave: the adapter in the box says so
+            return View(())
         if head.startswith(ELF_MAGIC):
-            return _with_libraries([], links) + _view([resolve(p, links) for p in libraries(program, box)], links.items())
+            return _view([resolve(p, links) for p in libraries(program, box)], links.items())
         words = head[2:].split(b"\n")[0].split() if head.startswith(b"#!") else []
         hosts = [w.decode() for w in words[:1]]
         if hosts and os.path.basename(hosts[0]) == "env" and len(words) > 1:

@@ -13,8 +13,10 @@ import sqlite3
 import time
 
 import pytest
+import scipy
 from scipy.stats import binom
 
+import engines
 import unprivileged
 from arena.match import AgentSpec
 from arena.sandbox import RemoteAgent, confine, make_policy
@@ -144,6 +146,26 @@ def test_collusion_between_boxes_the_partners_guesses_are_right_no_more_often_th
     right = sum(a == b for s, r in zip(sent, read) for a, b in zip(s, r))
     assert bits == 24 * pagecache_bots.BITS
     assert right <= binom.ppf(1 - 1e-6, bits, 0.5), (right, bits)
+
+
+def test_a_box_shows_only_what_its_bots_runtime_needs(tmp_path):
+    """No /usr whole, no /etc but the loader's cache, no installed package but numpy; the
+    interpreter, its standard library and the project's packages are there."""
+    probe = os.path.join(ROOT, PAGECACHE)
+    hidden = ["/usr/bin", "/usr/share", "/etc/passwd", os.path.dirname(scipy.__file__)]
+    spec = AgentSpec("probe", f"{probe}:ViewProbe", (("paths", ",".join(hidden + [os.__file__])),
+                                                     ("modules", "numpy,scipy,sqlite3,engines")),
+                     "file", f"{probe}:ViewProbe")
+    agent = RemoteAgent(spec, 60.0, make_policy("bwrap"))
+    try:
+        agent.reset("insert", {}, 0, 0)
+        agent.act(engines.make("insert", seed=0))
+    finally:
+        agent.kill()
+    said = [json.loads(line[len("PAGECACHE "):]) for line in (agent.captured() or {"text": ""})["text"].splitlines()
+            if line.startswith("PAGECACHE ")]
+    assert said == [{"shown": {**{p: False for p in hidden}, os.__file__: True},
+                     "modules": {"numpy": True, "scipy": False, "sqlite3": True, "engines": True}}]
 
 
 def test_the_memory_of_a_box_is_bounded_as_a_whole(player):
