@@ -191,6 +191,7 @@ STDLIB_EMPTY = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", 
 # name of the program (fnmatch): `{bin}` is the folder it is in. Python's standard library, and
 # the JDK the java launcher loads its VM, modules and configuration from.
 RUNTIME_FOLDERS = (("python3.*", "{bin}/../lib/{name}"), ("java", "{bin}/.."))
+SEARCH_PATH = ("/usr/local/bin", "/usr/bin", "/bin")   # where an exec bot's command's program is looked up
 LOADER_CACHE = "/etc/ld.so.cache"
 LOADER = shutil.which("ld.so", path="/usr/bin:/bin") or "/lib64/ld-linux-x86-64.so.2"   # Debian's name, or the loader's own
 ELF_MAGIC = b"\x7fELF"
@@ -359,7 +360,6 @@ def program_view(program: str, box: str | None = None) -> View:
     interpreter (a script's `#!` line, `env NAME` looked up as the manifest's command is), its
     shared libraries and its runtime folders (RUNTIME_FOLDERS). `box`: the bot's own folder,
     when the program is in it (its own files are at /bot already)."""
-    from arena.sandbox.exec_host import _host_program
     links: dict[str, str] = {}
     if box is not None:
         try:
@@ -372,7 +372,7 @@ def program_view(program: str, box: str | None = None) -> View:
         words = head[2:].split(b"\n")[0].split() if head.startswith(b"#!") else []
         hosts = [w.decode() for w in words[:1]]
         if hosts and os.path.basename(hosts[0]) == "env" and len(words) > 1:
-            hosts.append(_host_program(words[1].decode()) or "")
+            hosts.append(shutil.which(words[1].decode(), path=os.pathsep.join(SEARCH_PATH)) or "")
         return sum((program_view(h) for h in hosts if _system(h)), View(()))
     real = resolve(program, links)
     folders, empty = [], []
