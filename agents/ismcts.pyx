@@ -74,6 +74,9 @@ from libc.math cimport log, sqrt, isfinite
 from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_uniform,
                            MAX_ACTIONS, HORIZON_GAME, HORIZON_ROUND, monotonic_seconds)
 
+from agents.forest cimport Forest
+from agents.leaf cimport c_leaf_features
+
 from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
 
 DEF MAX_PLAYERS = 16
@@ -123,6 +126,7 @@ cdef struct SearchConfig:
     int infer              # worlds drawn at most per iteration (kept by c_plausibility)
     bint halving           # sequential halving at the root
     double bias            # progressive bias: the weight of an edge's evaluated rank
+    bint valued            # a learned leaf value (Search.value) scores every leaf short of the game's end
 
 cdef struct Views:
     # pom, at another player's node: its legal actions in this world (members), in classes of the
@@ -189,11 +193,13 @@ cdef class SearchSettings:
     of an edge's evaluated rank among its siblings in its UCB value, fading as 1 / (visits + 1); 0,
     the default, none. Another player's edges merged by `pom` have none."""
     cdef SearchConfig cfg
+    cdef readonly Forest value
 
     def __init__(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                  str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                  str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
-                 double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0):
+                 double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0,
+                 Forest value=None):
         cdef bint solve
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
@@ -232,6 +238,11 @@ cdef class SearchSettings:
             raise ValueError(f"ismcts expand must be random or eval, not {expand!r}")
         if not (isfinite(sp) and sp >= 0):
             raise ValueError("ismcts needs a finite span >= 0")
+        if value is not None and value.features != 2 + 2 * state.num_players:
+            raise ValueError(f"the leaf value reads {value.features} features, not the "
+                             f"{2 + 2 * state.num_players} of a {state.num_players}-player position")
+        self.value = value
+        self.cfg.valued = value is not None
         self.cfg.iterations = iterations
         self.cfg.seconds = seconds
         self.cfg.c = c
@@ -299,6 +310,8 @@ cdef class Search:
     # players in this iteration's world and the iteration's rewards
     cdef int me
     cdef int n_players
+    cdef Forest value                      # the learned leaf value of the current search (cfg.valued)
+    cdef double leaf_x[2 + 2 * MAX_PLAYERS]   # its features of one seat
     cdef int root_round
     cdef double base[MAX_PLAYERS]
     cdef double reward[MAX_PLAYERS]
@@ -698,6 +711,16 @@ cdef class Search:
             m = 0.0 if m < 0.0 else (1.0 if m > 1.0 else m)
             out[p] = (1.0 - margin) * r + margin * m
 
+    cdef void _valued_rewards(self, GameState s, int n) noexcept nogil:
+        """Rewards of a leaf short of the game's end scored by the learned leaf value: each player's
+        expected score share at the game's end, the trees walked in C from its features."""
+        cdef int p
+        cdef double v
+        for p in range(n):
+            c_leaf_features(s, p, self.leaf_x)
+            v = self.value.c_value(self.leaf_x)
+            self.reward[p] = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
+
     # ---- one search: each iteration in phases ----
 
     cdef int run(self, GameState root, GameState s, const SearchConfig* cfg) except -1 nogil:
@@ -922,7 +945,9 @@ cdef class Search:
         rollout in `s` to the horizon (none when the descent reached it: a descent that ended the
         root's round does not roll into the next) by the engine's c_rollout, or by `_rollout_ply`
         with a decisive, MAST or policy rollout, or cut off after cfg.cutoff plies
-        (`_cut_rollout`) and then scored by the engine's evaluation."""
+        (`_cut_rollout`) and then scored by the engine's evaluation. With a learned leaf value
+        (cfg.valued) the leaf, or the cut-off rollout's end, short of the game's end is scored by
+        it (`_valued_rewards`), with no rollout when there is no cutoff."""
         cdef Edge* ed
         cdef double u
         cdef int i
@@ -933,7 +958,8 @@ cdef class Search:
             for i in range(self.n_players):
                 self.reward[i] = u if i == ed.player else 1.0 - u
             return 0
-        if self._within(s, cfg):
+        if self._within(s, cfg) and not (cfg.valued and cfg.cutoff == 0):
+            # a learned leaf value without a cutoff scores the leaf itself: no play-out
             if cfg.cutoff > 0:
                 evaluated = self._cut_rollout(s, cfg)
             elif cfg.decisive > 0 or cfg.mast > 0.0 or cfg.policy > 0.0:
@@ -941,7 +967,9 @@ cdef class Search:
                 self._policy_rollout(s, cfg)
             else:
                 s.c_rollout(&self.rng, cfg.horizon)
-        if evaluated:
+        if cfg.valued and not s.c_is_terminal():
+            self._valued_rewards(s, self.n_players)
+        elif evaluated:
             self._evaluated_rewards(s, self.n_players, cfg.margin, cfg.span, self.reward)
         else:
             self._rewards(s, self.n_players, s.c_is_terminal(), self.base, cfg.margin, cfg.span, self.reward)
@@ -1137,6 +1165,7 @@ cdef class Search:
         if self.scratch is None or type(self.scratch) is not type(state) or self.scratch.params != state.params:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
+        self.value = settings.value
         with nogil:
             self.run(state, scratch, &settings.cfg)
             a = self.best_action(state)
@@ -1435,7 +1464,11 @@ class ISMCTSAgent(Agent):
     default, none: it measured stronger only at equal iterations, see the README), `threads`
     (root parallelisation: that many independent trees searched at once without the GIL, their
     root statistics summed; `iterations` is the total, shared among them, and `time` the wall time
-    of each), `seed` (combined with the match seed, the seat and the thread).
+    of each), `value` (a learned leaf value, the model file `arena train --target value` writes, or
+    `shipped`, agents/models/value-GAME-Np.json: every leaf short of the game's end, or with a
+    `cutoff` the end of the cut-off rollout, is scored by each player's expected score share, the
+    trees walked in C from the position's features, agents/leaf.pyx, instead of playing out; "", the
+    default, none; docs/training.md), `seed` (combined with the match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
@@ -1449,16 +1482,21 @@ class ISMCTSAgent(Agent):
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
-              "root": "ucb", "bias": 0.0, "threads": 1, "seed": 0}
+              "root": "ucb", "bias": 0.0, "threads": 1, "value": "", "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
               "infer": (1, 1000), "bias": (0.0, 100.0), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
                "opponents": ("search", "policy"), "root": ("ucb", "halving")}
+    FILE_PARAMS = ("value",)
 
     def __init__(self, **params):
         super().__init__(**params)
+        self._value = None         # (model file, Forest) of the learned leaf value, if any
+        if self.params["value"] not in ("", "shipped"):
+            from agents import learned
+            self._value = learned.value_forest(self.params["value"], "", 0)
         self._searches = [Search() for _ in range(self.params["threads"])]
         self._search = self._searches[0]
         for t, search in enumerate(self._searches):
@@ -1468,6 +1506,14 @@ class ISMCTSAgent(Agent):
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
         self._stats = None
+        path = self.params["value"]
+        if path:
+            from agents import learned
+            if path == "shipped":
+                self._value = learned.value_forest(path, game_id, game_params.get("players", 0))
+            learned.check_for(self._value[0], game_id, game_params,
+                              learned.shipped_path(learned.value_model_name(game_id, game_params.get("players", 0)))
+                              if path == "shipped" else path)
 
     def act(self, state):
         cdef action_t buf[MAX_ACTIONS]
@@ -1498,7 +1544,7 @@ class ISMCTSAgent(Agent):
             expand=expansion(state, p["expand"]), pom=partial_moves(state, p["pom"]),
             epsilon=rollout_epsilon(state, p["epsilon"]), decisive=rollout_decisive(state, p["decisive"]),
             mast=p["mast"], policy=p["policy"], opponents=p["opponents"], infer=p["infer"], root=p["root"],
-            bias=p["bias"])
+            bias=p["bias"], value=self._value[1] if self._value is not None else None)
 
     def _parallel(self, state, legal, solver):
         import threading

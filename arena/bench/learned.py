@@ -116,7 +116,7 @@ def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
     """Yields the rows described in the module docstring when "wizard" is among the game ids."""
     if GAME not in game_ids:
         return
-    body = learned.load("")
+    body = learned.load("", learned.BID_FEATURES)
     yield from _tree_rows(body, repeats)
     yield from _bid_rows(body, _positions(POSITIONS), repeats)
 
