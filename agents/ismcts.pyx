@@ -77,7 +77,7 @@ from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_un
 from agents.forest cimport Forest
 from agents.leaf cimport c_leaf_features
 
-from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
+from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
 
 DEF MAX_PLAYERS = 16
 DEF CLOCK_EVERY = 8        # iterations between clock reads under a time budget
@@ -1496,7 +1496,10 @@ class ISMCTSAgent(Agent):
         self._value = None         # (model file, Forest) of the learned leaf value, if any
         if self.params["value"] not in ("", "shipped"):
             from agents import learned
-            self._value = learned.value_forest(self.params["value"], "", 0)
+            try:
+                self._value = learned.value_forest(self.params["value"], "", 0)
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
         self._searches = [Search() for _ in range(self.params["threads"])]
         self._search = self._searches[0]
         for t, search in enumerate(self._searches):
@@ -1509,11 +1512,12 @@ class ISMCTSAgent(Agent):
         path = self.params["value"]
         if path:
             from agents import learned
-            if path == "shipped":
-                self._value = learned.value_forest(path, game_id, game_params.get("players", 0))
-            learned.check_for(self._value[0], game_id, game_params,
-                              learned.shipped_path(learned.value_model_name(game_id, game_params.get("players", 0)))
-                              if path == "shipped" else path)
+            try:
+                if path == "shipped":
+                    self._value = learned.value_forest(path, game_id, game_params.get("players", 0))
+                learned.check_for(self._value[0], game_id, game_params, self._value[0]["path"])
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
 
     def act(self, state):
         cdef action_t buf[MAX_ACTIONS]

@@ -98,7 +98,8 @@ def load(path: str, features_name: str | None = None) -> dict[str, Any]:
     version = features.get("version") if isinstance(features, dict) else None
     versions = {BID_FEATURES: BID_FEATURES_VERSION, LEAF_FEATURES: LEAF_FEATURES_VERSION}
     if name not in versions or version != versions[name]:
-        known = " or ".join(f"{k!r} version {v}" for k, v in versions.items())
+        known = f"{name!r} version {versions[name]}" if name in versions else \
+            " or ".join(f"{k!r} version {v}" for k, v in versions.items())
         raise BadModel(f"model {path}: built on features {name!r} version {version!r}; this arena computes "
                        f"{known}: retrain it")
     if features_name is not None and name != features_name:
@@ -137,12 +138,13 @@ def value_problem(body: dict[str, Any]) -> str | None:
 
 
 def value_forest(path: str, game_id: str, players: int) -> tuple[dict[str, Any], Any]:
-    """(the checked model file, its Forest: agents/forest.pyx) of the leaf value at `path` ("shipped": the one in
+    """(the checked model file with its "path", its Forest: agents/forest.pyx) of the leaf value at `path` ("shipped": the one in
     agents/models/ for the game and player count), checked: its features, its digest, its trees
     and its player count. :raises BadModel: see the module (check_for at the table checks the rest)."""
     from agents.forest import Forest
-    body = load(shipped_path(value_model_name(game_id, players)) if path == "shipped" else path, LEAF_FEATURES)
-    return body, Forest(body["model"], feature_count(body))
+    path = shipped_path(value_model_name(game_id, players)) if path == "shipped" else path
+    body = load(path, LEAF_FEATURES)
+    return dict(body, path=path), Forest(body["model"], feature_count(body))
 
 
 def net_problem(net: dict[str, Any], inputs: int) -> str | None:

@@ -13,6 +13,7 @@ from agents.leaf import LEAF_FEATURES_VERSION, leaf_feature_names, leaf_features
 import agents
 import engines
 from agents import learned
+from agents.base import BadAgentParameter
 
 GAMES = ["insert", "belladone_bluff", "belle_of_the_ball", "royal_ball", "wizard"]
 
@@ -128,14 +129,14 @@ def test_a_value_changed_by_hand_is_refused(insert_model, tmp_path):
     body = insert_model[1]
     changed = dict(body, model=dict(body["model"], init=[0.9]))
     path = write(tmp_path / "changed.json", changed, reseal=False)
-    with pytest.raises(learned.BadModel, match="digest does not match"):
+    with pytest.raises(BadAgentParameter, match="parameter 'value' of agent ismcts: .*digest does not match"):
         agents.make("ismcts", value=path)
 
 
 def test_a_value_of_another_feature_version_is_refused(insert_model, tmp_path):
     body = insert_model[1]
     path = write(tmp_path / "old.json", dict(body, features=dict(body["features"], version=LEAF_FEATURES_VERSION + 1)))
-    with pytest.raises(learned.BadModel, match="retrain it"):
+    with pytest.raises(BadAgentParameter, match="version 2; this arena computes 'leaf' version 1: retrain it"):
         agents.make("ismcts", value=path)
     assert learned.LEAF_FEATURES_VERSION == LEAF_FEATURES_VERSION
 
@@ -144,12 +145,12 @@ def test_a_value_for_another_game_is_refused_at_the_table(insert_model, tmp_path
     path = write(tmp_path / "insert.json", insert_model[1])
     bot = agents.make("ismcts", value=path)
     st = engines.make("belladone_bluff")
-    with pytest.raises(learned.BadModel, match="built for insert, not belladone_bluff"):
+    with pytest.raises(BadAgentParameter, match="built for insert, not belladone_bluff"):
         bot.reset("belladone_bluff", st.params, 0, 0)
 
 
 def test_a_bidder_is_not_a_leaf_value_nor_a_leaf_value_a_bidder(insert_model, tmp_path):
-    with pytest.raises(learned.BadModel, match="not of 'leaf'"):
+    with pytest.raises(BadAgentParameter, match="not of 'leaf'"):
         agents.make("ismcts", value=learned.shipped_path())
     with pytest.raises(learned.BadModel, match="not of 'wizard-bid'"):
         agents.make("pimc", bidding="learned", bid_model=write(tmp_path / "v.json", insert_model[1]))
@@ -159,5 +160,5 @@ def test_a_value_with_two_outputs_is_refused(insert_model, tmp_path):
     body = insert_model[1]
     trees = dict(body["model"], columns=2, init=[0.0, 0.0])
     trees["roots"] = trees["roots"][: len(trees["roots"]) // 2 * 2]
-    with pytest.raises(learned.BadModel, match="one output"):
+    with pytest.raises(BadAgentParameter, match="one output"):
         agents.make("ismcts", value=write(tmp_path / "two.json", dict(body, model=trees)))
