@@ -127,6 +127,7 @@ cdef struct SearchConfig:
     bint halving           # sequential halving at the root
     double bias            # progressive bias: the weight of an edge's evaluated rank
     bint valued            # a learned leaf value (Search.value) scores every leaf short of the game's end
+    bint value_ranked      # its shares ranked and blended with their margin, not taken as they are
 
 cdef struct Views:
     # pom, at another player's node: its legal actions in this world (members), in classes of the
@@ -199,7 +200,7 @@ cdef class SearchSettings:
                  str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                  str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
                  double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0,
-                 Forest value=None):
+                 Forest value=None, str value_reward="share"):
         cdef bint solve
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
@@ -241,8 +242,11 @@ cdef class SearchSettings:
         if value is not None and value.features != 2 + 2 * state.num_players:
             raise ValueError(f"the leaf value reads {value.features} features, not the "
                              f"{2 + 2 * state.num_players} of a {state.num_players}-player position")
+        if value_reward not in ("share", "ranked"):
+            raise ValueError(f"ismcts value_reward must be share or ranked, not {value_reward!r}")
         self.value = value
         self.cfg.valued = value is not None
+        self.cfg.value_ranked = value_reward == "ranked"
         self.cfg.iterations = iterations
         self.cfg.seconds = seconds
         self.cfg.c = c
@@ -711,15 +715,29 @@ cdef class Search:
             m = 0.0 if m < 0.0 else (1.0 if m > 1.0 else m)
             out[p] = (1.0 - margin) * r + margin * m
 
-    cdef void _valued_rewards(self, GameState s, int n) noexcept nogil:
+    cdef void _valued_rewards(self, GameState s, int n, bint ranked, double margin) noexcept nogil:
         """Rewards of a leaf short of the game's end scored by the learned leaf value: each player's
-        expected score share at the game's end, the trees walked in C from its features."""
-        cdef int p
-        cdef double v
+        expected score share at the game's end, the trees walked in C from its features, clipped to
+        [0, 1]; `ranked`: instead the shares ranked among the players, blended by `margin` with the
+        share's lead over the others' mean (as a play-out's rank and margin)."""
+        cdef int p, q
+        cdef double v[MAX_PLAYERS]
+        cdef double r, m, total = 0.0
         for p in range(n):
             c_leaf_features(s, p, self.leaf_x)
-            v = self.value.c_value(self.leaf_x)
-            self.reward[p] = 0.0 if v < 0.0 else (1.0 if v > 1.0 else v)
+            v[p] = self.value.c_value(self.leaf_x)
+            v[p] = 0.0 if v[p] < 0.0 else (1.0 if v[p] > 1.0 else v[p])
+            total += v[p]
+        for p in range(n):
+            if not ranked or n < 2:
+                self.reward[p] = v[p]
+                continue
+            r = 0.0
+            for q in range(n):
+                if q != p:
+                    r += 1.0 if v[q] < v[p] else (0.5 if v[q] == v[p] else 0.0)
+            m = 0.5 + (v[p] - (total - v[p]) / (n - 1))
+            self.reward[p] = (1.0 - margin) * (r / (n - 1)) + margin * (0.0 if m < 0.0 else (1.0 if m > 1.0 else m))
 
     # ---- one search: each iteration in phases ----
 
@@ -968,7 +986,7 @@ cdef class Search:
             else:
                 s.c_rollout(&self.rng, cfg.horizon)
         if cfg.valued and not s.c_is_terminal():
-            self._valued_rewards(s, self.n_players)
+            self._valued_rewards(s, self.n_players, cfg.value_ranked, cfg.margin)
         elif evaluated:
             self._evaluated_rewards(s, self.n_players, cfg.margin, cfg.span, self.reward)
         else:
@@ -1468,7 +1486,9 @@ class ISMCTSAgent(Agent):
     `shipped`, agents/models/value-GAME-Np.json: every leaf short of the game's end, or with a
     `cutoff` the end of the cut-off rollout, is scored by each player's expected score share, the
     trees walked in C from the position's features, agents/leaf.pyx, instead of playing out; "", the
-    default, none; docs/training.md), `seed` (combined with the match seed, the seat and the thread).
+    default, none; docs/training.md), `value_reward` (`share`, the default: each player's predicted
+    share is its reward; `ranked`: the shares ranked among the players and blended by `margin` with
+    each one's lead over the others' mean, as a play-out's points are), `seed` (combined with the match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
@@ -1482,13 +1502,13 @@ class ISMCTSAgent(Agent):
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
-              "root": "ucb", "bias": 0.0, "threads": 1, "value": "", "seed": 0}
+              "root": "ucb", "bias": 0.0, "threads": 1, "value": "", "value_reward": "share", "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
               "infer": (1, 1000), "bias": (0.0, 100.0), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
-               "opponents": ("search", "policy"), "root": ("ucb", "halving")}
+               "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked")}
     FILE_PARAMS = ("value",)
 
     def __init__(self, **params):
@@ -1548,7 +1568,7 @@ class ISMCTSAgent(Agent):
             expand=expansion(state, p["expand"]), pom=partial_moves(state, p["pom"]),
             epsilon=rollout_epsilon(state, p["epsilon"]), decisive=rollout_decisive(state, p["decisive"]),
             mast=p["mast"], policy=p["policy"], opponents=p["opponents"], infer=p["infer"], root=p["root"],
-            bias=p["bias"], value=self._value[1] if self._value is not None else None)
+            bias=p["bias"], value=self._value[1] if self._value is not None else None, value_reward=p["value_reward"])
 
     def _parallel(self, state, legal, solver):
         import threading

@@ -107,22 +107,27 @@ def test_ismcts_with_a_leaf_value_plays_legal_games_deterministic_under_its_seed
     path = write(tmp_path / "v.json", insert_model[1])
     games = [play("insert", [agents.make("ismcts", iterations=300, value=path), agents.make("greedy")], 4)
              for _ in range(2)]
+    ranked = [play("insert", [agents.make("ismcts", iterations=300, value=path, value_reward="ranked"),
+                              agents.make("greedy")], 4) for _ in range(2)]
+    assert ranked[0] == ranked[1]
     assert games[0] == games[1]
     plain = play("insert", [agents.make("ismcts", iterations=300), agents.make("greedy")], 4)
     assert plain != games[0]     # the value, not the play-outs, scored the leaves
 
 
-def test_the_search_reads_the_value_not_playouts(insert_model, tmp_path):
-    """A value that rates every position the same leaves every root child's mean at that value."""
+@pytest.mark.parametrize("reward,mean", [("share", 0.25), ("ranked", 0.5)])
+def test_the_search_reads_the_value_not_playouts(insert_model, tmp_path, reward, mean):
+    """A value that rates every position the same (0.25) leaves every root child's mean at that
+    value, or ranked, at a tie's 0.5."""
     body = dict(insert_model[1])
     trees = dict(body["model"], value=[0.0] * len(body["model"]["value"]), init=[0.25])
     path = write(tmp_path / "flat.json", dict(body, model=trees))
     st = engines.make("insert", seed=1)
-    bot = agents.make("ismcts", iterations=200, value=path, cutoff=0, solver=False)
+    bot = agents.make("ismcts", iterations=200, value=path, cutoff=0, solver=False, value_reward=reward)
     bot.reset("insert", st.params, 0, 0)
     bot.act(st)
-    means = [mean for _, _, mean in bot.last_stats()["children"].values()]
-    assert means and all(m == pytest.approx(0.25) for m in means)
+    means = [m for _, _, m in bot.last_stats()["children"].values()]
+    assert means and all(m == pytest.approx(mean) for m in means)
 
 
 def test_a_value_changed_by_hand_is_refused(insert_model, tmp_path):
