@@ -110,6 +110,9 @@ def test_ismcts_with_a_leaf_value_plays_legal_games_deterministic_under_its_seed
     ranked = [play("insert", [agents.make("ismcts", iterations=300, value=path, value_reward="ranked"),
                               agents.make("greedy")], 4) for _ in range(2)]
     assert ranked[0] == ranked[1]
+    threaded = [play("insert", [agents.make("ismcts", iterations=300, value=path, threads=2),
+                                agents.make("greedy")], 4) for _ in range(2)]
+    assert threaded[0] == threaded[1]
     assert games[0] == games[1]
     plain = play("insert", [agents.make("ismcts", iterations=300), agents.make("greedy")], 4)
     assert plain != games[0]     # the value, not the play-outs, scored the leaves
