@@ -239,9 +239,9 @@ cdef class SearchSettings:
             raise ValueError(f"ismcts expand must be random or eval, not {expand!r}")
         if not (isfinite(sp) and sp >= 0):
             raise ValueError("ismcts needs a finite span >= 0")
-        if value is not None and value.features != 2 + 2 * state.num_players:
+        if value is not None and value.features != 2 + 4 * state.num_players:
             raise ValueError(f"the leaf value reads {value.features} features, not the "
-                             f"{2 + 2 * state.num_players} of a {state.num_players}-player position")
+                             f"{2 + 4 * state.num_players} of a {state.num_players}-player position")
         if value_reward not in ("share", "ranked"):
             raise ValueError(f"ismcts value_reward must be share or ranked, not {value_reward!r}")
         self.value = value
@@ -315,7 +315,7 @@ cdef class Search:
     cdef int me
     cdef int n_players
     cdef Forest value                      # the learned leaf value of the current search (cfg.valued)
-    cdef double leaf_x[2 + 2 * MAX_PLAYERS]   # its features of one seat
+    cdef double leaf_x[2 + 4 * MAX_PLAYERS]   # its features of one seat
     cdef int root_round
     cdef double base[MAX_PLAYERS]
     cdef double reward[MAX_PLAYERS]

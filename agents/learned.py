@@ -38,7 +38,7 @@ BID_FEATURES_VERSION = 1
 A_BID = 54   # engines/wizard.pyx: "bid N" is action A_BID + N
 SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (agents/models/)
 LEAF_FEATURES = "leaf"           # agents/leaf.pyx: a learned leaf value's features, every game
-LEAF_FEATURES_VERSION = 1        # equal to agents.leaf.LEAF_FEATURES_VERSION (tests/agents/test_leaf_value.py)
+LEAF_FEATURES_VERSION = 2        # equal to agents.leaf.LEAF_FEATURES_VERSION (tests/agents/test_leaf_value.py)
 
 
 class BadModel(ValueError):
@@ -71,7 +71,7 @@ def value_model_name(game_id: str, players: int) -> str:
 def feature_count(body: dict[str, Any]) -> int:
     """The number of features the model of a checked `body` reads."""
     if body["features"]["name"] == LEAF_FEATURES:
-        return 2 + 2 * int(body["params"]["players"])
+        return 2 + 4 * int(body["params"]["players"])
     return len(bid_feature_names())
 
 

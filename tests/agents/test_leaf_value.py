@@ -49,7 +49,7 @@ def insert_model():
 
 
 @pytest.mark.parametrize("game_id", GAMES)
-def test_the_features_are_the_round_the_mover_and_each_seats_points_and_evaluation(game_id):
+def test_the_features_are_the_round_the_mover_and_each_seats_lead_in_points_and_evaluation(game_id):
     st = engines.make(game_id, seed=2)
     rng = random.Random(2)
     for _ in range(25):
@@ -57,8 +57,10 @@ def test_the_features_are_the_round_the_mover_and_each_seats_points_and_evaluati
     n = st.num_players
     for seat in range(n):
         row = [st.round(), (st.current_player() - seat) % n]
+        scores, evals = st.scores(), [st.evaluate(q) for q in range(n)]
         for k in range(n):
-            row += [st.scores()[(seat + k) % n], st.evaluate((seat + k) % n)]
+            q = (seat + k) % n
+            row += [scores[q], evals[q], scores[q] - sum(scores) / n, evals[q] - sum(evals) / n]
         assert leaf_features(st, seat) == pytest.approx(row)
         assert len(row) == len(leaf_feature_names(n))
 
@@ -144,7 +146,7 @@ def test_a_value_changed_by_hand_is_refused(insert_model, tmp_path):
 def test_a_value_of_another_feature_version_is_refused(insert_model, tmp_path):
     body = insert_model[1]
     path = write(tmp_path / "old.json", dict(body, features=dict(body["features"], version=LEAF_FEATURES_VERSION + 1)))
-    with pytest.raises(BadAgentParameter, match="version 2; this arena computes 'leaf' version 1: retrain it"):
+    with pytest.raises(BadAgentParameter, match="version 3; this arena computes 'leaf' version 2: retrain it"):
         agents.make("ismcts", value=path)
     assert learned.LEAF_FEATURES_VERSION == LEAF_FEATURES_VERSION
 
