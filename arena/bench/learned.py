@@ -146,8 +146,8 @@ def _leaf_positions(game_id: str) -> list[Any]:
 def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
     from importlib import resources
 
-    from agents.leaf import bench_rollouts, bench_values
     from agents.ismcts import ISMCTSAgent
+    from agents.leaf import bench_rollouts, bench_values
     players = engines.make(game_id).num_players
     name = learned.value_model_name(game_id, players)
     if not (resources.files("agents") / "models" / name).is_file():

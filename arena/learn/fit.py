@@ -118,8 +118,9 @@ def value_table(game_id: str, params: dict[str, Any], games: Iterable[dict[str, 
     """(leaf features, final score share, game index) of every seat at every position short of the
     end of each game (a data row of target `value`: its seed and actions), the game replayed whole
     (every position is a determinized one: nothing is hidden in it)."""
-    import engines
     from agents.leaf import leaf_features
+
+    import engines
     x: list[list[float]] = []
     y: list[float] = []
     group: list[int] = []
