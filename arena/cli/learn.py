@@ -138,8 +138,8 @@ def _write_value(config, folder: str, games: int, total: int, seed: int, stages:
     held_games: list[dict] = []
     for k, row in data.load_rows(folder, config, games):
         (held_games if data.is_validation(k) else train_games).append(row)
-    x, y, _ = fit.value_table(config.game_id, full, train_games)
-    hx, hy, _ = fit.value_table(config.game_id, full, held_games)
+    x, y = fit.value_table(config.game_id, full, train_games)
+    hx, hy = fit.value_table(config.game_id, full, held_games)
     trees = fit.fit_value_trees(x, y, seed, stages)
     validation = fit.validate_value(trees, hx, hy)
     command = " ".join(["arena train --target value --game", config.game_id, "--players", str(full["players"])]

@@ -114,8 +114,8 @@ def score_shares(returns: list[float]) -> list[float]:
 
 
 def value_table(game_id: str, params: dict[str, Any], games: Iterable[dict[str, Any]]
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(leaf features, final score share, game index) of every seat at every position short of the
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf features, final score share) of every seat at every position short of the
     end of each game (a data row of target `value`: its seed and actions), the game replayed whole
     (every position is a determinized one: nothing is hidden in it)."""
     from agents.leaf import leaf_features
@@ -123,8 +123,7 @@ def value_table(game_id: str, params: dict[str, Any], games: Iterable[dict[str, 
     import engines
     x: list[list[float]] = []
     y: list[float] = []
-    group: list[int] = []
-    for g, game in enumerate(games):
+    for game in games:
         state = engines.make(game_id, seed=game["seed"], **params)
         n = state.num_players
         start = len(x)
@@ -135,8 +134,7 @@ def value_table(game_id: str, params: dict[str, Any], games: Iterable[dict[str, 
             raise ValueError(f"training game {game.get('deal')} does not reach the end of the game")
         shares = score_shares(state.returns())
         y += [shares[i % n] for i in range(len(x) - start)]   # the rows of a position are seats 0..n-1
-        group += [g] * (len(x) - start)
-    return np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.asarray(group)
+    return np.asarray(x, dtype=float), np.asarray(y, dtype=float)
 
 
 def validate_value(trees: dict[str, Any], x: np.ndarray, y: np.ndarray) -> dict[str, Any]:

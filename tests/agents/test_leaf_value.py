@@ -40,7 +40,7 @@ def insert_model():
 
     from arena.learn import fit
     st = engines.make("insert")
-    x, y, _ = fit.value_table("insert", dict(st.params), random_games("insert", 40))
+    x, y = fit.value_table("insert", dict(st.params), random_games("insert", 40))
     reg = GradientBoostingRegressor(n_estimators=15, max_depth=3, min_samples_leaf=5, random_state=0).fit(x, y)
     text = fit.model_file(fit.export_trees(reg), game_id="insert", params=dict(st.params), teacher="random",
                           data={"games": 40}, validation={"rows": 0}, seed=0, shape={"stages": 15}, command="test",
