@@ -37,6 +37,8 @@ BID_GAME = "wizard"   # the game whose bids these features read
 BID_FEATURES_VERSION = 1
 A_BID = 54   # engines/wizard.pyx: "bid N" is action A_BID + N
 SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (agents/models/)
+LEAF_FEATURES = "leaf"           # agents/leaf.pyx: a learned leaf value's features, every game
+LEAF_FEATURES_VERSION = 2        # equal to agents.leaf.LEAF_FEATURES_VERSION (tests/agents/test_leaf_value.py)
 
 
 class BadModel(ValueError):
@@ -57,12 +59,25 @@ def dumps(body: dict[str, Any]) -> str:
                                for k in sorted(body)) + "\n}\n"
 
 
-def shipped_path() -> str:
-    return str(resources.files("agents") / "models" / SHIPPED)
+def shipped_path(name: str = SHIPPED) -> str:
+    return str(resources.files("agents") / "models" / name)
 
 
-def load(path: str) -> dict[str, Any]:
-    """The checked model at `path` ("" for the shipped one). :raises BadModel: see the module."""
+def value_model_name(game_id: str, players: int) -> str:
+    """The file name of a shipped leaf value for `game_id` at `players` (agents/models/)."""
+    return f"value-{game_id}-{players}p.json"
+
+
+def feature_count(body: dict[str, Any]) -> int:
+    """The number of features the model of a checked `body` reads."""
+    if body["features"]["name"] == LEAF_FEATURES:
+        return 2 + 4 * int(body["params"]["players"])
+    return len(bid_feature_names())
+
+
+def load(path: str, features_name: str | None = None) -> dict[str, Any]:
+    """The checked model at `path` ("" for the shipped one), built on `features_name` when given
+    (a Wizard bidder's `wizard-bid`, a leaf value's `leaf`). :raises BadModel: see the module."""
     path = path or shipped_path()
     try:
         with open(path, "rb") as f:
@@ -78,14 +93,25 @@ def load(path: str) -> dict[str, Any]:
         raise BadModel(f"model {path}: format {body['format']!r}, this arena reads format {FORMAT}")
     if body["digest"] != digest(body):
         raise BadModel(f"model {path}: its digest does not match its content (changed or damaged): retrain it")
-    features = body.get("features") or {}
-    if (features.get("name"), features.get("version")) != (BID_FEATURES, BID_FEATURES_VERSION):
-        raise BadModel(f"model {path}: built on features {features.get('name')!r} version "
-                       f"{features.get('version')!r}; this arena computes {BID_FEATURES!r} version "
-                       f"{BID_FEATURES_VERSION}: retrain it")
+    features = body.get("features")
+    name = features.get("name") if isinstance(features, dict) else None
+    version = features.get("version") if isinstance(features, dict) else None
+    versions = {BID_FEATURES: BID_FEATURES_VERSION, LEAF_FEATURES: LEAF_FEATURES_VERSION}
+    if name not in versions or version != versions[name]:
+        known = f"{name!r} version {versions[name]}" if name in versions else \
+            " or ".join(f"{k!r} version {v}" for k, v in versions.items())
+        raise BadModel(f"model {path}: built on features {name!r} version {version!r}; this arena computes "
+                       f"{known}: retrain it")
+    if features_name is not None and name != features_name:
+        raise BadModel(f"model {path}: a model of features {name!r}, not of {features_name!r}")
     for key, kind in (("game", str), ("params", dict), ("data", dict), ("validation", dict), ("model", dict)):
         if not isinstance(body.get(key), kind):
             raise BadModel(f"model {path}: not a model file ({key!r} is missing or not a {kind.__name__})")
+    if name == LEAF_FEATURES:
+        problem = value_problem(body)
+        if problem:
+            raise BadModel(f"model {path}: not a model file ({problem})")
+        return body
     problem = net_problem(body["model"], len(bid_feature_names()))
     if not problem and body.get("given_bid") is not None:
         given = body["given_bid"]
@@ -93,6 +119,32 @@ def load(path: str) -> dict[str, Any]:
     if problem:
         raise BadModel(f"model {path}: not a model file ({problem})")
     return body
+
+
+def value_problem(body: dict[str, Any]) -> str | None:
+    """What is wrong with a leaf value's trees (one output, the leaf features of its player count), or None."""
+    from agents.forest import Forest
+    players = body["params"].get("players")
+    if not isinstance(players, int) or not 1 <= players <= 16:
+        return "its players are not a count of 1 to 16"
+    if body["model"].get("kind") != "trees":
+        return "a leaf value is trees"
+    try:
+        if Forest(body["model"], feature_count(body)).columns != 1:
+            return "a leaf value has one output"
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def value_forest(path: str, game_id: str, players: int) -> tuple[dict[str, Any], Any]:
+    """(the checked model file with its "path", its Forest: agents/forest.pyx) of the leaf value at `path` ("shipped": the one in
+    agents/models/ for the game and player count), checked: its features, its digest, its trees
+    and its player count. :raises BadModel: see the module (check_for at the table checks the rest)."""
+    from agents.forest import Forest
+    path = shipped_path(value_model_name(game_id, players)) if path == "shipped" else path
+    body = load(path, LEAF_FEATURES)
+    return dict(body, path=path), Forest(body["model"], feature_count(body))
 
 
 def net_problem(net: dict[str, Any], inputs: int) -> str | None:
@@ -281,7 +333,7 @@ class WizardBidder:
 
 def bidder(path: str = "", game_id: str | None = None, params: dict[str, Any] | None = None) -> WizardBidder:
     """The bidder of the model at `path` ("": the shipped one), checked for the game when given."""
-    body = load(path)
+    body = load(path, BID_FEATURES)
     if game_id is not None:
         check_for(body, game_id, params or {}, path)
     return WizardBidder(body)

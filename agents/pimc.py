@@ -93,7 +93,7 @@ class PIMCAgent(Agent):
         self._bidder = None
         if self.params["bidding"] == "learned":
             from agents import learned
-            self._bidder = learned.WizardBidder(learned.load(self.params["bid_model"]))
+            self._bidder = learned.WizardBidder(learned.load(self.params["bid_model"], learned.BID_FEATURES))
         elif self.params["bid_model"]:
             raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned")
 
