@@ -21,6 +21,7 @@ import sys
 import sysconfig
 import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 BOT_ROOT = "/bot"          # where a sandboxed bot's code is, read-only
@@ -223,7 +224,7 @@ class View:
                 args += ["--tmpfs", folder] + _binds(shown, None, parents) + ["--remount-ro", folder]
         return args
 
-    def files(self):
+    def files(self) -> Iterator[str]:
         """Every regular file the view shows (no link followed)."""
         for path in self.binds:
             if not os.path.isdir(path) or os.path.islink(path):
