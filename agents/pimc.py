@@ -29,6 +29,13 @@ than by every hand of the world, and so, short of its bid without a sure winner,
 card: "self" (the default: p's bids and cards do not count on sight it will not have at the table),
 "all" or "none".
 
+`inference`="weight" weights each sampled world by how likely the other seats' bids that p has
+seen are with the hands they hold in it (importance weights, normalized over the worlds: the product
+over those seats of P(bid | the seat's view when it bid), agents/learned.py's `BidLikelihood` under
+the model `bid_model`); "none" (the default) counts every world alike. The sampler draws hands
+uniformly among those consistent with the play, blind to the bids: a seat that bid 0 holding four
+Wizards is as likely as one that bid 4. Hidden bids are not weighted (p has not seen them).
+
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
 
@@ -74,15 +81,15 @@ class PIMCAgent(Agent):
     plays per solve; bid_samples 1 to 100,000 played-out worlds per decision; solve_cards 0 to 99;
     time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1. `blind`: who in the playouts judges
     sure winners by the cards it cannot see: "self" (the default), "all" or "none". `bid_model`: the
-    model file of bidding="learned" ("" for the shipped one)."""
+    model file of bidding="learned" and inference="weight" ("" for the shipped one)."""
 
     name = "pimc"
     PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "bidding": "playout",
-              "bid_samples": 400, "solve_cards": 0, "blind": "self", "bid_model": "", "seed": 0}
+              "bid_samples": 400, "solve_cards": 0, "blind": "self", "bid_model": "", "inference": "none", "seed": 0}
     LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS,
               "bid_samples": (1, 100000), "solve_cards": (0, 99), "seed": SEED_LIMITS}
     CHOICES = {"model": ("paranoid", "mixed"), "bidding": ("playout", "solver", "learned"),
-               "blind": ("none", "self", "all")}
+               "blind": ("none", "self", "all"), "inference": ("none", "weight")}
     FILE_PARAMS = ("bid_model",)
 
     def __init__(self, **params):
@@ -91,11 +98,17 @@ class PIMCAgent(Agent):
         self.rng = random.Random(self.params["seed"])
         self.last = {}
         self._bidder = None
-        if self.params["bidding"] == "learned":
+        self._likelihood = None
+        self._model = None
+        if self.params["bidding"] == "learned" or self.params["inference"] == "weight":
             from agents import learned
-            self._bidder = learned.WizardBidder(learned.load(self.params["bid_model"]))
+            self._model = learned.load(self.params["bid_model"])
+            if self.params["bidding"] == "learned":
+                self._bidder = learned.WizardBidder(self._model)
+            if self.params["inference"] == "weight":
+                self._likelihood = learned.BidLikelihood(self._model, self.params["bid_model"])
         elif self.params["bid_model"]:
-            raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned")
+            raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned or inference=weight")
 
     @classmethod
     def cannot_play(cls, game_id: str, players: int) -> str | None:
@@ -108,9 +121,9 @@ class PIMCAgent(Agent):
         reason = self.cannot_play(game_id, game_params.get("players", 0))
         if reason:
             raise ValueError(f"agent pimc cannot play {game_id}: {reason}")
-        if self._bidder is not None:
+        if self._model is not None:
             from agents import learned
-            learned.check_for(self._bidder.body, game_id, game_params, self.params["bid_model"])
+            learned.check_for(self._model, game_id, game_params, self.params["bid_model"])
 
     def solver(self) -> Any:   # agents.wizard_solver.Solver
         if self._solver is None:
@@ -165,17 +178,17 @@ class PIMCAgent(Agent):
         t0 = time.monotonic()
         done = exact = 0
         nodes0 = solver.nodes
-        for k in range(p["samples"]):
+        worlds, weights = self._worlds(state, p["samples"])
+        for k, world in enumerate(worlds):
             if k and p["time"] and time.monotonic() - t0 >= p["time"]:
                 break
-            world = state.determinize(me, self.rng.getrandbits(64))
             deal = Deal.from_state(world)
             values, whole = self._values(deal, me, legal, world, phase, False)
             if p["model"] == "mixed":
                 hope = self._values(deal, me, legal, world, phase, True)[0]
                 values = {a: (v + hope[a]) / 2 for a, v in values.items()}
             for a in legal:
-                totals[a] += values[a]
+                totals[a] += weights[k] * values[a]
             if phase == "play":
                 # the solved scores often tie (every card loses the same against the coalition):
                 # the bid-chasing playout's score breaks the ties
@@ -183,11 +196,11 @@ class PIMCAgent(Agent):
                 blind = self._blind(me, deal.players)
                 for a in legal:
                     t = deal.play(_card(deal, a)).playout(bids, blind)[me]
-                    totals[a] += 1e-3 * (20 + 10 * t if t == bids[me] else -10 * abs(t - bids[me]))
+                    totals[a] += weights[k] * 1e-3 * (20 + 10 * t if t == bids[me] else -10 * abs(t - bids[me]))
             done += 1
             exact += whole
         self.last = {"samples": done, "exact": exact, "nodes": solver.nodes - nodes0,
-                     "seconds": time.monotonic() - t0}
+                     "seconds": time.monotonic() - t0, **self._weights_seen(weights)}
         return totals
 
     def _playouts(self, state, legal, phase):
@@ -200,10 +213,10 @@ class PIMCAgent(Agent):
         totals = {a: 0.0 for a in legal}
         t0 = time.monotonic()
         done = 0
-        for k in range(p["bid_samples"]):
+        worlds, weights = self._worlds(state, p["bid_samples"])
+        for k, world in enumerate(worlds):
             if k and p["time"] and time.monotonic() - t0 >= p["time"]:
                 break
-            world = state.determinize(me, self.rng.getrandbits(64))
             deal = Deal.from_state(world)
             bids = list(world.bids())
             blind = self._blind(me, deal.players)
@@ -214,10 +227,44 @@ class PIMCAgent(Agent):
                 else:
                     b = bids[me]
                     t = deal.play(_card(deal, a)).playout(bids, blind)[me]
-                totals[a] += 20 + 10 * t if t == b else -10 * abs(t - b)
+                totals[a] += weights[k] * (20 + 10 * t if t == b else -10 * abs(t - b))
             done += 1
-        self.last = {"samples": done, "seconds": time.monotonic() - t0}
+        self.last = {"samples": done, "seconds": time.monotonic() - t0, **self._weights_seen(weights)}
         return totals
+
+    def _worlds(self, state, count):
+        """`count` worlds sampled for the player to move and their weights (1 each under
+        inference="none"; else the normalized importance weights of `world_weights`)."""
+        me = state.current_player()
+        worlds = [state.determinize(me, self.rng.getrandbits(64)) for _ in range(count)]
+        if self._likelihood is None:
+            return worlds, [1.0] * count
+        return worlds, self.world_weights(state, worlds)
+
+    def world_weights(self, state, worlds):
+        """Each world's P(the bids the player to move has seen | the other seats' hands in it),
+        normalized to sum 1: the product over the other seats whose bid it sees of the likelihood
+        of that bid given the seat's view when it bid in that world (learned.BidLikelihood)."""
+        import numpy as np
+
+        from agents import learned
+        me = state.current_player()
+        seen = state.observation(me)["bids"]
+        seats = [q for q, b in enumerate(seen) if q != me and isinstance(b, int)]
+        if not seats:
+            return [1.0 / len(worlds)] * len(worlds)
+        hidden = bool(state.params.get("hidden_bids") or state.params.get("secret_bids"))
+        views = [learned.bid_time_view(w.observation(q), hidden) for w in worlds for q in seats]
+        likely = self._likelihood.of(views, [seen[q] for _ in worlds for q in seats])
+        product = likely.reshape(len(worlds), len(seats)).prod(axis=1)
+        total = product.sum()
+        return list(product / total) if total > 0 else [1.0 / len(worlds)] * len(worlds)
+
+    def _weights_seen(self, weights):
+        """For `last`: the effective number of worlds (1 / sum of squared normalized weights)."""
+        if self._likelihood is None:
+            return {}
+        return {"effective_worlds": round(1.0 / sum(w * w for w in weights), 2)}
 
     def _blind(self, me, players):
         """The players who, in the playouts, judge sure winners by the cards they cannot see."""
