@@ -245,9 +245,8 @@ class PIMCAgent(Agent):
         """Each world's P(the bids the player to move has seen | the other seats' hands in it),
         normalized to sum 1: the product over the other seats whose bid it sees of the likelihood
         of that bid given the seat's view when it bid in that world (learned.BidLikelihood)."""
-        import numpy as np
-
         from agents import learned
+        assert self._likelihood is not None, "inference=weight makes it"
         me = state.current_player()
         seen = state.observation(me)["bids"]
         seats = [q for q, b in enumerate(seen) if q != me and isinstance(b, int)]

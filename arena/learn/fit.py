@@ -114,7 +114,7 @@ def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: dict[st
         if given_bid is not None:
             given_loss -= float(np.log(max(bidder.distribution(obs, row["bid"])[t], 1e-12)))
         met += int(bidder.bid(obs, [learned.A_BID + b for b in range(obs["cards"] + 1)]) - learned.A_BID == t)
-    out = {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
+    out: dict[str, Any] = {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
            "teacher_bid_met": round(float(np.mean(bids == tricks)), 4)}
     if given_bid is not None:
         out["log_loss_given_bid"] = round(given_loss / len(rows), 4)
