@@ -241,7 +241,7 @@ class PIMCAgent(Agent):
             return worlds, [1.0] * count
         return worlds, self.world_weights(state, worlds)
 
-    def world_weights(self, state, worlds):
+    def world_weights(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
         """Each world's P(the bids the player to move has seen | the other seats' hands in it),
         normalized to sum 1: the product over the other seats whose bid it sees of the likelihood
         of that bid given the seat's view when it bid in that world (learned.BidLikelihood)."""
