@@ -58,6 +58,7 @@ from engines.core import GameState
 from engines.wizard import WizardState
 
 A_WIZ, A_JES, A_BID, A_TRUMP = 52, 53, 54, 75
+WEIGHT_CHUNK = 50   # inference="weight": worlds whose likelihoods one tree walk works out
 
 
 def _action(card):
@@ -178,8 +179,8 @@ class PIMCAgent(Agent):
         t0 = time.monotonic()
         done = exact = 0
         nodes0 = solver.nodes
-        worlds, weights = self._worlds(state, p["samples"])
-        for k, world in enumerate(worlds):
+        weights = []
+        for k, (world, weight) in enumerate(self._worlds(state, p["samples"])):
             if k and p["time"] and time.monotonic() - t0 >= p["time"]:
                 break
             deal = Deal.from_state(world)
@@ -187,8 +188,9 @@ class PIMCAgent(Agent):
             if p["model"] == "mixed":
                 hope = self._values(deal, me, legal, world, phase, True)[0]
                 values = {a: (v + hope[a]) / 2 for a, v in values.items()}
+            weights.append(weight)
             for a in legal:
-                totals[a] += weights[k] * values[a]
+                totals[a] += weight * values[a]
             if phase == "play":
                 # the solved scores often tie (every card loses the same against the coalition):
                 # the bid-chasing playout's score breaks the ties
@@ -196,12 +198,12 @@ class PIMCAgent(Agent):
                 blind = self._blind(me, deal.players)
                 for a in legal:
                     t = deal.play(_card(deal, a)).playout(bids, blind)[me]
-                    totals[a] += weights[k] * 1e-3 * (20 + 10 * t if t == bids[me] else -10 * abs(t - bids[me]))
+                    totals[a] += weight * 1e-3 * (20 + 10 * t if t == bids[me] else -10 * abs(t - bids[me]))
             done += 1
             exact += whole
         self.last = {"samples": done, "exact": exact, "nodes": solver.nodes - nodes0,
                      "seconds": time.monotonic() - t0, **self._weights_seen(weights)}
-        return totals
+        return self._normalized(totals, weights)
 
     def _playouts(self, state, legal, phase):
         """Sum over sampled worlds of each legal action's round score when every player plays the
@@ -213,13 +215,14 @@ class PIMCAgent(Agent):
         totals = {a: 0.0 for a in legal}
         t0 = time.monotonic()
         done = 0
-        worlds, weights = self._worlds(state, p["bid_samples"])
-        for k, world in enumerate(worlds):
+        weights = []
+        for k, (world, weight) in enumerate(self._worlds(state, p["bid_samples"])):
             if k and p["time"] and time.monotonic() - t0 >= p["time"]:
                 break
             deal = Deal.from_state(world)
             bids = list(world.bids())
             blind = self._blind(me, deal.players)
+            weights.append(weight)
             for a in legal:
                 if phase == "bid":
                     b = bids[me] = a - A_BID
@@ -227,43 +230,58 @@ class PIMCAgent(Agent):
                 else:
                     b = bids[me]
                     t = deal.play(_card(deal, a)).playout(bids, blind)[me]
-                totals[a] += weights[k] * (20 + 10 * t if t == b else -10 * abs(t - b))
+                totals[a] += weight * (20 + 10 * t if t == b else -10 * abs(t - b))
             done += 1
         self.last = {"samples": done, "seconds": time.monotonic() - t0, **self._weights_seen(weights)}
-        return totals
+        return self._normalized(totals, weights)
 
     def _worlds(self, state, count):
-        """`count` worlds sampled for the player to move and their weights (1 each under
-        inference="none"; else the normalized importance weights of `world_weights`)."""
+        """`count` worlds sampled for the player to move, drawn as they are scored (a `time` budget
+        may stop early), each with its weight: 1 under inference="none", else the likelihood of the
+        bids seen (`world_likelihoods`), worked out WEIGHT_CHUNK worlds at a time."""
         me = state.current_player()
-        worlds = [state.determinize(me, self.rng.getrandbits(64)) for _ in range(count)]
-        if self._likelihood is None:
-            return worlds, [1.0] * count
-        return worlds, self.world_weights(state, worlds)
+        chunk = WEIGHT_CHUNK if self._likelihood is not None else 1
+        for start in range(0, count, chunk):
+            worlds = [state.determinize(me, self.rng.getrandbits(64)) for _ in range(min(chunk, count - start))]
+            weights = self.world_likelihoods(state, worlds) if self._likelihood is not None else [1.0]
+            yield from zip(worlds, weights)
 
-    def world_weights(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
-        """Each world's P(the bids the player to move has seen | the other seats' hands in it),
-        normalized to sum 1: the product over the other seats whose bid it sees of the likelihood
-        of that bid given the seat's view when it bid in that world (learned.BidLikelihood)."""
+    def world_likelihoods(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
+        """Each world's P(the bids the player to move has seen | the other seats' hands in it): the
+        product over the other seats whose bid it sees of the likelihood of that bid given the
+        seat's view when it bid in that world (learned.BidLikelihood); 1 when it has seen none."""
         from agents import learned
         assert self._likelihood is not None, "inference=weight makes it"
         me = state.current_player()
         seen = state.observation(me)["bids"]
         seats = [q for q, b in enumerate(seen) if q != me and isinstance(b, int)]
         if not seats:
-            return [1.0 / len(worlds)] * len(worlds)
+            return [1.0] * len(worlds)
         hidden = bool(state.params.get("hidden_bids") or state.params.get("secret_bids"))
         views = [learned.bid_time_view(w.observation(q), hidden) for w in worlds for q in seats]
         likely = self._likelihood.of(views, [seen[q] for _ in worlds for q in seats])
-        product = likely.reshape(len(worlds), len(seats)).prod(axis=1)
-        total = product.sum()
-        return list(product / total) if total > 0 else [1.0 / len(worlds)] * len(worlds)
+        return [float(x) for x in likely.reshape(len(worlds), len(seats)).prod(axis=1)]
+
+    def world_weights(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
+        """The worlds' importance weights: their likelihoods normalized to sum 1 (equal if all are 0)."""
+        likely = self.world_likelihoods(state, worlds)
+        total = sum(likely)
+        return [x / total for x in likely] if total > 0 else [1.0 / len(worlds)] * len(worlds)
+
+    def _normalized(self, totals, weights):
+        """Under inference="weight", each action's weighted mean over the worlds scored (the
+        self-normalized importance sampling estimate); else the sums as they are."""
+        total = sum(weights)
+        if self._likelihood is None or total <= 0:
+            return totals
+        return {a: v / total for a, v in totals.items()}
 
     def _weights_seen(self, weights):
-        """For `last`: the effective number of worlds (1 / sum of squared normalized weights)."""
+        """For `last`: the effective number of worlds, (sum of weights)**2 / sum of squared weights."""
         if self._likelihood is None:
             return {}
-        return {"effective_worlds": round(1.0 / sum(w * w for w in weights), 2)}
+        squares = sum(w * w for w in weights)
+        return {"effective_worlds": round(sum(weights) ** 2 / squares, 2) if squares > 0 else 0.0}
 
     def _blind(self, me, players):
         """The players who, in the playouts, judge sure winners by the cards they cannot see."""
