@@ -163,7 +163,8 @@ def bid_table(rows: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, n
 def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: dict[str, Any] | None = None
              ) -> dict[str, Any]:
     """Held-out figures: log loss of the tricks, the share of hands whose bid from the model equals
-    the tricks the teacher's hand took (`model_bid_met`), and the teacher's own (`teacher_bid_met`).
+    the tricks the teacher's hand took (`model_bid_met`), the teacher's own (`teacher_bid_met`), and
+    the temperature of highest likelihood of the teacher's bids (`bid_likelihood`: learned.fit_temperature).
     The teacher played to its own bid, so `model_bid_met` is a proxy, not the agent's accuracy."""
     if not rows:
         return {"rows": 0}
@@ -178,10 +179,11 @@ def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: dict[st
         if given_bid is not None:
             given_loss -= float(np.log(max(bidder.distribution(obs, row["bid"])[t], 1e-12)))
         met += int(bidder.bid(obs, [learned.A_BID + b for b in range(obs["cards"] + 1)]) - learned.A_BID == t)
-    out = {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
+    out: dict[str, Any] = {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
            "teacher_bid_met": round(float(np.mean(bids == tricks)), 4)}
     if given_bid is not None:
         out["log_loss_given_bid"] = round(given_loss / len(rows), 4)
+    out["bid_likelihood"] = learned.fit_temperature(net, rows)
     return out
 
 
@@ -203,4 +205,6 @@ def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], tea
             "fitted_with": f"scikit-learn {sklearn.__version__}", "command": command, "model": net}
     if given_bid is not None:
         body["given_bid"] = given_bid
+    if "bid_likelihood" in validation:   # the temperature of the other seats' bids (learned.BidLikelihood)
+        body["bid_temperature"] = validation["bid_likelihood"]["temperature"]
     return learned.dumps(body)
