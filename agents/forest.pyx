@@ -1,8 +1,8 @@
 """Boosted decision trees evaluated in C: the learned models' trees (agents/learned.py), walked from
 flat arrays with no Python call per node or tree.
 
-A forest is what `arena train` exports from scikit-learn's GradientBoostingClassifier
-(arena/learn/fit.py): every tree's nodes concatenated into five arrays, `feature`, `threshold`,
+A forest is what `arena train` exports from scikit-learn's GradientBoostingClassifier or
+GradientBoostingRegressor (arena/learn/fit.py): every tree's nodes concatenated into five arrays, `feature`, `threshold`,
 `left`, `right` (absolute node indices; -1 in both at a leaf) and `value`; `roots`, the first node
 of each tree; tree t adds `scale` x its leaf's value to the logit of column t % `columns`, which
 starts at `init`. A node sends a row left when the feature, as a float32, is at most the threshold:
@@ -20,11 +20,6 @@ INT_LIMIT = 2 ** 31 - 1
 
 
 cdef class Forest:
-    cdef readonly int features, columns, trees, nodes
-    cdef double scale
-    cdef int[::1] feature, left, right, roots
-    cdef double[::1] threshold, value, init
-
     def __init__(self, dict model, int features):
         try:
             ints = {k: np.asarray(model[k], dtype=np.int64) for k in ("feature", "left", "right", "roots")}
@@ -76,6 +71,22 @@ cdef class Forest:
                     node = self.right[node]
             out[t % self.columns] += self.scale * self.value[node]
         return 0
+
+    cdef double c_value(self, const double* x) noexcept nogil:
+        """The first column's output for one row `x` (a regression forest's prediction), from raw
+        pointers: what a search calls per leaf (agents/ismcts.pyx)."""
+        cdef int t = 0, node
+        cdef double out = self.init[0]
+        while t < self.trees:
+            node = self.roots[t]
+            while self.left[node] != -1:
+                if <float>x[self.feature[node]] <= self.threshold[node]:
+                    node = self.left[node]
+                else:
+                    node = self.right[node]
+            out += self.scale * self.value[node]
+            t += self.columns
+        return out
 
     def raw(self, rows):
         """The logits of each row of features (rows x columns)."""

@@ -74,7 +74,10 @@ from libc.math cimport log, sqrt, isfinite
 from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_uniform,
                            MAX_ACTIONS, HORIZON_GAME, HORIZON_ROUND, monotonic_seconds)
 
-from agents.base import Agent, SEED_LIMITS, TIME_LIMITS
+from agents.forest cimport Forest
+from agents.leaf cimport c_leaf_features
+
+from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
 
 DEF MAX_PLAYERS = 16
 DEF CLOCK_EVERY = 8        # iterations between clock reads under a time budget
@@ -123,6 +126,8 @@ cdef struct SearchConfig:
     int infer              # worlds drawn at most per iteration (kept by c_plausibility)
     bint halving           # sequential halving at the root
     double bias            # progressive bias: the weight of an edge's evaluated rank
+    bint valued            # a learned leaf value (Search.value) scores every leaf short of the game's end
+    bint value_ranked      # its shares ranked and blended with their margin, not taken as they are
 
 cdef struct Views:
     # pom, at another player's node: its legal actions in this world (members), in classes of the
@@ -189,11 +194,13 @@ cdef class SearchSettings:
     of an edge's evaluated rank among its siblings in its UCB value, fading as 1 / (visits + 1); 0,
     the default, none. Another player's edges merged by `pom` have none."""
     cdef SearchConfig cfg
+    cdef readonly Forest value
 
     def __init__(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                  str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                  str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
-                 double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0):
+                 double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0,
+                 Forest value=None, str value_reward="share"):
         cdef bint solve
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
@@ -232,6 +239,14 @@ cdef class SearchSettings:
             raise ValueError(f"ismcts expand must be random or eval, not {expand!r}")
         if not (isfinite(sp) and sp >= 0):
             raise ValueError("ismcts needs a finite span >= 0")
+        if value is not None and value.features != 2 + 4 * state.num_players:
+            raise ValueError(f"the leaf value reads {value.features} features, not the "
+                             f"{2 + 4 * state.num_players} of a {state.num_players}-player position")
+        if value_reward not in ("share", "ranked"):
+            raise ValueError(f"ismcts value_reward must be share or ranked, not {value_reward!r}")
+        self.value = value
+        self.cfg.valued = value is not None
+        self.cfg.value_ranked = value_reward == "ranked"
         self.cfg.iterations = iterations
         self.cfg.seconds = seconds
         self.cfg.c = c
@@ -299,6 +314,8 @@ cdef class Search:
     # players in this iteration's world and the iteration's rewards
     cdef int me
     cdef int n_players
+    cdef Forest value                      # the learned leaf value of the current search (cfg.valued)
+    cdef double leaf_x[2 + 4 * MAX_PLAYERS]   # its features of one seat
     cdef int root_round
     cdef double base[MAX_PLAYERS]
     cdef double reward[MAX_PLAYERS]
@@ -698,6 +715,30 @@ cdef class Search:
             m = 0.0 if m < 0.0 else (1.0 if m > 1.0 else m)
             out[p] = (1.0 - margin) * r + margin * m
 
+    cdef void _valued_rewards(self, GameState s, int n, bint ranked, double margin) noexcept nogil:
+        """Rewards of a leaf short of the game's end scored by the learned leaf value: each player's
+        expected score share at the game's end, the trees walked in C from its features, clipped to
+        [0, 1]; `ranked`: instead the shares ranked among the players, blended by `margin` with the
+        share's lead over the others' mean (as a play-out's rank and margin)."""
+        cdef int p, q
+        cdef double v[MAX_PLAYERS]
+        cdef double r, m, total = 0.0
+        for p in range(n):
+            c_leaf_features(s, p, self.leaf_x)
+            v[p] = self.value.c_value(self.leaf_x)
+            v[p] = 0.0 if v[p] < 0.0 else (1.0 if v[p] > 1.0 else v[p])
+            total += v[p]
+        for p in range(n):
+            if not ranked or n < 2:
+                self.reward[p] = v[p]
+                continue
+            r = 0.0
+            for q in range(n):
+                if q != p:
+                    r += 1.0 if v[q] < v[p] else (0.5 if v[q] == v[p] else 0.0)
+            m = 0.5 + (v[p] - (total - v[p]) / (n - 1))
+            self.reward[p] = (1.0 - margin) * (r / (n - 1)) + margin * (0.0 if m < 0.0 else (1.0 if m > 1.0 else m))
+
     # ---- one search: each iteration in phases ----
 
     cdef int run(self, GameState root, GameState s, const SearchConfig* cfg) except -1 nogil:
@@ -922,7 +963,9 @@ cdef class Search:
         rollout in `s` to the horizon (none when the descent reached it: a descent that ended the
         root's round does not roll into the next) by the engine's c_rollout, or by `_rollout_ply`
         with a decisive, MAST or policy rollout, or cut off after cfg.cutoff plies
-        (`_cut_rollout`) and then scored by the engine's evaluation."""
+        (`_cut_rollout`) and then scored by the engine's evaluation. With a learned leaf value
+        (cfg.valued) the leaf, or the cut-off rollout's end, short of the game's end is scored by
+        it (`_valued_rewards`), with no rollout when there is no cutoff."""
         cdef Edge* ed
         cdef double u
         cdef int i
@@ -933,7 +976,8 @@ cdef class Search:
             for i in range(self.n_players):
                 self.reward[i] = u if i == ed.player else 1.0 - u
             return 0
-        if self._within(s, cfg):
+        if self._within(s, cfg) and not (cfg.valued and cfg.cutoff == 0):
+            # a learned leaf value without a cutoff scores the leaf itself: no play-out
             if cfg.cutoff > 0:
                 evaluated = self._cut_rollout(s, cfg)
             elif cfg.decisive > 0 or cfg.mast > 0.0 or cfg.policy > 0.0:
@@ -941,7 +985,9 @@ cdef class Search:
                 self._policy_rollout(s, cfg)
             else:
                 s.c_rollout(&self.rng, cfg.horizon)
-        if evaluated:
+        if cfg.valued and not s.c_is_terminal():
+            self._valued_rewards(s, self.n_players, cfg.value_ranked, cfg.margin)
+        elif evaluated:
             self._evaluated_rewards(s, self.n_players, cfg.margin, cfg.span, self.reward)
         else:
             self._rewards(s, self.n_players, s.c_is_terminal(), self.base, cfg.margin, cfg.span, self.reward)
@@ -1137,6 +1183,7 @@ cdef class Search:
         if self.scratch is None or type(self.scratch) is not type(state) or self.scratch.params != state.params:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
+        self.value = settings.value
         with nogil:
             self.run(state, scratch, &settings.cfg)
             a = self.best_action(state)
@@ -1435,7 +1482,13 @@ class ISMCTSAgent(Agent):
     default, none: it measured stronger only at equal iterations, see the README), `threads`
     (root parallelisation: that many independent trees searched at once without the GIL, their
     root statistics summed; `iterations` is the total, shared among them, and `time` the wall time
-    of each), `seed` (combined with the match seed, the seat and the thread).
+    of each), `value` (a learned leaf value, the model file `arena train --target value` writes, or
+    `shipped`, agents/models/value-GAME-Np.json: every leaf short of the game's end, or with a
+    `cutoff` the end of the cut-off rollout, is scored by each player's expected score share, the
+    trees walked in C from the position's features, agents/leaf.pyx, instead of playing out; "", the
+    default, none; docs/training.md), `value_reward` (`share`, the default: each player's predicted
+    share is its reward; `ranked`: the shares ranked among the players and blended by `margin` with
+    each one's lead over the others' mean, as a play-out's points are), `seed` (combined with the match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
@@ -1449,16 +1502,24 @@ class ISMCTSAgent(Agent):
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
-              "root": "ucb", "bias": 0.0, "threads": 1, "seed": 0}
+              "root": "ucb", "bias": 0.0, "threads": 1, "value": "", "value_reward": "share", "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
               "infer": (1, 1000), "bias": (0.0, 100.0), "threads": (1, 64), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
-               "opponents": ("search", "policy"), "root": ("ucb", "halving")}
+               "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked")}
+    FILE_PARAMS = ("value",)
 
     def __init__(self, **params):
         super().__init__(**params)
+        self._value = None         # (model file, Forest) of the learned leaf value, if any
+        if self.params["value"] not in ("", "shipped"):
+            from agents import learned
+            try:
+                self._value = learned.value_forest(self.params["value"], "", 0)
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
         self._searches = [Search() for _ in range(self.params["threads"])]
         self._search = self._searches[0]
         for t, search in enumerate(self._searches):
@@ -1468,6 +1529,15 @@ class ISMCTSAgent(Agent):
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
         self._stats = None
+        path = self.params["value"]
+        if path:
+            from agents import learned
+            try:
+                if path == "shipped":
+                    self._value = learned.value_forest(path, game_id, game_params.get("players", 0))
+                learned.check_for(self._value[0], game_id, game_params, self._value[0]["path"])
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
 
     def act(self, state):
         cdef action_t buf[MAX_ACTIONS]
@@ -1498,7 +1568,7 @@ class ISMCTSAgent(Agent):
             expand=expansion(state, p["expand"]), pom=partial_moves(state, p["pom"]),
             epsilon=rollout_epsilon(state, p["epsilon"]), decisive=rollout_decisive(state, p["decisive"]),
             mast=p["mast"], policy=p["policy"], opponents=p["opponents"], infer=p["infer"], root=p["root"],
-            bias=p["bias"])
+            bias=p["bias"], value=self._value[1] if self._value is not None else None, value_reward=p["value_reward"])
 
     def _parallel(self, state, legal, solver):
         import threading

@@ -10,7 +10,8 @@ A model file is JSON (no pickle: loading one runs no code), written by `arena tr
 `load` refuses, in one line (`BadModel`, a ValueError), a file that is missing, not JSON, not a
 model, of another format, whose digest does not match its content (changed by hand or damaged), or
 whose feature set is not the one this code computes, or whose trees or network do not fit together;
-`check_for` refuses a model built for another game or other parameters. The model (`model`) is
+`check_for` refuses a model built for another game or other parameters (but for those that only set
+the rounds' hand sizes). The model (`model`) is
 either gradient-boosted trees (`"kind": "trees"`: scikit-learn's GradientBoostingClassifier as flat
 arrays, walked in C by agents/forest.pyx, which checks them first) or a network (a standardisation
 of the features, dense layers with ReLU between them: scikit-learn's LogisticRegression and
@@ -37,6 +38,8 @@ BID_GAME = "wizard"   # the game whose bids these features read
 BID_FEATURES_VERSION = 1
 A_BID = 54   # engines/wizard.pyx: "bid N" is action A_BID + N
 SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (agents/models/)
+LEAF_FEATURES = "leaf"           # agents/leaf.pyx: a learned leaf value's features, every game
+LEAF_FEATURES_VERSION = 2        # equal to agents.leaf.LEAF_FEATURES_VERSION (tests/agents/test_leaf_value.py)
 
 
 class BadModel(ValueError):
@@ -57,12 +60,25 @@ def dumps(body: dict[str, Any]) -> str:
                                for k in sorted(body)) + "\n}\n"
 
 
-def shipped_path() -> str:
-    return str(resources.files("agents") / "models" / SHIPPED)
+def shipped_path(name: str = SHIPPED) -> str:
+    return str(resources.files("agents") / "models" / name)
 
 
-def load(path: str) -> dict[str, Any]:
-    """The checked model at `path` ("" for the shipped one). :raises BadModel: see the module."""
+def value_model_name(game_id: str, players: int) -> str:
+    """The file name of a shipped leaf value for `game_id` at `players` (agents/models/)."""
+    return f"value-{game_id}-{players}p.json"
+
+
+def feature_count(body: dict[str, Any]) -> int:
+    """The number of features the model of a checked `body` reads."""
+    if body["features"]["name"] == LEAF_FEATURES:
+        return 2 + 4 * int(body["params"]["players"])
+    return len(bid_feature_names())
+
+
+def load(path: str, features_name: str | None = None) -> dict[str, Any]:
+    """The checked model at `path` ("" for the shipped one), built on `features_name` when given
+    (a Wizard bidder's `wizard-bid`, a leaf value's `leaf`). :raises BadModel: see the module."""
     path = path or shipped_path()
     try:
         with open(path, "rb") as f:
@@ -78,14 +94,25 @@ def load(path: str) -> dict[str, Any]:
         raise BadModel(f"model {path}: format {body['format']!r}, this arena reads format {FORMAT}")
     if body["digest"] != digest(body):
         raise BadModel(f"model {path}: its digest does not match its content (changed or damaged): retrain it")
-    features = body.get("features") or {}
-    if (features.get("name"), features.get("version")) != (BID_FEATURES, BID_FEATURES_VERSION):
-        raise BadModel(f"model {path}: built on features {features.get('name')!r} version "
-                       f"{features.get('version')!r}; this arena computes {BID_FEATURES!r} version "
-                       f"{BID_FEATURES_VERSION}: retrain it")
+    features = body.get("features")
+    name = features.get("name") if isinstance(features, dict) else None
+    version = features.get("version") if isinstance(features, dict) else None
+    versions = {BID_FEATURES: BID_FEATURES_VERSION, LEAF_FEATURES: LEAF_FEATURES_VERSION}
+    if name not in versions or version != versions[name]:
+        known = f"{name!r} version {versions[name]}" if name in versions else \
+            " or ".join(f"{k!r} version {v}" for k, v in versions.items())
+        raise BadModel(f"model {path}: built on features {name!r} version {version!r}; this arena computes "
+                       f"{known}: retrain it")
+    if features_name is not None and name != features_name:
+        raise BadModel(f"model {path}: a model of features {name!r}, not of {features_name!r}")
     for key, kind in (("game", str), ("params", dict), ("data", dict), ("validation", dict), ("model", dict)):
         if not isinstance(body.get(key), kind):
             raise BadModel(f"model {path}: not a model file ({key!r} is missing or not a {kind.__name__})")
+    if name == LEAF_FEATURES:
+        problem = value_problem(body)
+        if problem:
+            raise BadModel(f"model {path}: not a model file ({problem})")
+        return body
     problem = net_problem(body["model"], len(bid_feature_names()))
     if not problem and body.get("given_bid") is not None:
         given = body["given_bid"]
@@ -93,6 +120,32 @@ def load(path: str) -> dict[str, Any]:
     if problem:
         raise BadModel(f"model {path}: not a model file ({problem})")
     return body
+
+
+def value_problem(body: dict[str, Any]) -> str | None:
+    """What is wrong with a leaf value's trees (one output, the leaf features of its player count), or None."""
+    from agents.forest import Forest
+    players = body["params"].get("players")
+    if not isinstance(players, int) or not 1 <= players <= 16:
+        return "its players are not a count of 1 to 16"
+    if body["model"].get("kind") != "trees":
+        return "a leaf value is trees"
+    try:
+        if Forest(body["model"], feature_count(body)).columns != 1:
+            return "a leaf value has one output"
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def value_forest(path: str, game_id: str, players: int) -> tuple[dict[str, Any], Any]:
+    """(the checked model file with its "path", its Forest: agents/forest.pyx) of the leaf value at `path` ("shipped": the one in
+    agents/models/ for the game and player count), checked: its features, its digest, its trees
+    and its player count. :raises BadModel: see the module (check_for at the table checks the rest)."""
+    from agents.forest import Forest
+    path = shipped_path(value_model_name(game_id, players)) if path == "shipped" else path
+    body = load(path, LEAF_FEATURES)
+    return dict(body, path=path), Forest(body["model"], feature_count(body))
 
 
 def net_problem(net: dict[str, Any], inputs: int) -> str | None:
@@ -134,7 +187,8 @@ def check_for(body: dict[str, Any], game_id: str, params: dict[str, Any], path: 
     if body.get("game") != game_id:
         raise BadModel(f"{where}: built for {body.get('game')}, not {game_id}")
     mine, wanted = body.get("params") or {}, as_json(params)
-    differ = sorted(k for k in set(mine) | set(wanted) if mine.get(k) != wanted.get(k))
+    # the rounds' hand sizes change no bid: the features hold the hand size
+    differ = sorted(k for k in set(mine) | set(wanted) if mine.get(k) != wanted.get(k) and k not in SCHEDULE_PARAMS)
     if differ:
         raise BadModel(f"{where}: built for {game_id} with " + ", ".join(f"{k}={mine.get(k)}" for k in differ)
                        + ", not " + ", ".join(f"{k}={wanted.get(k)}" for k in differ))
@@ -230,15 +284,8 @@ def _spread(predict: Callable[[Any], np.ndarray], classes: Sequence[int], row: l
             obs: dict[str, Any]) -> list[float]:
     """P(tricks = t) for t = 0..cards from the model's probabilities for `row` (its classes are
     tricks beyond the Wizards held)."""
-    p = softmax(predict([row]))[0]
-    cards = obs["cards"]
-    out = [0.0] * (cards + 1)
-    for c, q in zip(classes, p):
-        t = int(c) + obs["hand"].count("W")
-        if 0 <= t <= cards:
-            out[t] += float(q)
-    total = sum(out)
-    return [q / total for q in out] if total > 0 else [1.0 / len(out)] * len(out)
+    wizards = np.asarray([obs["hand"].count("W")])
+    return [float(q) for q in trick_distributions(softmax(predict([row])), classes, wizards, obs["cards"])[0]]
 
 
 def expected_score(bid: int, dist: Sequence[float]) -> float:
@@ -281,7 +328,7 @@ class WizardBidder:
 
 def bidder(path: str = "", game_id: str | None = None, params: dict[str, Any] | None = None) -> WizardBidder:
     """The bidder of the model at `path` ("": the shipped one), checked for the game when given."""
-    body = load(path)
+    body = load(path, BID_FEATURES)
     if game_id is not None:
         check_for(body, game_id, params or {}, path)
     return WizardBidder(body)
@@ -294,3 +341,115 @@ def model_files(folder: str) -> list[str]:
     except OSError:
         return []
     return [os.path.join(folder, n) for n in names if n.endswith(".json")]
+
+
+# ------------------------------------------------------------------ how likely a seat's bid is
+
+SCHEDULE_PARAMS = ("hands", "five_rounds", "amigo_tournament")   # set the rounds' hand sizes only
+
+
+def trick_distributions(probs: np.ndarray, classes: Sequence[int], wizards: np.ndarray, cards: int) -> np.ndarray:
+    """P(tricks = t), t = 0..cards, of each row (rows x cards + 1) from the model's class
+    probabilities (classes: tricks beyond the Wizards held), renormalised over 0..cards (uniform
+    where none is left)."""
+    out = np.zeros((len(probs), cards + 1))
+    rows = np.arange(len(probs))
+    for j, c in enumerate(classes):
+        t = int(c) + wizards
+        ok = (t >= 0) & (t <= cards)
+        out[rows[ok], t[ok]] += probs[ok, j]
+    total = out.sum(axis=1, keepdims=True)
+    return np.where(total > 0, out / np.where(total > 0, total, 1.0), 1.0 / (cards + 1))
+
+
+def bid_scores(dists: np.ndarray) -> np.ndarray:
+    """Each row's expected round score of every bid 0..cards (rows x cards + 1)."""
+    cards = dists.shape[1] - 1
+    table = np.array([[round_score(b, t) for t in range(cards + 1)] for b in range(cards + 1)], dtype=float)
+    return dists @ table.T
+
+
+def bid_time_view(obs: dict[str, Any], hidden: bool) -> dict[str, Any]:
+    """The view seat `obs["player"]` had when it bid, from its view later in the round
+    (`state.observation`): its hand with the cards it has played since, and the bids of the seats
+    before it in the bidding ("?" for each under hidden or secret bids)."""
+    me, dealer, n = obs["player"], obs["dealer"], len(obs["bids"])
+    place = (me - dealer - 1) % n
+    earlier = {(dealer + 1 + k) % n for k in range(place)}
+    bids = [("?" if hidden else obs["bids"][q]) if q in earlier else None for q in range(n)]
+    hand = list(obs["hand"]) + [card for q, card in obs["plays"] if q == me]
+    return {"player": me, "dealer": dealer, "cards": obs["cards"], "trump": obs["trump"], "hand": hand, "bids": bids}
+
+
+class BidLikelihood:
+    """P(a seat bids b | its view when it bid) = softmax over its bids of E[score(b)] / T: the
+    seat picks the bid of highest expected score under the model's distribution of its tricks, as
+    the teacher's playouts (and the learned bidder) do, but with errors that are likelier the less
+    they cost (a logit quantal response). T, in points, is the one temperature of highest
+    likelihood of the teacher's held-out bids (`fit_temperature`, written by `arena train` as the
+    model's `bid_temperature`): a small T trusts the model's best bid, a large one any bid. The
+    trees are walked in C (agents/forest.pyx), every view of a call in one walk."""
+
+    def __init__(self, body: dict[str, Any], path: str = ""):
+        temperature = body.get("bid_temperature")
+        if not isinstance(temperature, (int, float)) or not 0 < temperature < float("inf"):
+            raise BadModel(f"model {path or shipped_path()}: no bid_temperature (a model of an older arena "
+                           f"train): retrain it")
+        self.temperature = float(temperature)
+        self.net = body["model"]
+        self._predict = logits(self.net, len(bid_feature_names()))
+        self.plus_minus_one = bool((body.get("params") or {}).get("plus_minus_one"))
+
+    def scores(self, views: Sequence[dict[str, Any]]) -> np.ndarray:
+        """Each view's expected score of every bid 0..cards (views x cards + 1; one hand size)."""
+        cards = views[0]["cards"]
+        probs = softmax(self._predict(np.asarray([bid_features(v) for v in views], dtype=float)))
+        wizards = np.asarray([v["hand"].count("W") for v in views])
+        return bid_scores(trick_distributions(probs, self.net["classes"], wizards, cards))
+
+    def of(self, views: Sequence[dict[str, Any]], bids: Sequence[int]) -> np.ndarray:
+        """P(bid | view) of each (view, bid), the views' hand sizes all alike."""
+        if not views:
+            return np.zeros(0)
+        return bid_probabilities(self.scores(views), self.temperature, self._forbidden(views))[
+            np.arange(len(views)), np.asarray(bids)]
+
+    def _forbidden(self, views: Sequence[dict[str, Any]]) -> np.ndarray:
+        """plus_minus_one: the bid the last bidder could not make (-1 for none)."""
+        out = np.full(len(views), -1)
+        if self.plus_minus_one:
+            for i, v in enumerate(views):
+                seen = [b for b in v["bids"] if isinstance(b, int)]
+                if len(seen) == len(v["bids"]) - 1 and sum(seen) <= v["cards"]:
+                    out[i] = v["cards"] - sum(seen)
+        return out
+
+
+def bid_probabilities(scores: np.ndarray, temperature: float, forbidden: np.ndarray | None = None) -> np.ndarray:
+    """softmax(scores / temperature) per row, a forbidden bid (>= 0) given none."""
+    x = scores / temperature
+    if forbidden is not None:
+        x = np.where(np.arange(x.shape[1]) == forbidden[:, None], -np.inf, x)
+    x = np.exp(x - x.max(axis=1, keepdims=True))
+    return x / x.sum(axis=1, keepdims=True)
+
+
+def fit_temperature(net: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The temperature of highest likelihood of the bids made in `rows` (each {"obs": the view when
+    it bid, "bid": the bid}), searched on log T over 0.1 to 1000 points, and the mean log loss of
+    those bids at it (`log_loss`) and under a uniform choice among the bids (`uniform_log_loss`)."""
+    from scipy.optimize import minimize_scalar
+    likelihood = BidLikelihood({"model": net, "bid_temperature": 1.0})
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row["obs"]["cards"], []).append(row)
+    parts = [(likelihood.scores([r["obs"] for r in g]), np.asarray([r["bid"] for r in g])) for g in groups.values()]
+
+    def loss(log_t: float) -> float:
+        return -sum(float(np.log(bid_probabilities(s, float(np.exp(log_t)))[np.arange(len(b)), b]).sum())
+                    for s, b in parts) / len(rows)
+
+    best = minimize_scalar(loss, bounds=(np.log(0.1), np.log(1000.0)), method="bounded", options={"xatol": 1e-4})
+    uniform = sum(len(b) * np.log(s.shape[1]) for s, b in parts) / len(rows)
+    return {"temperature": round(float(np.exp(best.x)), 3), "rows": len(rows), "log_loss": round(float(best.fun), 4),
+            "uniform_log_loss": round(float(uniform), 4)}

@@ -29,6 +29,13 @@ than by every hand of the world, and so, short of its bid without a sure winner,
 card: "self" (the default: p's bids and cards do not count on sight it will not have at the table),
 "all" or "none".
 
+`inference`="weight" weights each sampled world by how likely the other seats' bids that p has
+seen are with the hands they hold in it (importance weights, normalized over the worlds: the product
+over those seats of P(bid | the seat's view when it bid), agents/learned.py's `BidLikelihood` under
+the model `bid_model`); "none" (the default) counts every world alike. The sampler draws hands
+uniformly among those consistent with the play, blind to the bids: a seat that bid 0 holding four
+Wizards is as likely as one that bid 4. Hidden bids are not weighted (p has not seen them).
+
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
 
@@ -51,6 +58,7 @@ from engines.core import GameState
 from engines.wizard import WizardState
 
 A_WIZ, A_JES, A_BID, A_TRUMP = 52, 53, 54, 75
+WEIGHT_CHUNK = 50   # inference="weight": worlds whose likelihoods one tree walk works out
 
 
 def _action(card):
@@ -74,15 +82,15 @@ class PIMCAgent(Agent):
     plays per solve; bid_samples 1 to 100,000 played-out worlds per decision; solve_cards 0 to 99;
     time 0 to 3600 seconds per decision; seed 0 to 2**64 - 1. `blind`: who in the playouts judges
     sure winners by the cards it cannot see: "self" (the default), "all" or "none". `bid_model`: the
-    model file of bidding="learned" ("" for the shipped one)."""
+    model file of bidding="learned" and inference="weight" ("" for the shipped one)."""
 
     name = "pimc"
     PARAMS = {"samples": 20, "nodes": 100000, "time": 0.0, "model": "paranoid", "bidding": "playout",
-              "bid_samples": 400, "solve_cards": 0, "blind": "self", "bid_model": "", "seed": 0}
+              "bid_samples": 400, "solve_cards": 0, "blind": "self", "bid_model": "", "inference": "none", "seed": 0}
     LIMITS = {"samples": (1, 10000), "nodes": (100, 100_000_000), "time": TIME_LIMITS,
               "bid_samples": (1, 100000), "solve_cards": (0, 99), "seed": SEED_LIMITS}
     CHOICES = {"model": ("paranoid", "mixed"), "bidding": ("playout", "solver", "learned"),
-               "blind": ("none", "self", "all")}
+               "blind": ("none", "self", "all"), "inference": ("none", "weight")}
     FILE_PARAMS = ("bid_model",)
 
     def __init__(self, **params):
@@ -91,11 +99,17 @@ class PIMCAgent(Agent):
         self.rng = random.Random(self.params["seed"])
         self.last = {}
         self._bidder = None
-        if self.params["bidding"] == "learned":
+        self._likelihood = None
+        self._model = None
+        if self.params["bidding"] == "learned" or self.params["inference"] == "weight":
             from agents import learned
-            self._bidder = learned.WizardBidder(learned.load(self.params["bid_model"]))
+            self._model = learned.load(self.params["bid_model"], learned.BID_FEATURES)
+            if self.params["bidding"] == "learned":
+                self._bidder = learned.WizardBidder(self._model)
+            if self.params["inference"] == "weight":
+                self._likelihood = learned.BidLikelihood(self._model, self.params["bid_model"])
         elif self.params["bid_model"]:
-            raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned")
+            raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned or inference=weight")
 
     @classmethod
     def cannot_play(cls, game_id: str, players: int) -> str | None:
@@ -108,9 +122,9 @@ class PIMCAgent(Agent):
         reason = self.cannot_play(game_id, game_params.get("players", 0))
         if reason:
             raise ValueError(f"agent pimc cannot play {game_id}: {reason}")
-        if self._bidder is not None:
+        if self._model is not None:
             from agents import learned
-            learned.check_for(self._bidder.body, game_id, game_params, self.params["bid_model"])
+            learned.check_for(self._model, game_id, game_params, self.params["bid_model"])
 
     def solver(self) -> Any:   # agents.wizard_solver.Solver
         if self._solver is None:
@@ -165,17 +179,18 @@ class PIMCAgent(Agent):
         t0 = time.monotonic()
         done = exact = 0
         nodes0 = solver.nodes
-        for k in range(p["samples"]):
+        weights = []
+        for k, (world, weight) in enumerate(self._worlds(state, p["samples"])):
             if k and p["time"] and time.monotonic() - t0 >= p["time"]:
                 break
-            world = state.determinize(me, self.rng.getrandbits(64))
             deal = Deal.from_state(world)
             values, whole = self._values(deal, me, legal, world, phase, False)
             if p["model"] == "mixed":
                 hope = self._values(deal, me, legal, world, phase, True)[0]
                 values = {a: (v + hope[a]) / 2 for a, v in values.items()}
+            weights.append(weight)
             for a in legal:
-                totals[a] += values[a]
+                totals[a] += weight * values[a]
             if phase == "play":
                 # the solved scores often tie (every card loses the same against the coalition):
                 # the bid-chasing playout's score breaks the ties
@@ -183,12 +198,12 @@ class PIMCAgent(Agent):
                 blind = self._blind(me, deal.players)
                 for a in legal:
                     t = deal.play(_card(deal, a)).playout(bids, blind)[me]
-                    totals[a] += 1e-3 * (20 + 10 * t if t == bids[me] else -10 * abs(t - bids[me]))
+                    totals[a] += weight * 1e-3 * (20 + 10 * t if t == bids[me] else -10 * abs(t - bids[me]))
             done += 1
             exact += whole
         self.last = {"samples": done, "exact": exact, "nodes": solver.nodes - nodes0,
-                     "seconds": time.monotonic() - t0}
-        return totals
+                     "seconds": time.monotonic() - t0, **self._weights_seen(weights)}
+        return self._normalized(totals, weights)
 
     def _playouts(self, state, legal, phase):
         """Sum over sampled worlds of each legal action's round score when every player plays the
@@ -200,13 +215,14 @@ class PIMCAgent(Agent):
         totals = {a: 0.0 for a in legal}
         t0 = time.monotonic()
         done = 0
-        for k in range(p["bid_samples"]):
+        weights = []
+        for k, (world, weight) in enumerate(self._worlds(state, p["bid_samples"])):
             if k and p["time"] and time.monotonic() - t0 >= p["time"]:
                 break
-            world = state.determinize(me, self.rng.getrandbits(64))
             deal = Deal.from_state(world)
             bids = list(world.bids())
             blind = self._blind(me, deal.players)
+            weights.append(weight)
             for a in legal:
                 if phase == "bid":
                     b = bids[me] = a - A_BID
@@ -214,10 +230,58 @@ class PIMCAgent(Agent):
                 else:
                     b = bids[me]
                     t = deal.play(_card(deal, a)).playout(bids, blind)[me]
-                totals[a] += 20 + 10 * t if t == b else -10 * abs(t - b)
+                totals[a] += weight * (20 + 10 * t if t == b else -10 * abs(t - b))
             done += 1
-        self.last = {"samples": done, "seconds": time.monotonic() - t0}
-        return totals
+        self.last = {"samples": done, "seconds": time.monotonic() - t0, **self._weights_seen(weights)}
+        return self._normalized(totals, weights)
+
+    def _worlds(self, state, count):
+        """`count` worlds sampled for the player to move, drawn as they are scored (a `time` budget
+        may stop early), each with its weight: 1 under inference="none", else the likelihood of the
+        bids seen (`world_likelihoods`), worked out WEIGHT_CHUNK worlds at a time."""
+        me = state.current_player()
+        chunk = WEIGHT_CHUNK if self._likelihood is not None else 1
+        for start in range(0, count, chunk):
+            worlds = [state.determinize(me, self.rng.getrandbits(64)) for _ in range(min(chunk, count - start))]
+            weights = self.world_likelihoods(state, worlds) if self._likelihood is not None else [1.0]
+            yield from zip(worlds, weights)
+
+    def world_likelihoods(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
+        """Each world's P(the bids the player to move has seen | the other seats' hands in it): the
+        product over the other seats whose bid it sees of the likelihood of that bid given the
+        seat's view when it bid in that world (learned.BidLikelihood); 1 when it has seen none."""
+        from agents import learned
+        assert self._likelihood is not None, "inference=weight makes it"
+        me = state.current_player()
+        seen = state.observation(me)["bids"]
+        seats = [q for q, b in enumerate(seen) if q != me and isinstance(b, int)]
+        if not seats:
+            return [1.0] * len(worlds)
+        hidden = bool(state.params.get("hidden_bids") or state.params.get("secret_bids"))
+        views = [learned.bid_time_view(w.observation(q), hidden) for w in worlds for q in seats]
+        likely = self._likelihood.of(views, [seen[q] for _ in worlds for q in seats])
+        return [float(x) for x in likely.reshape(len(worlds), len(seats)).prod(axis=1)]
+
+    def world_weights(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
+        """The worlds' importance weights: their likelihoods normalized to sum 1 (equal if all are 0)."""
+        likely = self.world_likelihoods(state, worlds)
+        total = sum(likely)
+        return [x / total for x in likely] if total > 0 else [1.0 / len(worlds)] * len(worlds)
+
+    def _normalized(self, totals, weights):
+        """Under inference="weight", each action's weighted mean over the worlds scored (the
+        self-normalized importance sampling estimate); else the sums as they are."""
+        total = sum(weights)
+        if self._likelihood is None or total <= 0:
+            return totals
+        return {a: v / total for a, v in totals.items()}
+
+    def _weights_seen(self, weights):
+        """For `last`: the effective number of worlds, (sum of weights)**2 / sum of squared weights."""
+        if self._likelihood is None:
+            return {}
+        squares = sum(w * w for w in weights)
+        return {"effective_worlds": round(sum(weights) ** 2 / squares, 2) if squares > 0 else 0.0}
 
     def _blind(self, me, players):
         """The players who, in the playouts, judge sure winners by the cards they cannot see."""

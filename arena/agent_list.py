@@ -276,14 +276,20 @@ def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
     source = m["source"]
     if not item.strip().isprintable():
         raise ScheduleError(f"agent {item.strip()!r}: names, parameters and labels must be printable text")
-    params = parse_params(m["params"] or "", f"agent {source!r}")
+    return agent_spec(source, parse_params(m["params"] or "", f"agent {source!r}"), m["label"], run_code)
+
+
+def agent_spec(source: str, params: tuple[tuple[str, str], ...] = (), label: str | None = None,
+               run_code: bool = False) -> AgentSpec:
+    """The agent of an item's parts (its source, its parameters as text, its label: None for the
+    default), checked as `parse_agent` checks an item; ScheduleError otherwise."""
     if source.startswith("exec:"):   # a program in any language (docs/protocol.md)
         from arena.sandbox.exec_host import parse_exec
         try:
-            spec = parse_exec(source, m["label"], params)
+            spec = parse_exec(source, label, params)
         except ValueError as e:
             raise ScheduleError(str(e)) from None
-        return spec if m["label"] else dataclasses.replace(spec, label=with_params(spec.label, params))
+        return spec if label else dataclasses.replace(spec, label=with_params(spec.label, params))
     kind, source, target = _classify(source)
     if kind == "file":
         _check_file_params(source, target, params)
@@ -300,7 +306,7 @@ def parse_agent(item: str, run_code: bool = False) -> AgentSpec:
         name = source
     else:
         name = target.rpartition(":")[2] if kind != "entrypoint" else source
-    return AgentSpec(m["label"] or with_params(name, params), source, params, kind, target)
+    return AgentSpec(label or with_params(name, params), source, params, kind, target)
 
 
 def with_params(name: str, params: tuple[tuple[str, str], ...]) -> str:

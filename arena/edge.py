@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from arena import agent_list, seeds
 from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
-from arena.tournament.config import GameSetting
+from arena.run_config import GameSetting
 
 if TYPE_CHECKING:
     from arena.compare.compare import ComparePlan
@@ -134,6 +134,27 @@ def self_play(text: str) -> tuple[AgentSpec, ...]:
     return agents(text)
 
 
+def opponents(value: str | Sequence[str], others: int, game_id: str) -> tuple[AgentSpec, ...]:
+    """The Gymnasium environment's `opponents` (arena.interop.gymnasium): an item of `--agents` for
+    every other seat, a list with one per other seat, or a Python list of items; the submitted kinds
+    are accepted, as the RL user's own code loaded into their process."""
+    if isinstance(value, str):
+        items = agent_list.split_list(value)
+    elif isinstance(value, (list, tuple)) and all(isinstance(i, str) for i in value):
+        items = [i.strip() for i in value]
+    else:
+        raise ValueError(f"opponents must be agent text such as 'greedy' or a list of it, not {value!r}")
+    if len(items) == 1:
+        items = items * others
+    if len(items) != others:
+        raise ValueError(f"opponents: {len(items)} agents given for the {others} other seats of {game_id}; "
+                         f"give one for all or one per seat")
+    try:
+        return tuple(agent_list.parse_agent(item, run_code=True) for item in items)
+    except ScheduleError as e:
+        raise ValueError(f"opponents: {e}") from None
+
+
 def time_control(text: str | None) -> TimeControl | None:
     """--time-control "BASE+INC" (or "BASE"), None when not given."""
     return TimeControl.parse(text) if text is not None else None
@@ -213,7 +234,7 @@ def web_agents(text: str, offered: Mapping[str, str] | None = None) -> list[Agen
 _agents, _book, _time_control, _deal_key, _seeding = agents, book, time_control, deal_key, seeding
 
 
-def plan(store: "Store", *, game_id: str | None = None, players: int | None = None,
+def plan(store: "Store | str", *, game_id: str | None = None, players: int | None = None,
          agents: str | None = None, params: Sequence[str] = (), sandbox: str = "bwrap",
          bot_limits: Sequence[str] = (), time_control: str | None = None, book: str | None = None,
          deal_key: str | None = None, seeding: str | None = None, seed: int = 0,
@@ -223,7 +244,8 @@ def plan(store: "Store", *, game_id: str | None = None, players: int | None = No
     `time_control` "BASE+INC", `book` a deal book's path), read here and handed to
     `arena.tournament.coordinator.plan` as typed values with the other `options` (`deals`,
     `max_deals`, `time_limit`, `backend`, `address`, `kind`). A resumed run (`resume`) keeps its
-    own games and agents."""
+    own games and agents. `store` is a Store or the path of one, which the plan opens (makes) only
+    once the run passed its checks (`Plan.store`)."""
     from arena.tournament import coordinator
     policy = sandbox_policy(sandbox, bot_limits)
     deal_book = _book(book, deal_key, seed)
@@ -234,7 +256,7 @@ def plan(store: "Store", *, game_id: str | None = None, players: int | None = No
                             **options)
 
 
-def plan_comparison(store: "Store", candidate: str, baseline: str, game_id: str | None = None,
+def plan_comparison(store: "Store | str", candidate: str, baseline: str, game_id: str | None = None,
                     players: int | None = None, params: Sequence[str] = (), field: str | None = None,
                     sprt_text: str | None = None, max_deals: int | None = None, seed: int = 0,
                     time_limit: float | None = None, sandbox: str = "bwrap", deal_key: str | None = None,
@@ -243,7 +265,8 @@ def plan_comparison(store: "Store", candidate: str, baseline: str, game_id: str 
                     bot_limits: Sequence[str] = ()) -> "ComparePlan":
     """`arena compare`'s plan from its options as text (the candidate and the baseline as items of
     `--agents`, `field` a list, `params` and `bot_limits` ["NAME=VALUE", ...], `sprt_text` as
-    --sprt), read here and handed to `arena.compare.compare.plan` as typed values."""
+    --sprt), read here and handed to `arena.compare.compare.plan` as typed values. `store` is a Store
+    or the path of one, opened (made) only once the comparison passed its checks (`ComparePlan.store`)."""
     from arena.compare import compare
     from arena.tournament.coordinator import DEFAULT_TIME_LIMIT
     policy = sandbox_policy(sandbox, bot_limits)

@@ -3,6 +3,7 @@
 Both are small and picklable, so the same code runs on a local process pool and on a Dask cluster.
 """
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +29,30 @@ class AgentSpec:
         return out
 
 
+SANDBOXES = ("bwrap", "none")
+# name -> (default, unit, what it limits); per bot, per match.
+LIMITS = {
+    "memory": (2048, "MiB", "address space of each of its processes, and the memory of all of them together"),
+    "cpu": (3600, "s", "CPU time in one match"),
+    "processes": (32, "", "processes and threads"),
+    "file_size": (16, "MiB", "size of one file it writes"),
+    "disk": (256, "MiB", "size of each of its writable file systems, /tmp and /dev/shm"),
+    "open_files": (64, "", "open file descriptors"),
+}
+
+
 @dataclass(frozen=True)
 class SandboxPolicy:
     """How submitted agents are confined: under bubblewrap ("bwrap") or not at all ("none"), with
-    resource limits per bot process (see arena.sandbox.LIMITS for names, units and defaults)."""
+    resource limits per bot process (LIMITS: names, units and defaults)."""
     mode: str = "bwrap"
     limits: tuple = ()    # ((name, value), ...), every limit
+
+    @classmethod
+    def with_defaults(cls, mode: str = "bwrap", limits: Mapping[str, int] | None = None) -> "SandboxPolicy":
+        """The policy of `mode` with `limits` (checked values), every limit not given at its default."""
+        values = {name: default for name, (default, _, _) in LIMITS.items()} | dict(limits or {})
+        return cls(mode, tuple(sorted(values.items())))
 
     def limits_dict(self) -> dict[str, Any]:
         return dict(self.limits)

@@ -31,8 +31,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena import store_ladders
+from arena import run_config, store_ladders
 from arena.match import MatchResult, MatchSpec
+from arena.run_config import RunConfig, TournamentConfig
 from arena.seeds import analyze_deal_key
 
 DEFAULT_STORE = os.path.join("results", "arena.sqlite")
@@ -251,7 +252,7 @@ class Store:
             os.close(fd)
 
     # ---- runs ----
-    def create_run(self, run_id: str, config: dict, total: int, deal_key: str = "") -> None:
+    def create_run(self, run_id: str, config: RunConfig, total: int, deal_key: str = "") -> None:
         """Stores a new run; a run already stored (the same command again) is kept as is. Matches
         stored for a run that does not exist yet were not played by it: StoreError."""
         with self.db:
@@ -261,7 +262,7 @@ class Store:
                                  f"started: something else writes this store; use another one")
             self.db.execute("INSERT OR IGNORE INTO runs (run_id, created, config, total, status, deal_key) "
                             "VALUES (?, ?, ?, ?, 'running', ?)",
-                            (run_id, time.time(), json.dumps(config, sort_keys=True), total, deal_key))
+                            (run_id, time.time(), _config_text(config, False), total, deal_key))
 
     def deal_key(self, run_id: str) -> str | None:
         """The run's deal key, or None when the store has no such run."""
@@ -277,27 +278,39 @@ class Store:
         with self.db:
             self.db.execute("UPDATE runs SET total = ? WHERE run_id = ?", (total, run_id))
 
-    def run(self, run_id: str | None = None, kind: str | None = None) -> dict[str, Any]:
-        """The run's row as a dict; without run_id, the latest run of `kind` (any kind when None; a
+    def run(self, run_id: str | None = None, kind: str | None = None) -> "Run":
+        """The run; without run_id, the latest run of `kind` (any kind when None; a
         tournament imported from a file counts as a tournament). StoreError if there is none."""
         if run_id is not None:
             row = self.db.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
-                known = ", ".join(r["run_id"] for r in self.runs()[-5:]) or "none"
+                known = ", ".join(r.run_id for r in self.runs()[-5:]) or "none"
                 raise StoreError(f"no run {run_id!r} in {self.path} (latest: {known})")
-            return _effective(self, _run_dict(row))
+            return self._run(row)
         runs = self.runs()
         for run in reversed(runs):
-            if kind in (None, run_kind(run)) or (kind == "tournament" and origin_kind(run) == kind):
+            if kind in (None, run.kind) or (kind == "tournament" and run.origin == kind):
                 return run
         if kind in (None, "tournament"):
             others = f" (it holds {len(runs)} other runs: `arena runs` lists them; give a RUN)" if runs else ""
             raise StoreError(f"no tournament in {self.path} yet: start one with `arena run`{others}")
         raise StoreError(f"no {kind} run in {self.path}")
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list["Run"]:
         """Every run, oldest first."""
-        return [_effective(self, _run_dict(r)) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
+        return [self._run(r) for r in self.db.execute("SELECT * FROM runs ORDER BY created, rowid")]
+
+    def _run(self, row: sqlite3.Row) -> "Run":
+        """A row of runs as a Run. A run marked running whose coordinator is gone (killed) is
+        interrupted; a ladder that no `ladder run` plays is idle, as it never finishes (it plays on
+        when run again)."""
+        config, imported, problem = _read_config(row["config"])
+        status = row["status"]
+        if status == "running" and row["run_id"] not in self._claims and not self._played_elsewhere(row["run_id"]):
+            status = "interrupted"
+        elif status == "finished" and config is not None and config.kind == "ladder":
+            status = "idle"
+        return Run(row["run_id"], row["created"], config, row["total"], status, row["deal_key"], imported, problem)
 
     # ---- matches ----
     def record(self, spec: MatchSpec, result: MatchResult) -> None:
@@ -369,26 +382,30 @@ class Store:
                                     "WHERE run_id = ? AND match_id = ?", (target, new, source, old))
         return copied
 
-    def import_run(self, run: dict[str, Any], matches: Iterable[dict[str, Any]]) -> int:
+    def import_run(self, run: "Run", matches: Iterable[dict[str, Any]]) -> int:
         """Merges a run and its matches (as `matches` gives them, one at a time: an error it raises
         undoes the whole import) in one transaction; returns how many matches were added. A run
         already stored with another config or deal key, or a match stored with other contents, is a
         conflict: StoreError, and nothing is written. Only an imported run (arena.results.export)
         takes a deal key it lacks: a run played here keeps its own."""
-        run_id = run["run_id"]
+        run_id = run.run_id
+        if run.config is None:
+            raise StoreError(f"run {run_id} has no config that can be read: not imported")
         with self.db:
             row = self.db.execute("SELECT config, deal_key FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
                 self.db.execute("INSERT INTO runs (run_id, created, config, total, status, deal_key) "
                                 "VALUES (?, ?, ?, ?, ?, ?)",
-                                (run_id, run["created"], json.dumps(run["config"], sort_keys=True), run["total"],
-                                 run["status"], run["deal_key"]))
-            elif json.loads(row[0]) != run["config"]:
-                raise StoreError(f"{self.path} holds another run {run_id} (another config): not imported")
-            elif row[1] and run["deal_key"] and row[1] != run["deal_key"]:
-                raise StoreError(f"{self.path} holds run {run_id} with another deal key: not imported")
-            elif run["deal_key"] and not row[1] and json.loads(row[0]).get("imported"):
-                self.db.execute("UPDATE runs SET deal_key = ? WHERE run_id = ?", (run["deal_key"], run_id))
+                                (run_id, run.created, _config_text(run.config, run.imported), run.total,
+                                 run.status, run.deal_key))
+            else:
+                config, imported, _ = _read_config(row[0])
+                if config is None or (config, imported) != (run.config, run.imported):
+                    raise StoreError(f"{self.path} holds another run {run_id} (another config): not imported")
+                if row[1] and run.deal_key and row[1] != run.deal_key:
+                    raise StoreError(f"{self.path} holds run {run_id} with another deal key: not imported")
+                if run.deal_key and not row[1] and imported:
+                    self.db.execute("UPDATE runs SET deal_key = ? WHERE run_id = ?", (run.deal_key, run_id))
             compared = ("game_id", "game_params", "seed", "deal", "seats", "returns", "placements", "actions",
                         "faults")
             added = 0
@@ -665,40 +682,97 @@ def _version(db, path):
     return version
 
 
-def run_kind(run: dict[str, Any]) -> str:
-    """What started the run: "tournament" (`arena run`), "compare", "analyze", "play" (a game in
-    `arena serve`), "imported" (`arena import`: read only, never played on), or the "kind" its
-    config names. An `arena analyze` run from before analyze runs said so is known by its deal key,
-    derived from its seed."""
-    return "imported" if run["config"].get("imported") else origin_kind(run)
-
-
 @dataclass(frozen=True)
-class RunFacts:
-    """What the lists of runs show of a stored run, read from its config whatever kind of run it is
-    (a tournament's, a comparison's, a game played in `arena serve`, an imported one)."""
-    games: tuple[str, ...]             # its game ids, each once, in order
-    agents: tuple[str, ...]            # its agents' labels, in order
-    book: Mapping[str, str] | None  # the deal book it played ({"name", "digest"}), or None
+class Run:
+    """A stored run: its row of the runs table, the config read as a typed value."""
+    run_id: str
+    created: float
+    config: RunConfig | None    # None when the stored config cannot be read (`problem` says why)
+    total: int                  # matches in its schedule
+    status: str                 # running | finished | interrupted | idle (a ladder that no process plays)
+    deal_key: str = ""          # hex; "" for unkeyed deals
+    imported: bool = False      # `arena import`ed from another store: read only, never played on
+    problem: str = ""
+
+    @property
+    def kind(self) -> str:
+        """What started the run: "tournament" (`arena run`), "compare", "analyze", "play" (a game in
+        `arena serve`), "imported" (`arena import`: read only, never played on), or the kind its
+        config names."""
+        return "imported" if self.imported else self.origin
+
+    @property
+    def origin(self) -> str:
+        """What started the run where it was played (an imported run: in the store it came from).
+        An `arena analyze` run from before analyze runs said so is known by its deal key, derived
+        from its seed."""
+        config = self.config
+        if config is not None and config.kind is not None:
+            return config.kind
+        if isinstance(config, TournamentConfig) and config.compare is not None:
+            return "compare"
+        if self.deal_key and config is not None and self.deal_key == analyze_deal_key(config.seed):
+            return "analyze"
+        return "tournament"
+
+    @property
+    def tournament(self) -> TournamentConfig | None:
+        """The config of a tournament (any run played by the coordinator); None for a game played in
+        `arena serve` or a config that cannot be read (the views then show no notes of it)."""
+        return self.config if isinstance(self.config, TournamentConfig) else None
+
+    def tournament_config(self) -> TournamentConfig:
+        """The tournament's config; ValueError (one line) when the run has none that can be read."""
+        if self.config is None:
+            raise ValueError(self.problem)
+        if not isinstance(self.config, TournamentConfig):
+            raise ValueError("this run is a game played in `arena serve`, not a tournament")
+        return self.config
+
+    @property
+    def game_ids(self) -> tuple[str, ...]:
+        """Its game ids, each once, in order."""
+        return tuple(dict.fromkeys(g.game_id for g in self.config.games)) if self.config else ()
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Its agents' labels, in order."""
+        return tuple(a.label for a in self.config.agents) if self.config else ()
+
+    @property
+    def book(self) -> Mapping[str, str] | None:
+        """The deal book it played ({"name", "digest"}), or None."""
+        return self.tournament.book if self.tournament else None
 
 
-def run_facts(run: dict[str, Any]) -> RunFacts:
-    """The RunFacts of a run's row (`Store.run`, `Store.runs`)."""
-    config = run["config"]
-    return RunFacts(tuple(dict.fromkeys(g["game_id"] for g in config.get("games", []))),
-                    tuple(a["label"] for a in config.get("agents", [])), config.get("book"))
+def stored_config(data: Any) -> tuple[RunConfig | None, bool, str]:
+    """(config or None, imported, why it cannot be read) of a run's config in the JSON form the
+    store keeps (`config_json`: the runs table's, a report's data)."""
+    if not isinstance(data, Mapping):
+        return None, False, "the stored run's configuration is not a JSON object"
+    data = dict(data)
+    imported = bool(data.pop("imported", False))
+    try:
+        return run_config.read(data), imported, ""
+    except ValueError as e:
+        return None, imported, str(e)
 
 
-def origin_kind(run: dict[str, Any]) -> str:
-    """What started the run where it was played (an imported run: in the store it came from)."""
-    config = run["config"]
-    if "kind" in config:
-        return config["kind"]
-    if "compare" in config:
-        return "compare"
-    if run.get("deal_key") and run["deal_key"] == analyze_deal_key(config.get("seed")):
-        return "analyze"
-    return "tournament"
+def config_json(config: RunConfig, imported: bool) -> dict[str, Any]:
+    """A run's config in the JSON form the store keeps (an imported run's marked so)."""
+    return config.to_json() | ({"imported": True} if imported else {})
+
+
+def _read_config(text: str) -> tuple[RunConfig | None, bool, str]:
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        return None, False, f"the stored run's configuration is not JSON ({e})"
+    return stored_config(data)
+
+
+def _config_text(config: RunConfig, imported: bool) -> str:
+    return json.dumps(config_json(config, imported), sort_keys=True)
 
 
 def _names(path, fd):
@@ -708,23 +782,6 @@ def _names(path, fd):
     except OSError:
         return False
     return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
-
-
-def _run_dict(row):
-    d = dict(row)
-    d["config"] = json.loads(d["config"])
-    return d
-
-
-def _effective(store, run):
-    """A run marked running whose coordinator is gone (killed) is interrupted; a ladder that no
-    `ladder run` plays is idle, as it never finishes (it plays on when run again)."""
-    if run["status"] == "running" and run["run_id"] not in store._claims and \
-            not store._played_elsewhere(run["run_id"]):
-        run["status"] = "interrupted"
-    elif run["status"] == "finished" and run["config"].get("kind") == "ladder":
-        run["status"] = "idle"
-    return run
 
 
 def _match_dict(row):

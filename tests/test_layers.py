@@ -269,7 +269,10 @@ def test_only_arena_cli_imports_click():
 
 def test_the_order_is_read_from_the_architecture_page():
     order = subpackage_order()
-    assert order[0] == ["arena.cli"] and "arena.store" in order[-1] and len(order) > 5
+    assert order[0] == ["arena.cli"] and "arena.match" in order[-1] and len(order) > 5
+    # a run's typed config sits below the store, which gives its runs as typed values
+    rank = {name: i for i, row in enumerate(order) for name in row}
+    assert rank["arena.store"] < rank["arena.run_config"] < rank["arena.match"]
     assert not unplaced_subpackages(order), f"{ARCHITECTURE} places none or several times: {unplaced_subpackages(order)}"
 
 
@@ -300,9 +303,10 @@ LADDER = "arena.ladder"
 LEARN = "arena.learn"
 SIBLINGS = ("arena.gamestats", "arena.compare", LADDER, LEARN)
 ABOVE_LADDER = ("arena.cli", "arena.serve", "arena.bench")
-BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.interop", "arena.human_game", "arena.results",
-                "arena.referee", "arena.sandbox", "arena.agent_list", "arena.match", "arena.seeds", "arena.store", "arena.store_ladders",
-                "arena.server_address", "arena.text", "arena.defaults", "arena.extras")
+BELOW_LADDER = ("arena.reports", "arena.tournament", "arena.human_game", "arena.results",
+                "arena.referee", "arena.sandbox", "arena.agent_list", "arena.store", "arena.store_ladders",
+                "arena.server_address", "arena.run_config", "arena.match", "arena.seeds", "arena.text", "arena.defaults",
+                "arena.extras")
 
 
 def _under(module, packages):

@@ -51,7 +51,7 @@ from arena.bench.measure import Row, calibrated_rates, row, timed, versus
 from engines.core import GameState
 
 if TYPE_CHECKING:   # the tournament modules load only when a bench plays through the arena
-    from arena.tournament.config import TournamentConfig
+    from arena.run_config import TournamentConfig
     from arena.tournament.schedule import Schedule
 
 # The units the engines' targets are stated in: one Wizard hand, one Royal Ball round.
@@ -141,10 +141,10 @@ def arena_rows(game_id: str, repeats: int = 3, deals: int | None = None, agents:
     (an exec bot or a Python file bot, each in its sandbox): with one in `agents`, `submitted_rows`.
     """
     import agents as agent_registry
-    from arena.agent_list import parse_agents
+    from arena import edge
     from arena.tournament.runner import agent_seed
 
-    specs = parse_agents(agents)
+    specs = edge.agents(agents)
     submitted = [s for s in specs if s.submitted]
     if submitted:
         return submitted_rows(game_id, submitted, repeats, deals or SUBMITTED_DEALS)
@@ -197,9 +197,9 @@ def arena_rows(game_id: str, repeats: int = 3, deals: int | None = None, agents:
 
 def arena_schedule(game_id: str, params: dict[str, Any], specs: Sequence[Any], deals: int) -> tuple["TournamentConfig", "Schedule"]:
     """(the tournament config, its MatchSpecs) of `deals` deals of `specs` on one game, as `arena run` plays them."""
+    from arena.run_config import GameSetting
     from arena.sandbox import DEFAULT_POLICY
     from arena.tournament import schedule as sched
-    from arena.tournament.config import GameSetting
     config = sched.tournament_config([GameSetting(game_id, params)], specs, deals, 0, 10.0, DEFAULT_POLICY)
     return config, sched.schedule_from_config("bench", config)
 
@@ -215,7 +215,7 @@ def play_through_arena(config: Any, matches: Sequence[Any], jobs: int) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(os.path.join(tmp, "bench.sqlite"))
-        store.create_run("bench", config.to_json(), len(matches))
+        store.create_run("bench", config, len(matches))
         play_specs(store, matches, "local", jobs, on_match=count)
         store.close()
     return moves[0]
@@ -230,7 +230,7 @@ def submitted_rows(game_id: str, submitted: Sequence[Any], repeats: int = 3, dea
     the same deals: the ratio is what the agent's way of playing (an exec bot: the protocol's JSON
     lines and its own process) costs per move, beyond a sandboxed Python bot."""
     import agents.simple
-    from arena.agent_list import parse_agents
+    from arena import edge
     from arena.sandbox import stage
     params = engines.registry.resolve(game_id)
     baseline_file = os.path.splitext(agents.simple.__file__)[0] + ".py"
@@ -245,7 +245,7 @@ def submitted_rows(game_id: str, submitted: Sequence[Any], repeats: int = 3, dea
             rates.append(moves / (time.perf_counter() - t))
         return rates, len(matches)
 
-    opponent, file_bot = parse_agents(f"random, {baseline_file}:RandomAgent as python-file-random")
+    opponent, file_bot = edge.agents(f"random, {baseline_file}:RandomAgent as python-file-random")
     rates, games = moves_per_s(file_bot)
     base = row(f"arena/{game_id}/python_file_random", "moves/s", rates, games=games, agents="python-file-random, random")
     out = [base]
@@ -259,8 +259,9 @@ def submitted_rows(game_id: str, submitted: Sequence[Any], repeats: int = 3, dea
 def sandbox_rows(repeats: int = 3, moves: int = 300, matches: int = 30) -> list[Row]:
     """Per-match start-up and per-move cost of a sandboxed bot against the same bot in a plain
     process (--sandbox none), both started by a warm fork server as a tournament starts them."""
+    from arena import edge
     from arena.match import AgentSpec
-    from arena.sandbox import BotPool, RemoteAgent, make_policy
+    from arena.sandbox import BotPool, RemoteAgent
 
     spec = AgentSpec("random", "agents.simple:RandomAgent", (), "module", "agents.simple:RandomAgent")
     state = bench_state("wizard")
@@ -286,7 +287,7 @@ def sandbox_rows(repeats: int = 3, moves: int = 300, matches: int = 30) -> list[
     for what, unit in (("match_starts", "starts/s"), ("moves", "moves/s")):
         pair = []
         for mode in ("none", "bwrap"):
-            policy, pool = make_policy(mode), BotPool()
+            policy, pool = edge.sandbox_policy(mode), BotPool()
             try:
                 start(pool, policy)(1)   # the box itself, started once per worker
                 if what == "match_starts":

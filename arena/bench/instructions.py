@@ -72,10 +72,10 @@ def work(case: str, game_id: str, n: int) -> None:
         search.seed(7)
         search.search(proto, n, 0.0, 0.7, "round", 0.5)
     elif case == "arena":
-        from arena.agent_list import parse_agents
+        from arena import edge
         from arena.bench import arena_schedule, play_through_arena
         config, matches = arena_schedule(game_id, engines.registry.resolve(game_id),
-                                         parse_agents("random, random as random2"), (n + 1) // 2)
+                                         edge.agents("random, random as random2"), (n + 1) // 2)
         play_through_arena(config, matches[:n], 1)
     else:
         raise ValueError(f"unknown instruction case {case!r}; cases: {', '.join(UNITS)}")

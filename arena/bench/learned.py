@@ -17,8 +17,19 @@ the first legal one):
 - `learned/wizard/bid`: a bid of `pimc[bidding=learned]` with the shipped model (features, the trees
   in C, the bid of highest expected score), through `act`; baseline `bid_playout`.
 
+And for each game of `game_ids` with a shipped leaf value (agents/models/value-GAME-Np.json, at
+the game's default players), on LEAF_POSITIONS positions of random play (seeds 0.., a third of a
+random game's plies in):
+
+- `learned/GAME/playout`: a random play-out from the position to the horizon ismcts plays out to
+  by default (`round`: Wizard's and Royal Ball's round, the others' game), the engine's `c_rollout`
+  on a copy, in C: what the leaf value replaces.
+- `learned/GAME/leaf_value`: the leaf value of the same position for every seat (the features of
+  agents/leaf.pyx and the trees walked in C, the path ismcts takes per leaf); baseline `playout`.
+
 Rates are calls per second of the process's CPU time, one core. Run alone: `python -m arena.bench.learned`.
 """
+import random
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -28,7 +39,7 @@ import numpy as np
 import engines
 from agents import learned
 from agents.pimc import PIMCAgent
-from arena.agent_list import parse_agent
+from arena import edge
 from arena.bench.measure import Row, row, run_alone, versus
 
 GAME = "wizard"
@@ -93,7 +104,7 @@ def _tree_rows(body: dict[str, Any], repeats: int) -> Iterator[Row]:
 
 
 def _bid_rows(body: dict[str, Any], positions: list[Any], repeats: int) -> Iterator[Row]:
-    teacher = parse_agent(str(body.get("teacher")))
+    teacher = edge.agent(str(body.get("teacher")))
     playout = dict(teacher.params) if teacher.source == "pimc" else {}   # the rule the model learned from
 
     def bids(**params: Any) -> Callable[[], None]:
@@ -112,11 +123,62 @@ def _bid_rows(body: dict[str, Any], positions: list[Any], repeats: int) -> Itera
     yield from versus(base, mine)
 
 
+LEAF_POSITIONS = 20
+LEAF_CALLS = 200   # calls per position and repeat
+
+
+def _leaf_positions(game_id: str) -> list[Any]:
+    out = []
+    for i in range(LEAF_POSITIONS):
+        rng = random.Random(i)
+        st: Any = engines.make(game_id, seed=i)
+        actions = []
+        while not st.is_terminal():
+            actions.append(rng.choice(st.legal_actions()))
+            st.apply_action(actions[-1])
+        st = engines.make(game_id, seed=i)
+        for a in actions[: len(actions) // 3]:
+            st.apply_action(a)
+        out.append(st)
+    return out
+
+
+def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
+    from importlib import resources
+
+    from agents.ismcts import ISMCTSAgent
+    from agents.leaf import bench_rollouts, bench_values
+    players = engines.make(game_id).num_players
+    name = learned.value_model_name(game_id, players)
+    if not (resources.files("agents") / "models" / name).is_file():
+        return
+    body, forest = learned.value_forest("shipped", game_id, players)
+    positions = _leaf_positions(game_id)
+    horizon = ISMCTSAgent.PARAMS["horizon"]
+    calls = LEAF_CALLS * len(positions)
+
+    def playouts():
+        for st in positions:
+            bench_rollouts(st, LEAF_CALLS, horizon)
+
+    def values():
+        for st in positions:
+            bench_values(st, forest, LEAF_CALLS)
+    info = {"positions": len(positions), "players": players}
+    base = row(f"learned/{game_id}/playout", "calls/s", _rate(playouts, calls, repeats), horizon=horizon, **info)
+    mine = row(f"learned/{game_id}/leaf_value", "calls/s", _rate(values, calls, repeats), model=name,
+               trees=forest.trees, nodes=forest.nodes, **info)
+    yield from versus(base, mine)
+
+
 def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
-    """Yields the rows described in the module docstring when "wizard" is among the game ids."""
+    """Yields the rows described in the module docstring: the bid's when "wizard" is among the game
+    ids, the leaf value's for each of them with a shipped one."""
+    for game_id in game_ids:
+        yield from _leaf_rows(game_id, repeats)
     if GAME not in game_ids:
         return
-    body = learned.load("")
+    body = learned.load("", learned.BID_FEATURES)
     yield from _tree_rows(body, repeats)
     yield from _bid_rows(body, _positions(POSITIONS), repeats)
 

@@ -34,15 +34,15 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     """Writes a synthetic finished run of about `matches` matches (whole deals) to a new store at
     `path`; returns its run id."""
     import engines
-    from arena.agent_list import parse_agents
+    from arena import edge
     from arena.match import Fault, MatchResult
     from arena.results.tallies import Checkpoint
+    from arena.run_config import GameSetting
     from arena.sandbox import DEFAULT_POLICY
     from arena.store import Store
     from arena.tournament import schedule as sched
-    from arena.tournament.config import GameSetting
 
-    specs = parse_agents(",".join(STRENGTHS))
+    specs = edge.agents(",".join(STRENGTHS))
     params = engines.registry.resolve("insert")
     per_deal = len(sched.lineups(specs, 2)) * 2
     deals = max(1, matches // per_deal)
@@ -50,7 +50,7 @@ def build_store(path: str, matches: int, seed: int = 0) -> str:
     run_id = config.run_id
     schedule = sched.schedule_from_config(run_id, config)
     store = Store(path)
-    store.create_run(run_id, config.to_json(), len(schedule))
+    store.create_run(run_id, config, len(schedule))
     checkpoint = Checkpoint(store, run_id)
     rng = random.Random(seed)
     for spec in schedule:
@@ -122,7 +122,7 @@ def rows(sizes: Sequence[int] = SIZES, repeats: int = 3) -> Iterator[Row]:
             built = time.perf_counter() - t
             from arena.store import Store
             s = Store(store, readonly=True)
-            stored = s.count(s.run()["run_id"])
+            stored = s.count(s.run().run_id)
             s.close()
             yield row(f"reports/{n}/build", "matches/s", [stored / built], digits=0, matches=stored,
                       seconds=round(built, 1), store_mb=round(os.path.getsize(store) / 2 ** 20, 1),

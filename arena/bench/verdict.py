@@ -194,11 +194,11 @@ def resampled(out: Row, played: dict[str, list[Row]], sequences: int = 200, cap:
     from arena.compare import sprt
     observed = {}
     for seeding, rs in played.items():
-        observed[seeding] = [y for r in rs for y in r.pop("_observations")]
+        ys = [y for r in rs for y in r.pop("_observations")]
         grid, test = rs[0]["_grid"], rs[0]["_test"]
         for r in rs:
             r.pop("_grid"), r.pop("_test")
-        observed[seeding] = (observed[seeding], grid, test)
+        observed[seeding] = (ys, grid, test)
     spread = {k: (statistics.fmean(o), statistics.variance(o) / len(o)) for k, (o, _, _) in observed.items()
               if len(set(o)) > 1}
     for seeding in played:

@@ -61,7 +61,7 @@ def analyze(game_id: str | None, params: tuple[str, ...], agents_text: str | Non
             raise ArenaError(f"--run reads stored games: {', '.join(given)} cannot change them "
                              f"(leave them out, or play new games without --run)")
         store = Store(store_path, readonly=True)
-        analyzed = [store.run(r)["run_id"] for r in run_ids]
+        analyzed = [store.run(r).run_id for r in run_ids]
     elif game_id is None:
         raise ArenaError("give a GAME to play (e.g. arena analyze insert) or --run RUN to read")
     else:

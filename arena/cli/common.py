@@ -50,7 +50,7 @@ def open_run(store_path: str, run_id: str | None = None, kind: str = "tournament
     not "the latest run" of `arena replay 0`); read-only."""
     from arena.store import Store
     store = Store(store_path, readonly=True)
-    return store, store.run(run_id, kind)["run_id"]
+    return store, store.run(run_id, kind).run_id
 
 
 def rich_console(stderr: bool = False) -> "Console":

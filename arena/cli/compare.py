@@ -87,25 +87,27 @@ def compare(candidate: str, baseline: str, game_id: str | None, players: int | N
             jobs: int | None, backend: str, address: str | None, time_limit: float, time_control: str | None,
             sandbox: str, bot_limits: tuple[str, ...], deal_key: str | None, book: str | None,
             seeding: str | None, as_json: bool) -> None:
-    from arena import agent_list, edge
+    from arena import edge
     from arena.compare import compare as cmp
     from arena.compare import correction
-    from arena.store import Store
     from arena.tournament import coordinator as tournament
 
     if replays:   # refused before the run is stored (agents the plan cannot read, it refuses itself)
         try:
-            texts = [candidate, baseline, *agent_list.split_list(field or "")]
-            agents = [edge.agent(t, edge.sandbox_policy("none")) for t in texts]
+            unconfined = edge.sandbox_policy("none")
+            agents = [edge.agent(candidate, unconfined), edge.agent(baseline, unconfined),
+                      *(edge.agent_items(field, "--field", unconfined) if field else ())]
         except ValueError:
             agents = []
         reason = correction.refusal(seeding, time_control, agents)
         if reason:
             raise click.UsageError(f"--replays: {reason}")
-    store = Store(store_path)
-    plan = edge.plan_comparison(store, candidate, baseline, game_id, players, params, field, sprt_text, max_deals,
+    # The store is opened (made) by the plan, only once the comparison passed its checks.
+    plan = edge.plan_comparison(store_path, candidate, baseline, game_id, players, params, field, sprt_text, max_deals,
                                 seed, time_limit, sandbox, deal_key, backend, address, time_control, book, seeding,
                                 bot_limits)
+    store = plan.store
+    assert store is not None
     if replays and correction.unavailable(plan):
         raise click.UsageError(f"--replays: {correction.unavailable(plan)}")
     err = rich_console(stderr=True)

@@ -13,19 +13,23 @@ def models_folder(store_path: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(store_path)), "models")
 
 
-@click.command(short_help="Train a model from a teacher's play (Wizard's bidder).")
-@click.option("--game", "game_id", default="wizard", show_default=True, help="The game (Wizard only, for now).")
+@click.command(short_help="Train a model from a teacher's play (Wizard's bidder, or any game's leaf value).")
+@click.option("--game", "game_id", default="wizard", show_default=True,
+              help="The game (any with --target value; Wizard with --target bid).")
+@click.option("--target", type=click.Choice(["bid", "value"]), default="bid", show_default=True,
+              help="bid: Wizard's bidder; value: a leaf value for ismcts[value=FILE] (the final score share "
+                   "of each seat from the position's features).")
 @click.option("--players", type=int, default=None, help="Players per game (default: the game's).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
-@click.option("--teacher", default="pimc", show_default=True,
+@click.option("--teacher", default=None,
               help="The agent whose play is learned from: built in (pimc[bid_samples=100]) or submitted "
-                   "(./bot.py:MyBot, sandboxed), in every seat.")
+                   "(./bot.py:MyBot, sandboxed), in every seat [default: pimc for bid, ismcts for value].")
 @click.option("--games", type=WholeNumber(min=10), default=200, show_default=True,
               help="Whole games the teacher plays, rounded up to an even number (a fifth of them, by "
                    "deal, held out for validation).")
 @click.option("--seed", type=WholeNumber(min=0), default=0, show_default=True, help="The deals' and the fit's seed.")
 @click.option("--fit", "fit_kind", type=click.Choice(["trees", "network"]), default="trees", show_default=True,
-              help="Gradient-boosted trees (evaluated in C) or a network (--hidden).")
+              help="Gradient-boosted trees (evaluated in C) or a network (--hidden; bid only).")
 @click.option("--stages", type=WholeNumber(min=1, max=1000), default=60, show_default=True,
               help="Boosting stages of --fit trees.")
 @click.option("--hidden", default=None,
@@ -39,9 +43,12 @@ def models_folder(store_path: str) -> str:
 @out_option("The model file [default: models/GAME-DIGEST.json beside the store].")
 @store_option
 @user_errors
-def train(game_id: str, players: int | None, params: tuple[str, ...], teacher: str, games: int, seed: int,
+def train(game_id: str, target: str, players: int | None, params: tuple[str, ...], teacher: str | None, games: int,
+          seed: int,
           fit_kind: str, stages: int, hidden: str | None, given_bid: bool, jobs: int | None, sandbox: str, quiet: bool, out: str | None, store_path: str) -> None:
-    """Train Wizard's learned bidder: the teacher plays --games whole games in every seat, on worker
+    """Train Wizard's learned bidder (--target bid) or a game's leaf value for ismcts (--target value:
+    every position of the teacher's games, each seat's features and final score share, regression
+    trees; docs/training.md). The teacher plays --games whole games in every seat, on worker
     processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
     beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
     interrupted run resumes there). A scikit-learn classifier learns the tricks a hand takes, is
@@ -57,8 +64,11 @@ def train(game_id: str, players: int | None, params: tuple[str, ...], teacher: s
     from arena.learn import data, fit
     from arena.sandbox import stage, validate_all
     fit.check_installed()
-    if game_id != learned.BID_GAME:
-        raise ValueError(f"arena train learns Wizard's bidder only, not {game_id!r}")
+    if target == "bid" and game_id != learned.BID_GAME:
+        raise ValueError(f"--target bid learns Wizard's bidder only, not {game_id!r} (--target value: any game)")
+    if target == "value" and (fit_kind != "trees" or given_bid):
+        raise ValueError("--target value fits trees only: --fit network and --given-bid are for bids")
+    teacher = teacher or ("pimc" if target == "bid" else "ismcts")
     if hidden is not None and fit_kind != "network":
         raise ValueError("--hidden shapes a network: give it with --fit network")
     hidden = hidden or "32"
@@ -71,7 +81,7 @@ def train(game_id: str, players: int | None, params: tuple[str, ...], teacher: s
     policy = edge.sandbox_policy(sandbox)
     spec = stage(edge.agent(teacher, policy))
     validate_all([spec], policy)
-    config = data.DataConfig(game_id, tuple(sorted(full.items())), spec, seed, policy)
+    config = data.DataConfig(game_id, tuple(sorted(full.items())), spec, seed, policy, target)
     folder = data.prepare(store_path, config)
     todo = data.missing_chunks(folder, config, games)
     total = data.chunks_for(games) * data.CHUNK_GAMES
@@ -84,6 +94,9 @@ def train(game_id: str, players: int | None, params: tuple[str, ...], teacher: s
                     meter.advance()
             data.generate(folder, config, todo, jobs, played_chunk)
     played = time.monotonic() - started
+    if target == "value":
+        _write_value(config, folder, games, total, seed, stages, params, out, store_path, played, started)
+        return
     train_rows: list[dict] = []
     held_rows: list[dict] = []
     for k, row in data.load_rows(folder, config, games):
@@ -107,16 +120,52 @@ def train(game_id: str, players: int | None, params: tuple[str, ...], teacher: s
                           shape={"stages": stages, "depth": fit.TREE_DEPTH} if fit_kind == "trees" else {"hidden": list(layers)},
                           command=command,
                           given_bid=given)
-    if out is None:
-        os.makedirs(models_folder(store_path), exist_ok=True)
-        out = os.path.join(models_folder(store_path), f"{game_id}-{config.digest}.json")
-    with writing(out):
-        with open(out, "w") as f:
-            f.write(text)
+    out = _write_model(out, store_path, f"{game_id}-{config.digest}.json", text)
     click.echo(f"model {out}: {len(train_rows)} rows from {total} games of {spec.label} "
                f"(played in {played:.0f}s, fitted in {time.monotonic() - started - played:.0f}s); held out "
                f"{validation['rows']} rows: bid met {validation.get('model_bid_met', 0):.3f} (teacher "
                f"{validation.get('teacher_bid_met', 0):.3f}), log loss {validation.get('log_loss', 0):.3f}")
+
+
+def _write_value(config, folder: str, games: int, total: int, seed: int, stages: int, params: tuple[str, ...],
+                 out: str | None, store_path: str, played: float, started: float) -> None:
+    """--target value: the leaf value fitted to the games' positions, validated on the held-out ones."""
+    import time
+
+    from arena.learn import data, fit
+    full = dict(config.params)
+    train_games: list[dict] = []
+    held_games: list[dict] = []
+    for k, row in data.load_rows(folder, config, games):
+        (held_games if data.is_validation(k) else train_games).append(row)
+    x, y = fit.value_table(config.game_id, full, train_games)
+    hx, hy = fit.value_table(config.game_id, full, held_games)
+    trees = fit.fit_value_trees(x, y, seed, stages)
+    validation = fit.validate_value(trees, hx, hy)
+    command = " ".join(["arena train --target value --game", config.game_id, "--players", str(full["players"])]
+                       + [f"--param {shlex.quote(p)}" for p in params]
+                       + ["--teacher", shlex.quote(config.teacher.label), "--games", str(total),
+                          "--seed", str(seed), "--stages", str(stages)])
+    text = fit.model_file(trees, game_id=config.game_id, params=full, teacher=config.teacher.label,
+                          data={"config": config.digest, "games": total, "train_rows": len(y)},
+                          validation=validation, seed=seed, shape={"stages": stages, "depth": fit.TREE_DEPTH},
+                          command=command, target="value")
+    out = _write_model(out, store_path, f"value-{config.game_id}-{config.digest}.json", text)
+    click.echo(f"model {out}: {len(y)} rows from {total} games of "
+               f"{config.teacher.label} (played in {played:.0f}s, fitted in "
+               f"{time.monotonic() - started - played:.0f}s); held out {validation['rows']} rows: mean squared "
+               f"error {validation.get('mse', 0):.4f} (a constant {validation.get('mse_constant', 0):.4f})")
+
+
+def _write_model(out: str | None, store_path: str, name: str, text: str) -> str:
+    """Writes the model file to `out`, or models/NAME beside the store; returns where."""
+    if out is None:
+        os.makedirs(models_folder(store_path), exist_ok=True)
+        out = os.path.join(models_folder(store_path), name)
+    with writing(out):
+        with open(out, "w") as f:
+            f.write(text)
+    return out
 
 
 @click.command(short_help="List models: the shipped ones and those beside the store.")
@@ -131,7 +180,8 @@ def models(paths: tuple[str, ...], store_path: str) -> None:
     from arena.text import printable
     from engines.registry import resolve
     given = bool(paths)
-    files = list(paths) or [learned.shipped_path()] + learned.model_files(models_folder(store_path))
+    files = list(paths) or (learned.model_files(os.path.dirname(learned.shipped_path()))
+                            + learned.model_files(models_folder(store_path)))
     for path in files:
         try:
             body = learned.load(path)
@@ -150,5 +200,9 @@ def models(paths: tuple[str, ...], store_path: str) -> None:
         click.echo(f"{printable(path)}: {body['game']} {players} players"
                    f"{' ' + params if params else ''}; teacher {printable(str(body.get('teacher')))}; "
                    f"{body['data'].get('games')} games, {body['data'].get('train_rows')} rows; held out "
-                   f"{v.get('rows')} rows, bid met {v.get('model_bid_met')} (teacher {v.get('teacher_bid_met')}); "
+                   f"{v.get('rows')} rows, "
+                   + (f"mean squared error {v.get('mse')} (a constant {v.get('mse_constant')}); "
+                      if body["features"]["name"] == learned.LEAF_FEATURES else
+                      f"bid met {v.get('model_bid_met')} (teacher {v.get('teacher_bid_met')}); ")
+                   + f"{body.get('kind')}; "
                    f"seed {body.get('seed')}; digest {body['digest'][:12]}")

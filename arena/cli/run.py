@@ -71,14 +71,15 @@ def run(game_id: str | None, players: int | None, agents_text: str | None, deals
         bot_limits: tuple[str, ...], deal_key: str | None, book: str | None, seeding: str | None,
         as_json: bool) -> None:
     from arena import edge
-    from arena.store import Store
     from arena.tournament import coordinator as tournament
 
-    store = Store(store_path)
-    plan = edge.plan(store, game_id=game_id, players=players, agents=agents_text, deals=deals, max_deals=max_deals,
+    # The store is opened (made) by the plan, only once the run passed its checks: a refused run makes none.
+    plan = edge.plan(store_path, game_id=game_id, players=players, agents=agents_text, deals=deals, max_deals=max_deals,
                      seed=seed, time_limit=time_limit, params=params, sandbox=sandbox, bot_limits=bot_limits,
                      deal_key=deal_key, resume=resume, backend=backend, address=address, time_control=time_control,
                      book=book, seeding=seeding)
+    store = plan.store
+    assert store is not None
     err = rich_console(stderr=True)
     if not as_json:
         for note in plan.sit_outs():
@@ -277,9 +278,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     from arena.reports.sections import run_sections
     from arena.reports.tables import importance, leaderboard_columns, legend_items, level_note, short_heading
     from arena.results import standings
+    from arena.run_config import book_note, time_note
     from arena.sandbox import unconfined_note
     from arena.text import game_title, jsonable
-    from arena.tournament.config import book_note, shown_config, time_note
 
     run_row = store.run(run_id)
     # Per game and rule variant: ratings with 95% intervals, and the cycles a single rating hides.
@@ -288,17 +289,17 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                "verdict": s["verdict"], "settled": s["settled"], "identical_deals": s["identical_deals"],
                "deals_compared": s["deals_compared"], "identical_play": s["identical_play"]}
               for s in sections]
-    config = shown_config(run_row["config"])
+    config = run_row.tournament
     seeding = config.seeding if config else "independent"
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)
     if as_json:
-        echo_json({"run_id": run_id, "store": store.path, "status": run_row["status"],
+        echo_json({"run_id": run_id, "store": store.path, "status": run_row.status,
                    "sandbox": config.sandbox.mode if config else "bwrap",
                    "time_limit": config.time_limit if config else None,
                    "time_control": config.time_control.to_json() if config and config.time_control else None,
                    "book": dict(config.book) if config and config.book else None, "seeding": seeding,
-                   "matches": matches, "total": run_row["total"],
+                   "matches": matches, "total": run_row.total,
                    "leaderboards": jsonable(boards), "faults": store.faults(run_id, game_id)})
         return
     console = rich_console()

@@ -23,17 +23,17 @@ def runs(store_path: str, as_json: bool) -> None:
     agents (a ladder's: its active entries), and when it was created. The reading commands (leaderboard, matchups, graph, report,
     matches, replay) take a RUN and default to the latest tournament."""
     from arena.ladder import store as ladders
-    from arena.store import Store, run_facts, run_kind
+    from arena.store import Store
     store = Store(store_path, readonly=True)
     played = store.played()
     entered = ladders.active_names(store)   # a ladder's agents are its active entries
-    rows = []
-    for r in store.runs():
-        kind, facts = run_kind(r), run_facts(r)
-        rows.append({"run_id": r["run_id"], "kind": kind, "status": r["status"], "played": played.get(r["run_id"], 0),
-                     "planned": None if kind == "ladder" else r["total"],   # a ladder plans no end
-                     "games": list(facts.games), "agents": entered.get(r["run_id"], list(facts.agents)),
-                     "created": r["created"], "book": facts.book})
+    rows: list[dict[str, Any]] = []
+    for run in store.runs():
+        rows.append({"run_id": run.run_id, "kind": run.kind, "status": run.status,
+                     "played": played.get(run.run_id, 0),
+                     "planned": None if run.kind == "ladder" else run.total,   # a ladder plans no end
+                     "games": list(run.game_ids), "agents": entered.get(run.run_id, list(run.labels)),
+                     "created": run.created, "book": run.book and dict(run.book)})
     store.close()
     if as_json:
         echo_json(rows)
@@ -103,7 +103,7 @@ def matches(run_id: str | None, store_path: str, as_json: bool) -> None:
                 titles[m["game_id"], key] = game_title(m["game_id"], m["game_params"], only_changed=True)
             yield match_row(m, titles[m["game_id"], key])
 
-    total = store.run(run_id)["total"]
+    total = store.run(run_id).total
     if as_json:
         # Written as it is read: a run of a million matches is listed without holding it in memory.
         click.echo(f'{{"run_id": {json.dumps(run_id)}, "total": {total}, "matches": [', nl=False)

@@ -1,12 +1,12 @@
 """`arena compare`: is the candidate stronger than the baseline? A sequential test over duplicate deals.
 
-    from arena.compare import compare
-    from arena.store import Store
-    store = Store("results/arena.sqlite")
-    from arena import edge
-    plan = compare.plan(store, edge.agent("greedy"), edge.agent("random"), edge.game("insert", None),
-                        test=edge.sprt("elo0=0,elo1=100"))
-    status, outcome = compare.play(store, plan, jobs=1)   # outcome.decision: "H1", "H0" or None
+    import arena
+    store = arena.Store("results/arena.sqlite")
+    plan = arena.plan_comparison(store, "greedy", "random", game_id="insert", sprt_text="elo0=0,elo1=100")
+    result = arena.play_comparison(store, plan, jobs=1)   # a Comparison; its decision "H1", "H0" or None
+
+(`arena.plan_comparison` reads its options' text, arena.edge, and calls `plan` here with the typed
+values; `arena.play_comparison` calls `play`.)
 
 How the deals are played (the statistics are in arena.compare.sprt):
 
@@ -49,6 +49,7 @@ more deals than needed are played, and few pool start-ups are paid; a match with
 by the fault rule, like on the leaderboard (arena.results.outcome: the faulty agent last for its
 own score, every other seat's score from the played-out game).
 """
+import dataclasses
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -62,6 +63,7 @@ from arena.results.divergence import divergence, identical_text
 from arena.results.intervals import t_interval
 from arena.results.outcome import placements_seen_by
 from arena.results.standings import pair_score
+from arena.run_config import CompareSettings, GameSetting, TournamentConfig
 from arena.sandbox import DEFAULT_POLICY, policy_options, stage, validate_all
 from arena.store import Store
 from arena.text import option_value
@@ -69,7 +71,6 @@ from arena.tournament import books
 from arena.tournament import coordinator as tournament
 from arena.tournament import schedule as sched
 from arena.tournament.backends import check_backend, default_jobs
-from arena.tournament.config import CompareSettings, GameSetting, TournamentConfig
 
 DEFAULT_MAX_DEALS = defaults.COMPARE_MAX_DEALS
 IDENTICAL_DEALS = defaults.IDENTICAL_DEALS
@@ -78,6 +79,8 @@ MAX_DEALS = sched.MAX_MATCHES // 2
 
 @dataclass
 class ComparePlan:
+    """A comparison ready to play (`plan` makes it, `play` plays it): the candidate against the
+    baseline (and the field) on one game, its sequential test, its deals and their limits."""
     run_id: str
     config: TournamentConfig
     deal_key: str
@@ -93,6 +96,8 @@ class ComparePlan:
     sandbox: SandboxPolicy
     time_control: TimeControl | None = None
     book: books.Book | None = None   # the deal book whose deals it plays (--deals)
+    # where it is stored (`dataclasses.field`: `field` above names the other seats)
+    store: Store | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def players(self) -> int:
@@ -142,7 +147,7 @@ class Outcome:
         return self.decision is not None
 
 
-def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSetting,
+def plan(store: "Store | str", candidate: AgentSpec, baseline: AgentSpec, game: GameSetting,
          field: Sequence[AgentSpec] | None = None, test: sprt.SprtParams | None = None,
          max_deals: int | None = None, seed: int = 0, time_limit: float = tournament.DEFAULT_TIME_LIMIT,
          sandbox: SandboxPolicy = DEFAULT_POLICY, deal_key: str | None = None, backend: str = "local",
@@ -155,7 +160,8 @@ def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSett
     `test` (None: its defaults). With `book` (a deal book) it plays the book's deals of its game, at
     most all of them (`max_deals`: at most the first ones); otherwise at most `max_deals` (None:
     DEFAULT_MAX_DEALS). `seeding` (arena.seeds.SEEDINGS) is coupled when None; it is part of the run
-    id, so the same command with another seeding is another run.
+    id, so the same command with another seeding is another run. `store` is a Store or the path of
+    one, opened (made) only once the comparison passed its checks (`ComparePlan.store`).
 
     :raises ValueError: equal labels, a field for a two-player game, --max-deals out of range, a
         stored run with other deals than `deal_key`, a game other than the deal book's, or another
@@ -201,11 +207,12 @@ def plan(store: Store, candidate: AgentSpec, baseline: AgentSpec, game: GameSett
                                              {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha,
                                               "beta": test.beta}, max_deals))
     run_id = config.run_id
-    key = tournament.deal_key_for(store, run_id, wanted_key)
-    store.claim(run_id)
-    store.create_run(run_id, config.to_json(), 2 * max_deals, key)
+    with tournament.opened(store) as planned_in:
+        key = tournament.deal_key_for(planned_in, run_id, wanted_key)
+        planned_in.claim(run_id)
+        planned_in.create_run(run_id, config, 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
-                       seed, time_limit, sandbox, time_control, book)
+                       seed, time_limit, sandbox, time_control, book, planned_in)
 
 
 def _share(match, seat):

@@ -222,7 +222,7 @@ def tilt(observations: Sequence[float], values: Sequence[float], mean: float | N
     seen = counts > 0
     probs = counts / counts.sum()
     if mean is not None and seen.sum() > 1:
-        probs[seen] = mle_expected(grid[seen], probs[seen], mean)
+        probs[seen] = mle_expected(grid[seen].tolist(), probs[seen], mean)
     return probs
 
 
@@ -234,7 +234,7 @@ def resampled_stops(observations: Sequence[float], values: Sequence[float], para
     `cap` deals. The draws are quantiles of uniform numbers that depend on `seed` and `sequences`
     only, so two arms resampled at one mean draw alike (common random numbers)."""
     grid = np.asarray(values, dtype=float)
-    cumulative = np.cumsum(tilt(observations, grid, mean))
+    cumulative = np.cumsum(tilt(observations, values, mean))
     uniform = np.random.default_rng(seed).random((sequences, cap)) * cumulative[-1]
     draws = np.minimum(np.searchsorted(cumulative, uniform, side="right"), len(grid) - 1)
     s0, s1 = logistic(params.elo0), logistic(params.elo1)
@@ -243,7 +243,7 @@ def resampled_stops(observations: Sequence[float], values: Sequence[float], para
     live = np.arange(sequences)
     for n in range(1, cap + 1):
         counts[live, draws[live, n - 1]] += 1
-        ratio = np.atleast_1d(llr(counts[live], grid, s0, s1))
+        ratio = np.atleast_1d(llr(counts[live], values, s0, s1))
         decided = (ratio >= params.upper) | (ratio <= params.lower)
         stops[live[decided]] = n
         live = live[~decided]

@@ -57,7 +57,6 @@ from arena.gamestats import balance, components
 from arena.gamestats.replay import Trace, bids_made, trace
 from arena.results.intervals import Interval, interval, t975, t_interval
 from arena.results.standings import pair_score
-from arena.store import run_facts
 from arena.text import game_title
 
 if TYPE_CHECKING:
@@ -428,10 +427,10 @@ def analyze_runs(store: "Store", run_ids: Sequence[str], game_id: str | None = N
     out = []
     for run_id in run_ids:
         run = store.run(run_id)
-        order = list(run_facts(run).agents)
-        matches = store.matches(run["run_id"], game_id)
+        order = list(run.labels)
+        matches = store.matches(run.run_id, game_id)
         for _, _, ms in split(matches):
-            out.append(summarize(ms, agent_order=order, run_id=run["run_id"]))
+            out.append(summarize(ms, agent_order=order, run_id=run.run_id))
     if not out:
         raise ValueError(f"no finished match{' of ' + game_id if game_id else ''} in run "
                          f"{', '.join(run_ids)}: nothing to analyze")

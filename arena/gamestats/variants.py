@@ -7,8 +7,8 @@ from arena import defaults, seeds
 
 if TYPE_CHECKING:
     from arena.match import AgentSpec
+    from arena.run_config import GameSetting
     from arena.store import Store
-    from arena.tournament.config import GameSetting
     from arena.tournament.coordinator import Plan
 
 

@@ -50,8 +50,9 @@ end before the learner's first move is skipped (a new deal is drawn from the sam
 `render()` (render_mode="ansi") returns the engine's terminal drawing of the true state.
 
 Layering: the environment is the engines' game under the arena's rules, with arena agents in the
-other seats, so it lives in the arena (arena.interop), above the engines and the agents; the
-engines' own faces (engines.openspiel, engines.pettingzoo) import nothing of the project.
+other seats, so it lives in the arena (arena.interop), above the engines and the agents and above
+arena.edge, which reads its `opponents` text as it reads every face's; the engines' own faces
+(engines.openspiel, engines.pettingzoo) import nothing of the project.
 
 Throughput: `python -m arena.interop.gymnasium [--episodes 100] [--opponents greedy] [game ...]` plays
 a uniformly random learner (actions sampled from the mask) and prints a JSON row per game: steps/s
@@ -76,28 +77,13 @@ from engines.openspiel import OBS_FEATURES, bounds, observation_features
 MAX_SKIPPED_DEALS = 100
 
 
-def _parse_opponents(opponents: str | list | tuple, game_id: str, players: int, seat: int | None) -> list:
-    """One agent per other seat, from the agent grammar (see the module docstring)."""
+def _load_opponents(opponents: str | list | tuple, game_id: str, players: int) -> list:
+    """One agent per other seat, from the agent grammar (read by arena.edge.opponents; see the
+    module docstring)."""
     import agents
-    from arena.agent_list import ScheduleError, parse_agent, split_list
-    if isinstance(opponents, str):
-        items = split_list(opponents)
-    elif isinstance(opponents, (list, tuple)) and all(isinstance(i, str) for i in opponents):
-        items = [i.strip() for i in opponents]
-    else:
-        raise ValueError(f"opponents must be agent text such as 'greedy' or a list of it, not {opponents!r}")
-    others = players - 1
-    if len(items) == 1:
-        items = items * others
-    if len(items) != others:
-        raise ValueError(f"opponents: {len(items)} agents given for the {others} other seats of {game_id}; "
-                         f"give one for all or one per seat")
+    from arena import edge
     out = []
-    for item in items:
-        try:
-            spec = parse_agent(item, run_code=True)   # the RL user's own opponents, in this process
-        except ScheduleError as e:
-            raise ValueError(f"opponents: {e}") from None
+    for spec in edge.opponents(opponents, players - 1, game_id):
         if spec.kind == "builtin":
             cls: Any = agents.agent_class(spec.source)
         else:
@@ -141,7 +127,7 @@ class TabletopEnv(gymnasium.Env):
         self.num_actions = proto.num_distinct_actions
         self.illegal_reward = float(bounds(game_id, self.game_params, proto)[0] - 1 if illegal_reward is None
                                     else illegal_reward)
-        self._opponent_agents = _parse_opponents(opponents, game_id, n, seat)
+        self._opponent_agents = _load_opponents(opponents, game_id, n)
         self.opponents: dict = {}
         self._view_base = 0
         self.observation_space = spaces.Dict({

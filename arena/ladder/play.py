@@ -89,7 +89,7 @@ def fold_batch(store: Store, ladder: ladders.Ladder, batch: list[MatchSpec]) -> 
         for e in playing:
             changed[e.entry] = e
             history.append((e.entry, deal, e.deals, e.mu, e.sigma))
-        met += [tuple(sorted(p)) for p in itertools.combinations({e.entry for e in playing}, 2)]
+        met += [(min(a, b), max(a, b)) for a, b in itertools.combinations({e.entry for e in playing}, 2)]
     store.ladders.fold(ladder.name, ladder.run_id, batch[-1].match_id + 1, ladders.standing_rows(changed.values()),
                        history, met, ladders.meeting_rows({e.name: e.entry for e in every}, standing.meetings(results)))
 

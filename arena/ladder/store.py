@@ -48,11 +48,11 @@ from arena import agent_list, seeds
 from arena.ladder import standing
 from arena.ladder.standing import Entry, version_name
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
+from arena.run_config import GameSetting, TournamentConfig, _agent
 from arena.sandbox import DEFAULT_POLICY
 from arena.store import Store
 from arena.store_ladders import STANDING_COLUMNS
 from arena.tournament import schedule as sched
-from arena.tournament.config import GameSetting, TournamentConfig, _agent
 
 if TYPE_CHECKING:
     from arena.tournament.books import Book
@@ -88,7 +88,7 @@ def count_meetings(store: Store) -> None:
     """Counts once, from their matches, the head-to-heads of the ladders whose matches were folded
     before the store kept them (a store migrated from before `ladder_meetings`)."""
     for row in store.ladders.ladder_rows():
-        if store.ladders.meetings(row["name"]) is None and store.run(row["run_id"])["total"]:
+        if store.ladders.meetings(row["name"]) is None and store.run(row["run_id"]).total:
             numbers = {e.name: e.entry for e in entries(store, row["name"])}
             with store.db:
                 store.ladders.add_meetings(row["name"], meeting_rows(
@@ -138,7 +138,7 @@ def create(store: Store, name: str, *, game: GameSetting, seed: int = 0, time_li
     if store.deal_key(run_id) is not None:
         raise ValueError(f"{store.path} already holds a run {run_id}: choose another ladder name")
     store.ladders.add_ladder(name, run_id, time.time(), config.to_json())
-    store.create_run(run_id, config.to_json(), 0, key)
+    store.create_run(run_id, config, 0, key)
     return get(store, name)
 
 
@@ -168,7 +168,7 @@ def active_names(store: Store) -> dict[str, list[str]]:
 
 def folded(store: Store, ladder: Ladder) -> int:
     """The matches folded into the ladder's standings (read from its run's row, not counted)."""
-    return store.run(ladder.run_id)["total"]
+    return store.run(ladder.run_id).total
 
 
 def ladders(store: Store) -> list[dict[str, Any]]:
@@ -179,7 +179,7 @@ def ladders(store: Store) -> list[dict[str, Any]]:
         run = store.run(row["run_id"])
         out.append({"name": row["name"], "run_id": row["run_id"], "game_id": game.game_id,
                     "params": game.params, "created": row["created"], "entries": row["entries"],
-                    "active": row["active"], "matches": run["total"], "status": run["status"]})
+                    "active": row["active"], "matches": run.total, "status": run.status})
     return out
 
 

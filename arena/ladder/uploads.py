@@ -399,10 +399,10 @@ def _remove_kept(folder):
 
 def _staged(agent, label):
     """The staged spec of the kept upload (its check staged it already: this finds that copy intact)."""
-    from arena.agent_list import parse_agent
+    from arena.agent_list import agent_spec
     from arena.sandbox import stage
     try:
-        return stage(parse_agent(f"{agent} as {label}"))
+        return stage(agent_spec(agent, label=label))
     except ValueError as e:
         raise UploadRefused(str(e)) from None
 
@@ -471,11 +471,11 @@ def _check(agent, label, ladder, games):
     """check-agent on the ladder's game, its sandbox and its time rules, within the check's own
     budget: at most CHECK_MOVES moves a match, each within CHECK_MOVE_LIMIT seconds (a phase no
     match reaches then is not checked); UploadRefused (422) with the first failed check."""
-    from arena.agent_list import parse_agent
+    from arena.agent_list import agent_spec
     from arena.tournament.checks import EXEC_CHECKS, check_agent, not_required, not_run
     config = ladder.config
     try:
-        spec = parse_agent(f"{agent} as {label}")
+        spec = agent_spec(agent, label=label)
         results = check_agent(spec, ladder.game_id, ladder.params, games=games,
                               time_limit=min(config.time_limit, CHECK_MOVE_LIMIT), policy=config.sandbox,
                               time_control=config.time_control, max_moves=CHECK_MOVES)

@@ -1,4 +1,6 @@
-"""Training data: what a teacher's bids were made from and how many tricks each hand then took.
+"""Training data: what a teacher's bids were made from and how many tricks each hand then took
+(target `bid`), or the teacher's whole games (target `value`: each replayed at fit time into its
+positions and each seat's final score share, arena/learn/fit.py `value_table`).
 
 The teacher (any agent `--agents` accepts: built in, or submitted and sandboxed) plays every seat of
 whole games, each through the tournament's own runner (`play_match`, the referee's views, seeds and
@@ -38,10 +40,13 @@ class DataConfig:
     teacher: AgentSpec
     seed: int
     sandbox: SandboxPolicy | None = None   # how a submitted teacher is confined (not part of the data)
+    target: str = "bid"    # "bid": Wizard's bids and tricks; "value": whole games' actions
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": DATA_VERSION, "game": self.game_id, "params": json.loads(json.dumps(dict(self.params))),
-                "teacher": self.teacher.as_dict(), "seed": self.seed}
+        out = {"version": DATA_VERSION, "game": self.game_id, "params": json.loads(json.dumps(dict(self.params))),
+               "teacher": self.teacher.as_dict(), "seed": self.seed}
+        # the bids' data keeps the digest it had before there were targets
+        return out if self.target == "bid" else dict(out, target=self.target)
 
     @property
     def digest(self) -> str:
@@ -101,8 +106,11 @@ def play_chunk(config: DataConfig, k: int) -> dict[str, Any]:
             f = result.faults[0]
             raise ValueError(f"the teacher {f.label} faulted ({f.kind}: {f.message}) in game {spec.match_id}; "
                              f"no data is kept from it")
-        rows += [dict(r, deal=spec.match_id) for r in bid_rows(spec.game_id, spec.params_dict(), spec.seed,
-                                                                result.actions)]
+        if config.target == "value":
+            rows.append({"deal": spec.match_id, "seed": spec.seed, "actions": list(result.actions)})
+        else:
+            rows += [dict(r, deal=spec.match_id) for r in bid_rows(spec.game_id, spec.params_dict(), spec.seed,
+                                                                    result.actions)]
     return {"config": config.digest, "chunk": k, "games": CHUNK_GAMES, "rows": rows}
 
 

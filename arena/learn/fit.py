@@ -4,7 +4,8 @@ deals, exported to the model of agents/learned.py and written as a model file.
 `fit_trees` fits gradient-boosted trees (GradientBoostingClassifier), exported to the flat arrays
 agents/forest.pyx walks in C (`export_trees`); `fit` a network: `hidden` is the hidden layers'
 sizes, () a multinomial LogisticRegression, anything else an MLPClassifier with ReLU. All are
-seeded, so the same rows and seed give the same file.
+seeded, so the same rows and seed give the same file. `fit_value_trees` fits a leaf value
+(GradientBoostingRegressor) to `value_table`'s positions and score shares.
 """
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -55,8 +56,9 @@ def fit_trees(x: np.ndarray, y: np.ndarray, seed: int, stages: int = 60) -> dict
 
 
 def export_trees(clf: Any) -> dict[str, Any]:
-    """A fitted GradientBoostingClassifier as flat arrays (agents/forest.pyx): its trees' nodes in
-    stage order, a stage's trees in column order, child indices made absolute."""
+    """A fitted GradientBoostingClassifier or GradientBoostingRegressor as flat arrays
+    (agents/forest.pyx): its trees' nodes in stage order, a stage's trees in column order, child
+    indices made absolute. A regressor's one column is its prediction; it has no classes."""
     feature: list[int] = []
     threshold: list[float] = []
     left: list[int] = []
@@ -79,10 +81,73 @@ def export_trees(clf: Any) -> dict[str, Any]:
     trees = np.zeros(clf.estimators_.shape[1])
     for stage in clf.estimators_:
         trees += clf.learning_rate * np.array([est.predict(row)[0] for est in stage])
-    init = np.asarray(clf.decision_function(row), dtype=float).reshape(-1) - trees
-    return {"kind": "trees", "classes": [int(c) for c in clf.classes_], "columns": int(clf.estimators_.shape[1]),
-            "scale": float(clf.learning_rate), "init": init.tolist(), "roots": roots, "feature": feature,
-            "threshold": threshold, "left": left, "right": right, "value": value}
+    raw = clf.decision_function(row) if hasattr(clf, "classes_") else clf.predict(row)
+    init = np.asarray(raw, dtype=float).reshape(-1) - trees
+    out = {"kind": "trees", "columns": int(clf.estimators_.shape[1]),
+           "scale": float(clf.learning_rate), "init": init.tolist(), "roots": roots, "feature": feature,
+           "threshold": threshold, "left": left, "right": right, "value": value}
+    if hasattr(clf, "classes_"):
+        out["classes"] = [int(c) for c in clf.classes_]
+    return out
+
+
+VALUE_MIN_LEAF = 50   # rows in a leaf at least: a game's positions are many and alike
+
+
+def fit_value_trees(x: np.ndarray, y: np.ndarray, seed: int, stages: int = 60) -> dict[str, Any]:
+    """Gradient-boosted regression trees (a leaf value: agents/learned.py `value_forest`) fitted to
+    rows `x` of leaf features and the score shares `y`."""
+    check_installed()
+    from sklearn.ensemble import GradientBoostingRegressor
+    reg = GradientBoostingRegressor(n_estimators=stages, max_depth=TREE_DEPTH, learning_rate=LEARNING_RATE,
+                                    subsample=0.8, min_samples_leaf=VALUE_MIN_LEAF, random_state=seed).fit(x, y)
+    return export_trees(reg)
+
+
+def score_shares(returns: list[float]) -> list[float]:
+    """Each seat's score share: 1 for each other seat it ends above, 1/2 level, averaged over them."""
+    n = len(returns)
+    if n < 2:
+        return [0.5] * n
+    return [sum(1.0 if r > q else 0.5 if r == q else 0.0 for j, q in enumerate(returns) if j != i) / (n - 1)
+            for i, r in enumerate(returns)]
+
+
+def value_table(game_id: str, params: dict[str, Any], games: Iterable[dict[str, Any]]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(leaf features, final score share) of every seat at every position short of the
+    end of each game (a data row of target `value`: its seed and actions), the game replayed whole
+    (every position is a determinized one: nothing is hidden in it)."""
+    from agents.leaf import leaf_features
+
+    import engines
+    x: list[list[float]] = []
+    y: list[float] = []
+    for game in games:
+        state = engines.make(game_id, seed=game["seed"], **params)
+        n = state.num_players
+        start = len(x)
+        for action in game["actions"]:
+            x += [leaf_features(state, p) for p in range(n)]
+            state.apply_action(action)
+        if not state.is_terminal():
+            raise ValueError(f"training game {game.get('deal')} does not reach the end of the game")
+        shares = score_shares(state.returns())
+        y += [shares[i % n] for i in range(len(x) - start)]   # the rows of a position are seats 0..n-1
+    return np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+
+
+def validate_value(trees: dict[str, Any], x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """Held-out figures of a leaf value: rows, mean squared error of the trees (walked in C) and of
+    the constant mean share, and the share of the variance explained."""
+    if not len(y):
+        return {"rows": 0}
+    from agents.forest import Forest
+    predicted = np.clip(Forest(trees, x.shape[1]).raw(x)[:, 0], 0.0, 1.0)
+    mse = float(np.mean((predicted - y) ** 2))
+    base = float(np.mean((y - y.mean()) ** 2))
+    return {"rows": int(len(y)), "mse": round(mse, 5), "mse_constant": round(base, 5),
+            "r2": round(1.0 - mse / base, 4) if base > 0 else 0.0}
 
 
 def bid_table(rows: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -98,7 +163,8 @@ def bid_table(rows: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, n
 def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: dict[str, Any] | None = None
              ) -> dict[str, Any]:
     """Held-out figures: log loss of the tricks, the share of hands whose bid from the model equals
-    the tricks the teacher's hand took (`model_bid_met`), and the teacher's own (`teacher_bid_met`).
+    the tricks the teacher's hand took (`model_bid_met`), the teacher's own (`teacher_bid_met`), and
+    the temperature of highest likelihood of the teacher's bids (`bid_likelihood`: learned.fit_temperature).
     The teacher played to its own bid, so `model_bid_met` is a proxy, not the agent's accuracy."""
     if not rows:
         return {"rows": 0}
@@ -113,23 +179,32 @@ def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: dict[st
         if given_bid is not None:
             given_loss -= float(np.log(max(bidder.distribution(obs, row["bid"])[t], 1e-12)))
         met += int(bidder.bid(obs, [learned.A_BID + b for b in range(obs["cards"] + 1)]) - learned.A_BID == t)
-    out = {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
+    out: dict[str, Any] = {"rows": len(rows), "log_loss": round(loss / len(rows), 4), "model_bid_met": round(met / len(rows), 4),
            "teacher_bid_met": round(float(np.mean(bids == tricks)), 4)}
     if given_bid is not None:
         out["log_loss_given_bid"] = round(given_loss / len(rows), 4)
+    out["bid_likelihood"] = learned.fit_temperature(net, rows)
     return out
 
 
 def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], teacher: str, data: dict[str, Any],
                validation: dict[str, Any], seed: int, shape: dict[str, Any], command: str,
-               given_bid: dict[str, Any] | None = None) -> str:
-    """The model file's text, its digest set."""
+               given_bid: dict[str, Any] | None = None, target: str = "bid") -> str:
+    """The model file's text, its digest set: a Wizard bidder (`target` bid) or a leaf value (`value`)."""
     import sklearn
-    body = {"format": learned.FORMAT, "kind": learned.BID_FEATURES, "game": game_id, "params": learned.as_json(params),
-            "features": {"name": learned.BID_FEATURES, "version": learned.BID_FEATURES_VERSION,
-                         "names": learned.bid_feature_names()},
+    if target == "value":
+        from agents.leaf import leaf_feature_names
+        kind, features = "ismcts-value", {"name": learned.LEAF_FEATURES, "version": learned.LEAF_FEATURES_VERSION,
+                                          "names": leaf_feature_names(int(params["players"]))}
+    else:
+        kind, features = learned.BID_FEATURES, {"name": learned.BID_FEATURES, "version": learned.BID_FEATURES_VERSION,
+                                                "names": learned.bid_feature_names()}
+    body = {"format": learned.FORMAT, "kind": kind, "game": game_id, "params": learned.as_json(params),
+            "features": features,
             "teacher": teacher, "data": data, "validation": validation, "seed": seed, **shape,
             "fitted_with": f"scikit-learn {sklearn.__version__}", "command": command, "model": net}
     if given_bid is not None:
         body["given_bid"] = given_bid
+    if "bid_likelihood" in validation:   # the temperature of the other seats' bids (learned.BidLikelihood)
+        body["bid_temperature"] = validation["bid_likelihood"]["temperature"]
     return learned.dumps(body)

@@ -28,9 +28,10 @@ from arena.reports.html_parts import table as _table
 from arena.reports.sections import run_sections
 from arena.reports.tables import GRAPH_LEGEND, INTERVALS, MATCHUPS_LEGEND, leaderboard_columns, legend_lines, level_note
 from arena.results import standings
+from arena.run_config import TournamentConfig, book_note, time_note
 from arena.sandbox import policy_options, unconfined_note
+from arena.store import config_json, stored_config
 from arena.text import book_text, csp_meta, interval_text, option_value
-from arena.tournament.config import TournamentConfig, book_note, shown_config, time_note
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -71,19 +72,20 @@ SHOWN_OUTPUTS = 100   # faulty matches whose bots' output the page shows (the en
 
 def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summaries: list[dict[str, Any]]
              ) -> dict[str, Any]:
-    """The run-level part of the report's data: status, counts, config, agents, the first faults."""
+    """The run-level part of the report's data: status, counts, config (as stored) and the notes
+    read from it, agents, the first faults."""
     run = store.run(run_id)
     agents = {}
     for summ in summaries:
         agents.update(summ["agents"])
     return {
         "run_id": run_id,
-        "status": run["status"],
-        "created": run["created"],
+        "status": run.status,
+        "created": run.created,
         "finished": sum(s["matches"] for s in sections),
-        "total": run["total"],
-        "config": run["config"],
-        "deal_key": run.get("deal_key", ""),
+        "total": run.total,
+        "config": config_json(run.config, run.imported) if run.config else None,
+        "deal_key": run.deal_key,
         "agents": [agents[label] for label in sorted(agents)],
         "sections": sections,
         "fault_count": sum(f["count"] for s in sections for f in s["fault_summary"]),
@@ -95,7 +97,7 @@ def run_data(store: "Store", run_id: str, sections: list[dict[str, Any]], summar
 def collect(store: "Store", run_id: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(data, summaries): everything the report shows as plain JSON-able data (`arena report
     --json`), and the per-group `GroupTally.summary` values it was made from."""
-    run_id = store.run(run_id)["run_id"]
+    run_id = store.run(run_id).run_id
     sections, summaries = run_sections(store, run_id, first_matches=SHOWN_MATCHES)
     # While `arena serve` runs on this store, each listed match links to its replay there.
     server = server_address.running_url(store.path)
@@ -207,9 +209,9 @@ def reproduction_html(data: dict[str, Any]) -> str:
         + _table(["match", "deal", "seed", "seats", "placements", "returns"],
                  [[_match_link(data, x["match_id"]), _e(x["deal"]), _e(x["seed"]), _e(", ".join(x["seats"])),
                    _e(x["placements"]), _e(x["returns"])] for x in s["first_matches"]]) for s in data["sections"])
-    command = rerun_command(data["config"], data["deal_key"])
-    book = data["config"].get("book")
-    key = f"BOOK being the file of deal book {book_text(book)}" if book else "the deal key"
+    config = _tournament(data)
+    command = rerun_command(config, data["deal_key"])
+    key = f"BOOK being the file of deal book {book_text(config.book)}" if config and config.book else "the deal key"
     again = (f"<p>To play it again (same schedule, deals and run id; in this store an unfinished run "
              f"resumes, and in another store {_e(key)} gives the same deals):</p>"
              f"<pre>{_e(command)}</pre>") if command else ""
@@ -220,15 +222,17 @@ def reproduction_html(data: dict[str, Any]) -> str:
             + per_match + "</details>")
 
 
-def rerun_command(config_json: Any, deal_key: str = "") -> str | None:
+def _tournament(data: dict[str, Any]) -> TournamentConfig | None:
+    """The tournament config of the report's data (None for a run that has none that can be read)."""
+    config = stored_config(data["config"])[0]
+    return config if isinstance(config, TournamentConfig) else None
+
+
+def rerun_command(config: TournamentConfig | None, deal_key: str = "") -> str | None:
     """The `arena run` command line that schedules this tournament again (the same config and deal
     key, so the same run id, seeds and matches), or None for a run that is not an `arena run`
-    tournament (a comparison, a game played in `arena serve`) or whose config cannot be read."""
-    try:
-        config = TournamentConfig.from_json(config_json)
-    except ValueError:
-        return None
-    if config.deals is None or config.compare:
+    tournament (a comparison; None: a game played in `arena serve`, or a config that cannot be read)."""
+    if config is None or config.deals is None or config.compare:
         return None
     agents = []
     for a in config.agents:
@@ -292,14 +296,14 @@ def render(data: dict[str, Any], summaries: list[dict[str, Any]]) -> str:
     body = "".join(section_html(k, s, summ) for k, (s, summ) in enumerate(zip(data["sections"], summaries)))
     if not data["sections"]:
         body = "<p>No finished matches yet.</p>"
-    config = shown_config(data["config"])
+    config = _tournament(data)
     note = unconfined_note(config.sandbox, config.agents) if config else None
     warning = f"<p class=\"bad\" id=\"unconfined\">{_e(note)}</p>" if note else ""
     clock = time_note(config)
     warning += f"<p class=\"meta\" id=\"time-control\">{_e(clock)}</p>" if clock else ""
     book = book_note(config)
     warning += f"<p class=\"meta\" id=\"deal-book\">{_e(book)}</p>" if book else ""
-    warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if data["config"].get("imported") else ""
+    warning += f"<p class=\"bad\" id=\"imported\">{_e(IMPORTED_NOTE)}</p>" if stored_config(data["config"])[1] else ""
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"{csp_meta([SCRIPT])}<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -22,7 +22,8 @@ def run_sections(store: "Store", run_id: str, game_id: str | None = None, first_
     out, summaries = [], []
     looks = stored_looks(store, run_id)
     alike = store.identical_deals(run_id)
-    seeding = store.run(run_id)["config"].get("seeding", "independent")
+    config = store.run(run_id).tournament
+    seeding = config.seeding if config else "independent"
     for tally in tallies.read(store, run_id, game_id):
         summ = tally.summary()
         summaries.append(summ)

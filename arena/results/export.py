@@ -37,18 +37,20 @@ CSV_COLUMNS = ("run_id", "match_id", "game_id", "game_params", "deal", "seed", "
 def header(store: "Store", run_id: str, with_deal_key: bool = False) -> dict[str, Any]:
     """The export's first line: what the run is. An imported run is written as the file it came
     from said (its kind where it was played; importing it anywhere makes it an imported run again)."""
-    from arena.store import origin_kind
     run = store.run(run_id)
-    config = {k: v for k, v in run["config"].items() if k != "imported"}
-    out = {"format": FORMAT, "version": VERSION, "type": "run", "run_id": run_id,
-           "kind": origin_kind(run),
-           "status": run["status"], "created": run["created"], "total": run["total"], "config": config,
-           "code": config.get("code", ""),
-           "agent_code": {a["label"]: a.get("code", "") for a in config.get("agents", [])},
-           "sandbox": config.get("sandbox"), "time_limit": config.get("time_limit"),
-           "time_control": config.get("time_control"), "matches": store.count(run_id)}
+    config = run.config
+    if config is None:
+        raise ValueError(f"run {run_id} cannot be exported: {run.problem}")
+    tournament = run.tournament
+    out = {"format": FORMAT, "version": VERSION, "type": "run", "run_id": run_id, "kind": run.origin,
+           "status": run.status, "created": run.created, "total": run.total, "config": config.to_json(),
+           "code": config.code, "agent_code": {a.label: a.code for a in config.agents},
+           "sandbox": tournament and {"mode": tournament.sandbox.mode, "limits": tournament.sandbox.limits_dict()},
+           "time_limit": tournament and tournament.time_limit,
+           "time_control": tournament and tournament.time_control and tournament.time_control.to_json(),
+           "matches": store.count(run_id)}
     if with_deal_key:
-        out["deal_key"] = run["deal_key"]
+        out["deal_key"] = run.deal_key
     return out
 
 

@@ -18,52 +18,21 @@ The rule (quoted in docs/reading-results.md):
   the looks and the pairs). The t interval's coverage is approximate for few deals, so
   tests/arena/results/test_settle.py measures the rate by simulation. Timing (--jobs, the backend, a
   kill and resume) never changes what a look sees, nor so at which look a game stops.
+
+(The rule's values, `StoppingRule` and its constants FIRST_LOOK, GROWTH, LEVEL and ALPHA, are in
+arena.run_config, with the config of the run that carries them.)
 """
-import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from arena import defaults
 from arena.match import MatchSpec
 from arena.results.intervals import Interval
 from arena.results.standings import GroupTally
+from arena.run_config import StoppingRule
 
 if TYPE_CHECKING:
     from arena.store import Store
-
-FIRST_LOOK = 8         # fewer cannot settle even a clean sweep (two agents, the default cap)
-GROWTH = 1.5           # each look after about half as many deals again as the one before
-LEVEL = 0.05           # a score within 0.50 +- LEVEL (about 35 Elo) counts as level
-ALPHA = 0.05           # a settled verdict is wrong at most this often
-DEFAULT_MAX_DEALS = defaults.RUN_MAX_DEALS
-
-
-@dataclass(frozen=True)
-class StoppingRule:
-    max_deals: int = DEFAULT_MAX_DEALS
-    alpha: float = ALPHA
-    level: float = LEVEL
-
-    def looks(self) -> list:
-        """The deal counts at which a game is looked at, the cap last."""
-        out, n = [], FIRST_LOOK
-        while n < self.max_deals:
-            out.append(n)
-            n = math.ceil(n * GROWTH)
-        return out + [self.max_deals]
-
-    def next_look(self, deals: int) -> int | None:
-        """The first look after `deals` deals, or None past the cap."""
-        return next((n for n in self.looks() if n > deals), None)
-
-    def confidence(self, agents: int) -> float:
-        """The confidence of each interval for a game of `agents` agents (Bonferroni over looks and pairs)."""
-        pairs = max(1, agents * (agents - 1) // 2)
-        return 1 - self.alpha / (len(self.looks()) * pairs)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def pair_state(iv: Interval | None, level: float) -> str | None:

@@ -8,13 +8,21 @@ to that uid, never to 0. When the arena is not root, the inner bubblewrap alone 
 arena's user. See docs/sandbox.md for the threat model.
 """
 import errno
+import fnmatch
+import functools
+import importlib.metadata
 import os
 import shutil
 import signal
 import site
+import stat
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 BOT_ROOT = "/bot"          # where a sandboxed bot's code is, read-only
 BOT_UID_BASE = 0x60000000  # host uids of sandboxes started by a root arena: base + (pid, slot)
@@ -171,6 +179,232 @@ def runtime_paths() -> list[str]:
     return [p for p in kept if not p.startswith("/usr/") and p != "/usr"]
 
 
+# ---------------------------------------------------------------- what a box shows, warmed
+
+# Installed distributions the fork server imports (arena.sandbox.fork_server): a Python bot sees these,
+# the standard library and the project's packages, and no other installed package.
+BOX_DISTRIBUTIONS = ("numpy",)
+# Parts of a Python standard library no bot's runtime reads, shown empty: the packages installed
+# beside it, its tests, its GUI and installers, and the static library for building extensions.
+STDLIB_EMPTY = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip",
+                "config-*")
+# The folders an exec bot's interpreter reads beyond its program and shared libraries, by the real
+# name of the program (fnmatch): `{bin}` is the folder it is in. Python's standard library, and
+# the JDK the java launcher loads its VM, modules and configuration from.
+RUNTIME_FOLDERS = (("python3.*", "{bin}/../lib/{name}"), ("java", "{bin}/.."))
+SEARCH_PATH = ("/usr/local/bin", "/usr/bin", "/bin")   # where an exec bot's command's program is looked up
+LOADER_CACHE = "/etc/ld.so.cache"
+LOADER = shutil.which("ld.so", path="/usr/bin:/bin") or "/lib64/ld-linux-x86-64.so.2"   # Debian's name, or the loader's own
+ELF_MAGIC = b"\x7fELF"
+
+
+@dataclass(frozen=True)
+class View:
+    """What a box shows of the host, read-only, each at its own path: `binds` (real host paths of
+    files and folders, none inside another), `links` ((path, target) of the symbolic links on the
+    way to them, each in a real folder) and `empty` (folders inside the binds shown empty)."""
+    binds: tuple[str, ...]
+    links: tuple[tuple[str, str], ...] = ()
+    empty: tuple[str, ...] = ()
+
+    def __add__(self, other: "View") -> "View":
+        return _view(self.binds + other.binds, self.links + other.links, self.empty + other.empty)
+
+    def args(self, parents: bool) -> list[str]:
+        """bubblewrap's arguments for the view; `parents`: each folder on the way made
+        world-readable (the outer box's), and no folder shown empty (the inner box does that)."""
+        args: list[str] = []
+        for path, target in self.links:
+            args += _parent_dirs(path) if parents else []
+            args += ["--symlink", target, path]
+        args += _binds([b for b in self.binds if not _inside(b, self.empty)], None, parents)
+        for folder in self.empty:   # made empty, what is bound in it, then read-only
+            if not parents:   # the outer box shows the folder whole, and so what is in it
+                shown = [b for b in self.binds if _inside(b, (folder,))]
+                args += ["--tmpfs", folder] + _binds(shown, None, parents) + ["--remount-ro", folder]
+        return args
+
+    def files(self) -> Iterator[str]:
+        """Every regular file the view shows (no link followed)."""
+        for path in self.binds:
+            if not os.path.isdir(path) or os.path.islink(path):
+                if os.path.isfile(path) and not os.path.islink(path):
+                    yield path
+                continue
+            for top, dirs, names in os.walk(path):
+                dirs[:] = [d for d in dirs if os.path.join(top, d) not in self.empty]
+                for name in names:
+                    full = os.path.join(top, name)
+                    if stat.S_ISREG(os.lstat(full).st_mode):
+                        yield full
+
+
+def _inside(path, folders):
+    return any(path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
+
+
+def _view(binds, links=(), empty=()) -> View:
+    """A View of these: each bind once, none inside another unless in a folder shown empty; each
+    link once and none inside a bind (a bound folder has its own)."""
+    empty = sorted(set(empty))
+    kept: list[str] = []
+    for p in sorted(set(binds)):   # a bind inside another is dropped, unless a folder shown empty is between them
+        if p not in kept and not any(_inside(p, (k,)) and not any(_inside(e, (k,)) and _inside(p, (e,)) for e in empty)
+                                     for k in kept):
+            kept.append(p)
+    return View(tuple(kept), tuple(sorted({(p, t) for p, t in links if not _inside(p, kept)})),
+                tuple(e for e in empty if _inside(e, kept)))
+
+
+def _parent_dirs(path):
+    """bubblewrap's arguments that make each folder on the way to `path` world-readable."""
+    parts = path.strip("/").split("/")
+    args = []
+    for i in range(1, len(parts)):
+        args += ["--perms", "0755", "--dir", "/" + "/".join(parts[:i])]
+    return args
+
+
+def resolve(path: str, links: dict[str, str]) -> str:
+    """The real path of `path`, with each symbolic link met on the way added to `links` (its
+    path, in a real folder, and its target as written)."""
+    path = os.path.normpath(path)
+    for _ in range(40):
+        parts, current = path.strip("/").split("/"), "/"
+        for i, part in enumerate(parts):
+            step = os.path.join(current, part)
+            if os.path.islink(step):
+                links[step] = os.readlink(step)
+                path = os.path.normpath(os.path.join(current, links[step], *parts[i + 1:]))
+                break
+            current = step
+        else:
+            return current
+    raise ValueError(f"{path}: too many levels of symbolic links")
+
+
+def _system(path):
+    return path.startswith(("/usr/", "/lib", "/bin/", "/sbin/"))
+
+
+@functools.cache
+def libraries(path: str, box: str | None = None) -> tuple[str, ...]:
+    """The shared libraries (and the ELF interpreter) the dynamic loader loads for the ELF file at
+    `path`, as `ld.so --list` answers, with the paths it names them by. `box`: a bot's own
+    folder, which `path` is in: the loader then reads it in a box of its own that shows only the
+    system's folders and that folder, and only libraries of the system's folders are kept."""
+    argv = [LOADER, "--list", path]
+    if box is not None:
+        argv = ["bwrap", "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
+                "--die-with-parent", "--new-session", "--clearenv"] + _system_binds() + [
+                "--ro-bind", box, box, "--dev", "/dev", "--"] + argv
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd="/", env=environment())
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    found = []
+    # "\tname => /path (0x...)", "\t/interp => LOADER (0x...)", and for a library "\tLOADER (0x...)"
+    for line in done.stdout.splitlines():
+        left, _, right = line.strip().rpartition(" (")[0].partition(" => ")
+        for candidate in (left, right):   # the interpreter by the path programs name it, a library by where it is
+            if candidate.startswith("/") and candidate != LOADER:
+                found.append(candidate)
+                break
+    return tuple(p for p in found if box is None or _system(p))
+
+
+def _elf(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == ELF_MAGIC
+    except OSError:
+        return False
+
+
+def _with_libraries(paths, links, empty=(), box=None) -> View:
+    """A view of `paths` (resolved), and of the libraries of every ELF file among them."""
+    binds = [resolve(p, links) for p in paths if os.path.lexists(p)]
+    view = _view(binds, links.items(), empty)
+    more = {lib for f in view.files() if _elf(f) for lib in libraries(f, box)}
+    binds += [resolve(lib, links) for lib in more if os.path.exists(lib)]
+    return _view(binds, links.items(), empty)
+
+
+def _stdlib_empty(folder):
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if any(fnmatch.fnmatch(n, pattern) for pattern in STDLIB_EMPTY)]
+
+
+@functools.lru_cache(maxsize=1)
+def python_view() -> View:
+    """What a Python bot's box shows: this interpreter (and its virtual environment's
+    configuration), its standard library (less STDLIB_EMPTY), BOX_DISTRIBUTIONS, the project's
+    packages, the shared libraries of them all, and the loader's cache."""
+    paths = [sys.executable, LOADER_CACHE] + project_packages()
+    if sys.prefix != sys.base_prefix:
+        paths.append(os.path.join(sys.prefix, "pyvenv.cfg"))
+    stdlib = sysconfig.get_paths()["stdlib"]
+    paths.append(stdlib)
+    for name in BOX_DISTRIBUTIONS:
+        dist = importlib.metadata.distribution(name)
+        tops = {str(f).split("/")[0] for f in dist.files or () if not str(f).startswith("..")}
+        paths += [str(dist.locate_file(top)) for top in tops]
+    return _with_libraries(paths, {}, _stdlib_empty(os.path.realpath(stdlib)))
+
+
+@functools.lru_cache(maxsize=64)
+def program_view(program: str, box: str | None = None) -> View:
+    """What an exec bot's program needs beyond python_view (the adapter's): the program, its
+    interpreter (a script's `#!` line, `env NAME` looked up as the manifest's command is), its
+    shared libraries and its runtime folders (RUNTIME_FOLDERS). `box`: the bot's own folder,
+    when the program is in it (its own files are at /bot already)."""
+    links: dict[str, str] = {}
+    if box is not None:
+        try:
+            with open(program, "rb") as f:
+                head = f.read(256)
+        except OSError:   # a program its build did not leave: the adapter in the box says so
+            return View(())
+        if head.startswith(ELF_MAGIC):
+            return _view([resolve(p, links) for p in libraries(program, box)], links.items())
+        words = head[2:].split(b"\n")[0].split() if head.startswith(b"#!") else []
+        hosts = [w.decode() for w in words[:1]]
+        if hosts and os.path.basename(hosts[0]) == "env" and len(words) > 1:
+            hosts.append(shutil.which(words[1].decode(), path=os.pathsep.join(SEARCH_PATH)) or "")
+        return sum((program_view(h) for h in hosts if _system(h)), View(()))
+    real = resolve(program, links)
+    folders: list[str] = []
+    empty: list[str] = []
+    for pattern, template in RUNTIME_FOLDERS:
+        name = os.path.basename(real)
+        if fnmatch.fnmatch(name, pattern):
+            folder = os.path.normpath(template.format(bin=os.path.dirname(real), name=name))
+            folders.append(folder)
+            empty += _stdlib_empty(folder) if name.startswith("python") else []
+    return _with_libraries([program] + folders, links, empty)
+
+
+def warm(view: View) -> tuple[int, int]:
+    """Reads every file of `view` whole, into the page cache: (files, bytes). A box warmed so,
+    before its bot runs, has no cold page of a file it shows, so none it could turn warm for a
+    partner in another box to time (docs/sandbox.md). Read by the arena, the pages are charged to
+    the arena's cgroup, not the box's: the box's own memory limit cannot reclaim them."""
+    buffer = bytearray(1 << 20)
+    files = size = 0
+    for path in view.files():
+        try:
+            with open(path, "rb", buffering=0) as f:
+                while n := f.readinto(buffer):
+                    size += n
+        except OSError:
+            continue
+        files += 1
+    return files, size
+
+
 def environment() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -205,12 +439,15 @@ def _binds(paths, code, parents):
 
 
 def command(program: list[str], code: str | None, limits: dict[str, int], seccomp_fd: int,
-            data_fds: dict[str, int], bot_uid: int | None, per_match: bool = False) -> list[str]:
+            data_fds: dict[str, int], bot_uid: int | None, per_match: bool = False,
+            view: View | None = None) -> list[str]:
     """The command that runs `program` (argv) in the box. `bot_uid` is the host uid to drop to when
     this process is root (None otherwise); `seccomp_fd` and `data_fds` (path -> fd) are pipes the
     command must inherit. `per_match`: the program (the fork server) makes new namespaces for each
     match itself, with their own /proc, and adds the bot's filter there (arena.sandbox.fork_server), so
-    the box leaves it user namespaces and a /proc with nothing mounted over it (`data_fds` empty)."""
+    the box leaves it user namespaces and a /proc with nothing mounted over it (`data_fds` empty).
+    `view`: what the box shows of the host (a bot's: python_view, and program_view for an exec
+    bot); without one, the system's folders whole and runtime_paths (a build's, for its compiler)."""
     disk = str(limits["disk"] << 20)
     inner = ["bwrap", "--unshare-all", "--unshare-user"] + ([] if per_match else ["--disable-userns"])
     inner += ["--as-pid-1", "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
@@ -219,7 +456,8 @@ def command(program: list[str], code: str | None, limits: dict[str, int], seccom
         inner += ["--setenv", name, value]
     # /tmp first: a runtime or checkout under /tmp (a CI clone) is bound onto it, not hidden by it.
     inner += ["--size", disk, "--tmpfs", "/tmp"]
-    inner += _system_binds() + _binds(runtime_paths(), code, parents=False)
+    inner += view.args(parents=False) if view else _system_binds() + _binds(runtime_paths(), None, parents=False)
+    inner += _binds([], code, parents=False)
     inner += ["--proc", "/proc"] + ([] if per_match else ["--ro-bind", "/proc/sys", "/proc/sys"])
     inner += ["--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--chdir", "/tmp"]
     for name, fd in data_fds.items():
@@ -228,9 +466,12 @@ def command(program: list[str], code: str | None, limits: dict[str, int], seccom
     if bot_uid is None:
         return inner
     # The outer /tmp first, so that a bound path under /tmp lands on it rather than under it.
-    outer = ["bwrap", "--unshare-pid", "--die-with-parent", "--size", str(1 << 20), "--tmpfs", "/tmp",
-             "--perms", "0755", "--dir", "/etc"] + _system_binds()
-    outer += _binds(runtime_paths() + ([code] if code else []), None, parents=True)
+    outer = ["bwrap", "--unshare-pid", "--die-with-parent", "--size", str(1 << 20), "--tmpfs", "/tmp"]
+    if view:   # and the two programs the outer box runs
+        outer += (view + _with_libraries([shutil.which("setpriv") or "", shutil.which("bwrap") or ""], {})).args(parents=True)
+    else:
+        outer += ["--perms", "0755", "--dir", "/etc"] + _system_binds() + _binds(runtime_paths(), None, parents=True)
+    outer += _binds([code] if code else [], None, parents=True)
     outer += ["--bind", "/proc", "/proc", "--dev", "/dev", "--",
               "setpriv", f"--reuid={bot_uid}", f"--regid={bot_uid}", "--clear-groups", "--"]
     return outer + inner

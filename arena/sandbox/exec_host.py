@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.match import AgentSpec
+from arena.sandbox.confine import SEARCH_PATH
 from arena.sandbox.exec_bot import printable_type
 from engines.core import GameState
 
 StagedFile = tuple[str, bytes, bool]   # (path relative to the bot's parent folder, content, executable)
 MANIFEST = "bot.toml"
 MANIFEST_KEYS = {"name", "command", "build", "language", "deterministic"}
-SEARCH_PATH = ("/usr/local/bin", "/usr/bin", "/bin")   # where a command's program is looked up
 VISIBLE = ("/usr/", "/bin/", "/lib/", "/lib64/")        # what the box shows of the host, read-only
 MAX_FILES = 10_000
 MAX_BYTES = 256 << 20

@@ -3,19 +3,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agents import code_param
-from arena.match import AgentSpec, SandboxPolicy
+from arena.match import LIMITS, SANDBOXES, AgentSpec, SandboxPolicy
 from arena.text import printable
-
-SANDBOXES = ("bwrap", "none")
-# name -> (default, unit, what it limits); per bot, per match.
-LIMITS = {
-    "memory": (2048, "MiB", "address space of each of its processes, and the memory of all of them together"),
-    "cpu": (3600, "s", "CPU time in one match"),
-    "processes": (32, "", "processes and threads"),
-    "file_size": (16, "MiB", "size of one file it writes"),
-    "disk": (256, "MiB", "size of each of its writable file systems, /tmp and /dev/shm"),
-    "open_files": (64, "", "open file descriptors"),
-}
 
 
 class AgentFault(Exception):
@@ -33,7 +22,7 @@ def make_policy(mode: str = "bwrap", limits: Iterable[tuple[str, Any]] = ()) -> 
     """A SandboxPolicy from --sandbox and --bot-limit NAME=VALUE pairs; ValueError on a bad one."""
     if mode not in SANDBOXES:
         raise ValueError(f"unknown sandbox {mode!r}; choose {' or '.join(SANDBOXES)}")
-    values = {name: default for name, (default, _, _) in LIMITS.items()}
+    values: dict[str, int] = {}
     for name, value in limits:
         if name not in LIMITS:
             raise ValueError(f"unknown bot limit {name!r}; limits: {', '.join(LIMITS)}")
@@ -44,10 +33,10 @@ def make_policy(mode: str = "bwrap", limits: Iterable[tuple[str, Any]] = ()) -> 
         if not 1 <= number <= 1 << 30:
             raise ValueError(f"bot limit {name} must be a whole number from 1 to {1 << 30}, not {value!r}")
         values[name] = number
-    return SandboxPolicy(mode, tuple(sorted(values.items())))
+    return SandboxPolicy.with_defaults(mode, values)
 
 
-DEFAULT_POLICY = make_policy()
+DEFAULT_POLICY = SandboxPolicy.with_defaults()
 
 
 def policy_options(policy: SandboxPolicy) -> list[str]:

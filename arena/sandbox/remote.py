@@ -68,10 +68,12 @@ class Box:
             root = os.geteuid() == 0
             if root:
                 self.slot, bot_uid = confine.BOT_UIDS.take()
+            view = self.view(code)
+            confine.warm(view + confine.View((code,) if code else ()))   # before the bot runs: no page it sees is cold
             seccomp = confine._data_fd(confine.seccomp_program("server"))
             assert self.cgroup is not None   # made when boxed
             argv = self.cgroup.wrap(confine.command(server, code, limits, seccomp, {},
-                                                    bot_uid if root else None, per_match=True))
+                                                    bot_uid if root else None, per_match=True, view=view))
             pass_fds += [seccomp, bot_filter]
             env = confine.environment()
             if not self.cgroup.available and shutil.which("taskset"):
@@ -105,6 +107,15 @@ class Box:
             if self.memory_limit:
                 self.members = group
                 MEMORY_WATCH.add(self)
+
+    def view(self, code: str | None) -> confine.View:
+        """What this box shows of the host: the Python runtime of its fork server, an exec bot's
+        program with what that needs (its staged code, host folder `code`, is bound at /bot)."""
+        view = confine.python_view()
+        if self.spec.kind == "exec" and code:
+            program = json.loads(_load_target(self.spec, code))["command"][0]
+            view += confine.program_view(program, code if program.startswith(code + os.sep) else None)
+        return view
 
     def server_pid(self) -> int:
         """The host pid of the box's fork server (the first process below the box's command that

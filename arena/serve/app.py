@@ -159,8 +159,8 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Sequence[str] | N
 
     def progress(store, run_id):
         run = store.run(run_id)
-        return {"run_id": run["run_id"], "status": run["status"], "created": run["created"],
-                "finished": store.count(run["run_id"]), "total": run["total"]}
+        return {"run_id": run.run_id, "status": run.status, "created": run.created,
+                "finished": store.count(run.run_id), "total": run.total}
 
     @functools.lru_cache(maxsize=16)
     def stored_match(run_id, match_id):
@@ -219,7 +219,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Sequence[str] | N
             return JSONResponse({"store": os.path.basename(store_path), "runs": []})
         with reading() as store:
             return JSONResponse({"store": os.path.basename(store_path), "runs": [
-                views.run_row(run) | {"finished": store.count(run["run_id"])} for run in store.runs()]})
+                views.run_row(run) | {"finished": store.count(run.run_id)} for run in store.runs()]})
 
     def api_progress(request):
         inputs.only(request)
@@ -243,7 +243,7 @@ def create_app(store_path: str, sandbox: str = "bwrap", hosts: Sequence[str] | N
         offset = _int_param(request, "offset", 0, MATCH_ID_LIMIT)
         limit = _int_param(request, "limit", 100, 1000)
         with reading() as store:
-            run_id = store.run(request.path_params["run_id"])["run_id"]
+            run_id = store.run(request.path_params["run_id"]).run_id
             count, rows = store.count(run_id), store.listing(run_id, offset, limit)
         return JSONResponse({"run_id": run_id, "count": count, "offset": offset, "matches": [
             {"match_id": m["match_id"], "game_id": m["game_id"], "deal": m["deal"],

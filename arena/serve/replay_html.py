@@ -32,7 +32,7 @@ from typing import Any
 from arena.human_game import stored_match
 from arena.results.outcome import faulty_seats
 from arena.serve import views
-from arena.store import Store, run_kind
+from arena.store import Run, Store
 from arena.text import csp_meta, match_result
 
 STATIC_URL = "/static/"   # where the web app serves static/ (arena.serve.app)
@@ -198,7 +198,7 @@ def match_page(run_id: str, match: dict[str, Any], seat: int | None = None,
                                    "</body>", 1)
 
 
-def index_page(run: dict[str, Any], rows: Sequence[dict[str, Any]], folder: str) -> str:
+def index_page(run: Run, rows: Sequence[dict[str, Any]], folder: str) -> str:
     """The run's index: one row per match (as store.listing gives them), linked to its replay in
     `folder` (relative to the index)."""
     def cells(m):
@@ -214,12 +214,12 @@ def index_page(run: dict[str, Any], rows: Sequence[dict[str, Any]], folder: str)
         lines.append(f'<tr data-match="{number}"><td class="num"><a href="{href}">{number}</a></td>'
                      + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells(m)) + "</tr>")
     games = ", ".join(dict.fromkeys(m["game_id"] for m in rows))
-    title = html.escape(f"run {run['run_id']}")
+    title = html.escape(f"run {run.run_id}")
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             + csp_meta([]) +
             f"<title>{title}</title>\n<style>\n{_static('style.css')}\n</style></head>\n<body>\n"
             f"<header><h1>{title}</h1></header>\n"
-            f"<p>{html.escape(run_kind(run))}, {html.escape(run['status'])}: {len(rows)} of {html.escape(str(run['total']))} matches "
+            f"<p>{html.escape(run.kind)}, {html.escape(run.status)}: {len(rows)} of {html.escape(str(run.total))} matches "
             f"({html.escape(games)}). Each match opens its replay, a page of its own in "
             f"{html.escape(folder)}/.</p>\n<table class=\"matches\"><thead><tr><th>match</th><th>game</th>"
             f"<th>deal</th><th>line-up</th><th>result</th><th>faults</th><th>moves</th></tr></thead>\n<tbody>\n"

@@ -32,6 +32,7 @@ from arena.agent_list import ScheduleError, agent_classes
 from arena.human_game import seat_names
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy
 from arena.referee import LocalAgent
+from arena.run_config import GameSetting, PlayConfig
 from arena.sandbox import DEFAULT_POLICY, AgentFault, RemoteAgent, check_available
 from arena.seeds import derive_seed, view_base
 from arena.serve.views import legal_moves, move_label, position_view, step_notes
@@ -284,9 +285,8 @@ class PlaySession:
                 return self.saved
             run_id = "play-" + secrets.token_hex(5)
             params = tuple(sorted(self.params.items()))
-            config = {"kind": "play", "games": [{"game_id": self.game_id, "params": self.params}],
-                      "agents": [s.as_dict() for s in self.seats], "human_seat": self.seat, "seed": self.seed,
-                      "code": code_digest()}
+            config = PlayConfig((GameSetting(self.game_id, self.params),), tuple(self.seats), self.seat, self.seed,
+                                code_digest())
             state = self.state
             result = MatchResult(0, [float(x) for x in state.returns()], [int(p) for p in state.placements()],
                                  state.history(), [], state.metrics(), time.time() - self.started)

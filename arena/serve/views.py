@@ -13,7 +13,7 @@ from arena.reports import graphs, report
 from arena.reports.sections import run_sections
 from arena.reports.tables import leaderboard_columns
 from arena.results.outcome import faulty_seats
-from arena.store import Store, run_facts, run_kind
+from arena.store import Run, Store
 from arena.text import jsonable
 from engines.core import GameState
 
@@ -148,11 +148,10 @@ def legal_moves(state: GameState) -> list[dict[str, Any]]:
     return [{"action": a, "text": state.action_to_string(a)} for a in state.legal_actions()]
 
 
-def run_row(run: dict[str, Any]) -> dict[str, Any]:
+def run_row(run: Run) -> dict[str, Any]:
     """A run as the runs list shows it (the config is left out: it can be long)."""
-    return {"run_id": run["run_id"], "status": run["status"], "created": run["created"], "total": run["total"],
-            "kind": run_kind(run),
-            "games": list(run_facts(run).games)}
+    return {"run_id": run.run_id, "status": run.status, "created": run.created, "total": run.total,
+            "kind": run.kind, "games": list(run.game_ids)}
 
 
 def run_summary(store: Store, run_id: str) -> dict[str, Any]:
@@ -160,7 +159,7 @@ def run_summary(store: Store, run_id: str) -> dict[str, Any]:
     matrix, verdict, cycles and matchup graph, as the report has them (`run_sections`)."""
     game_sections, summaries = run_sections(store, run_id)
     data = report.run_data(store, run_id, game_sections, summaries)
-    kind = run_kind(store.run(run_id))
+    kind = store.run(run_id).kind
     sections = []
     for section, summ in zip(game_sections, summaries):
         sections.append({

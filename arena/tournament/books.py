@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import engines
-from arena import seeds
+from arena.run_config import GameSetting
 from arena.text import jsonable
-from arena.tournament.config import GameSetting
 from arena.tournament.schedule import deal_seed, resolve_games
 
 FORMAT = "tabletop-arena deal book"
@@ -155,8 +154,8 @@ def load(path: str) -> Book:
         raise BookError(f"{what} is malformed (see docs/deals/book.schema.json)")
     if _digest(body) != digest:
         raise BookError(f"{what} was changed since it was made: its digest does not match its contents")
+    key = body["key"]   # no text to read: it must be the key its phrase derives, checked below
     try:
-        key = seeds.parse_deal_key(body["key"])
         params = jsonable(engines.registry.resolve(body["game_id"], **body["params"]))
     except ValueError as e:
         raise BookError(f"{what} cannot be played: {e}") from None

@@ -1,13 +1,12 @@
 """A tournament from a description to stored results: plan it (new or resumed), then play it.
 
-    from arena.tournament import coordinator as tournament
-    from arena.store import Store
-    from arena import edge
-    store = Store("results/arena.sqlite")
-    plan = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("ismcts, greedy"), deals=10)
-    status = tournament.play(store, plan, jobs=2)      # "finished" or "interrupted"
+    import arena
+    store = arena.Store("results/arena.sqlite")
+    plan = arena.plan(store, game_id="insert", agents="ismcts, greedy", deals=10)   # its text read by arena.edge
+    status = arena.play(store, plan, jobs=2)      # "finished" or "interrupted"
 
 (docs/python.md shows this session whole: the standings and matches as records, pandas, compare.)
+`arena.plan` reads its options' text (arena.edge) and calls `plan` here with the typed values.
 
 Without `deals`, the run plays each game until its verdict is settled (arena.results.settle): deal
 by deal up to the next look, then it looks, up to the cap `max_deals`. The run's schedule and
@@ -23,21 +22,22 @@ import concurrent.futures as cf
 import contextlib
 import itertools
 import math
+import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from arena import agent_list, defaults, seeds
 from arena.match import AgentSpec, MatchResult, MatchSpec, SandboxPolicy, TimeControl
-from arena.results.settle import DEFAULT_MAX_DEALS, Look, StoppingRule, looks
+from arena.results.settle import Look, looks
 from arena.results.tallies import Checkpoint
+from arena.run_config import DEFAULT_MAX_DEALS, GameSetting, StoppingRule, TournamentConfig
 from arena.sandbox import DEFAULT_POLICY, POOL, check_available, describe, stage, validate_all
-from arena.store import Store, run_kind
+from arena.store import Store, StoreError
 from arena.tournament import books
 from arena.tournament import schedule as sched
 from arena.tournament.backends import SerialExecutor, check_backend, default_jobs, executor
-from arena.tournament.config import GameSetting, TournamentConfig, stored_config
 from arena.tournament.runner import play_matches
 
 DEFAULT_TIME_LIMIT = defaults.TIME_LIMIT
@@ -51,6 +51,8 @@ class MatchFailed(Exception):
 
 @dataclass
 class Plan:
+    """A run ready to play (`plan` makes it, `play` plays it): its config and deal key, its schedule,
+    the matches it has left and the store it is planned in."""
     run_id: str
     config: TournamentConfig
     deal_key: str
@@ -60,6 +62,7 @@ class Plan:
     human: bool                 # a person plays: one match at a time, in this process
     extends: Optional["StoredRun"] = None   # the stored run with fewer deals whose matches this one took
     taken: int = 0              # matches taken from it by this plan
+    store: Store | None = field(default=None, repr=False, compare=False)   # where it is stored
 
     def sit_outs(self) -> list[str]:
         return sit_outs(self.config)
@@ -84,7 +87,7 @@ def check_time_limit(value: float) -> float:
     return float(value)
 
 
-def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
+def plan(store: "Store | str", *, games: Sequence[GameSetting] | None = None,
          agents: Sequence[AgentSpec] | None = None, deals: int | None = None, max_deals: int | None = None,
          seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT, sandbox: SandboxPolicy = DEFAULT_POLICY,
          deal_key: str | None = None, resume: str | None = None, backend: str = "local",
@@ -95,6 +98,8 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
     (e.g. "analyze"; None: a tournament of `arena run`), which its config keeps: `deals` per
     line-up, or without it each game until its verdict is settled, at most `max_deals` deals. Raises ValueError (one
     line) for anything that cannot be played; creates the run in the store only when all is well.
+    `store` is a Store, or the path of one, opened (and made, when there is none) only after a new
+    run's checks: a refused run leaves no store behind; `Plan.store` is the store either way.
 
     The arguments are typed values, as `arena.edge` reads them from the command line: `games` the
     GameSettings to play (None: every registered game with its defaults, or the deal book's game),
@@ -119,24 +124,8 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
         books.check_games(book, games)
         wanted_key = book.key
         deals = books.take(book, deals, "--games")
-    if resume:
-        check_not_imported(store, resume)
-        run_id = resume
-        resumed = stored_config(store.run(resume)["config"])
-        if resumed is None:
-            raise ValueError(f"run {resume} is a game played in `arena serve`, with nothing left to play")
-        config = resumed
-        if config.compare:
-            raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
-        check_seeding(resume, config, seeding)
-        if config.code and config.code != sched.code_digest():
-            raise ValueError(f"the engines or built-in agents changed since run {resume} started; "
-                             f"its remaining matches would not be comparable: start a new run")
-        if any(a.submitted for a in config.agents):
-            check_available(config.sandbox)
-        for a in config.agents:
-            stage(a)   # the copy made when the run started, or the unchanged original
-    else:
+    config = None
+    if not resume:
         time_limit = check_time_limit(time_limit)
         if games is None:
             games = books.games(book, None, None, ()) if book else sched.resolve_games(None, None, ())
@@ -154,6 +143,35 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
                          kind=kind, book=book.ref() if book else None)
         sched.check_size(config)
         validate_all(agent_specs, sandbox)
+    if resume and not isinstance(store, Store) and not os.path.exists(store):
+        raise StoreError(f"no run {resume!r} in {store}: there is no store there")
+    with opened(store) as planned_in:
+        return _stored_plan(planned_in, config, resume, seeding, wanted_key, backend)
+
+
+def _stored_plan(store: Store, config: TournamentConfig | None, resume: str | None, seeding: str | None,
+                 wanted_key: str | None, backend: str) -> Plan:
+    """`plan`'s part that reads and writes the store: a resumed run's own config (`config` None),
+    then the run stored, taking the matches of a smaller run it extends."""
+    if resume:
+        check_not_imported(store, resume)
+        run_id = resume
+        stored = store.run(resume)
+        if stored.kind == "play":
+            raise ValueError(f"run {resume} is a game played in `arena serve`, with nothing left to play")
+        config = stored.tournament_config()
+        if config.compare:
+            raise ValueError(f"run {resume} is an `arena compare` run: the same `arena compare` command resumes it")
+        check_seeding(resume, config, seeding)
+        if config.code and config.code != sched.code_digest():
+            raise ValueError(f"the engines or built-in agents changed since run {resume} started; "
+                             f"its remaining matches would not be comparable: start a new run")
+        if any(a.submitted for a in config.agents):
+            check_available(config.sandbox)
+        for a in config.agents:
+            stage(a)   # the copy made when the run started, or the unchanged original
+    else:
+        assert config is not None
         run_id = config.run_id
     check_not_imported(store, run_id)
     extends = None if resume else smaller_run(store, config, wanted_key)
@@ -175,14 +193,27 @@ def plan(store: Store, *, games: Sequence[GameSetting] | None = None,
     if not schedule:
         raise ValueError("no game has two agents that can play it: " + "; ".join(sit_outs(config)))
     store.claim(run_id)
-    store.create_run(run_id, config.to_json(), len(schedule), key)
+    store.create_run(run_id, config, len(schedule), key)
     taken = 0
     if extends:
         taken = store.copy_matches(extends.run_id, run_id, shared_matches(old, schedule))
     done = store.finished_ids(run_id)
-    out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken)
+    out = Plan(run_id, config, key, schedule, [], len(done), human, extends, taken, store)
     out.todo = next_batch(store, out, done) if out.rule else Unplayed(schedule, done)
     return out
+
+
+@contextlib.contextmanager
+def opened(store: "Store | str") -> Iterator[Store]:
+    """`store`, or the Store at the path `store` (made when there is none), for a plan to store its
+    run in once the run passed its checks; one it opened is closed again when the plan fails."""
+    made = store if isinstance(store, Store) else Store(store)
+    try:
+        yield made
+    except BaseException:
+        if made is not store:
+            made.close()
+        raise
 
 
 def check_seeding(run_id: str, config: TournamentConfig, seeding: str | None) -> None:
@@ -246,17 +277,14 @@ def smaller_run(store: Store, config: TournamentConfig, wanted_key: str | None =
     played again (`--games 70` after `--games 30` plays 40 more deals)."""
     best = None
     for run in store.runs():
-        if run_kind(run) == "imported":
-            continue   # read only: its deals are the file's word, and its key not this store's
-        try:
-            c = TournamentConfig.from_json(run["config"])
-        except ValueError:
-            continue   # not a tournament (a game played in `arena serve`)
+        c = run.tournament
+        if run.imported or c is None:
+            continue   # read only (its deals are the file's word, its key not this store's), or no tournament
         if c.deals is not None and config.deals is not None and c.deals < config.deals \
                 and c.without_deals() == config.without_deals() \
-                and (not wanted_key or run["deal_key"] == wanted_key) \
+                and (not wanted_key or run.deal_key == wanted_key) \
                 and (best is None or c.deals > (best.config.deals or 0)):
-            best = StoredRun(run["run_id"], c, run["deal_key"])
+            best = StoredRun(run.run_id, c, run.deal_key)
     return best
 
 
@@ -273,7 +301,7 @@ def check_not_imported(store: Store, run_id: str) -> None:
     """ValueError when the store holds `run_id` as a run imported from a file: read only. A run
     played here never deals from a key it did not make or was not given (a file naming the run id
     a later `arena run` will have must not choose its deals)."""
-    if store.deal_key(run_id) is not None and run_kind(store.run(run_id)) == "imported":
+    if store.deal_key(run_id) is not None and store.run(run_id).imported:
         raise ValueError(f"run {run_id} in {store.path} was imported from a file (`arena import`): it is read "
                          f"only and never played on; play this run in another store (--store)")
 

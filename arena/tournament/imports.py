@@ -5,14 +5,16 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import IO, TYPE_CHECKING, Any, Optional
 
 import engines
+from arena import run_config
 from arena.results.export import ILLEGAL, read_lines, stored_match, verify
 from arena.text import printable
 
 if TYPE_CHECKING:
-    from arena.store import Store
+    from arena.store import Run, Store
 
 
 def import_export(store_path: str, f: IO[str], name: str) -> tuple[str, int, int]:
@@ -27,22 +29,28 @@ def import_export(store_path: str, f: IO[str], name: str) -> tuple[str, int, int
     :raises ValueError: one line naming the file's line, field or match at fault; nothing written.
     """
     from arena.results.tallies import Checkpoint
-    from arena.store import Store
+    from arena.store import Run, Store
     lines = read_lines(f, name)
     first = next(lines, None)
     if first is None:
         raise ValueError(f"{name} is empty: not an arena export")
     head = first[1]
-    run_id = head["run_id"]
+    try:
+        config = run_config.read(head["config"])
+    except ValueError as e:
+        raise ValueError(f"{name}: its run's config cannot be read ({e})") from None
+    # The file's run, as a store that did not play it keeps it: imported, read only.
+    filed = Run(head["run_id"], head["created"], config, head["total"], head["status"], head.get("deal_key", ""),
+                imported=True)
     fresh = not os.path.exists(store_path)
     store = Store(store_path)
     try:
-        admit = _admission(store, head, name)
-        run = {"run_id": run_id, "created": head["created"], "config": _stored_config(store, head),
-               "total": head["total"], "status": head["status"], "deal_key": head.get("deal_key", "")}
+        local = _played_here(store, filed.run_id)
+        admit = _admission(store, head, filed, local, name)
+        run = replace(filed, imported=False) if local is not None else filed
         added = store.import_run(run, _counted(head, (admit(number, line) for number, line in lines), name))
-        Checkpoint(store, run_id).save()   # the imported matches folded into the run's tallies
-        total = store.count(run_id)
+        Checkpoint(store, filed.run_id).save()   # the imported matches folded into the run's tallies
+        total = store.count(filed.run_id)
     except BaseException:
         store.close()
         if fresh:   # the file was refused: the store it would have made goes too
@@ -51,15 +59,13 @@ def import_export(store_path: str, f: IO[str], name: str) -> tuple[str, int, int
                     os.unlink(path)
         raise
     store.close()
-    return run_id, added, total
+    return filed.run_id, added, total
 
 
-def _stored_config(store: "Store", head: dict[str, Any]) -> dict[str, Any]:
-    """The config the run has in the store: the file's, marked imported unless the store played it."""
-    from arena.store import run_kind
-    if store.deal_key(head["run_id"]) is not None and run_kind(store.run(head["run_id"])) != "imported":
-        return head["config"]
-    return {**head["config"], "imported": True}
+def _played_here(store: "Store", run_id: str) -> Optional["Run"]:
+    """The store's run `run_id` when the store played it (not imported), else None."""
+    stored = store.run(run_id) if store.deal_key(run_id) is not None else None
+    return stored if stored is not None and not stored.imported else None
 
 
 def _counted(head: dict[str, Any], rows: Iterable[dict[str, Any]], name: str) -> Iterator[dict[str, Any]]:
@@ -72,26 +78,27 @@ def _counted(head: dict[str, Any], rows: Iterable[dict[str, Any]], name: str) ->
         raise ValueError(f"{name} holds {count} matches where its header says {head['matches']}: a truncated file?")
 
 
-def _admission(store: "Store", head: dict[str, Any], name: str) -> Callable[[int, dict[str, Any]], dict[str, Any]]:
+def _admission(store: "Store", head: dict[str, Any], filed: "Run", local: Optional["Run"],
+               name: str) -> Callable[[int, dict[str, Any]], dict[str, Any]]:
     """The check each match line of the file passes on its way into the store (see import_export):
-    a function of (line number, line) to the store row, ValueError naming the match otherwise."""
-    from arena.store import origin_kind, run_kind
-    from arena.tournament.config import TournamentConfig
+    a function of (line number, line) to the store row, ValueError naming the match otherwise.
+    `filed` is the file's run, `local` the store's when the store played it."""
     from arena.tournament.schedule import schedule_from_config
-    run_id = head["run_id"]
+    run_id = filed.run_id
     stored = store.run(run_id) if store.deal_key(run_id) is not None else None
-    local = stored if stored is not None and run_kind(stored) != "imported" else None   # a run played here
-    kind = origin_kind(stored) if stored is not None else origin_kind({"config": head["config"], "deal_key": ""})
-    key = stored["deal_key"] if stored is not None and stored["deal_key"] else head.get("deal_key")
+    kind = stored.origin if stored is not None else replace(filed, deal_key="").origin
+    key = stored.deal_key if stored is not None and stored.deal_key else head.get("deal_key")
     if local is not None:
-        if local["status"] == "running":   # its coordinator holds it (arena.store: an interrupted run is not)
+        if local.status == "running":   # its coordinator holds it (arena.store: an interrupted run is not)
             raise ValueError(f"run {run_id} is being played in {store.path}: import when it has stopped")
-        if head["config"] != local["config"]:
+        if filed.config != local.config:
             raise ValueError(f"{store.path} holds another run {run_id} (another config): not imported")
     schedule = None
     if key is not None and kind in ("tournament", "analyze"):
+        if filed.tournament is None:
+            raise ValueError(f"{name}: its run's config is no tournament's")
         try:
-            schedule = schedule_from_config(run_id, TournamentConfig.from_json(head["config"]), key)
+            schedule = schedule_from_config(run_id, filed.tournament, key)
         except (ValueError, TypeError, KeyError) as e:
             raise ValueError(f"{name}: its run's config cannot be read ({e})") from None
 
@@ -108,7 +115,7 @@ def _admission(store: "Store", head: dict[str, Any], name: str) -> Callable[[int
             if kind != "tournament":   # an analyze run's key is public: no credential
                 raise ValueError(f"{what}: run {run_id} is a {kind} run of {store.path}, which takes matches "
                                  f"only from its own play: not imported")
-            if head.get("deal_key", "") != local["deal_key"]:
+            if head.get("deal_key", "") != local.deal_key:
                 raise ValueError(f"{what}: a match joins run {run_id} of {store.path} only from a file with "
                                  f"the run's deal key (`arena export --with-deal-key`): not imported")
             _proved_faults(what, line)

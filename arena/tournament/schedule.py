@@ -18,7 +18,7 @@ How a tournament is laid out (quoted in the README):
   guessable tournament seed). Each agent's seed derives from the match's deal seed and its seat
   (coupled seeding: the same in every match of the deal; see arena.seeds).
   The schedule, and so every result, is a pure function of the command line and the deal key: the
-  run id is a digest of the tournament's config (arena.tournament.config), which is why running the
+  run id is a digest of the tournament's config (arena.run_config), which is why running the
   same command again on the same store resumes (or reprints) the same tournament, with the same deals.
 """
 import glob
@@ -36,8 +36,8 @@ from arena.agent_list import ScheduleError
 from arena.match import AgentSpec, MatchSpec, SandboxPolicy, TimeControl
 from arena.results.settle import StoppingRule, looks
 from arena.results.standings import group_key
+from arena.run_config import GameSetting, TournamentConfig
 from arena.seeds import derive_seed
-from arena.tournament.config import GameSetting, TournamentConfig
 
 if TYPE_CHECKING:
     from arena.store import Store
@@ -226,11 +226,8 @@ def check_size(config: TournamentConfig) -> None:
 def stored_looks(store: "Store", run_id: str) -> dict[Any, Any]:
     """{group key: settle.Look, "rule": StoppingRule} of a stored run played until settled, as its
     config and schedule say; {} otherwise."""
-    try:
-        config = TournamentConfig.from_json(store.run(run_id)["config"])
-    except ValueError:
-        return {}
-    if config.stop is None:
+    config = store.run(run_id).tournament
+    if config is None or config.stop is None:
         return {}
     schedule = schedule_from_config(run_id, config, store.deal_key(run_id) or "")
     out = {group_key({"game_id": now.game_id, "game_params": now.params}): now

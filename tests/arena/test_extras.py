@@ -53,6 +53,7 @@ def test_dask_backend_without_the_dask_extra(monkeypatch, tmp_path):
     line = refused("dask", tmp_path, "run", "--game", "insert", "--agents", "random,greedy", "--games", "1",
                    "--backend", "dask", "--address", "tcp://127.0.0.1:8786", "--store", tmp_path / "s.sqlite")
     assert "--backend dask needs dask[distributed]" in line
+    assert not (tmp_path / "s.sqlite").exists()   # refused before the store was made
 
 
 # arena train without [learn]: tests/arena/learn/test_train.py

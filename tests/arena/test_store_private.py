@@ -9,6 +9,7 @@ import pytest
 from arena.match import AgentSpec, MatchResult, MatchSpec
 from arena.store import Store, StoreError
 from cli import ok
+from configs import a_config
 
 
 def mode(path):
@@ -16,7 +17,7 @@ def mode(path):
 
 
 def write_a_match(store):
-    store.create_run("r", {"games": []}, 1, "ab" * 16)
+    store.create_run("r", a_config(), 1, "ab" * 16)
     seat = AgentSpec("random", "random", (), "builtin", "random")
     store.record(MatchSpec("r", 0, "insert", (("players", 2),), 1, (seat, seat)),
                  MatchResult(0, [1.0, 0.0], [1, 2], [0], [], {}, 0.1))

@@ -146,3 +146,15 @@ def test_a_table_added_later_is_a_version_bump_and_a_migration(tmp_path, monkeyp
     store = Store(path)
     assert store.db.execute("SELECT count(*) FROM later").fetchone()[0] == 0
     store.close()
+
+
+def test_an_old_stores_runs_read_as_typed_values_with_their_own_run_ids(old):
+    """Store.runs gives each stored run typed: its config read back is the config of the run id it
+    was stored under (the digest of the same JSON form), whatever kind of run it is."""
+    from arena.run_config import TournamentConfig
+    runs = {run.run_id: run for run in Store(old, readonly=True).runs()}
+    assert set(runs) == {TOURNAMENT, COMPARISON}
+    for run_id, run in runs.items():
+        assert isinstance(run.config, TournamentConfig) and run.config.run_id == run_id
+    assert (runs[TOURNAMENT].kind, runs[COMPARISON].kind) == ("tournament", "compare")
+    assert runs[TOURNAMENT].labels and runs[TOURNAMENT].game_ids == ("insert",)

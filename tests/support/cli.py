@@ -20,7 +20,7 @@ def run_matches(store: object, *args: object) -> tuple[str, list]:
     ok("run", *args, "-j", "1", "--store", store)
     reader = Store(str(store), readonly=True)
     try:
-        run_id = reader.run()["run_id"]
+        run_id = reader.run().run_id
         return run_id, [reader.match(run_id, m["match_id"]) for m in sorted(reader.matches(run_id), key=lambda m: m["match_id"])]
     finally:
         reader.close()

@@ -1,12 +1,20 @@
 """`arena bench`'s learned rows (arena/bench/learned.py): the trees in C beside scikit-learn's
-predict on the same trees, the learned bid beside pimc's playout bid, each with its speedup."""
+predict on the same trees, the learned bid beside pimc's playout bid, a shipped leaf value beside
+the random play-out it replaces, each with its speedup."""
 import pytest
 
 from arena.bench import learned as bench
 
 
-def test_no_rows_for_another_game():
-    assert list(bench.cases(["insert"])) == []
+def test_a_shipped_leaf_value_stands_beside_the_playout_it_replaces(monkeypatch):
+    monkeypatch.setattr(bench, "LEAF_POSITIONS", 3)
+    monkeypatch.setattr(bench, "LEAF_CALLS", 5)
+    rows = {r["case"]: r for r in bench.cases(["insert"], repeats=1)}
+    assert list(rows) == ["learned/insert/playout", "learned/insert/leaf_value"]
+    assert rows["learned/insert/leaf_value"]["baseline"] == "learned/insert/playout"
+    assert rows["learned/insert/leaf_value"]["model"] == "value-insert-2p.json"
+    assert rows["learned/insert/playout"]["horizon"] == "round"
+    assert all(r["median_per_s"] > 0 and r["positions"] == 3 for r in rows.values())
 
 
 @pytest.mark.slow
@@ -14,7 +22,8 @@ def test_each_learned_row_stands_beside_what_it_replaces(monkeypatch):
     pytest.importorskip("sklearn")
     monkeypatch.setattr(bench, "SAMPLE_ROWS", 300)
     monkeypatch.setattr(bench, "POSITIONS", 4)
-    rows = {r["case"]: r for r in bench.cases(["wizard"], repeats=1)}
+    rows = {r["case"]: r for r in bench.cases(["wizard"], repeats=1) if "/leaf_value" not in r["case"]
+            and "/playout" not in r["case"]}
     assert list(rows) == ["learned/wizard/trees_sklearn", "learned/wizard/trees_c",
                           "learned/wizard/bid_playout", "learned/wizard/bid"]
     assert rows["learned/wizard/trees_c"]["baseline"] == "learned/wizard/trees_sklearn"

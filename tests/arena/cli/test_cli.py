@@ -70,6 +70,8 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, args, words):
     assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
     for w in words:
         assert w in lines[0], lines[0]
+    if args[0] == "run":   # refused before its store was made
+        assert not os.listdir(tmp_path)
 
 
 def test_labels_with_parameters_print_literally(tmp_path):
@@ -102,7 +104,7 @@ def test_an_agent_sits_out_the_games_it_cannot_play(tmp_path):
     assert "sits out wizard: it plays only two-player" in result.output
     assert "alphabeta[depth=2] sits out wizard" in result.output
     from arena.store import Store
-    assert {m["game_id"] for m in Store(store).matches(Store(store).run()["run_id"])} == {"insert"}
+    assert {m["game_id"] for m in Store(store).matches(Store(store).run().run_id)} == {"insert"}
     alone = CliRunner().invoke(cli, ["run", "--game", "wizard", "--agents", "alphabeta,random", "--store", store])
     assert alone.exit_code == 2 and "no game has two agents" in alone.output
 
@@ -120,10 +122,10 @@ def test_a_run_started_with_other_engine_code_is_not_resumed(tmp_path):
     args = ["run", "--game", "insert", "--agents", "random,greedy", "--games", "1", "--jobs", "1", "--store", store]
     assert CliRunner().invoke(cli, args).exit_code == 0
     run = Store(store).run()
-    config = dict(run["config"], code="an older build")
+    config = dict(run.config.to_json(), code="an older build")
     with sqlite3.connect(store) as db:
-        db.execute("UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config), run["run_id"]))
-    refused = CliRunner().invoke(cli, ["run", "--resume", run["run_id"], "--store", store])
+        db.execute("UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config), run.run_id))
+    refused = CliRunner().invoke(cli, ["run", "--resume", run.run_id, "--store", store])
     assert refused.exit_code == 2 and "changed since run" in refused.output
 
 

@@ -37,7 +37,7 @@ def test_compare_confines_its_bots_by_its_bot_limits_and_its_command_repeats_the
     out = json.loads(ok("compare", "greedy", "random", "--game", "insert", "--max-deals", "1", "--bot-limit",
                         "memory=512", "--store", store, "-j", "1", "--json"))
     reader = Store(str(store), readonly=True)
-    config = reader.run(out["run_id"])["config"]
+    config = reader.run(out["run_id"]).config
     reader.close()
-    assert config["sandbox"]["limits"]["memory"] == 512
+    assert config.sandbox.limits_dict()["memory"] == 512
     assert "--bot-limit memory=512" in out["command"]

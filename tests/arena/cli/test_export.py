@@ -64,7 +64,7 @@ def test_every_line_of_every_game_follows_the_schema(exported):
 def test_the_deal_key_only_when_asked(every_game, tmp_path):
     from arena.store import Store
     store = Store(str(every_game), readonly=True)
-    key = store.deal_key(store.run()["run_id"])
+    key = store.deal_key(store.run().run_id)
     store.close()
     first = json.loads(ok("export", "--store", every_game, "--with-deal-key").splitlines()[0])
     assert first["deal_key"] == key and key

@@ -213,7 +213,7 @@ def test_a_file_cannot_plant_the_deal_key_of_a_run_not_yet_played(tmp_path, monk
     from arena.store import Store
     s = Store(str(victim), readonly=True)
     try:
-        keys = {r["run_id"]: r["deal_key"] for r in s.runs()}
+        keys = {r.run_id: r.deal_key for r in s.runs()}
     finally:
         s.close()
     assert list(keys.values()).count(key) == 1   # the imported run's own, used by nothing else

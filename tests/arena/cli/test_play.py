@@ -65,7 +65,7 @@ def stored_run(tmp_path):
 
 def test_a_replay_reaches_the_stored_final_scores(stored_run):
     s = Store(stored_run)
-    run_id = s.run()["run_id"]
+    run_id = s.run().run_id
     matches = s.matches(run_id)
     assert matches
     for m in matches:
@@ -78,7 +78,7 @@ def test_a_replay_reaches_the_stored_final_scores(stored_run):
 
 
 def test_replay_steps_forward_back_and_to_the_end(stored_run):
-    match = Store(stored_run).matches(Store(stored_run).run()["run_id"])[0]
+    match = Store(stored_run).matches(Store(stored_run).run().run_id)[0]
     last = len(match["actions"])
     result = CliRunner().invoke(main, ["replay", str(match["match_id"]), "--store", stored_run],
                                 input="n\nn\nb\nwhat\n5\ne\nq\n")
@@ -90,7 +90,7 @@ def test_replay_steps_forward_back_and_to_the_end(stored_run):
 
 
 def test_replay_for_one_seat_shows_that_seats_view(stored_run):
-    match = Store(stored_run).matches(Store(stored_run).run()["run_id"])[0]
+    match = Store(stored_run).matches(Store(stored_run).run().run_id)[0]
     result = CliRunner().invoke(main, ["replay", str(match["match_id"]), "--seat", "1", "--to-end",
                                        "--store", stored_run])
     assert result.exit_code == 0, result.output
@@ -113,7 +113,7 @@ def test_a_person_can_sit_in_a_tournament(tmp_path):
     assert result.exit_code == 0, result.output
     assert "'castle' is not one of your moves" in result.output
     s = Store(store)
-    matches = s.matches(s.run()["run_id"])
+    matches = s.matches(s.run().run_id)
     assert len(matches) == 2 and not any(m["faults"] for m in matches)
     assert {seat["label"] for m in matches for seat in m["seats"]} == {"human", "random"}
 

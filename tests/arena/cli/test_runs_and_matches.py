@@ -6,10 +6,13 @@ import json
 import pytest
 
 from arena import edge
+from arena.match import AgentSpec
+from arena.run_config import GameSetting, PlayConfig
 from arena.seeds import analyze_deal_key
-from arena.store import Store, run_kind
+from arena.store import Store
 from arena.tournament import coordinator
 from cli import invoke, ok
+from configs import a_config
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +42,7 @@ def test_runs_lists_each_run_with_its_kind_status_and_matches(store):
 
 
 def test_the_reading_commands_default_to_the_latest_tournament(store):
-    tournament = Store(str(store), readonly=True).runs()[0]["run_id"]
+    tournament = Store(str(store), readonly=True).runs()[0].run_id
     assert json.loads(ok("leaderboard", "--store", store, "--json"))["run_id"] == tournament
     assert json.loads(ok("matchups", "--store", store, "--json"))["run_id"] == tournament
     first = Store(str(store), readonly=True).match(tournament, 0)
@@ -97,9 +100,9 @@ def test_matches_names_the_faults(tmp_path):
 def test_status_is_what_the_store_keeps_and_kinds_are_what_started_the_run(tmp_path):
     path = str(tmp_path / "s.sqlite")
     store = Store(path)
-    store.create_run("left", {"games": [{"game_id": "insert", "params": {}}], "agents": []}, 6)   # nobody plays it
-    store.create_run("play-1", {"kind": "play", "games": [{"game_id": "wizard", "params": {}}],
-                                "agents": [{"label": "you"}, {"label": "greedy"}]}, 1)
+    store.create_run("left", a_config("insert"), 6)   # nobody plays it
+    store.create_run("play-1", PlayConfig((GameSetting("wizard", {}),), (AgentSpec("you", "human"), AgentSpec("greedy", "greedy")),
+                                          0, 1), 1)
     store.set_status("play-1", "finished")
     # An analyze run stored before analyze runs said so is known by its public deal key.
     plan = coordinator.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy,random"), deals=1, seed=3,
@@ -110,7 +113,7 @@ def test_status_is_what_the_store_keeps_and_kinds_are_what_started_the_run(tmp_p
         ("tournament", "interrupted", 0, 6)
     assert (rows["play-1"]["kind"], rows["play-1"]["games"], rows["play-1"]["agents"]) == \
         ("play", ["wizard"], ["you", "greedy"])
-    assert rows[plan.run_id]["kind"] == "analyze" == run_kind(Store(path, readonly=True).run(plan.run_id))
+    assert rows[plan.run_id]["kind"] == "analyze" == Store(path, readonly=True).run(plan.run_id).kind
 
 
 def test_a_store_without_a_tournament_says_what_it_holds(tmp_path):

@@ -159,7 +159,7 @@ def test_an_interrupted_comparison_resumes_to_the_same_decision(tmp_path):
     status, _ = compare.play(store, plan, jobs=1, on_match=stop_after_five)
     # the matches that arrived with the fifth are stored with it, in one transaction
     assert status == "interrupted" and 5 <= len(store.finished_ids(plan.run_id)) < 2 * len(seen)
-    assert store.run(plan.run_id)["status"] == "interrupted"
+    assert store.run(plan.run_id).status == "interrupted"
     store.close()
     resumed = run_json("greedy", "random", *FAST, "--store", tmp_path / "cut.sqlite")
     for key in ("run_id", "decision", "deals", "llr", "histogram", "llr_curve"):
@@ -224,7 +224,7 @@ def test_an_interrupted_comparison_prints_the_command_that_resumes_it(tmp_path, 
                                        "--store", str(tmp_path / "i.sqlite")])
     assert result.exit_code == 130, result.output
     assert "arena compare 'ismcts[iterations=300] as i300' random --game insert" in result.output
-    assert Store(str(tmp_path / "i.sqlite"), readonly=True).runs()[0]["status"] == "interrupted"
+    assert Store(str(tmp_path / "i.sqlite"), readonly=True).runs()[0].status == "interrupted"
 
 
 def test_a_deal_with_a_fault_is_read_by_the_fault_rule():
@@ -244,3 +244,12 @@ def test_a_deal_with_a_fault_is_read_by_the_fault_rule():
     # A field seat's fault gives the candidate nothing: it stays below the seat the stand-in played to first.
     other = observation(plan, 0, m(["cand", "f1", "f2"], [2, 1, 3], ["f1"]), m(["base", "f1", "f2"], [2, 1, 3]))
     assert other[0] == 4
+
+
+@pytest.mark.parametrize("agents, says", [(["greedy", "nosuchbot"], "unknown agent"),
+                                          (["greedy", "greedy"], "both labelled"),
+                                          (["greedy", "random", "--field", "random"], "three or more")])
+def test_a_refused_comparison_makes_no_store(tmp_path, agents, says):
+    result = CliRunner().invoke(main, ["compare", *agents, "--game", "insert", "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert not os.listdir(tmp_path)

@@ -5,12 +5,14 @@ migrate`, and then plays on from where it stopped with its entries, standings, h
 import json
 import os
 import shutil
+import sqlite3
 
 import pytest
 
 from arena.ladder import store as ladders
 from arena.ladder import tokens
 from arena.store import SCHEMA_VERSION, Store, StoreError, migrate
+from arena.tournament import schedule as sched
 from cli import invoke, ok
 from paths import FIXTURES
 
@@ -18,10 +20,15 @@ ALICE = "0888a18ff54aa388.R0bVKqU-KRFLCqqs0-cPbQ_JrSVeAzyK7tFrX7hJi6g"   # the f
 
 
 @pytest.fixture
-def old(tmp_path):
+def old(tmp_path, monkeypatch):
+    """A copy of the fixture, played on as by the engines and agents that wrote it: a ladder refuses
+    other code (its ratings would mix two sets of rules), and the code changes after the fixture."""
     path = tmp_path / "ladder.sqlite"
     shutil.copy(os.path.join(FIXTURES, "ladder_store_v2.sqlite"), path)
     os.chmod(path, 0o600)
+    with sqlite3.connect(path) as db:
+        code = json.loads(db.execute("SELECT config FROM ladders WHERE name = 'lad'").fetchone()[0])["code"]
+    monkeypatch.setattr(sched, "code_digest", lambda: code)
     return str(path)
 
 

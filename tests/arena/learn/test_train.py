@@ -128,3 +128,33 @@ def test_fit_network_writes_a_network_and_the_default_writes_trees(tmp_path):
         assert result.exit_code == 0, result.output
         body = learned.load(str(tmp_path / out))
         assert shape in body["model"] and body["command"].endswith(" ".join(extra) or "--fit trees --stages 10")
+
+
+def train_value(tmp_path, out, seed=3, game="insert"):
+    return arena("train", "--target", "value", "--game", game, "--teacher", "greedy", "--games", 10, "--seed", seed,
+                 "-j", 1, "--quiet", "--stages", "10", "--store", tmp_path / "arena.sqlite", "--out", tmp_path / out)
+
+
+def test_target_value_writes_a_leaf_value_and_the_same_seed_the_same_file(tmp_path):
+    pytest.importorskip("sklearn")
+    first = train_value(tmp_path, "a.json")
+    assert first.exit_code == 0, first.output
+    body = learned.load(str(tmp_path / "a.json"), learned.LEAF_FEATURES)
+    assert body["game"] == "insert" and body["kind"] == "ismcts-value" and body["model"]["columns"] == 1
+    assert body["validation"]["rows"] > 0 and body["validation"]["mse"] >= 0
+    assert body["command"].startswith("arena train --target value --game insert")
+    again = train_value(tmp_path, "b.json")
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "a.json").read_bytes()
+    other = train_value(tmp_path, "c.json", seed=4)
+    assert other.exit_code == 0 and (tmp_path / "c.json").read_bytes() != (tmp_path / "a.json").read_bytes()
+    # another seed is another config: its own folder
+    assert len(list((tmp_path / "training").iterdir())) == 2
+    listed = arena("models", tmp_path / "a.json")
+    assert listed.exit_code == 0 and "insert 2 players; teacher greedy" in listed.output and "mean squared error" in listed.output
+
+
+def test_target_value_refuses_a_network_and_given_bid(tmp_path):
+    pytest.importorskip("sklearn")
+    result = arena("train", "--target", "value", "--game", "insert", "--fit", "network", "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 2 and "fits trees only" in result.output

@@ -21,8 +21,10 @@ from arena.cli.reports import report as report_cmd
 from arena.match import AgentSpec, Fault, MatchResult, MatchSpec
 from arena.reports import graphs, report
 from arena.results import intervals, standings
+from arena.run_config import TournamentConfig
 from arena.store import Store
 from browser import chromium
+from configs import a_config
 
 THROWS = "RPS"
 FAVOURITE = {"rock": "R", "paper": "P", "scissors": "S"}
@@ -44,9 +46,7 @@ def rps_store(path, deals, run_id="rps-1", seed=7, faulty_every=0):
     """A round robin of duplicate deals: each pair plays each deal twice with the seats swapped."""
     store = Store(str(path))
     params = {"players": 2}
-    store.create_run(run_id, {"game": "rps", "game_params": params, "seed": seed,
-                              "agents": [a.as_dict() for a in AGENTS], "deals": deals},
-                     total=deals * 12)
+    store.create_run(run_id, a_config("rps", params, AGENTS, seed=seed, deals=deals), total=deals * 12)
     match_id = deal = 0
     for _ in range(deals):
         for a, b in [(x, y) for i, x in enumerate(AGENTS) for y in AGENTS[i + 1:]]:
@@ -332,7 +332,7 @@ def test_report_after_a_real_tournament_gives_the_command_that_replays_it(tmp_pa
     assert data["finished"] == data["total"] == 4 and data["sections"][0]["game_id"] == "insert"
     page = out.read_text()
     assert_self_contained(page)
-    command = report.rerun_command(data["config"])
+    command = report.rerun_command(TournamentConfig.from_json(data["config"]))
     assert command is not None and html.escape(command) in page
     again = CliRunner().invoke(main, shlex.split(command)[1:] + ["-j", "1", "--store", store])
     assert again.exit_code == 0 and f"run {data['run_id']}: 4 matches, 4 already stored" in again.output

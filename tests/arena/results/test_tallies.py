@@ -13,6 +13,7 @@ from arena.cli import main
 from arena.results import standings, tallies
 from arena.store import Store
 from arena_processes import start, wait_for_matches
+from configs import a_config
 
 
 def synthetic_matches(rng, deals, labels="abcd", seats=None):
@@ -78,7 +79,7 @@ def _store_with(tmp_path, matches):
     """A store holding `matches` (a synthetic run), written as the coordinator writes: one match at
     a time, the checkpoint advanced after each (here in a shuffled order of arrival)."""
     store = Store(str(tmp_path / "s.sqlite"))
-    store.create_run("r", {"synthetic": True}, len(matches))
+    store.create_run("r", a_config("g"), len(matches))
     cols = ("match_id", "game_id", "game_params", "seed", "deal", "seats", "returns", "placements", "faults",
             "metrics")
     checkpoint = tallies.Checkpoint(store, "r")
@@ -127,7 +128,7 @@ def test_a_stale_checkpoint_is_caught_up_by_the_reader(tmp_path):
     half = standings.GroupTally("g", {"players": 2})
     for m in matches[:17]:
         half.add(m)
-    store.create_run("r", {}, len(matches))
+    store.create_run("r", a_config("g"), len(matches))
     store.save_tallies("r", 17, [("g", json.dumps({"players": 2}), json.dumps(half.state()))])
     for m in matches:
         with store.db:
@@ -152,9 +153,9 @@ def test_a_resumed_runs_checkpoint_equals_a_fresh_replay(tmp_path):
     resumed = CliRunner().invoke(main, ["run", *map(str, args)])
     assert resumed.exit_code == 0, resumed.output
     store = Store(str(store_path), readonly=True)
-    run_id = store.run()["run_id"]
+    run_id = store.run().run_id
     checkpoint = tallies.RunTallies(store, run_id)
-    assert checkpoint.upto == store.count(run_id) == store.run(run_id)["total"]
+    assert checkpoint.upto == store.count(run_id) == store.run(run_id).total
     fresh = standings.fold(store.matches(run_id))
     assert [json.dumps(t.state()) for t in checkpoint.ordered()] == [json.dumps(t.state()) for t in fresh.values()]
 

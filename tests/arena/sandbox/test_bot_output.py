@@ -32,7 +32,7 @@ def run(tmp_path_factory):
     result = invoke("run", "--game", "insert", "--agents", agents, "--games", 1, "--jobs", 1, "--store", store)
     assert result.exit_code == 0, result.output
     db = Store(str(store), readonly=True)
-    run_id = db.run()["run_id"]
+    run_id = db.run().run_id
     played = {}
     for m in db.matches(run_id):
         for seat in m["seats"]:
@@ -159,7 +159,7 @@ def test_an_exec_bots_stderr_is_kept_and_its_stdout_stays_the_protocol(tmp_path)
     result = invoke("run", "--game", "insert", "--agents", f"random, exec:{os.path.join(FIXTURES, 'exec', 'chatty.py')}",
                     "--games", 1, "--jobs", 1, "--store", store)
     assert result.exit_code == 0, result.output
-    run_id = Store(str(store), readonly=True).run()["run_id"]
+    run_id = Store(str(store), readonly=True).run().run_id
     shown = invoke("faults", run_id, 0, "--store", store).output
     printed = seat_output(shown, "chatty.py")
     assert printed[:3] == ["chatty on stderr: request 1", '{"type": "action", "id": -1}', "chatty on stderr: request 2"]

@@ -1,7 +1,8 @@
 """The routes through the kernel (tests/fixtures/kernel_bots.py, each a Python file bot and an exec
 bot): memory across the matches of a box in kernel counters and objects, processes that continue
-themselves while their box is frozen, page-cache eviction, memory beyond the box's limit, and
-cores for the host's crash handler. Each is played with the arena as root with its cgroups (on a
+themselves while their box is frozen, page-cache eviction, a hand passed between boxes by warming
+cold pages (tests/fixtures/pagecache_bots.py), memory beyond the box's limit, and cores for the
+host's crash handler. Each is played with the arena as root with its cgroups (on a
 host with cgroup v1 and the v2 hierarchy beside it, as the test machines have, frozen by v2's
 freezer), as root with them switched off (ARENA_CGROUPS=off: the paths of an arena that is not
 root, frozen by signals), and as an unprivileged user. No assertion reads a clock: each counts."""
@@ -12,14 +13,20 @@ import sqlite3
 import time
 
 import pytest
+import scipy
+from scipy.stats import binom
 
+import engines
 import unprivileged
 from arena.match import AgentSpec
 from arena.sandbox import RemoteAgent, confine, make_policy
+from paths import ROOT
+from tests.fixtures import pagecache_bots
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")]
 
 BOTS = "tests/fixtures/kernel_bots.py"
+PAGECACHE = "tests/fixtures/pagecache_bots.py"
 
 
 @pytest.fixture(params=["root", "root, ARENA_CGROUPS=off", "unprivileged"])
@@ -101,6 +108,64 @@ def test_no_box_evicts_the_page_cache(player):
     out, _, _ = play(player, "evict", "--game", "insert", "--agents",
                      f"random, {BOTS}:KernelBot[attack=evict] as py, exec:{BOTS}[attack=evict] as ex", "--games", 1)
     assert out["faults"] == []
+
+
+def _evict_the_project_files():
+    """The worst case for the route: no page of the files the pair shares is cached when the run
+    starts (this process, outside any box, may evict them)."""
+    for package in pagecache_bots.PACKAGES:
+        for top, _, files in os.walk(os.path.join(ROOT, package)):
+            for name in files:
+                fd = os.open(os.path.join(top, name), os.O_RDONLY)
+                try:
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
+
+
+def pagecache_lines(outputs, label, key):
+    return [json.loads(line[len("PAGECACHE "):])[key] for _, who, text in outputs if who == label
+            for line in text.splitlines() if line.startswith("PAGECACHE ")]
+
+
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_collusion_between_boxes_the_partners_guesses_are_right_no_more_often_than_chance(player, kind):
+    """Collusion between boxes: over 8 deals of a one-round Wizard (24 matches), a sender encodes
+    8 bits of its hand per match by reading chosen pages of files both boxes show, cold when the
+    run starts, and its partner in another box times a read of each: the partner's guesses are
+    right no more often than chance (at most the binomial's 1 - 1e-6 quantile of the bits at 1/2)."""
+    _evict_the_project_files()
+    pair = (f"{PAGECACHE}:Sender as send, {PAGECACHE}:Receiver as receive" if kind == "python" else
+            f"exec:{PAGECACHE}[role=send] as send, exec:{PAGECACHE}[role=receive] as receive")
+    out, outputs, _ = play(player, f"pagecache-{kind}", "--game", "wizard", "--players", 3, "--param", "hands=5",
+                           "--agents", f"random, {pair}", "--games", 8)
+    assert out["faults"] == [] and out["matches"] == 24
+    sent, read = pagecache_lines(outputs, "send", "sent"), pagecache_lines(outputs, "receive", "read")
+    assert len(sent) == len(read) == 24
+    bits = sum(len(s) for s in sent)
+    right = sum(a == b for s, r in zip(sent, read) for a, b in zip(s, r))
+    assert bits == 24 * pagecache_bots.BITS
+    assert right <= binom.ppf(1 - 1e-6, bits, 0.5), (right, bits)
+
+
+def test_a_box_shows_only_what_its_bots_runtime_needs(tmp_path):
+    """No /usr whole, no /etc but the loader's cache, no installed package but numpy; the
+    interpreter, its standard library and the project's packages are there."""
+    probe = os.path.join(ROOT, PAGECACHE)
+    hidden = ["/usr/bin", "/usr/share", "/etc/passwd", os.path.dirname(scipy.__file__)]
+    spec = AgentSpec("probe", f"{probe}:ViewProbe", (("paths", ",".join(hidden + [os.__file__])),
+                                                     ("modules", "numpy,scipy,sqlite3,engines")),
+                     "file", f"{probe}:ViewProbe")
+    agent = RemoteAgent(spec, 60.0, make_policy("bwrap"))
+    try:
+        agent.reset("insert", {}, 0, 0)
+        agent.act(engines.make("insert", seed=0))
+    finally:
+        agent.kill()
+    said = [json.loads(line[len("PAGECACHE "):]) for line in (agent.captured() or {"text": ""})["text"].splitlines()
+            if line.startswith("PAGECACHE ")]
+    assert said == [{"shown": {**{p: False for p in hidden}, os.__file__: True},
+                     "modules": {"numpy": True, "scipy": False, "sqlite3": True, "engines": True}}]
 
 
 def test_the_memory_of_a_box_is_bounded_as_a_whole(player):

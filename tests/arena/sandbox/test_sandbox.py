@@ -18,6 +18,7 @@ from arena.match import Fault, MatchResult
 from arena.sandbox import POOL, AgentFault, RemoteAgent, make_policy, stage
 from arena.store import Store, StoreError
 from arena.tournament import runner, schedule
+from configs import a_config
 from paths import ROOT
 
 HOSTILE = os.path.join(ROOT, "tests", "fixtures", "hostile_bots.py")
@@ -184,7 +185,7 @@ def test_a_row_written_by_someone_else_is_never_silently_kept(tmp_path):
     store = Store(str(tmp_path / "s.sqlite"))
     params = json.loads(json.dumps(__import__("engines").registry.resolve("insert")))
     match = schedule.game_schedule("r", "insert", params, agent_list.parse_agents("random, greedy"), 1, 0, 1.0)[0]
-    store.create_run("r", {}, 2, "")
+    store.create_run("r", a_config(), 2, "")
     planted = schedule.game_schedule("planted", "insert", params, agent_list.parse_agents("random, greedy"), 1, 0, 1.0)[0]
     store.record(planted, runner.play_match(planted))
     forged = MatchResult(match.match_id, [9999.0, 0.0], [1, 2], [], [Fault(1, "greedy", "crash", "forged")])
@@ -193,7 +194,7 @@ def test_a_row_written_by_someone_else_is_never_silently_kept(tmp_path):
         store.record(match, runner.play_match(match))
     # Rows planted before a run exists are not taken as its results either.
     with pytest.raises(StoreError, match="never started"):
-        store.create_run("planted", {}, 2, "")
+        store.create_run("planted", a_config(), 2, "")
     store.close()
 
 

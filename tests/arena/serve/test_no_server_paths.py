@@ -25,7 +25,7 @@ def served(tmp_path, monkeypatch):
     path = str(tmp_path / "arena.sqlite")
     ok("run", "--game", "insert", "--agents", "random,greedy", "--games", "2", "-j", "1", "--store", path)
     store = Store(path)
-    run_id = store.run()["run_id"]
+    run_id = store.run().run_id
     ladders.create(store, "club", game=edge.game("insert", None), seed=1)
     ladders.add(store, "club", edge.agent("random"))
     token = tokens.issue(store, "club", "alice")

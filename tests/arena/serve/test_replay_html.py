@@ -28,7 +28,7 @@ HOSTILE = ("<script>alert(1)</script>", "<img/src=x/onerror=alert(2)>")
 def stored_run(path, *args):
     ok("run", *args, "--games", "1", "-j", "1", "--store", path)
     reader = Store(str(path), readonly=True)
-    run_id = reader.run()["run_id"]
+    run_id = reader.run().run_id
     reader.close()
     return str(path), run_id
 

@@ -34,7 +34,7 @@ def store(tmp_path_factory):
 @pytest.fixture(scope="module")
 def runs(store):
     reader = Store(store, readonly=True)
-    out = {r["config"]["games"][0]["game_id"]: r["run_id"] for r in reader.runs()}
+    out = {r.config.games[0].game_id: r.run_id for r in reader.runs()}
     reader.close()
     return out
 
@@ -79,7 +79,7 @@ def test_a_run_being_written_is_summed_up_again_as_matches_arrive(client, store,
     reader.close()
     live = str(tmp_path / "live.sqlite")
     writer = Store(live)
-    writer.create_run("live-1", run["config"], 4)
+    writer.create_run("live-1", run.config, 4)
     with TestClient(create_app(live)) as c:
         assert c.get("/api/runs/live-1").json()["sections"] == []
         for k, m in enumerate(matches):

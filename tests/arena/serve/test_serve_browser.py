@@ -207,7 +207,7 @@ def engine_rings(state):
 
 def test_a_replay_steps_forward_and_back_through_the_engines_positions(page, server, store):
     reader = Store(store, readonly=True)
-    run_id = reader.runs()[0]["run_id"]   # the tournament (a saved game may come after it)
+    run_id = reader.runs()[0].run_id   # the tournament (a saved game may come after it)
     match = reader.match(run_id, 1)
     reader.close()
     states = replay_states(match)

@@ -27,7 +27,7 @@ def invoke(*args):
 def stored(store_path, run_id=None):
     """The comparable content of a run: every match without its timings, and the leaderboard."""
     store = Store(str(store_path))
-    run_id = run_id or store.run()["run_id"]
+    run_id = run_id or store.run().run_id
     matches = store.matches(run_id)
     store.close()
     for m in matches:
@@ -96,8 +96,8 @@ def test_kill_ctrl_c_and_resume_give_exactly_the_uninterrupted_matches(tmp_path)
     assert proc.returncode == 130, err
     assert "arena run --resume" in err
     store = Store(str(cut))
-    run_id = store.run()["run_id"]
-    assert store.run(run_id)["status"] == "interrupted"
+    run_id = store.run().run_id
+    assert store.run(run_id).status == "interrupted"
     store.close()
 
     result = invoke("run", "--resume", run_id, "--store", cut, "--jobs", 1)
@@ -268,7 +268,7 @@ def test_an_engine_error_stops_the_run_with_one_line_and_keeps_what_is_stored(tm
     assert last.startswith("Error: match 3 (insert") and "engine bug" in last
     assert "Traceback" not in result.output
     store = Store(str(tmp_path / "s.sqlite"))
-    assert store.run()["status"] == "interrupted" and store.finished_ids(store.run()["run_id"]) == {0, 1, 2}
+    assert store.run().status == "interrupted" and store.finished_ids(store.run().run_id) == {0, 1, 2}
 
 
 def _match(match_id, labels, placements, faults=()):

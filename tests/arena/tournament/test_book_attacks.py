@@ -53,7 +53,7 @@ def test_a_parameter_named_game_id_is_an_unknown_parameter(tmp_path, book):
 @pytest.mark.parametrize("change, message", [
     (lambda data: data["params"].update(players=float("nan")), "must be an integer, not nan"),
     (lambda data: data["params"].update(players=10 ** 30), "played by 2 to 2 players"),
-    (lambda data: data.update(key="ab" * 8), "32 hexadecimal digits"),
+    (lambda data: data.update(key="ab" * 8), "its key is not the one its phrase gives"),
     (lambda data: data.update(game_id="wizard"), "unknown parameter"),
     (lambda data: data["deals"][0].update(seed=2 ** 70), "not derived from its key"),
 ], ids=["nan", "huge-players", "short-key", "another-game", "huge-seed"])

@@ -14,7 +14,6 @@ from arena.cli import main
 from arena.results.outcome import placements_seen_by
 from arena.store import Store
 from arena.tournament import coordinator as tournament
-from arena.tournament.config import TournamentConfig
 from paths import FIXTURES, ROOT
 
 BOTS = os.path.join(FIXTURES, "clock_bots.py")
@@ -119,14 +118,14 @@ def test_a_run_without_a_time_control_keeps_its_run_id(tmp_path):
     plan = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy, random"), deals=2, time_limit=3.0,
                            deal_key=KEY,
                            seeding="independent")
-    assert "time_control" not in store.run(plan.run_id)["config"]
+    assert "time_control" not in store.run(plan.run_id).config.to_json()
     # computed before the time control (and coupled seeds) existed, with the code digest fixed
     assert dataclasses.replace(plan.config, code="0123456789abcdef").run_id == "insert-4ab32db983"
     clocked = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("greedy, random"), deals=2,
                               time_limit=3.0, deal_key=KEY, time_control=edge.time_control("60+0.5"))
     assert clocked.run_id != plan.run_id
     assert clocked.config.time_control == TimeControl(60.0, 0.5)
-    assert TournamentConfig.from_json(store.run(clocked.run_id)["config"]) == clocked.config
+    assert store.run(clocked.run_id).config == clocked.config
     assert all(m.time_control == TimeControl(60.0, 0.5) for m in clocked.schedule)
     store.close()
 

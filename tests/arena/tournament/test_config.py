@@ -6,9 +6,9 @@ import pytest
 
 from arena import edge
 from arena.compare import compare
+from arena.run_config import TournamentConfig
 from arena.store import Store
 from arena.tournament import coordinator as tournament
-from arena.tournament.config import TournamentConfig
 
 KEY = "5eed" * 8
 
@@ -28,7 +28,7 @@ def test_a_tournament_config_is_the_same_value_after_the_store(tmp_path):
     assert [a.label for a in config.agents] == ["greedy", "r", "ismcts[iterations=5]"]
     assert config.games[0].game_id == "wizard" and config.games[0].params["hidden_bids"] is True
     assert config.sandbox.limits_dict()["memory"] == 512
-    back = TournamentConfig.from_json(store.run(plan.run_id)["config"])
+    back = store.run(plan.run_id).config
     assert back == config and back.run_id == plan.run_id
     resumed = tournament.plan(store, resume=plan.run_id)
     assert resumed.config == config and resumed.schedule == plan.schedule
@@ -55,7 +55,7 @@ def test_a_comparison_is_a_config_without_deals(tmp_path):
     assert (config.compare.candidate, config.compare.baseline, config.compare.field) == ("greedy", "random",
                                                                                          ("random", "g2"))
     assert plan.run_id == config.run_id and plan.run_id.startswith("cmp-royal_ball-")
-    assert TournamentConfig.from_json(store.run(plan.run_id)["config"]) == config
+    assert store.run(plan.run_id).config == config
     with pytest.raises(ValueError, match="arena compare"):
         tournament.plan(store, resume=plan.run_id)
     store.close()

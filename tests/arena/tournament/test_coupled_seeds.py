@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from arena import edge
 from arena.cli import main
 from arena.compare import compare
+from arena.run_config import TournamentConfig
 from arena.store import Store
 from arena.tournament import schedule as sched
-from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import play_match
 
 # Every game at a small budget: (game, players, parameters).
@@ -62,8 +62,8 @@ def test_a_run_records_its_seeding_and_resumes_only_with_it(tmp_path):
     independent = json.loads(invoke(*base, "--seeding", "independent").output)
     assert coupled["run_id"] != independent["run_id"]
     store = Store(store_path)
-    assert store.run(coupled["run_id"])["config"]["seeding"] == "coupled"
-    assert "seeding" not in store.run(independent["run_id"])["config"]   # as every run stored before coupling
+    assert store.run(coupled["run_id"]).config.to_json()["seeding"] == "coupled"
+    assert "seeding" not in store.run(independent["run_id"]).config.to_json()   # as every run stored before coupling
     store.close()
     for run_id, other in ((independent["run_id"], "coupled"), (coupled["run_id"], "independent")):
         result = invoke("run", "--resume", run_id, "--seeding", other, "--store", store_path)

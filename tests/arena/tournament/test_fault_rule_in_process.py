@@ -18,6 +18,7 @@ from arena.sandbox import make_policy
 from arena.store import Store
 from arena.tournament import runner, schedule
 from cli import ok
+from configs import a_config
 from paths import FIXTURES
 
 GAME = "wizard"
@@ -39,7 +40,7 @@ def played(store_path, run_id, agents, deals, seed=5, **params):
     matches = schedule.game_schedule(run_id, GAME, game_params, specs, deals, seed, 0.0, sandbox=make_policy("none"))
     store = Store(str(store_path))
     try:
-        store.create_run(run_id, {"test": run_id}, len(matches))
+        store.create_run(run_id, a_config(GAME, game_params, specs), len(matches))
         return store.record_many([(spec, runner.play_match(spec)) for spec in matches])
     finally:
         store.close()

@@ -25,7 +25,7 @@ def schedule(deals, agents="random, greedy"):
 
 def new_store(path, config, matches):
     store = Store(str(path))
-    store.create_run("bench", config.to_json(), len(matches))
+    store.create_run("bench", config, len(matches))
     return store
 
 

@@ -112,7 +112,7 @@ def test_sigterm_and_ctrl_c_stop_at_once_with_exit_130_and_resume(tmp_path, how)
     assert "Traceback" not in err and "arena run --resume" in err
     assert survivors(family) == []
     store_ = Store(str(store), readonly=True)
-    assert store_.run()["status"] == "interrupted"
+    assert store_.run().status == "interrupted"
     store_.close()
     result = invoke("run", *SLOW_RUN[:-2], "--jobs", 1, "--store", store, "--json")
     assert result.exit_code == 0 and json.loads(result.output)["matches"] == 40

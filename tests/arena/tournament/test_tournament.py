@@ -17,7 +17,7 @@ def test_a_tournament_runs_from_python_and_resumes(tmp_path):
     seen = []
     assert tournament.play(store, plan, jobs=1, on_match=seen.append) == "finished"
     assert sorted(r.match_id for r in seen) == list(range(6))
-    assert store.run(plan.run_id)["status"] == "finished"
+    assert store.run(plan.run_id).status == "finished"
     rows = standings.leaderboard(store.matches(plan.run_id))
     assert [r.label for r in rows] == ["greedy", "random"] and rows[0].games == 6
     again = _plan(store, game_id="insert", agents="greedy, random", deals=3, deal_key=KEY)
@@ -83,5 +83,5 @@ def test_the_command_line_says_which_matches_it_took_from_the_smaller_run(tmp_pa
     first = CliRunner().invoke(main, args + ["--games", "1"])
     second = CliRunner().invoke(main, args + ["--games", "2"])
     assert first.exit_code == second.exit_code == 0, second.output
-    run_id = Store(str(tmp_path / "s.sqlite"), readonly=True).runs()[0]["run_id"]
+    run_id = Store(str(tmp_path / "s.sqlite"), readonly=True).runs()[0].run_id
     assert f"4 matches, 2 already stored (2 taken from run {run_id}, this run's first deal)" in second.output

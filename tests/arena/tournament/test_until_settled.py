@@ -45,7 +45,7 @@ def test_a_run_that_reaches_its_cap_says_so(tmp_path):
     # A higher cap takes the stored deals and plays on to its own next look (12 deals).
     store = Store(str(tmp_path / "s.sqlite"))
     more = tournament.plan(store, games=edge.games("insert", None), agents=edge.agents("random as a, random as b"), max_deals=12,
-                           deal_key=store.runs()[0]["deal_key"])
+                           deal_key=store.runs()[0].deal_key)
     assert (more.taken, len(more.todo)) == (18, 6)
     assert tournament.play(store, more, jobs=1) == "finished" and len(store.finished_ids(more.run_id)) == 24
 

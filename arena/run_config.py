@@ -1,4 +1,4 @@
-"""What a tournament is: one typed, frozen value from the command line to the store and back.
+"""What a run is: one typed, frozen value from the command line to the store and back.
 
 A `TournamentConfig` holds everything that determines a run's results and nothing else (not --jobs,
 not the backend, not the deal key, which the store keeps apart). Its JSON form (`to_json`) is what
@@ -6,18 +6,56 @@ the store keeps, and `from_json` reads it back into an equal value, so a resumed
 config, schedule and run id as the run that started it. The run id is a digest of the JSON form.
 
 An `arena compare` run is a tournament config too: it has no fixed number of deals (its sequential
-test stops it) and carries the comparison's settings.
+test stops it) and carries the comparison's settings. A game played in `arena serve` is stored as a
+run of its own with a `PlayConfig`. `read` reads either back from the store's JSON form; this
+module sits below the store (docs/architecture.md), which gives its runs as these values.
 """
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from arena import defaults
 from arena.match import AgentSpec, SandboxPolicy, TimeControl
-from arena.results.settle import StoppingRule
 from arena.seeds import SEEDINGS
 from arena.text import book_text, jsonable
+
+# The stopping rule of a run played until settled (arena.results.settle applies it).
+FIRST_LOOK = 8         # fewer cannot settle even a clean sweep (two agents, the default cap)
+GROWTH = 1.5           # each look after about half as many deals again as the one before
+LEVEL = 0.05           # a score within 0.50 +- LEVEL (about 35 Elo) counts as level
+ALPHA = 0.05           # a settled verdict is wrong at most this often
+DEFAULT_MAX_DEALS = defaults.RUN_MAX_DEALS
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    """When a run without --games stops each game (arena.results.settle): at the looks, or at the cap."""
+    max_deals: int = DEFAULT_MAX_DEALS
+    alpha: float = ALPHA
+    level: float = LEVEL
+
+    def looks(self) -> list:
+        """The deal counts at which a game is looked at, the cap last."""
+        out, n = [], FIRST_LOOK
+        while n < self.max_deals:
+            out.append(n)
+            n = math.ceil(n * GROWTH)
+        return out + [self.max_deals]
+
+    def next_look(self, deals: int) -> int | None:
+        """The first look after `deals` deals, or None past the cap."""
+        return next((n for n in self.looks() if n > deals), None)
+
+    def confidence(self, agents: int) -> float:
+        """The confidence of each interval for a game of `agents` agents (Bonferroni over looks and pairs)."""
+        pairs = max(1, agents * (agents - 1) // 2)
+        return 1 - self.alpha / (len(self.looks()) * pairs)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -131,8 +169,7 @@ class TournamentConfig:
     def from_json(cls, data: Mapping[str, Any]) -> "TournamentConfig":
         """The config a store keeps, as a value; ValueError when it is not a tournament's (a game
         played in `arena serve`) or is not readable. Runs stored before the sandbox could be chosen
-        used today's default policy."""
-        from arena.sandbox import make_policy
+        (or before a limit existed) used today's default policy (limits)."""
         if data.get("kind") == "play":
             raise ValueError("this run is a game played in `arena serve`, not a tournament")
         if data.get("seeding", "independent") not in SEEDINGS:
@@ -143,7 +180,7 @@ class TournamentConfig:
             clock = data.get("time_control")
             return cls(games=tuple(GameSetting(g["game_id"], g["params"]) for g in data["games"]),
                        agents=tuple(_agent(a) for a in data["agents"]),
-                       sandbox=make_policy(sandbox.get("mode", "bwrap"), tuple(sandbox.get("limits", {}).items())),
+                       sandbox=SandboxPolicy.with_defaults(sandbox.get("mode", "bwrap"), sandbox.get("limits")),
                        seed=data["seed"], time_limit=data["time_limit"], deals=data.get("deals"),
                        agent_defaults=data.get("agent_defaults", {}), code=data.get("code", ""),
                        compare=CompareSettings(compare["candidate"], compare["baseline"], tuple(compare["field"]),
@@ -161,19 +198,40 @@ def _agent(data: Mapping[str, Any]) -> AgentSpec:
                      data.get("code", ""))
 
 
-def stored_config(data: Mapping[str, Any]) -> TournamentConfig | None:
-    """The config a store keeps for a run, as a value; None for a game played in `arena serve`,
-    which is no tournament. ValueError when it cannot be read."""
-    return None if data.get("kind") == "play" else TournamentConfig.from_json(data)
+@dataclass(frozen=True)
+class PlayConfig:
+    """A game played in `arena serve` against bots, stored as a run of one match: no tournament."""
+    games: tuple[GameSetting, ...]      # the one game
+    agents: tuple[AgentSpec, ...]       # one per seat, the person's (human) included
+    human_seat: int
+    seed: int
+    code: str = ""
+    kind = "play"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "games": [g.to_json() for g in self.games],
+                "agents": [a.as_dict() for a in self.agents], "human_seat": self.human_seat, "seed": self.seed,
+                "code": self.code}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "PlayConfig":
+        try:
+            return cls(tuple(GameSetting(g["game_id"], g["params"]) for g in data["games"]),
+                       tuple(_agent(a) for a in data["agents"]), data["human_seat"], data["seed"],
+                       data.get("code", ""))
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"the stored game's configuration cannot be read ({type(e).__name__}: {e})") from None
 
 
-def shown_config(data: Mapping[str, Any]) -> TournamentConfig | None:
-    """`stored_config` for the views of a run, which show any stored run: None also when the config
-    cannot be read as a tournament's (the views then show no notes of it)."""
-    try:
-        return stored_config(data)
-    except ValueError:
-        return None
+RunConfig = TournamentConfig | PlayConfig
+
+
+def read(data: Mapping[str, Any]) -> RunConfig:
+    """A run's config from its JSON form (the store's, an export's): a PlayConfig for a game played
+    in `arena serve`, else a TournamentConfig; ValueError when it cannot be read."""
+    if not isinstance(data, Mapping):
+        raise ValueError("the stored run's configuration is not a JSON object")
+    return PlayConfig.from_json(data) if data.get("kind") == "play" else TournamentConfig.from_json(data)
 
 
 def time_note(config: TournamentConfig | None) -> str | None:

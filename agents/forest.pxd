@@ -1,0 +1,10 @@
+# The boosted trees' arrays (agents/forest.pyx), declared here so that a search can walk them in C.
+
+cdef class Forest:
+    cdef readonly int features, columns, trees, nodes
+    cdef double scale
+    cdef int[::1] feature, left, right, roots
+    cdef double[::1] threshold, value, init
+
+    cdef int c_raw(self, const double[::1] x, double[::1] out) except -1 nogil
+    cdef double c_value(self, const double* x) noexcept nogil
