@@ -155,13 +155,23 @@ def generate(folder: str, config: DataConfig, todo: list[int], jobs: int | None 
     """Plays the chunks `todo` on worker processes, each written as it finishes; `on_chunk(games)`
     after each. An interruption loses only the chunks being played."""
     import concurrent.futures as cf
+    import itertools
 
-    from arena.tournament.backends import executor
-    with executor("local", jobs) as (pool, _):
-        futures = [pool.submit(play_chunk, config, k) for k in todo]
-        for future in cf.as_completed(futures):
-            write_chunk(folder, future.result())
-            on_chunk(CHUNK_GAMES)
+    from arena.tournament.backends import SerialExecutor, executor
+    with executor("local", jobs) as (pool, slots):
+        # Submitted a few at a time: in this process (-j 1) a chunk is played as it is submitted,
+        # and each must be written before the next is played.
+        window = 1 if isinstance(pool, SerialExecutor) else 2 * slots
+        queue = iter(todo)
+        pending: set[cf.Future] = set()
+        while True:
+            pending |= {pool.submit(play_chunk, config, k) for k in itertools.islice(queue, window - len(pending))}
+            if not pending:
+                return
+            finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            for future in finished:
+                write_chunk(folder, future.result())
+                on_chunk(CHUNK_GAMES)
 
 
 def load_rows(folder: str, config: DataConfig, games: int) -> Iterator[tuple[int, dict[str, Any]]]:

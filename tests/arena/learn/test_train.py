@@ -80,6 +80,28 @@ def test_a_chunk_of_another_config_is_played_again(tmp_path):
     assert data.missing_chunks(folder, config, data.CHUNK_GAMES) == [0]
 
 
+def test_an_interrupted_generation_keeps_every_chunk_played_before_it(tmp_path, monkeypatch):
+    """Ctrl-C while the third chunk plays with -j 1 (each chunk played in this process as it is
+    submitted): the chunks played before it are written."""
+    import engines
+    from arena.agent_list import parse_agent
+    full = engines.registry.resolve("wizard", players=4)
+    config = data.DataConfig("wizard", tuple(sorted(full.items())), parse_agent("greedy"), 0)
+    played: list[int] = []
+    written: list[int] = []
+
+    def play_chunk(config, k):
+        if k == 2:
+            raise KeyboardInterrupt
+        played.append(k)
+        return {"chunk": k}
+    monkeypatch.setattr(data, "play_chunk", play_chunk)
+    monkeypatch.setattr(data, "write_chunk", lambda folder, chunk: written.append(chunk["chunk"]))
+    with pytest.raises(KeyboardInterrupt):
+        data.generate(str(tmp_path), config, [0, 1, 2, 3], jobs=1)
+    assert written == played == [0, 1]
+
+
 def test_without_scikit_learn_train_says_how_to_install_it(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "sklearn", None)
     result = train(tmp_path, "m.json")
