@@ -26,6 +26,7 @@ import resource
 import select
 import signal
 import socket
+import stat
 import struct
 import sys
 import time
@@ -291,7 +292,11 @@ def fresh_mounts(disk: int, keep: AbstractSet[str], hidden: list[str]) -> None:
         if os.path.isdir(folder):
             _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"size={disk},mode=0755")
     for path, fd in kept.items():
-        os.makedirs(path, 0o755, exist_ok=True)
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            os.makedirs(path, 0o755, exist_ok=True)
+        else:   # a file bound on its own (a virtual environment's pyvenv.cfg): an empty file to bind onto
+            os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
         _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
 
