@@ -57,34 +57,32 @@ cdef class Forest:
         self.value = floats["value"]
         self.init = floats["init"]
 
+    cdef inline int _leaf(self, const double* x, int t) noexcept nogil:
+        """The leaf of tree `t` that row `x` falls in."""
+        cdef int node = self.roots[t]
+        while self.left[node] != -1:
+            if <float>x[self.feature[node]] <= self.threshold[node]:
+                node = self.left[node]
+            else:
+                node = self.right[node]
+        return node
+
     cdef int c_raw(self, const double[::1] x, double[::1] out) except -1 nogil:
         """The logits of one row `x` into `out` (columns)."""
-        cdef int t, k, node
+        cdef int t, k
         for k in range(self.columns):
             out[k] = self.init[k]
         for t in range(self.trees):
-            node = self.roots[t]
-            while self.left[node] != -1:
-                if <float>x[self.feature[node]] <= self.threshold[node]:
-                    node = self.left[node]
-                else:
-                    node = self.right[node]
-            out[t % self.columns] += self.scale * self.value[node]
+            out[t % self.columns] += self.scale * self.value[self._leaf(&x[0], t)]
         return 0
 
     cdef double c_value(self, const double* x) noexcept nogil:
         """The first column's output for one row `x` (a regression forest's prediction), from raw
         pointers: what a search calls per leaf (agents/ismcts.pyx)."""
-        cdef int t = 0, node
+        cdef int t = 0
         cdef double out = self.init[0]
         while t < self.trees:
-            node = self.roots[t]
-            while self.left[node] != -1:
-                if <float>x[self.feature[node]] <= self.threshold[node]:
-                    node = self.left[node]
-                else:
-                    node = self.right[node]
-            out += self.scale * self.value[node]
+            out += self.scale * self.value[self._leaf(x, t)]
             t += self.columns
         return out
 
