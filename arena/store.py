@@ -189,11 +189,6 @@ class Store:
         """The ladders' tables (arena.store_ladders): every read and write of a ladder goes through it."""
         return store_ladders.LadderTables(self.db)
 
-    def finished_from(self, run_id: str, first: int) -> set[int]:
-        """The ids of the run's stored matches from `first` on (a ladder's batch, past those folded)."""
-        return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ? AND match_id >= ?",
-                                              (run_id, first))}
-
     def close(self) -> None:
         for run_id in list(self._claims):
             self.release(run_id)
@@ -427,8 +422,14 @@ class Store:
                 added += 1
         return added
 
-    def finished_ids(self, run_id: str) -> set[int]:
-        return {r[0] for r in self.db.execute("SELECT match_id FROM matches WHERE run_id = ?", (run_id,))}
+    def finished_ids(self, run_id: str, first: int | None = None) -> set[int]:
+        """The ids of the run's stored matches; with `first`, those from it on (a ladder's batch, past
+        those folded)."""
+        sql = "SELECT match_id FROM matches WHERE run_id = ?"
+        args: list[Any] = [run_id]
+        if first is not None:
+            sql, args = sql + " AND match_id >= ?", args + [first]
+        return {r[0] for r in self.db.execute(sql, args)}
 
     def matches(self, run_id: str, game_id: str | None = None) -> list[dict[str, Any]]:
         """Every stored match of a run as a dict, in match-id order (the order ratings replay)."""

@@ -37,7 +37,7 @@ def plan_batch(store: Store, ladder: ladders.Ladder) -> int:
     """Chooses and records the next batch; returns its number of matches (0: fewer than two
     active entries, or its deal book's deals all played). A ladder of a deal book plays the book's
     deals in order; its last batch is cut to the deals the book has left."""
-    if store.finished_from(ladder.run_id, ladder.next_match):
+    if store.finished_ids(ladder.run_id, ladder.next_match):
         # a batch's matches are played after it is planned: these were not (an older arena's import
         # let a file's matches in at the next batch's ids), and folding them would rate unplayed games
         raise ValueError(f"{store.path} holds matches of ladder {ladder.name} from match {ladder.next_match} on, "
@@ -156,7 +156,7 @@ def run(store: Store, name: str, *, backend: str = "local", jobs: int | None = N
                 continue
             for spec in {e.label: e for s in batch for e in s.seats}.values():
                 stage(spec)   # the copy staged when it entered (or its unchanged original again)
-            done = store.finished_from(ladder.run_id, batch[0].match_id)
+            done = store.finished_ids(ladder.run_id, batch[0].match_id)
             status = play_specs(store, [s for s in batch if s.match_id not in done], backend, jobs, address,
                                 count, checkpoint=False)
             if status != "finished":

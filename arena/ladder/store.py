@@ -355,7 +355,7 @@ def stored(store: Store, ladder: Ladder) -> int:
     """The ladder's stored matches: those folded, and those of the recorded batch stored so far
     (counted from the folded ones on, not over the whole run)."""
     done = folded(store, ladder)
-    return done + len(store.finished_from(ladder.run_id, done))
+    return done + len(store.finished_ids(ladder.run_id, done))
 
 
 def recent(store: Store, ladder: Ladder, most: int) -> list[dict[str, Any]]:
