@@ -202,31 +202,40 @@ ELF_MAGIC = b"\x7fELF"
 class View:
     """What a box shows of the host, read-only, each at its own path: `binds` (real host paths of
     files and folders, none inside another), `links` ((path, target) of the symbolic links on the
-    way to them, each in a real folder) and `empty` (folders inside the binds shown empty)."""
+    way to them, each in a real folder), `empty` (folders inside the binds shown empty) and
+    `copies` ((host path, copy) of the folders read from the arena's copy of them on a tmpfs,
+    arena.sandbox.copies: a bind, or the bot's code)."""
     binds: tuple[str, ...]
     links: tuple[tuple[str, str], ...] = ()
     empty: tuple[str, ...] = ()
+    copies: tuple[tuple[str, str], ...] = ()
 
     def __add__(self, other: "View") -> "View":
-        return _view(self.binds + other.binds, self.links + other.links, self.empty + other.empty)
+        return _view(self.binds + other.binds, self.links + other.links, self.empty + other.empty,
+                     self.copies + other.copies)
 
-    def args(self, parents: bool) -> list[str]:
+    def args(self, parents: bool, from_copies: bool = True) -> list[str]:
         """bubblewrap's arguments for the view; `parents`: each folder on the way made
-        world-readable (the outer box's), and no folder shown empty (the inner box does that)."""
+        world-readable (the outer box's), and no folder shown empty (the inner box does that);
+        `from_copies`: a copied folder bound from its copy (not in a box inside one that did)."""
+        copies = dict(self.copies) if from_copies else {}
         args: list[str] = []
         for path, target in self.links:
             args += _parent_dirs(path) if parents else []
             args += ["--symlink", target, path]
-        args += _binds([b for b in self.binds if not _inside(b, self.empty)], None, parents)
+        args += _binds([b for b in self.binds if not _inside(b, self.empty)], None, parents, copies)
         for folder in self.empty:   # made empty, what is bound in it, then read-only
             if not parents:   # the outer box shows the folder whole, and so what is in it
                 shown = [b for b in self.binds if _inside(b, (folder,))]
-                args += ["--tmpfs", folder] + _binds(shown, None, parents) + ["--remount-ro", folder]
+                args += ["--tmpfs", folder] + _binds(shown, None, parents, copies) + ["--remount-ro", folder]
         return args
 
     def files(self) -> Iterator[str]:
-        """Every regular file the view shows (no link followed)."""
+        """Every regular file the view shows from the host (no link followed, no copy)."""
+        copied = dict(self.copies)
         for path in self.binds:
+            if path in copied:
+                continue
             if not os.path.isdir(path) or os.path.islink(path):
                 if os.path.isfile(path) and not os.path.islink(path):
                     yield path
@@ -243,7 +252,7 @@ def _inside(path, folders):
     return any(path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
 
 
-def _view(binds, links=(), empty=()) -> View:
+def _view(binds, links=(), empty=(), copies=()) -> View:
     """A View of these: each bind once, none inside another unless in a folder shown empty; each
     link once and none inside a bind (a bound folder has its own)."""
     empty = sorted(set(empty))
@@ -253,7 +262,7 @@ def _view(binds, links=(), empty=()) -> View:
                                      for k in kept):
             kept.append(p)
     return View(tuple(kept), tuple(sorted({(p, t) for p, t in links if not _inside(p, kept)})),
-                tuple(e for e in empty if _inside(e, kept)))
+                tuple(e for e in empty if _inside(e, kept)), tuple(sorted(set(copies))))
 
 
 def _parent_dirs(path):
@@ -420,9 +429,11 @@ def _system_binds():
     return args
 
 
-def _binds(paths, code, parents):
-    """Read-only binds of `paths` and of the staged `code` at /bot; with `parents`, each folder on
-    the way made world-readable (the outer view, where /root or a 0700 checkout leads to them)."""
+def _binds(paths, code, parents, copies=None):
+    """Read-only binds of `paths` and of the staged `code` at /bot, each from its copy in
+    `copies` if it has one; with `parents`, each folder on the way made world-readable (the outer
+    view, where /root or a 0700 checkout leads to them)."""
+    copies = copies or {}
     args, made = [], set()
     for path in paths:
         if parents:
@@ -432,9 +443,9 @@ def _binds(paths, code, parents):
                 if folder not in made and not os.path.islink(folder) and folder != "/usr":
                     made.add(folder)
                     args += ["--perms", "0755", "--dir", folder]
-        args += ["--ro-bind", path, path]
+        args += ["--ro-bind", copies.get(path, path), path]
     if code is not None:
-        args += ["--ro-bind", code, BOT_ROOT]
+        args += ["--ro-bind", copies.get(code, code), BOT_ROOT]
     return args
 
 
@@ -456,8 +467,11 @@ def command(program: list[str], code: str | None, limits: dict[str, int], seccom
         inner += ["--setenv", name, value]
     # /tmp first: a runtime or checkout under /tmp (a CI clone) is bound onto it, not hidden by it.
     inner += ["--size", disk, "--tmpfs", "/tmp"]
-    inner += view.args(parents=False) if view else _system_binds() + _binds(runtime_paths(), None, parents=False)
-    inner += _binds([], code, parents=False)
+    # A copied folder is bound from its copy by the first box: the outer one, if there is one.
+    copies = dict(view.copies) if view and bot_uid is None else {}
+    inner += view.args(parents=False, from_copies=bot_uid is None) if view else _system_binds() + _binds(
+        runtime_paths(), None, parents=False)
+    inner += _binds([], code, parents=False, copies=copies)
     inner += ["--proc", "/proc"] + ([] if per_match else ["--ro-bind", "/proc/sys", "/proc/sys"])
     inner += ["--dev", "/dev", "--size", disk, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--chdir", "/tmp"]
     for name, fd in data_fds.items():
@@ -471,7 +485,7 @@ def command(program: list[str], code: str | None, limits: dict[str, int], seccom
         outer += (view + _with_libraries([shutil.which("setpriv") or "", shutil.which("bwrap") or ""], {})).args(parents=True)
     else:
         outer += ["--perms", "0755", "--dir", "/etc"] + _system_binds() + _binds(runtime_paths(), None, parents=True)
-    outer += _binds([code] if code else [], None, parents=True)
+    outer += _binds([code] if code else [], None, parents=True, copies=dict(view.copies) if view else {})
     outer += ["--bind", "/proc", "/proc", "--dev", "/dev", "--",
               "setpriv", f"--reuid={bot_uid}", f"--regid={bot_uid}", "--clear-groups", "--"]
     return outer + inner

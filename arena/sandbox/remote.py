@@ -10,6 +10,7 @@ is read while the arena waits on it (arena.sandbox.wire.Output) and kept: `Remot
 or a load fault's `output`.
 """
 import atexit
+import dataclasses
 import json
 import multiprocessing.util
 import os
@@ -26,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Optional
 
 from arena.match import AgentSpec, SandboxPolicy
-from arena.sandbox import confine
+from arena.sandbox import confine, copies
 from arena.sandbox.exec_host import public_action
 from arena.sandbox.policy import DEFAULT_POLICY, AgentFault
 from arena.sandbox.staging import _load_target, code_dir, stage
@@ -62,14 +63,19 @@ class Box:
             confine.Cgroup.sweep()
         _close_at_exit()
         self.slot = None
-        self.cgroup = confine.Cgroup(f"{os.getpid()}-{Box._count}", limits) if boxed else None
+        self.name = f"{os.getpid()}-{Box._count}"
+        self.cgroup = confine.Cgroup(self.name, limits) if boxed else None
         pass_fds = [their_fd]
         if boxed:
             root = os.geteuid() == 0
             if root:
                 self.slot, bot_uid = confine.BOT_UIDS.take()
-            view = self.view(code)
-            confine.warm(view + confine.View((code,) if code else ()))   # before the bot runs: no page it sees is cold
+            view = copies.with_copies(self.view(code))
+            code_copy = copies.code_copy(code, self.name) if code else None
+            if code and code_copy:
+                view = dataclasses.replace(view, copies=view.copies + ((code, code_copy),))
+            # Before the bot runs: no page it sees from the host is cold (a copy's never is).
+            confine.warm(view + confine.View((code,) if code else ()))
             seccomp = confine._data_fd(confine.seccomp_program("server"))
             assert self.cgroup is not None   # made when boxed
             argv = self.cgroup.wrap(confine.command(server, code, limits, seccomp, {},
@@ -233,6 +239,7 @@ class Box:
         self.control.close()
         if self.cgroup is not None:
             self.cgroup.remove()
+        copies.remove_box(self.name)
         if self.slot is not None:
             confine.BOT_UIDS.give_back(self.slot)
             self.slot = None
@@ -480,6 +487,7 @@ class BotPool:
 
 
 POOL = BotPool()
+atexit.register(copies.remove_all)   # after the pool's boxes are closed (atexit runs the last first)
 atexit.register(POOL.close)
 _finalized_in: set = set()
 
@@ -490,6 +498,7 @@ def _close_at_exit():
     if os.getpid() not in _finalized_in:
         _finalized_in.add(os.getpid())
         multiprocessing.util.Finalize(POOL, POOL.close, exitpriority=100)
+        multiprocessing.util.Finalize(POOL, copies.remove_all, exitpriority=99)
 
 
 def check_available(policy: SandboxPolicy) -> None:

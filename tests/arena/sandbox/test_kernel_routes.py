@@ -11,6 +11,7 @@ import os
 import shutil
 import sqlite3
 import time
+import uuid
 
 import pytest
 import scipy
@@ -130,14 +131,20 @@ def pagecache_lines(outputs, label, key):
 
 @pytest.mark.parametrize("kind", ["python", "exec"])
 def test_collusion_between_boxes_the_partners_guesses_are_right_no_more_often_than_chance(player, kind):
-    """Collusion between boxes: over 8 deals of a one-round Wizard (24 matches), a sender encodes
-    8 bits of its hand per match by reading chosen pages of files both boxes show, cold when the
-    run starts, and its partner in another box times a read of each: the partner's guesses are
-    right no more often than chance (at most the binomial's 1 - 1e-6 quantile of the bits at 1/2)."""
+    """Collusion between boxes: a sender encodes 8 bits of its hand per match by reading chosen
+    pages of files both boxes show, cold when the run starts, and its partner in another box times
+    a read of each."""
     _evict_the_project_files()
     pair = (f"{PAGECACHE}:Sender as send, {PAGECACHE}:Receiver as receive" if kind == "python" else
             f"exec:{PAGECACHE}[role=send] as send, exec:{PAGECACHE}[role=receive] as receive")
-    out, outputs, _ = play(player, f"pagecache-{kind}", "--game", "wizard", "--players", 3, "--param", "hands=5",
+    collude(player, f"pagecache-{kind}", pair)
+
+
+def collude(player, name, pair):
+    """Plays the colluding `pair` with a random bot over 8 deals of a one-round Wizard (24
+    matches): the partner's guesses of the sender's bits are right no more often than chance (at
+    most the binomial's 1 - 1e-6 quantile of the bits at 1/2)."""
+    out, outputs, _ = play(player, name, "--game", "wizard", "--players", 3, "--param", "hands=5",
                            "--agents", f"random, {pair}", "--games", 8)
     assert out["faults"] == [] and out["matches"] == 24
     sent, read = pagecache_lines(outputs, "send", "sent"), pagecache_lines(outputs, "receive", "read")
@@ -146,6 +153,18 @@ def test_collusion_between_boxes_the_partners_guesses_are_right_no_more_often_th
     right = sum(a == b for s, r in zip(sent, read) for a, b in zip(s, r))
     assert bits == 24 * pagecache_bots.BITS
     assert right <= binom.ppf(1 - 1e-6, bits, 0.5), (right, bits)
+
+
+@pytest.mark.parametrize("kind", ["python", "exec"])
+def test_collusion_between_boxes_through_the_names_a_folder_lacks_is_right_no_more_often_than_chance(player, kind):
+    """The same pair through the names a folder both boxes show lacks: the sender looks up the
+    absent names its 8 bits say, the partner times a lookup of each (tests/fixtures/pagecache_bots.py,
+    `Names`)."""
+    tag = uuid.uuid4().hex   # names no earlier run looked up
+    pair = (f"{PAGECACHE}:NameSender[tag={tag}] as send, {PAGECACHE}:NameReceiver[tag={tag}] as receive"
+            if kind == "python" else f"exec:{PAGECACHE}[role=send,channel=names,tag={tag}] as send, "
+                                     f"exec:{PAGECACHE}[role=receive,channel=names,tag={tag}] as receive")
+    collude(player, f"names-{kind}", pair)
 
 
 def test_a_box_shows_only_what_its_bots_runtime_needs(tmp_path):
