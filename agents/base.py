@@ -60,8 +60,10 @@ class Agent:
     # the arena's own process, so the arena allows them only where nothing is sandboxed.
     CODE_PARAMS: tuple[str, ...] = ()
     # Parameters that name a data file the agent reads (pimc's bid_model): any text, no CHOICES; the
-    # agent checks the file when it is made.
+    # agent checks the file when it is made. NO_FILE: their values that name none (none at all, or
+    # the model the project ships), which a server may let a browser ask for.
     FILE_PARAMS: tuple[str, ...] = ()
+    NO_FILE: tuple[str, ...] = ("",)
     clock: ClockReading | None = None   # set by the arena before each `act` under a time control
 
     def __init__(self, **params: Any) -> None:

@@ -1510,6 +1510,7 @@ class ISMCTSAgent(Agent):
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
                "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked")}
     FILE_PARAMS = ("value",)
+    NO_FILE = ("", "shipped")
 
     def __init__(self, **params):
         super().__init__(**params)

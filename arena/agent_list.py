@@ -6,7 +6,8 @@ import dataclasses
 import importlib.util
 import os
 import re
-from collections.abc import Container
+from collections.abc import Mapping
+from typing import Any
 
 import agents as agent_registry
 from arena.match import AgentSpec
@@ -256,14 +257,15 @@ def _check_file_params(source, target, params):
         return
 
 
-def file_param(source: str, params: Container[str]) -> str | None:
+def file_param(source: str, params: Mapping[str, Any]) -> str | None:
     """The parameter through which a built-in agent would read a file named by whoever lists it
-    (pimc's bid_model), or None."""
+    (pimc's bid_model), or None: also where each such parameter names none (its NO_FILE values:
+    none, or the shipped model)."""
     try:
-        given = agent_registry.agent_class(source).FILE_PARAMS
+        cls = agent_registry.agent_class(source)
     except ValueError:
         return None
-    return next((p for p in given if p in params), None)
+    return next((p for p in cls.FILE_PARAMS if p in params and str(params[p]) not in cls.NO_FILE), None)
 
 
 def parse_agent(item: str, run_code: bool = False) -> AgentSpec:

@@ -215,7 +215,7 @@ def web_agent(item: str, offered: Mapping[str, str]) -> AgentSpec:
     param = agent_list.file_param(source, dict(params))
     if param:
         raise ScheduleError(f"agent {source}: its {param} names a file on the server, which a game in the browser "
-                            f"may not ask for (the default, the shipped model, may be)")
+                            f"may not ask for (the model the project ships may be)")
     return agent_list.parse_agent(item)
 
 

@@ -76,7 +76,8 @@ def start(client, agents, **more):
 
 REFUSED = ["/etc/shadow:X", "/etc/no-such-file:X", "{evil}:Evil", "{evil_relative}:Evil", "~/evil.py:Evil",
            "json:JSONDecoder", "os.path:join", "{evil}:Evil as friendly", "openspiel_bot[factory={factory}:make]",
-           "pimc[bidding=learned,bid_model=/etc/shadow]", "pimc[bidding=learned,bid_model=/etc/no-such-file]"]
+           "pimc[bidding=learned,bid_model=/etc/shadow]", "pimc[bidding=learned,bid_model=/etc/no-such-file]",
+           "ismcts[value=/etc/shadow]", "pimc[bidding=learned,bid_model=shipped]"]
 
 
 def test_a_request_naming_a_file_or_module_of_its_own_is_refused_and_nothing_is_read(tmp_path, cache):
@@ -107,6 +108,16 @@ def test_a_request_naming_a_file_or_module_of_its_own_is_refused_and_nothing_is_
     assert "random" in errors["/etc/shadow:X"]
     assert "the server's own process" in errors["openspiel_bot[factory={factory}:make]".format(**names)]
     assert "names a file on the server" in errors[model.format("shadow")]
+
+
+def test_a_request_for_the_shipped_model_plays_it(tmp_path):
+    """A file parameter's value that names no file on the server (ismcts's value=shipped, the
+    model the project ships) is not a file the browser chose: the game starts."""
+    with TestClient(create_app(str(tmp_path / "a.sqlite"), "none")) as client:
+        response = client.post("/api/play", json={"game_id": "wizard", "seat": 0, "seed": 7,
+                                                  "agents": "ismcts[value=shipped,iterations=20] as valued, random, random"})
+        assert response.status_code == 200, response.text
+        assert response.json()["view"]["names"][1] == "seat 1 (valued)"
 
 
 def test_the_offered_bots_are_listed_for_the_play_page_and_played_by_their_name(tmp_path):
