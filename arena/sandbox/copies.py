@@ -26,7 +26,7 @@ ROOM = 1.5   # free space a copy needs on its tmpfs, as a multiple of its size
 
 _lock = threading.Lock()
 _root: dict[int, str | None] = {}   # by process id: a forked process makes, and removes, its own
-_folders: dict[tuple[str, tuple[str, ...]], str | None] = {}
+_folders: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str | None] = {}
 
 
 def _fs_type(path: str) -> str:
@@ -114,22 +114,30 @@ def _size(folder, empty):
     return total
 
 
-def copy(folder: str, into: str, empty: tuple[str, ...] = ()) -> str | None:
-    """A copy of `folder` under `into` (the folders in `empty` copied empty), or None where the
-    tmpfs has no room for it or the copy fails (nothing of it is left)."""
+def copy(folder: str, into: str, empty: tuple[str, ...] = (), inside: tuple[str, ...] = ()) -> str | None:
+    """A copy of `folder` under `into` (the folders in `empty` copied empty, with a mount point for
+    each path of `inside`, bound there in a folder shown empty), or None where the tmpfs has no
+    room for it or the copy fails (nothing of it is left)."""
     os.makedirs(into, exist_ok=True)
     stats = os.statvfs(into)
     if stats.f_bavail * stats.f_frsize < ROOM * _size(folder, empty):
         return None
-    target = os.path.join(into, folder.lstrip("/"))
-    os.makedirs(os.path.dirname(target), exist_ok=True)
+    own = tempfile.mkdtemp(dir=into)   # a folder of its own: a copy is never inside another
+    target = os.path.join(own, os.path.basename(folder.rstrip("/")) or "root")
 
     def skipped(top, names):
         return names if os.path.normpath(top) in empty else []
     try:
         shutil.copytree(folder, target, symlinks=True, ignore=skipped)
+        for path in inside:   # made here: a box cannot make a mount point in a read-only copy
+            point = os.path.join(target, os.path.relpath(path, folder))
+            if os.path.isdir(path):
+                os.makedirs(point, exist_ok=True)
+            elif not os.path.lexists(point):
+                os.makedirs(os.path.dirname(point), exist_ok=True)
+                open(point, "x").close()
     except (OSError, shutil.Error):
-        shutil.rmtree(target, ignore_errors=True)
+        shutil.rmtree(own, ignore_errors=True)
         return None
     return target
 
@@ -145,10 +153,11 @@ def with_copies(view: View) -> View:
         if not os.path.isdir(folder) or os.path.islink(folder):
             continue
         empty = tuple(e for e in view.empty if _inside(e, (folder,)))
+        inside = tuple(b for b in view.binds if _inside(b, (folder,)))
         with _lock:
-            if (folder, empty) not in _folders:
-                _folders[folder, empty] = copy(folder, os.path.join(where, "view"), empty)
-            made = _folders[folder, empty]
+            if (folder, empty, inside) not in _folders:
+                _folders[folder, empty, inside] = copy(folder, os.path.join(where, "view"), empty, inside)
+            made = _folders[folder, empty, inside]
         if made is not None:
             copies.append((folder, made))
     return replace(view, copies=view.copies + tuple(copies))

@@ -45,6 +45,20 @@ def test_a_view_reads_each_folder_it_binds_whole_from_a_copy_on_a_tmpfs(tmp_path
     assert again.copies == view.copies   # one copy per arena process
 
 
+def test_a_copy_has_a_mount_point_for_a_bind_in_a_folder_it_shows_empty(tmp_path, fresh):
+    """A runtime without a virtual environment: numpy is in the standard library's site-packages,
+    which the box shows empty and then binds numpy into; the read-only copy must have its place."""
+    runtime = folder_with_an_empty_part(tmp_path)
+    package = os.path.join(runtime, "lib", "tests", "pkg")
+    os.makedirs(package)
+    open(os.path.join(package, "__init__.py"), "w").close()
+    view = copies.with_copies(confine.View((runtime, package), empty=(runtime + "/lib/tests",)))
+    copied = dict(view.copies)
+    assert os.listdir(os.path.join(copied[runtime], "lib", "tests")) == ["pkg"]
+    assert os.listdir(os.path.join(copied[runtime], "lib", "tests", "pkg")) == []   # only the mount point
+    assert os.listdir(copied[package]) == ["__init__.py"]
+
+
 def test_a_box_binds_the_copies_from_its_first_bubblewrap_and_the_code_from_its_own(tmp_path, fresh):
     runtime = folder_with_an_empty_part(tmp_path)
     code = tmp_path / "bot"
