@@ -128,6 +128,7 @@ cdef struct SearchConfig:
     double bias            # progressive bias: the weight of an edge's evaluated rank
     bint valued            # a learned leaf value (Search.value) scores every leaf short of the game's end
     bint value_ranked      # its shares ranked and blended with their margin, not taken as they are
+    double value_mix       # the value's weight against the play-out's rewards (1: no play-out)
 
 cdef struct Views:
     # pom, at another player's node: its legal actions in this world (members), in classes of the
@@ -200,7 +201,7 @@ cdef class SearchSettings:
                  str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                  str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
                  double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0,
-                 Forest value=None, str value_reward="share"):
+                 Forest value=None, str value_reward="share", double value_mix=1.0):
         cdef bint solve
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
@@ -244,9 +245,12 @@ cdef class SearchSettings:
                              f"{2 + 4 * state.num_players} of a {state.num_players}-player position")
         if value_reward not in ("share", "ranked"):
             raise ValueError(f"ismcts value_reward must be share or ranked, not {value_reward!r}")
+        if not 0 <= value_mix <= 1:
+            raise ValueError("ismcts needs a value_mix in [0, 1]")
         self.value = value
         self.cfg.valued = value is not None
         self.cfg.value_ranked = value_reward == "ranked"
+        self.cfg.value_mix = value_mix
         self.cfg.iterations = iterations
         self.cfg.seconds = seconds
         self.cfg.c = c
@@ -965,18 +969,28 @@ cdef class Search:
         with a decisive, MAST or policy rollout, or cut off after cfg.cutoff plies
         (`_cut_rollout`) and then scored by the engine's evaluation. With a learned leaf value
         (cfg.valued) the leaf, or the cut-off rollout's end, short of the game's end is scored by
-        it (`_valued_rewards`), with no rollout when there is no cutoff."""
+        it (`_valued_rewards`), with no rollout when there is no cutoff; with a `value_mix` below 1
+        the leaf is valued, then played out as without a value, and the two rewards mixed (as
+        AlphaGo mixed its value network and its rollouts)."""
         cdef Edge* ed
         cdef double u
         cdef int i
         cdef bint evaluated = False
+        cdef bint valued = cfg.valued, mixing = False
+        cdef double leaf[MAX_PLAYERS]
         if proven:
             ed = &self.edges[self.path[depth - 1]]
             u = 0.5 if ed.proof == PROOF_DRAW else (1.0 if ed.proof > 0 else 0.0)
             for i in range(self.n_players):
                 self.reward[i] = u if i == ed.player else 1.0 - u
             return 0
-        if self._within(s, cfg) and not (cfg.valued and cfg.cutoff == 0):
+        if valued and cfg.value_mix < 1.0:
+            valued = False
+            mixing = not s.c_is_terminal()
+            if mixing:
+                self._valued_rewards(s, self.n_players, cfg.value_ranked, cfg.margin)
+                memcpy(leaf, self.reward, self.n_players * sizeof(double))
+        if self._within(s, cfg) and not (valued and cfg.cutoff == 0):
             # a learned leaf value without a cutoff scores the leaf itself: no play-out
             if cfg.cutoff > 0:
                 evaluated = self._cut_rollout(s, cfg)
@@ -985,12 +999,15 @@ cdef class Search:
                 self._policy_rollout(s, cfg)
             else:
                 s.c_rollout(&self.rng, cfg.horizon)
-        if cfg.valued and not s.c_is_terminal():
+        if valued and not s.c_is_terminal():
             self._valued_rewards(s, self.n_players, cfg.value_ranked, cfg.margin)
         elif evaluated:
             self._evaluated_rewards(s, self.n_players, cfg.margin, cfg.span, self.reward)
         else:
             self._rewards(s, self.n_players, s.c_is_terminal(), self.base, cfg.margin, cfg.span, self.reward)
+        if mixing:
+            for i in range(self.n_players):
+                self.reward[i] = cfg.value_mix * leaf[i] + (1.0 - cfg.value_mix) * self.reward[i]
         return 0
 
     cdef int _policy_rollout(self, GameState s, const SearchConfig* cfg) except -1 nogil:
@@ -1488,13 +1505,20 @@ class ISMCTSAgent(Agent):
     trees walked in C from the position's features, agents/leaf.pyx, instead of playing out; "", the
     default, none; docs/training.md), `value_reward` (`share`, the default: each player's predicted
     share is its reward; `ranked`: the shares ranked among the players and blended by `margin` with
-    each one's lead over the others' mean, as a play-out's points are), `seed` (combined with the match seed, the seat and the thread).
+    each one's lead over the others' mean, as a play-out's points are), `value_mix` (the value's
+    weight in a leaf's reward: 1, the default, the value alone, in place of the play-out; below 1
+    the leaf is valued and also played out as without a value, and the rewards mixed), `bidding` (Wizard's bids:
+    `search`, the default, searched as any move; `learned`, the bid of highest expected score under
+    a trained bidder's distribution of the tricks the hand takes, agents/learned.py, as
+    `pimc[bidding=learned]` bids; card play is searched either way), `bid_model` (the bidder's
+    model file, "" or `shipped` for agents/models/wizard-bid-4p.json), `seed` (combined with the
+    match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
     cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast 0 to 1;
-    policy 0 to 1; infer 1 to 1000; bias 0 to 100; threads 1 to 64; seed 0 to 2**64 - 1."""
+    policy 0 to 1; infer 1 to 1000; bias 0 to 100; threads 1 to 64; value_mix 0 to 1; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
@@ -1502,14 +1526,17 @@ class ISMCTSAgent(Agent):
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
-              "root": "ucb", "bias": 0.0, "threads": 1, "value": "", "value_reward": "share", "seed": 0}
+              "root": "ucb", "bias": 0.0, "threads": 1, "value": "", "value_reward": "share",
+              "value_mix": 1.0, "bidding": "search", "bid_model": "", "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
-              "infer": (1, 1000), "bias": (0.0, 100.0), "threads": (1, 64), "seed": SEED_LIMITS}
+              "infer": (1, 1000), "bias": (0.0, 100.0), "threads": (1, 64), "value_mix": (0.0, 1.0),
+              "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
-               "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked")}
-    FILE_PARAMS = ("value",)
+               "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked"),
+               "bidding": ("search", "learned")}
+    FILE_PARAMS = ("value", "bid_model")
     NO_FILE = ("", "shipped")
 
     def __init__(self, **params):
@@ -1521,6 +1548,15 @@ class ISMCTSAgent(Agent):
                 self._value = learned.value_forest(self.params["value"], "", 0)
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
+        self._bidder = None        # the learned Wizard bidder (bidding=learned)
+        if self.params["bidding"] == "learned":
+            from agents import learned
+            try:
+                self._bidder = learned.WizardBidder(learned.load(self._bid_model(), learned.BID_FEATURES))
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'bid_model' of agent ismcts: {e}") from None
+        elif self.params["bid_model"]:
+            raise BadAgentParameter("parameter 'bid_model' of agent ismcts is for bidding=learned")
         self._searches = [Search() for _ in range(self.params["threads"])]
         self._search = self._searches[0]
         for t, search in enumerate(self._searches):
@@ -1539,6 +1575,16 @@ class ISMCTSAgent(Agent):
                 learned.check_for(self._value[0], game_id, game_params, self._value[0]["path"])
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
+        if self._bidder is not None:
+            from agents import learned
+            try:
+                learned.check_for(self._bidder.body, game_id, game_params, self._bid_model())
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'bid_model' of agent ismcts: {e}") from None
+
+    def _bid_model(self):
+        """The bidder's model file for learned.load ("" the shipped one)."""
+        return "" if self.params["bid_model"] == "shipped" else self.params["bid_model"]
 
     def act(self, state):
         cdef action_t buf[MAX_ACTIONS]
@@ -1552,6 +1598,10 @@ class ISMCTSAgent(Agent):
             self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": True,
                            "children": {}, "proofs": {}, "root_proof": None}
             return int(buf[0])
+        if self._bidder is not None and state.phase() == "bid":
+            self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": False, "learned_bid": True,
+                           "children": {}, "proofs": {}, "root_proof": None}
+            return self._bidder.bid(state.observation(state.current_player()), state.legal_actions())
         p = self.params
         solver = None if p["solver"] else False
         if len(self._searches) == 1:
@@ -1569,7 +1619,8 @@ class ISMCTSAgent(Agent):
             expand=expansion(state, p["expand"]), pom=partial_moves(state, p["pom"]),
             epsilon=rollout_epsilon(state, p["epsilon"]), decisive=rollout_decisive(state, p["decisive"]),
             mast=p["mast"], policy=p["policy"], opponents=p["opponents"], infer=p["infer"], root=p["root"],
-            bias=p["bias"], value=self._value[1] if self._value is not None else None, value_reward=p["value_reward"])
+            bias=p["bias"], value=self._value[1] if self._value is not None else None, value_reward=p["value_reward"],
+            value_mix=p["value_mix"])
 
     def _parallel(self, state, legal, solver):
         import threading

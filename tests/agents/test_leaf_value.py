@@ -135,6 +135,44 @@ def test_the_search_reads_the_value_not_playouts(insert_model, tmp_path, reward,
     assert means and all(m == pytest.approx(mean) for m in means)
 
 
+def flat_value(insert_model, tmp_path, share=0.25):
+    """A value file that rates every position `share`."""
+    body = dict(insert_model[1])
+    trees = dict(body["model"], value=[0.0] * len(body["model"]["value"]), init=[share])
+    return write(tmp_path / "flat.json", dict(body, model=trees))
+
+
+def searched(state, **params):
+    bot = agents.make("ismcts", solver=False, **params)
+    bot.reset(state.game_id, state.params, state.current_player(), 0)
+    return bot.act(state), bot.last_stats()["children"]
+
+
+@pytest.mark.parametrize("cutoff", [0, 4])
+@pytest.mark.parametrize("mix", [0.25, 0.5, 0.9])
+def test_a_mixed_leaf_is_valued_and_played_out_and_the_rewards_weighted(insert_model, tmp_path, cutoff, mix):
+    """One iteration expands one child and scores it once: its mean is the value's share (0.25)
+    weighted by `value_mix` plus the play-out's reward (the same world and rollout as the search
+    without a value) weighted by the rest."""
+    path = flat_value(insert_model, tmp_path)
+    for seed in range(5):
+        st = engines.make("insert", seed=seed)
+        plain = searched(st, iterations=1, cutoff=cutoff)[1]
+        mixed = searched(st, iterations=1, cutoff=cutoff, value=path, value_mix=mix)[1]
+        assert plain.keys() == mixed.keys() and len(plain) == 1
+        (a, (visits, _, mean)), = mixed.items()
+        assert visits == 1 and mean == pytest.approx(mix * 0.25 + (1 - mix) * plain[a][2])
+
+
+def test_a_mix_of_nothing_plays_as_the_search_without_a_value(insert_model, tmp_path):
+    path = flat_value(insert_model, tmp_path)
+    for game_id in ("insert", "belle_of_the_ball"):
+        st = engines.make(game_id, seed=3)
+        value = path if game_id == "insert" else "shipped"
+        assert searched(st, iterations=300, value=value, value_mix=0.0) == searched(st, iterations=300)
+        assert searched(st, iterations=300, value=value, value_mix=0.5) != searched(st, iterations=300)
+
+
 def test_a_value_changed_by_hand_is_refused(insert_model, tmp_path):
     body = insert_model[1]
     changed = dict(body, model=dict(body["model"], init=[0.9]))

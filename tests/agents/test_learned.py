@@ -1,5 +1,6 @@
-"""Learned models (agents/learned.py) and `pimc[bidding=learned]`: the model file's checks, the
-shipped bidder's bids, and the agent's contract (legal complete games, deterministic under a seed)."""
+"""Learned models (agents/learned.py), `pimc[bidding=learned]` and `ismcts[bidding=learned]`: the
+model file's checks, the shipped bidder's bids, and the agents' contract (legal complete games,
+deterministic under a seed)."""
 import json
 
 import pytest
@@ -106,6 +107,7 @@ def test_bid_model_needs_bidding_learned():
 # ---- the agent's contract: legal complete games, deterministic under a seed -----------------------
 
 LEARNED = {"bidding": "learned", "bid_samples": 5}
+LEARNED_SEARCH = {"bidding": "learned", "iterations": 50}
 
 
 def play(seats, game_seed, agent_seed=0):
@@ -123,23 +125,65 @@ def play(seats, game_seed, agent_seed=0):
     return moves, st
 
 
-def test_plays_legal_complete_games_and_is_deterministic_under_its_seed():
-    seats = [("pimc", LEARNED), ("greedy", {}), ("pimc", dict(LEARNED, seed=3)), ("random", {})]
+@pytest.mark.parametrize("name,params", [("pimc", LEARNED), ("ismcts", LEARNED_SEARCH)])
+def test_plays_legal_complete_games_and_is_deterministic_under_its_seed(name, params):
+    seats = [(name, params), ("greedy", {}), (name, dict(params, seed=3)), ("random", {})]
     moves, st = play(seats, 11)
     assert st.is_terminal() and len(moves) == 4 * 15 + 4 * sum(range(1, 16)) + sum(
         1 for a in moves if a >= 75)   # bids, cards and the dealer's trump choices
     assert play(seats, 11)[0] == moves
 
 
-def test_bids_come_from_the_model_not_from_playouts():
-    st = engines.make("wizard", players=4, seed=5)
-    bot = agents.make("pimc", **LEARNED)
-    bot.reset("wizard", st.params, st.current_player(), 0)
+@pytest.mark.parametrize("seed", range(6))
+def test_bids_come_from_the_model_not_from_playouts_or_the_search(seed):
+    st = engines.make("wizard", players=4, seed=seed, hands=[5])
+    pimc, search = agents.make("pimc", **LEARNED), agents.make("ismcts", **LEARNED_SEARCH)
+    for bot in (pimc, search):
+        bot.reset("wizard", st.params, st.current_player(), 0)
     while st.phase() != "bid":
         st.apply_action(st.legal_actions()[0])
     me = st.current_player()
     want = learned.bidder().bid(st.observation(me), st.legal_actions())
-    assert bot.act(st.determinize(me, 0)) == want and bot.last == {"samples": 0}
+    assert pimc.act(st.determinize(me, 0)) == want and pimc.last == {"samples": 0}
+    assert search.act(st.determinize(me, 0)) == want and search.last_stats()["iterations"] == 0
+
+
+def test_the_search_still_plays_the_cards_and_bids_unless_told_to_learn():
+    st = engines.make("wizard", players=4, seed=2, hands=[5])
+    bot = agents.make("ismcts", **LEARNED_SEARCH)
+    bot.reset("wizard", st.params, 0, 0)
+    while st.phase() != "play" or st.current_player() != 0:
+        st.apply_action(st.legal_actions()[0])
+    bot.act(st.determinize(0, 0))
+    assert bot.last_stats()["iterations"] == 50
+    plain = agents.make("ismcts", iterations=50)
+    plain.reset("wizard", st.params, 0, 0)
+    st = engines.make("wizard", players=4, seed=2, hands=[5])
+    while st.phase() != "bid":
+        st.apply_action(st.legal_actions()[0])
+    plain.act(st.determinize(st.current_player(), 0))
+    assert plain.last_stats()["iterations"] == 50
+
+
+@pytest.mark.parametrize("params,problem", [
+    (dict(bid_model="x.json"), "bid_model.*is for bidding=learned"),
+    (dict(bidding="learned", bid_model="/no/such/model.json"), "bid_model.*no such file"),
+    (dict(bidding="learned", bid_model=learned.shipped_path("value-wizard-4p.json")), "not of 'wizard-bid'"),
+    (dict(bidding="guess"), "bidding"),
+])
+def test_the_searchs_bidder_is_refused_in_one_line_when_it_cannot_bid(params, problem):
+    with pytest.raises(agents.BadAgentParameter, match=problem) as e:
+        agents.make("ismcts", **params)
+    assert "\n" not in str(e.value)
+
+
+def test_the_searchs_bidder_is_refused_at_another_game_or_other_parameters():
+    for name in ("", "shipped"):
+        bot = agents.make("ismcts", bidding="learned", bid_model=name)
+        with pytest.raises(agents.BadAgentParameter, match="bid_model.*built for wizard, not insert"):
+            bot.reset("insert", engines.registry.resolve("insert"), 0, 0)
+        with pytest.raises(agents.BadAgentParameter, match="players=4, not players=5"):
+            bot.reset("wizard", engines.registry.resolve("wizard", players=5), 0, 0)
 
 
 def constant_net(inputs, classes, favourite):

@@ -77,7 +77,8 @@ def start(client, agents, **more):
 REFUSED = ["/etc/shadow:X", "/etc/no-such-file:X", "{evil}:Evil", "{evil_relative}:Evil", "~/evil.py:Evil",
            "json:JSONDecoder", "os.path:join", "{evil}:Evil as friendly", "openspiel_bot[factory={factory}:make]",
            "pimc[bidding=learned,bid_model=/etc/shadow]", "pimc[bidding=learned,bid_model=/etc/no-such-file]",
-           "ismcts[value=/etc/shadow]", "pimc[bidding=learned,bid_model=shipped]"]
+           "ismcts[value=/etc/shadow]", "pimc[bidding=learned,bid_model=shipped]",
+           "ismcts[bidding=learned,bid_model=/etc/shadow]"]
 
 
 def test_a_request_naming_a_file_or_module_of_its_own_is_refused_and_nothing_is_read(tmp_path, cache):
@@ -115,9 +116,11 @@ def test_a_request_for_the_shipped_model_plays_it(tmp_path):
     model the project ships) is not a file the browser chose: the game starts."""
     with TestClient(create_app(str(tmp_path / "a.sqlite"), "none")) as client:
         response = client.post("/api/play", json={"game_id": "wizard", "seat": 0, "seed": 7,
-                                                  "agents": "ismcts[value=shipped,iterations=20] as valued, random, random"})
+                                                  "agents": "ismcts[value=shipped,iterations=20] as valued, "
+                                                            "ismcts[bidding=learned,bid_model=shipped,iterations=20] "
+                                                            "as bidder, random"})
         assert response.status_code == 200, response.text
-        assert response.json()["view"]["names"][1] == "seat 1 (valued)"
+        assert response.json()["view"]["names"][1:3] == ["seat 1 (valued)", "seat 2 (bidder)"]
 
 
 def test_the_offered_bots_are_listed_for_the_play_page_and_played_by_their_name(tmp_path):
