@@ -77,6 +77,7 @@ from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_un
 from agents.forest cimport Forest
 from agents.leaf cimport c_leaf_features
 
+from agents import learned
 from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
 
 DEF MAX_PLAYERS = 16
@@ -1511,7 +1512,8 @@ class ISMCTSAgent(Agent):
     `search`, the default, searched as any move; `learned`, the bid of highest expected score under
     a trained bidder's distribution of the tricks the hand takes, agents/learned.py, as
     `pimc[bidding=learned]` bids; card play is searched either way), `bid_model` (the bidder's
-    model file, "" or `shipped` for agents/models/wizard-bid-4p.json), `seed` (combined with the
+    model file, "" or `shipped` for agents/models/wizard-bid-ismcts-4p.json, learned from ismcts's
+    own play), `seed` (combined with the
     match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
@@ -1543,14 +1545,12 @@ class ISMCTSAgent(Agent):
         super().__init__(**params)
         self._value = None         # (model file, Forest) of the learned leaf value, if any
         if self.params["value"] not in ("", "shipped"):
-            from agents import learned
             try:
                 self._value = learned.value_forest(self.params["value"], "", 0)
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
         self._bidder = None        # the learned Wizard bidder (bidding=learned)
         if self.params["bidding"] == "learned":
-            from agents import learned
             try:
                 self._bidder = learned.WizardBidder(learned.load(self._bid_model(), learned.BID_FEATURES))
             except learned.BadModel as e:
@@ -1568,7 +1568,6 @@ class ISMCTSAgent(Agent):
         self._stats = None
         path = self.params["value"]
         if path:
-            from agents import learned
             try:
                 if path == "shipped":
                     self._value = learned.value_forest(path, game_id, game_params.get("players", 0))
@@ -1576,15 +1575,15 @@ class ISMCTSAgent(Agent):
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
         if self._bidder is not None:
-            from agents import learned
             try:
                 learned.check_for(self._bidder.body, game_id, game_params, self._bid_model())
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'bid_model' of agent ismcts: {e}") from None
 
     def _bid_model(self):
-        """The bidder's model file for learned.load ("" the shipped one)."""
-        return "" if self.params["bid_model"] == "shipped" else self.params["bid_model"]
+        """The bidder's model file: the one shipped for ismcts unless another is named."""
+        path = self.params["bid_model"]
+        return learned.shipped_path(learned.SHIPPED_ISMCTS) if path in self.NO_FILE else path
 
     def act(self, state):
         cdef action_t buf[MAX_ACTIONS]

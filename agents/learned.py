@@ -38,6 +38,7 @@ BID_GAME = "wizard"   # the game whose bids these features read
 BID_FEATURES_VERSION = 1
 A_BID = 54   # engines/wizard.pyx: "bid N" is action A_BID + N
 SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (agents/models/)
+SHIPPED_ISMCTS = "wizard-bid-ismcts-4p.json"   # ismcts's: learned from ismcts's own play
 LEAF_FEATURES = "leaf"           # agents/leaf.pyx: a learned leaf value's features, every game
 LEAF_FEATURES_VERSION = 2        # equal to agents.leaf.LEAF_FEATURES_VERSION (tests/agents/test_leaf_value.py)
 

@@ -143,9 +143,11 @@ def test_bids_come_from_the_model_not_from_playouts_or_the_search(seed):
     while st.phase() != "bid":
         st.apply_action(st.legal_actions()[0])
     me = st.current_player()
-    want = learned.bidder().bid(st.observation(me), st.legal_actions())
-    assert pimc.act(st.determinize(me, 0)) == want and pimc.last == {"samples": 0}
-    assert search.act(st.determinize(me, 0)) == want and search.last_stats()["iterations"] == 0
+    view, legal = st.observation(me), st.legal_actions()
+    assert pimc.act(st.determinize(me, 0)) == learned.bidder().bid(view, legal) and pimc.last == {"samples": 0}
+    ismcts_bidder = learned.bidder(learned.shipped_path(learned.SHIPPED_ISMCTS))   # learned from its own play
+    assert search.act(st.determinize(me, 0)) == ismcts_bidder.bid(view, legal)
+    assert search.last_stats()["iterations"] == 0
 
 
 def test_the_search_still_plays_the_cards_and_bids_unless_told_to_learn():
