@@ -77,6 +77,8 @@ from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_un
 from agents.forest cimport Forest
 from agents.leaf cimport c_leaf_features
 
+import json
+
 from agents import learned
 from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
 
@@ -1377,6 +1379,30 @@ DECISIVE = {
 EXPAND_EVAL = {"insert"}
 
 
+# Games whose searches score their leaves by the shipped learned leaf value mixed with the play-out
+# (value=default): where that measured stronger at equal time per move (docs/training.md).
+LEAF_VALUES = {"belle_of_the_ball"}
+
+
+_default_values = {}   # (game, its parameters as JSON) -> default_value's answer: a file read once
+
+
+def default_value(str game_id, dict game_params):
+    """(model file, Forest) of the shipped leaf value when it is `game_id`'s default (LEAF_VALUES)
+    and was trained for these players and parameters, else None: the play-outs alone."""
+    if game_id not in LEAF_VALUES:
+        return None
+    key = (game_id, json.dumps(game_params, sort_keys=True))
+    if key not in _default_values:
+        try:
+            value = learned.value_forest("shipped", game_id, game_params.get("players", 0))
+            learned.check_for(value[0], game_id, game_params, value[0]["path"])
+        except learned.BadModel:
+            value = None   # no shipped value for this player count or variant: it was not measured there
+        _default_values[key] = value
+    return _default_values[key]
+
+
 def expansion(GameState state, str expand="default"):
     """The expansion order of a search from `state` for the `expand` parameter: `default` the
     game's (`eval` in EXPAND_EVAL, else `random`), otherwise `expand` itself."""
@@ -1503,12 +1529,13 @@ class ISMCTSAgent(Agent):
     of each), `value` (a learned leaf value, the model file `arena train --target value` writes, or
     `shipped`, agents/models/value-GAME-Np.json: every leaf short of the game's end, or with a
     `cutoff` the end of the cut-off rollout, is scored by each player's expected score share, the
-    trees walked in C from the position's features, agents/leaf.pyx, instead of playing out; "", the
-    default, none; docs/training.md), `value_reward` (`share`, the default: each player's predicted
+    trees walked in C from the position's features, agents/leaf.pyx, instead of playing out or mixed
+    with the play-out; `none` (or "") none; `default`, the default, the shipped one in the games of LEAF_VALUES
+    where it fits the players and parameters, else none; docs/training.md), `value_reward` (`share`, the default: each player's predicted
     share is its reward; `ranked`: the shares ranked among the players and blended by `margin` with
     each one's lead over the others' mean, as a play-out's points are), `value_mix` (the value's
-    weight in a leaf's reward: 1, the default, the value alone, in place of the play-out; below 1
-    the leaf is valued and also played out as without a value, and the rewards mixed), `bidding` (Wizard's bids:
+    weight in a leaf's reward: 1 the value alone, in place of the play-out; below 1 the leaf is
+    valued and also played out as without a value, and the rewards mixed; 0.5 the default), `bidding` (Wizard's bids:
     `search`, the default, searched as any move; `learned`, the bid of highest expected score under
     a trained bidder's distribution of the tricks the hand takes, agents/learned.py, as
     `pimc[bidding=learned]` bids; card play is searched either way), `bid_model` (the bidder's
@@ -1528,8 +1555,8 @@ class ISMCTSAgent(Agent):
     PARAMS = {"iterations": 10000, "time": 0.0, "c": 0.7, "horizon": "round", "margin": 0.5,
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
-              "root": "ucb", "bias": 0.0, "threads": 1, "value": "", "value_reward": "share",
-              "value_mix": 1.0, "bidding": "search", "bid_model": "", "seed": 0}
+              "root": "ucb", "bias": 0.0, "threads": 1, "value": "default", "value_reward": "share",
+              "value_mix": 0.5, "bidding": "search", "bid_model": "", "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
@@ -1539,12 +1566,12 @@ class ISMCTSAgent(Agent):
                "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked"),
                "bidding": ("search", "learned")}
     FILE_PARAMS = ("value", "bid_model")
-    NO_FILE = ("", "shipped")
+    NO_FILE = ("", "none", "shipped", "default")
 
     def __init__(self, **params):
         super().__init__(**params)
         self._value = None         # (model file, Forest) of the learned leaf value, if any
-        if self.params["value"] not in ("", "shipped"):
+        if self.params["value"] not in self.NO_FILE:
             try:
                 self._value = learned.value_forest(self.params["value"], "", 0)
             except learned.BadModel as e:
@@ -1567,7 +1594,11 @@ class ISMCTSAgent(Agent):
         super().reset(game_id, game_params, seat, seed)
         self._stats = None
         path = self.params["value"]
-        if path:
+        if path == "default":
+            self._value = default_value(game_id, game_params)
+        elif path in ("", "none"):
+            self._value = None
+        else:
             try:
                 if path == "shipped":
                     self._value = learned.value_forest(path, game_id, game_params.get("players", 0))

@@ -128,7 +128,7 @@ def test_the_search_reads_the_value_not_playouts(insert_model, tmp_path, reward,
     trees = dict(body["model"], value=[0.0] * len(body["model"]["value"]), init=[0.25])
     path = write(tmp_path / "flat.json", dict(body, model=trees))
     st = engines.make("insert", seed=1)
-    bot = agents.make("ismcts", iterations=200, value=path, cutoff=0, solver=False, value_reward=reward)
+    bot = agents.make("ismcts", iterations=200, value=path, value_mix=1.0, cutoff=0, solver=False, value_reward=reward)
     bot.reset("insert", st.params, 0, 0)
     bot.act(st)
     means = [m for _, _, m in bot.last_stats()["children"].values()]
@@ -169,8 +169,32 @@ def test_a_mix_of_nothing_plays_as_the_search_without_a_value(insert_model, tmp_
     for game_id in ("insert", "belle_of_the_ball"):
         st = engines.make(game_id, seed=3)
         value = path if game_id == "insert" else "shipped"
-        assert searched(st, iterations=300, value=value, value_mix=0.0) == searched(st, iterations=300)
-        assert searched(st, iterations=300, value=value, value_mix=0.5) != searched(st, iterations=300)
+        assert searched(st, iterations=300, value=value, value_mix=0.0) == searched(st, iterations=300, value="none")
+        assert searched(st, iterations=300, value=value, value_mix=0.5) != searched(st, iterations=300, value="none")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_default_search_mixes_the_shipped_value_only_in_the_games_it_won(game_id):
+    """`value=default`: the shipped value, mixed half and half with the play-out, in the games of
+    LEAF_VALUES (where it measured stronger at equal time); elsewhere the play-outs alone."""
+    from agents.ismcts import LEAF_VALUES
+    st = engines.make(game_id, seed=4)
+    default = searched(st, iterations=300)
+    if game_id in LEAF_VALUES:
+        assert default == searched(st, iterations=300, value="shipped", value_mix=0.5)
+        assert default != searched(st, iterations=300, value="none")
+    else:
+        assert default == searched(st, iterations=300, value="none")
+
+
+@pytest.mark.parametrize("params", [{"players": 4}, {"score_on_final_turn": True}])
+def test_the_default_leaves_out_a_value_not_trained_for_the_players_or_the_variant(params):
+    """The shipped Belle of the Ball value was trained at 3 players and the default rules: at 4, or
+    with another rule, the default plays without it, where `value=shipped` is refused."""
+    st = engines.make("belle_of_the_ball", seed=4, **params)
+    assert searched(st, iterations=300) == searched(st, iterations=300, value="none")
+    with pytest.raises(BadAgentParameter, match="parameter 'value'"):
+        searched(st, iterations=300, value="shipped")
 
 
 def test_a_value_changed_by_hand_is_refused(insert_model, tmp_path):
