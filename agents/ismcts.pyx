@@ -1529,19 +1529,19 @@ class ISMCTSAgent(Agent):
     of each), `value` (a learned leaf value, the model file `arena train --target value` writes, or
     `shipped`, agents/models/value-GAME-Np.json: every leaf short of the game's end, or with a
     `cutoff` the end of the cut-off rollout, is scored by each player's expected score share, the
-    trees walked in C from the position's features, agents/leaf.pyx, instead of playing out or mixed
-    with the play-out; `none` (or "") none; `default`, the default, the shipped one in the games of LEAF_VALUES
-    where it fits the players and parameters, else none; docs/training.md), `value_reward` (`share`, the default: each player's predicted
-    share is its reward; `ranked`: the shares ranked among the players and blended by `margin` with
-    each one's lead over the others' mean, as a play-out's points are), `value_mix` (the value's
-    weight in a leaf's reward: 1 the value alone, in place of the play-out; below 1 the leaf is
-    valued and also played out as without a value, and the rewards mixed; 0.5 the default), `bidding` (Wizard's bids:
-    `search`, the default, searched as any move; `learned`, the bid of highest expected score under
-    a trained bidder's distribution of the tricks the hand takes, agents/learned.py, as
-    `pimc[bidding=learned]` bids; card play is searched either way), `bid_model` (the bidder's
-    model file, "" or `shipped` for agents/models/wizard-bid-ismcts-4p.json, learned from ismcts's
-    own play), `seed` (combined with the
-    match seed, the seat and the thread).
+    trees walked in C from the position's features, agents/leaf.pyx, in place of the play-out or
+    mixed with it; `none` (or "") none; `default`, the default, the shipped one in the games of
+    LEAF_VALUES where it was trained for the players and parameters, else none; docs/training.md),
+    `value_reward` (`share`, the default: each player's predicted share is its reward; `ranked`:
+    the shares ranked among the players and blended by `margin` with each one's lead over the
+    others' mean, as a play-out's points are), `value_mix` (the value's weight in a leaf's reward:
+    1 the value alone, in place of the play-out; below 1 the leaf is valued and also played out as
+    without a value, and the rewards mixed; 0.5, the default), `bidding` (Wizard's bids: `search`,
+    the default, searched as any move; `learned`, the bid of highest expected score under a
+    trained bidder's distribution of the tricks the hand takes, agents/learned.py, as
+    `pimc[bidding=learned]` bids; the cards are searched either way), `bid_model` (the bidder's
+    model file; "" or `shipped`, agents/models/wizard-bid-ismcts-4p.json, learned from ismcts's own
+    play), `seed` (combined with the match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
