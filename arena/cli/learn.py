@@ -53,7 +53,7 @@ def train(game_id: str, target: str, players: int | None, params: tuple[str, ...
     beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
     interrupted run resumes there). A scikit-learn classifier learns the tricks a hand takes, is
     validated on held-out deals and written as a model file that `pimc[bidding=learned,bid_model=FILE]`
-    plays with."""
+    and `ismcts[bidding=learned,bid_model=FILE]` play with."""
     import time
 
     import numpy as np
