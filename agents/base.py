@@ -1,4 +1,5 @@
 """The interface every agent implements, built-in or submitted."""
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engines.params import coerce
@@ -59,11 +60,11 @@ class Agent:
     # Parameters that name code of the user's to load (openspiel_bot's factory): that code runs in
     # the arena's own process, so the arena allows them only where nothing is sandboxed.
     CODE_PARAMS: tuple[str, ...] = ()
-    # Parameters that name a data file the agent reads (pimc's bid_model): any text, no CHOICES; the
-    # agent checks the file when it is made. NO_FILE: their values that name none (none at all, or
-    # the model the project ships), which a server may let a browser ask for.
-    FILE_PARAMS: tuple[str, ...] = ()
-    NO_FILE: tuple[str, ...] = ("",)
+    # Parameters that name a data file the agent reads (pimc's bid_model), each with its values that
+    # name none (none at all, or the model the project ships), which a server may let a browser ask
+    # for: any text, no CHOICES; the agent checks the file when it is made, and that the file fits
+    # the game when it is reset (`unfit`).
+    FILE_PARAMS: dict[str, tuple[str, ...]] = {}
     clock: ClockReading | None = None   # set by the arena before each `act` under a time control
 
     def __init__(self, **params: Any) -> None:
@@ -89,6 +90,20 @@ class Agent:
     def cannot_play(cls, game_id: str, players: int) -> str | None:
         """Why this agent cannot play `game_id` with `players` players, or None when it can.
         The arena leaves an agent out of the games it cannot play."""
+        return None
+
+    @classmethod
+    def unfit(cls, params: Mapping[str, Any], game_id: str, game_params: Mapping[str, Any]) -> str | None:
+        """Why this agent, made with `params`, cannot play `game_id` with these complete parameters
+        because a file it reads (FILE_PARAMS: a model) was built for another game or other rules, or
+        None. The arena asks before a run starts, so that such an agent is refused in one line
+        instead of faulting in every match: the agent is made and reset, which checks its files."""
+        if not cls.FILE_PARAMS:
+            return None
+        try:
+            cls(**params).reset(game_id, dict(game_params), 0, 0)
+        except BadAgentParameter as e:
+            return str(e)
         return None
 
     def reset(self, game_id: str, game_params: dict[str, Any], seat: int, seed: int) -> None:

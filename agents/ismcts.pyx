@@ -1387,6 +1387,12 @@ LEAF_VALUES = {"belle_of_the_ball"}
 _default_values = {}   # (game, its parameters as JSON) -> default_value's answer: a file read once
 
 
+def _unsearched(**flags):
+    """The statistics of a move played without a search (`forced` unless a flag says otherwise)."""
+    return {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": False, "children": {}, "proofs": {},
+            "root_proof": None, **flags}
+
+
 def default_value(str game_id, dict game_params):
     """(model file, Forest) of the shipped leaf value when it is `game_id`'s default (LEAF_VALUES)
     and was trained for these players and parameters, else None: the play-outs alone."""
@@ -1565,13 +1571,12 @@ class ISMCTSAgent(Agent):
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
                "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked"),
                "bidding": ("search", "learned")}
-    FILE_PARAMS = ("value", "bid_model")
-    NO_FILE = ("", "none", "shipped", "default")
+    FILE_PARAMS = {"value": ("", "none", "shipped", "default"), "bid_model": ("", "shipped")}
 
     def __init__(self, **params):
         super().__init__(**params)
         self._value = None         # (model file, Forest) of the learned leaf value, if any
-        if self.params["value"] not in self.NO_FILE:
+        if self.params["value"] not in self.FILE_PARAMS["value"]:
             try:
                 self._value = learned.value_forest(self.params["value"], "", 0)
             except learned.BadModel as e:
@@ -1614,7 +1619,7 @@ class ISMCTSAgent(Agent):
     def _bid_model(self):
         """The bidder's model file: the one shipped for ismcts unless another is named."""
         path = self.params["bid_model"]
-        return learned.shipped_path(learned.SHIPPED_ISMCTS) if path in self.NO_FILE else path
+        return learned.shipped_path(learned.SHIPPED_ISMCTS) if path in self.FILE_PARAMS["bid_model"] else path
 
     def act(self, state):
         cdef action_t buf[MAX_ACTIONS]
@@ -1625,12 +1630,10 @@ class ISMCTSAgent(Agent):
             search.seed(_mix(self.params["seed"], seed, self.seat) if t == 0 else
                         _mix(self.params["seed"], seed, self.seat, t))
         if s.c_legal_actions(buf) == 1 and not s.c_is_terminal():
-            self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": True,
-                           "children": {}, "proofs": {}, "root_proof": None}
+            self._stats = _unsearched(forced=True)
             return int(buf[0])
         if self._bidder is not None and state.phase() == "bid":
-            self._stats = {"iterations": 0, "root_visits": 0, "nodes": 0, "forced": False, "learned_bid": True,
-                           "children": {}, "proofs": {}, "root_proof": None}
+            self._stats = _unsearched(learned_bid=True)
             return self._bidder.bid(state.observation(state.current_player()), state.legal_actions())
         p = self.params
         solver = None if p["solver"] else False

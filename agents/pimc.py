@@ -91,7 +91,7 @@ class PIMCAgent(Agent):
               "bid_samples": (1, 100000), "solve_cards": (0, 99), "seed": SEED_LIMITS}
     CHOICES = {"model": ("paranoid", "mixed"), "bidding": ("playout", "solver", "learned"),
                "blind": ("none", "self", "all"), "inference": ("none", "weight")}
-    FILE_PARAMS = ("bid_model",)
+    FILE_PARAMS = {"bid_model": ("",)}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -103,11 +103,14 @@ class PIMCAgent(Agent):
         self._model = None
         if self.params["bidding"] == "learned" or self.params["inference"] == "weight":
             from agents import learned
-            self._model = learned.load(self.params["bid_model"], learned.BID_FEATURES)
-            if self.params["bidding"] == "learned":
-                self._bidder = learned.WizardBidder(self._model)
-            if self.params["inference"] == "weight":
-                self._likelihood = learned.BidLikelihood(self._model, self.params["bid_model"])
+            try:
+                self._model = learned.load(self.params["bid_model"], learned.BID_FEATURES)
+                if self.params["bidding"] == "learned":
+                    self._bidder = learned.WizardBidder(self._model)
+                if self.params["inference"] == "weight":
+                    self._likelihood = learned.BidLikelihood(self._model, self.params["bid_model"])
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'bid_model' of agent pimc: {e}") from None
         elif self.params["bid_model"]:
             raise BadAgentParameter("parameter 'bid_model' of agent pimc is for bidding=learned or inference=weight")
 
@@ -124,7 +127,10 @@ class PIMCAgent(Agent):
             raise ValueError(f"agent pimc cannot play {game_id}: {reason}")
         if self._model is not None:
             from agents import learned
-            learned.check_for(self._model, game_id, game_params, self.params["bid_model"])
+            try:
+                learned.check_for(self._model, game_id, game_params, self.params["bid_model"])
+            except learned.BadModel as e:
+                raise BadAgentParameter(f"parameter 'bid_model' of agent pimc: {e}") from None
 
     def solver(self) -> Any:   # agents.wizard_solver.Solver
         if self._solver is None:

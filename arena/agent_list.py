@@ -259,13 +259,13 @@ def _check_file_params(source, target, params):
 
 def file_param(source: str, params: Mapping[str, Any]) -> str | None:
     """The parameter through which a built-in agent would read a file named by whoever lists it
-    (pimc's bid_model), or None: also where each such parameter names none (its NO_FILE values:
-    none, or the shipped model)."""
+    (pimc's bid_model), or None: also where each such parameter names none (its values in
+    FILE_PARAMS: none, or the shipped model)."""
     try:
         cls = agent_registry.agent_class(source)
     except ValueError:
         return None
-    return next((p for p in cls.FILE_PARAMS if p in params and str(params[p]) not in cls.NO_FILE), None)
+    return next((p for p, no_file in cls.FILE_PARAMS.items() if p in params and str(params[p]) not in no_file), None)
 
 
 def parse_agent(item: str, run_code: bool = False) -> AgentSpec:

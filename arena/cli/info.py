@@ -134,7 +134,7 @@ def check_agent(agent: str, game_id: str, players: int | None, params: tuple[str
     spec = edge.agent(agent, policy)
     setting = edge.game(game_id, players, params, command="check-agent")
     game = setting.game_id
-    sched.check_can_play([spec], game, setting.players)
+    sched.check_can_play([spec], game, setting.params)
     full = json.loads(json.dumps(setting.params))
     results = run_checks(spec, game, full, games=games, seed=seed, time_limit=time_limit, policy=policy,
                          time_control=clock)

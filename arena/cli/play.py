@@ -54,8 +54,7 @@ def play(game_id: str, vs: str, seat: int, seed: int | None, params: tuple[str, 
     if "players" in pairs:
         raise click.UsageError("the number of players is one more than the bots in --vs")
     # The game, its parameters and the seat are checked before the first line is printed.
-    engines.registry.resolve(game_id, players=len(bots) + 1, **pairs)
-    check_can_play(bots, game_id, len(bots) + 1)
+    check_can_play(bots, game_id, engines.registry.resolve(game_id, players=len(bots) + 1, **pairs))
     if not 0 <= seat <= len(bots):
         raise click.UsageError(f"--seat must be between 0 and {len(bots)}")
     seed = random.SystemRandom().getrandbits(31) if seed is None else seed

@@ -194,10 +194,8 @@ def plan(store: "Store | str", candidate: AgentSpec, baseline: AgentSpec, game: 
     for a in [cand, base] + others:
         if labels.setdefault(a.label, a) != a:
             raise ValueError(f"two different agents are labelled {a.label!r}; rename one with 'as LABEL'")
-        reason = sched.sits_out(a, game_id, n)
-        if reason:
-            raise ValueError(f"{a.label} cannot play {game_id}: {reason}")
     agents = list(labels.values())
+    sched.check_can_play(agents, game_id, game_params)
     validate_all(agents, sandbox)
     # No fixed number of deals: the test stops it (`arena run --resume` and its rerun line refuse it).
     config = replace(sched.tournament_config([game], agents, None, seed, time_limit, sandbox, time_control,

@@ -207,7 +207,7 @@ def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: s
         raise ValueError("a ladder plays unattended: the human agent cannot enter one")
     if "@" in spec.label:
         raise ValueError(f"agent label {spec.label!r}: '@' is kept for versions (label@2); choose another label")
-    sched.check_can_play([spec], ladder.game_id, ladder.players)
+    sched.check_can_play([spec], ladder.game_id, ladder.params)
     spec = stage(spec)
     digest = spec.code or _builtin_digest(spec)
     versions = [e for e in entries(store, name) if e.label == spec.label]

@@ -158,7 +158,7 @@ class PlaySession:
         self.state = engines.make(game_id, players=players, seed=seed, **params)
         if not 0 <= seat < players:
             raise ScheduleError(f"your seat must be between 0 and {players - 1}")
-        check_can_play(specs, game_id, players)
+        check_can_play(specs, game_id, self.state.params)
         self.policy = policy or DEFAULT_POLICY
         self.holds = sum(spec.submitted for spec in specs)   # sandboxed processes, until they are stopped
         if self.holds:

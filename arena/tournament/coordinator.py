@@ -143,6 +143,7 @@ def plan(store: "Store | str", *, games: Sequence[GameSetting] | None = None,
                          kind=kind, book=book.ref() if book else None)
         sched.check_size(config)
         validate_all(agent_specs, sandbox)
+        sched.check_fit(agent_specs, config.games)
     if resume and not isinstance(store, Store) and not os.path.exists(store):
         raise StoreError(f"no run {resume!r} in {store}: there is no store there")
     with opened(store) as planned_in:

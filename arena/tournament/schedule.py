@@ -198,13 +198,30 @@ def sits_out(spec: AgentSpec, game_id: str, players: int) -> str | None:
     return agent_registry.agent_class(spec.source).cannot_play(game_id, players)
 
 
-def check_can_play(specs: Iterable[AgentSpec], game_id: str, players: int) -> None:
-    """ScheduleError naming the first built-in agent that cannot play this game (where a person
-    chose the agents, nobody may just sit out)."""
+def check_can_play(specs: Iterable[AgentSpec], game_id: str, game_params: Mapping[str, Any]) -> None:
+    """ScheduleError naming the first built-in agent that cannot play this game with these complete
+    parameters (where a person chose the agents, nobody may just sit out), or whose model was
+    built for another game or other rules (`check_fit`)."""
+    players = int(game_params["players"])
     for spec in specs:
         reason = sits_out(spec, game_id, players)
         if reason:
             raise ScheduleError(f"{spec.label} cannot play {game_id} with {players} players: {reason}")
+    check_fit(specs, [GameSetting(game_id, game_params)])
+
+
+def check_fit(specs: Iterable[AgentSpec], games: Iterable[GameSetting]) -> None:
+    """ScheduleError naming the first built-in agent that reads a model built for another game or
+    other rules than one of `games` it would play (Agent.unfit): refused before a run starts, not
+    found out match by match."""
+    specs = list(specs)
+    for g in games:
+        for spec in specs:
+            if spec.kind != "builtin" or sits_out(spec, g.game_id, g.players):
+                continue
+            reason = agent_registry.agent_class(spec.source).unfit(dict(spec.params), g.game_id, g.params)
+            if reason:
+                raise ScheduleError(f"{spec.label} cannot play {g.game_id} with {g.players} players: {reason}")
 
 
 MAX_MATCHES = 1_000_000   # per run

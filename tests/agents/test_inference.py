@@ -59,7 +59,7 @@ def test_the_view_when_it_bid_gets_back_the_cards_played_since():
 
 def test_inference_needs_a_model_for_this_game_and_these_players():
     bot = agents.make("pimc", inference="weight")
-    with pytest.raises(learned.BadModel, match="players=4, not players=5") as e:
+    with pytest.raises(agents.BadAgentParameter, match="players=4, not players=5") as e:
         bot.reset("wizard", engines.registry.resolve("wizard", players=5), 0, 0)
     assert "\n" not in str(e.value)
     bot.reset("wizard", engines.registry.resolve("wizard", players=4, hands=(5,)), 0, 0)   # the rounds' sizes: fine
@@ -69,7 +69,7 @@ def test_a_model_without_a_bid_temperature_is_refused_in_one_line(tmp_path):
     body = {k: v for k, v in learned.load("").items() if k != "bid_temperature"}
     path = tmp_path / "old.json"
     path.write_text(learned.dumps(body))
-    with pytest.raises(learned.BadModel, match="no bid_temperature.*retrain it") as e:
+    with pytest.raises(agents.BadAgentParameter, match="bid_model.*no bid_temperature.*retrain it") as e:
         agents.make("pimc", inference="weight", bid_model=str(path))
     assert "\n" not in str(e.value)
 

@@ -224,7 +224,7 @@ def test_a_value_for_another_game_is_refused_at_the_table(insert_model, tmp_path
 def test_a_bidder_is_not_a_leaf_value_nor_a_leaf_value_a_bidder(insert_model, tmp_path):
     with pytest.raises(BadAgentParameter, match="not of 'leaf'"):
         agents.make("ismcts", value=learned.shipped_path())
-    with pytest.raises(learned.BadModel, match="not of 'wizard-bid'"):
+    with pytest.raises(BadAgentParameter, match="bid_model.*not of 'wizard-bid'"):
         agents.make("pimc", bidding="learned", bid_model=write(tmp_path / "v.json", insert_model[1]))
 
 

@@ -52,12 +52,12 @@ def test_a_model_changed_by_hand_is_refused(tmp_path):
 def test_a_model_for_another_game_or_other_parameters_is_refused(tmp_path):
     other_game = write(tmp_path / "insert.json", dict(shipped(), game="insert"))
     bot = agents.make("pimc", bidding="learned", bid_model=other_game)   # the file itself is sound
-    with pytest.raises(learned.BadModel, match="built for insert, not wizard"):
+    with pytest.raises(agents.BadAgentParameter, match="'bid_model' .* built for insert, not wizard"):
         bot.reset("wizard", engines.registry.resolve("wizard", players=4), 0, 0)
     bot = agents.make("pimc", bidding="learned")
-    with pytest.raises(learned.BadModel, match="players=4, not players=5"):
+    with pytest.raises(agents.BadAgentParameter, match="players=4, not players=5"):
         bot.reset("wizard", engines.registry.resolve("wizard", players=5), 0, 0)
-    with pytest.raises(learned.BadModel, match="plus_minus_one=False, not plus_minus_one=True"):
+    with pytest.raises(agents.BadAgentParameter, match="plus_minus_one=False, not plus_minus_one=True"):
         bot.reset("wizard", engines.registry.resolve("wizard", players=4, plus_minus_one=True), 0, 0)
 
 
