@@ -202,7 +202,7 @@ def check_can_play(specs: Iterable[AgentSpec], game_id: str, game_params: Mappin
     """ScheduleError naming the first built-in agent that cannot play this game with these complete
     parameters (where a person chose the agents, nobody may just sit out), or whose model was
     built for another game or other rules (`check_fit`)."""
-    players = int(game_params["players"])
+    specs, players = list(specs), int(game_params["players"])
     for spec in specs:
         reason = sits_out(spec, game_id, players)
         if reason:

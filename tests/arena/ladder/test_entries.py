@@ -86,6 +86,7 @@ def test_entrants_own_their_labels():
     (("ladder", "add", "ins", "ismcts[bogus=1]"), "unknown parameter 'bogus'"),
     (("ladder", "add", "ins", "random, greedy"), "one agent per"),
     (("ladder", "add", "ins", "human"), "human agent"),
+    (("ladder", "add", "ins", "ismcts[bidding=learned]"), "cannot play insert with 2 players: parameter 'bid_model'"),
     (("ladder", "new", "ins", "--game", "insert"), "already exists"),
     (("ladder", "new", "x", "--game", "nosuchgame"), "nosuchgame"),
     (("ladder", "new", "x", "--game", "insert", "--param", "bogus=1"), "bogus"),

@@ -123,6 +123,18 @@ def test_a_request_for_the_shipped_model_plays_it(tmp_path):
         assert response.json()["view"]["names"][1:3] == ["seat 1 (valued)", "seat 2 (bidder)"]
 
 
+def test_a_request_for_a_model_of_another_game_is_refused_before_the_game_starts(tmp_path):
+    """Refused as the agent list is read, in the words `arena run` uses, and without the server's paths."""
+    from agents.learned import shipped_path
+    with TestClient(create_app(str(tmp_path / "a.sqlite"), "none")) as client:
+        response = client.post("/api/play", json={"game_id": "insert", "seat": 0, "seed": 7,
+                                                  "agents": "ismcts[bidding=learned,iterations=20]"})
+        assert response.status_code == 400, response.text
+        error = response.json()["error"]
+        assert "cannot play insert with 2 players: parameter 'bid_model'" in error and "built for wizard" in error
+        assert "\n" not in error and os.path.dirname(shipped_path()) not in error
+
+
 def test_the_offered_bots_are_listed_for_the_play_page_and_played_by_their_name(tmp_path):
     offered, skipped = find_bots([BOTS])
     assert offered["bots.py:GoodBot"] == f"{os.path.realpath(BOTS)}:GoodBot" and skipped == []
