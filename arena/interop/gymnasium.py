@@ -77,11 +77,12 @@ from engines.openspiel import OBS_FEATURES, bounds, observation_features
 MAX_SKIPPED_DEALS = 100
 
 
-def _load_opponents(opponents: str | list | tuple, game_id: str, players: int) -> list:
+def _load_opponents(opponents: str | list | tuple, game_id: str, game_params: dict[str, Any]) -> list:
     """One agent per other seat, from the agent grammar (read by arena.edge.opponents; see the
-    module docstring)."""
+    module docstring), for this game with its complete parameters."""
     import agents
     from arena import edge
+    players = game_params["players"]
     out = []
     for spec in edge.opponents(opponents, players - 1, game_id):
         if spec.kind == "builtin":
@@ -93,6 +94,8 @@ def _load_opponents(opponents: str | list | tuple, game_id: str, players: int) -
             except Exception as e:
                 raise ValueError(f"opponents: cannot load {spec.source}: {type(e).__name__}: {e}".splitlines()[0]) from None
         reason = cls.cannot_play(game_id, players) if hasattr(cls, "cannot_play") else None
+        if not reason and spec.kind == "builtin":
+            reason = cls.unfit(dict(spec.params), game_id, game_params)
         if reason:
             raise ValueError(f"opponents: {spec.label} cannot play {game_id} with {players} players: {reason}")
         try:
@@ -127,7 +130,7 @@ class TabletopEnv(gymnasium.Env):
         self.num_actions = proto.num_distinct_actions
         self.illegal_reward = float(bounds(game_id, self.game_params, proto)[0] - 1 if illegal_reward is None
                                     else illegal_reward)
-        self._opponent_agents = _load_opponents(opponents, game_id, n)
+        self._opponent_agents = _load_opponents(opponents, game_id, self.game_params)
         self.opponents: dict = {}
         self._view_base = 0
         self.observation_space = spaces.Dict({

@@ -111,13 +111,14 @@ def test_illegal_actions_end_the_episode_with_the_penalty_or_raise():
     ("greedy, random", "2 agents given for the 3 other seats"),
     (["greedy"] * 4, "4 agents given for the 3 other seats"),
     ("alphabeta", "cannot play wizard"),
+    ("pimc[bidding=learned]", "cannot play wizard with 4 players: parameter 'bid_model' of agent pimc"),
     ("./no/such/bot.py:Bot", "no file"),
     (42, "opponents must be agent text"),
     ("greedy[", "unbalanced"),
 ])
 def test_a_bad_opponent_spec_is_a_one_line_value_error(opponents, words):
     with pytest.raises(ValueError) as err:
-        TabletopEnv("wizard", opponents=opponents, players=4)
+        TabletopEnv("wizard", opponents=opponents, players=4, plus_minus_one=True)
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
