@@ -93,6 +93,12 @@ class Agent:
         return None
 
     @classmethod
+    def files_read(cls, params: Mapping[str, Any]) -> dict[str, str]:
+        """The files these parameters name for the agent to read (FILE_PARAMS), by parameter."""
+        return {p: str(params[p]) for p, no_file in cls.FILE_PARAMS.items()
+                if p in params and str(params[p]) not in no_file}
+
+    @classmethod
     def unfit(cls, params: Mapping[str, Any], game_id: str, game_params: Mapping[str, Any]) -> str | None:
         """Why this agent, made with `params`, cannot play `game_id` with these complete parameters
         because a file it reads (FILE_PARAMS: a model) was built for another game or other rules, or

@@ -265,7 +265,7 @@ def file_param(source: str, params: Mapping[str, Any]) -> str | None:
         cls = agent_registry.agent_class(source)
     except ValueError:
         return None
-    return next((p for p, no_file in cls.FILE_PARAMS.items() if p in params and str(params[p]) not in no_file), None)
+    return next(iter(cls.files_read(params)), None)
 
 
 def parse_agent(item: str, run_code: bool = False) -> AgentSpec:

@@ -209,7 +209,7 @@ def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: s
         raise ValueError(f"agent label {spec.label!r}: '@' is kept for versions (label@2); choose another label")
     sched.check_can_play([spec], ladder.game_id, ladder.params)
     spec = stage(spec)
-    digest = spec.code or _builtin_digest(spec)
+    digest = spec.code if spec.submitted else _builtin_digest(spec)
     versions = [e for e in entries(store, name) if e.label == spec.label]
     latest = versions[-1] if versions else None
     if latest is not None and (latest.entrant or None) != (entrant or None):
@@ -241,10 +241,12 @@ def add(store: Store, name: str, spec: AgentSpec, keep: bool = False, entrant: s
 
 
 def _builtin_digest(spec: AgentSpec) -> str:
-    """A built-in agent's version: its name, parameters and default parameters."""
+    """A built-in agent's version: its name, parameters, default parameters and the digest of the
+    model files it reads (its `code`, arena.sandbox.staging)."""
     import agents as agent_registry
     text = json.dumps([spec.source, sorted(dict(spec.params).items()),
-                       sorted(agent_registry.agent_class(spec.source).PARAMS.items())], default=str)
+                       sorted(agent_registry.agent_class(spec.source).PARAMS.items())]
+                      + ([spec.code] if spec.code else []), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

@@ -3,7 +3,8 @@ place, so that later edits of the original never change the bot a run plays. An 
 folder is copied with its files' executable bits, after its build (arena.sandbox.exec_host).
 Code that is already laid out as its staged copy, in a read-only folder named by its digest (an
 uploaded bot's kept copy beside the store, arena.ladder.uploads), is not copied again: its place in
-the cache is a link to that folder, rebuilt whenever the cache is wiped."""
+the cache is a link to that folder, rebuilt whenever the cache is wiped. A built-in agent's model
+files are not copied but pinned by their digest."""
 import contextlib
 import hashlib
 import importlib.util
@@ -68,9 +69,10 @@ def _digest(files):
 
 def stage(spec: AgentSpec) -> AgentSpec:
     """Copies a submitted agent's code into a private, read-only, content-addressed place, and
-    returns the spec with its digest: later edits of the original never change the bot."""
+    returns the spec with its digest: later edits of the original never change the bot. A built-in
+    agent gets the digest of the model files it reads (`_pin_models`)."""
     if not spec.submitted:
-        return spec
+        return _pin_models(spec)
     if spec.code and _intact(spec.code):
         return spec   # the copy made when the run started
     try:
@@ -82,6 +84,30 @@ def stage(spec: AgentSpec) -> AgentSpec:
         raise ValueError(f"agent {spec.label}: its code changed since the run started, and the copy "
                          f"made then is gone; start a new run")
     _store(files, spec.label, _base(spec))
+    return type(spec)(spec.label, spec.source, spec.params, spec.kind, spec.target, digest)
+
+
+def _pin_models(spec):
+    """A built-in agent that reads files named by its parameters (Agent.FILE_PARAMS: models), with
+    their digest as its `code`: a run, a comparison or a ladder entry never goes on with a model
+    changed since it started. The files are not copied, since the agent reads them where they are."""
+    import agents
+    named = agents.agent_class(spec.source).files_read(dict(spec.params))
+    if not named:
+        return spec
+    try:
+        files = []
+        for param, path in sorted(named.items()):
+            with open(path, "rb") as f:
+                files.append((param, f.read()))
+    except OSError as e:
+        if spec.code:
+            raise ValueError(f"agent {spec.label}: cannot read its model {e.filename} ({e.strerror}), which "
+                             f"it read when the run started; start a new run") from None
+        return spec   # the agent's own check says what is wrong with the path, in its words
+    digest = _digest(files)
+    if spec.code and spec.code != digest:
+        raise ValueError(f"agent {spec.label}: its model file changed since the run started; start a new run")
     return type(spec)(spec.label, spec.source, spec.params, spec.kind, spec.target, digest)
 
 

@@ -176,18 +176,26 @@ def tournament_config(games: Sequence[GameSetting], agent_specs: Sequence[AgentS
         code=code_digest(), time_control=time_control, seeding=seeding)
 
 
-def code_digest() -> str:
-    """A digest of the engines' and built-in agents' sources and rule data."""
-    h = hashlib.sha256()
+def code_files() -> list[tuple[str, str]]:
+    """(package folder, file) of every file `code_digest` reads: the engines' and built-in agents'
+    sources, the rules' data and the models the agents ship (which change how they play)."""
+    out = []
     for package in ("engines", "agents"):
         spec = importlib.util.find_spec(package)
         assert spec is not None and spec.origin is not None   # engines and agents are regular packages
         root = os.path.dirname(spec.origin)
-        for pattern in ("*.pyx", "*.pxd", "*.py", os.path.join("data", "*.json")):
-            for path in sorted(glob.glob(os.path.join(root, pattern))):
-                h.update(os.path.relpath(path, root).encode())
-                with open(path, "rb") as f:
-                    h.update(f.read())
+        for pattern in ("*.pyx", "*.pxd", "*.py", os.path.join("data", "*.json"), os.path.join("models", "*.json")):
+            out += [(root, path) for path in sorted(glob.glob(os.path.join(root, pattern)))]
+    return out
+
+
+def code_digest() -> str:
+    """A digest of the files that decide how the engines and built-in agents play (`code_files`)."""
+    h = hashlib.sha256()
+    for root, path in code_files():
+        h.update(os.path.relpath(path, root).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
     return h.hexdigest()[:16]
 
 
@@ -202,12 +210,12 @@ def check_can_play(specs: Iterable[AgentSpec], game_id: str, game_params: Mappin
     """ScheduleError naming the first built-in agent that cannot play this game with these complete
     parameters (where a person chose the agents, nobody may just sit out), or whose model was
     built for another game or other rules (`check_fit`)."""
-    specs, players = list(specs), int(game_params["players"])
+    specs, game = list(specs), GameSetting(game_id, game_params)
     for spec in specs:
-        reason = sits_out(spec, game_id, players)
+        reason = sits_out(spec, game_id, game.players)
         if reason:
-            raise ScheduleError(f"{spec.label} cannot play {game_id} with {players} players: {reason}")
-    check_fit(specs, [GameSetting(game_id, game_params)])
+            raise _cannot_play(spec, game, reason)
+    check_fit(specs, [game])
 
 
 def check_fit(specs: Iterable[AgentSpec], games: Iterable[GameSetting]) -> None:
@@ -221,7 +229,11 @@ def check_fit(specs: Iterable[AgentSpec], games: Iterable[GameSetting]) -> None:
                 continue
             reason = agent_registry.agent_class(spec.source).unfit(dict(spec.params), g.game_id, g.params)
             if reason:
-                raise ScheduleError(f"{spec.label} cannot play {g.game_id} with {g.players} players: {reason}")
+                raise _cannot_play(spec, g, reason)
+
+
+def _cannot_play(spec: AgentSpec, game: GameSetting, reason: str) -> ScheduleError:
+    return ScheduleError(f"{spec.label} cannot play {game.game_id} with {game.players} players: {reason}")
 
 
 MAX_MATCHES = 1_000_000   # per run

@@ -9,6 +9,7 @@ from arena import edge
 from arena.ladder import store as ladders
 from arena.store import Store
 from cli import invoke, ok
+from model_files import model_copy
 from paths import FIXTURES
 
 BOTS = os.path.join(FIXTURES, "bots.py")
@@ -61,6 +62,18 @@ def test_a_submitted_bot_is_staged_and_a_changed_file_is_a_new_version(store_pat
     got = entries(store_path)
     assert got["mine"].digest != got["mine@2"].digest and got["mine"].spec.code and got["mine@2"].parent == 1
     assert got["mine"].status == "retired"
+
+
+def test_a_built_in_agent_whose_model_changed_is_a_new_version(store_path, tmp_path):
+    model = model_copy("insert", 2, tmp_path / "m.json")
+    ok("ladder", "add", "ins", f"ismcts[iterations=20,value={model}] as valued", "--store", store_path)
+    again = invoke("ladder", "add", "ins", f"ismcts[iterations=20,value={model}] as valued", "--store", store_path)
+    assert again.exit_code == 2 and "already in ladder ins" in again.output
+    model_copy("insert", 2, tmp_path / "m.json", " (retrained)")
+    ok("ladder", "add", "ins", f"ismcts[iterations=20,value={model}] as valued", "--store", store_path)
+    got = entries(store_path)
+    assert got["valued"].digest != got["valued@2"].digest and got["valued"].spec.code != got["valued@2"].spec.code
+    assert got["valued"].status == "retired"
 
 
 def test_entrants_own_their_labels():

@@ -11,6 +11,7 @@ import engines
 from arena.agent_list import ScheduleError, parse_agent
 from arena.cli import main as cli
 from arena.tournament import schedule as sched
+from model_files import model_copy
 
 
 def refused(args, tmp_path):
@@ -73,3 +74,40 @@ def test_a_bad_bidder_file_names_the_parameter_for_pimc_as_for_ismcts(tmp_path):
     for agent in ("pimc", "ismcts"):
         with pytest.raises(ScheduleError, match=f"^parameter 'bid_model' of agent {agent}: model {path}: not a model file"):
             parse_agent(f"{agent}[bidding=learned,bid_model={path}]")
+
+
+def test_a_model_changed_since_a_run_started_makes_a_new_run_and_the_old_is_not_resumed(tmp_path):
+    from arena.store import Store
+    model = model_copy("belladone_bluff", 2, tmp_path / "m.json")
+    store = str(tmp_path / "s.sqlite")
+    args = ["run", "--game", "belladone_bluff", "--agents", f"ismcts[iterations=5,value={model}] as valued,greedy",
+            "--games", "1", "-j", "1", "--store", store]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    run = Store(store).run()
+    pinned = {a.label: a.code for a in run.config.agents}
+    assert pinned["valued"] and not pinned["greedy"]   # only the agent that reads a file is pinned
+    model_copy("belladone_bluff", 2, tmp_path / "m.json", " (retrained)")
+    resumed = CliRunner().invoke(cli, ["run", "--resume", run.run_id, "--store", store])
+    assert resumed.exit_code == 2 and len(resumed.output.strip().splitlines()) == 1, resumed.output
+    assert "agent valued: its model file changed since the run started; start a new run" in resumed.output
+    again = CliRunner().invoke(cli, args)   # the same command: a new run, with the new model
+    assert again.exit_code == 0, again.output
+    runs = Store(store).runs()
+    assert len(runs) == 2 and {r.config.agents[0].code for r in runs} == {pinned["valued"], sched_code(model)}
+    os.remove(model)
+    gone = CliRunner().invoke(cli, ["run", "--resume", run.run_id, "--store", store])
+    assert gone.exit_code == 2 and "agent valued: cannot read its model" in gone.output, gone.output
+
+
+def sched_code(model):
+    """The digest a run pins for an agent reading `model` as its value."""
+    from arena.sandbox.staging import stage
+    return stage(parse_agent(f"ismcts[value={model}]")).code
+
+
+def test_the_code_of_a_run_covers_the_models_the_agents_ship():
+    """A retrained shipped model changes how `ismcts` plays (the default at Belle of the Ball), so
+    it makes new runs as a change of the code does."""
+    read = {os.path.basename(path) for _, path in sched.code_files()}
+    shipped = os.listdir(os.path.join(os.path.dirname(agents.__file__), "models"))
+    assert shipped and set(shipped) <= read
