@@ -87,7 +87,7 @@ def load(path: str, features_name: str | None = None) -> dict[str, Any]:
         body = json.loads(raw)
     except FileNotFoundError:
         raise BadModel(f"model {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:   # nested too deep: the decoder's stack
         raise BadModel(f"model {path}: not a model file ({type(e).__name__})") from None
     if not isinstance(body, dict) or "format" not in body or "digest" not in body or "model" not in body:
         raise BadModel(f"model {path}: not a model file (no format, model and digest)")

@@ -47,7 +47,7 @@ def running_url(store_path: str, pid: int | None = None) -> str | None:
                 (pid is not None and owner != pid):
             return None
         os.kill(owner, 0)
-    except (OSError, ValueError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):   # RecursionError: nested too deep
         return None
     return url
 

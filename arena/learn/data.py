@@ -127,7 +127,7 @@ def read_chunk(folder: str, config: DataConfig, k: int) -> dict[str, Any] | None
     try:
         with open(chunk_path(folder, k)) as f:
             chunk = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):   # nested too deep: the decoder's stack
         return None
     ok = isinstance(chunk, dict) and chunk.get("config") == config.digest and chunk.get("chunk") == k
     return chunk if ok and isinstance(chunk.get("rows"), list) else None

@@ -73,6 +73,7 @@ def test_a_model_of_another_feature_version_is_refused(tmp_path):
     ("not json at all", "not a model file"),
     ("[1, 2]", "not a model file"),
     ('{"format": 1}', "not a model file"),
+    ("[" * 100_000, "not a model file"),   # nested deeper than the decoder's stack
 ])
 def test_a_missing_path_or_a_file_that_is_no_model_is_one_line(tmp_path, content, words):
     path = tmp_path / "model.json"

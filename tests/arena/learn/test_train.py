@@ -78,6 +78,9 @@ def test_a_chunk_of_another_config_is_played_again(tmp_path):
     chunk = {"config": "0" * 16, "chunk": 0, "games": data.CHUNK_GAMES, "rows": []}
     data.write_chunk(folder, chunk)
     assert data.missing_chunks(folder, config, data.CHUNK_GAMES) == [0]
+    with open(data.chunk_path(folder, 0), "w") as f:   # nested deeper than the decoder's stack
+        f.write("[" * 100_000)
+    assert data.missing_chunks(folder, config, data.CHUNK_GAMES) == [0]
 
 
 def test_an_interrupted_generation_keeps_every_chunk_played_before_it(tmp_path, monkeypatch):

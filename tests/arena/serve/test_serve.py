@@ -467,7 +467,7 @@ def test_an_announcement_of_a_dead_or_strange_server_is_ignored(tmp_path):
     from arena import server_address as address
     store = str(tmp_path / "a.sqlite")
     for content in ({"url": "http://127.0.0.1:1/", "pid": 2 ** 22 + 12345}, {"url": "javascript:alert(1)", "pid": 1},
-                    {"url": "http://x/"}, "not json"):
+                    {"url": "http://x/"}, "not json", "[" * 100_000):
         (tmp_path / "a.sqlite.serve").write_text(json.dumps(content) if isinstance(content, dict) else content)
         assert address.running_url(store) is None
 
