@@ -37,6 +37,7 @@ BID_FEATURES = "wizard-bid"
 BID_GAME = "wizard"   # the game whose bids these features read
 BID_FEATURES_VERSION = 1
 A_BID = 54   # engines/wizard.pyx: "bid N" is action A_BID + N
+MAX_BYTES = 64 << 20   # read of a model file at most: /dev/zero is no model
 SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (agents/models/)
 SHIPPED_ISMCTS = "wizard-bid-ismcts-4p.json"   # ismcts's: learned from ismcts's own play
 LEAF_FEATURES = "leaf"           # agents/leaf.pyx: a learned leaf value's features, every game
@@ -83,7 +84,7 @@ def load(path: str, features_name: str | None = None) -> dict[str, Any]:
     path = path or shipped_path()
     try:
         with open(path, "rb") as f:
-            raw = f.read(64 << 20)
+            raw = f.read(MAX_BYTES)
         body = json.loads(raw)
     except FileNotFoundError:
         raise BadModel(f"model {path}: no such file") from None

@@ -92,6 +92,7 @@ def _pin_models(spec):
     their digest as its `code`: a run, a comparison or a ladder entry never goes on with a model
     changed since it started. The files are not copied, since the agent reads them where they are."""
     import agents
+    from agents.learned import MAX_BYTES
     named = agents.agent_class(spec.source).files_read(dict(spec.params))
     if not named:
         return spec
@@ -99,7 +100,7 @@ def _pin_models(spec):
         files = []
         for param, path in sorted(named.items()):
             with open(path, "rb") as f:
-                files.append((param, f.read()))
+                files.append((param, f.read(MAX_BYTES + 1)))   # more is no model: the agent refuses it
     except OSError as e:
         if spec.code:
             raise ValueError(f"agent {spec.label}: cannot read its model {e.filename} ({e.strerror}), which "

@@ -36,6 +36,7 @@ VERSION = 2   # version 1 books held a key their maker chose freely: refused (do
 DERIVATION = "BLAKE2b-128 of the JSON list [\"tabletop-arena deal book 2\", phrase, name, game, parameters, deals]"
 MAX_PHRASE = 1000
 MAX_DEALS = 100_000
+MAX_BOOK_BYTES = 256 << 20   # far above a book of MAX_DEALS deals (16 MB at Insert); /dev/zero is no book
 BOOK_SEED = 0   # the tournament seed a book's deals are derived under
 
 
@@ -122,7 +123,8 @@ def load(path: str) -> Book:
     what = f"deal book {path}"
     try:
         with open(path, "rb") as f:
-            data = json.loads(f.read())
+            raw = f.read(MAX_BOOK_BYTES + 1)
+        data = json.loads(raw) if len(raw) <= MAX_BOOK_BYTES else None
     except FileNotFoundError:
         raise BookError(f"no deal book at {path}") from None
     except IsADirectoryError:
@@ -133,6 +135,8 @@ def load(path: str) -> Book:
         raise BookError(f"{path} is not a deal book (not JSON: {e})") from None
     except RecursionError:
         raise BookError(f"{path} is not a deal book (JSON nested too deep)") from None
+    if len(raw) > MAX_BOOK_BYTES:
+        raise BookError(f"{path} is not a deal book (larger than {MAX_BOOK_BYTES >> 20} MiB)")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BookError(f"{path} is not a deal book (no \"format\": \"{FORMAT}\")")
     if data.get("version") == 1:

@@ -40,6 +40,13 @@ def test_json_nested_too_deep_is_not_a_book(tmp_path, text):
     assert result.exit_code == 2 and "nested too deep" in result.output and "Traceback" not in result.output
 
 
+def test_a_file_larger_than_any_book_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
+    """/dev/zero never ends: read whole, it took every byte of memory the machine had."""
+    monkeypatch.setattr(books, "MAX_BOOK_BYTES", 1 << 20)
+    with pytest.raises(books.BookError, match=r"^/dev/zero is not a deal book \(larger than 1 MiB\)$"):
+        books.load("/dev/zero")
+
+
 def test_a_parameter_named_game_id_is_an_unknown_parameter(tmp_path, book):
     forge(book, lambda data: data["params"].update(game_id="wizard"))
     with pytest.raises(books.BookError, match="unknown parameter 'game_id'"):

@@ -99,6 +99,20 @@ def test_a_model_changed_since_a_run_started_makes_a_new_run_and_the_old_is_not_
     assert gone.exit_code == 2 and "agent valued: cannot read its model" in gone.output, gone.output
 
 
+def test_a_run_whose_model_became_a_file_that_never_ends_is_not_resumed(tmp_path):
+    from arena.store import Store
+    model = tmp_path / "m.json"
+    model.symlink_to(model_copy("belladone_bluff", 2, tmp_path / "real.json"))
+    store = str(tmp_path / "s.sqlite")
+    args = ["run", "--game", "belladone_bluff", "--agents", f"ismcts[iterations=5,value={model}] as valued,greedy",
+            "--games", "1", "-j", "1", "--store", store]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    model.unlink()
+    model.symlink_to("/dev/zero")   # read whole, it would take every byte of memory
+    resumed = CliRunner().invoke(cli, ["run", "--resume", Store(store).run().run_id, "--store", store])
+    assert resumed.exit_code == 2 and "agent valued: its model file changed since the run started" in resumed.output
+
+
 def sched_code(model):
     """The digest a run pins for an agent reading `model` as its value."""
     from arena.sandbox.staging import stage
