@@ -123,14 +123,42 @@ def write_chunk(folder: str, chunk: dict[str, Any]) -> None:
 
 
 def read_chunk(folder: str, config: DataConfig, k: int) -> dict[str, Any] | None:
-    """Chunk k if it is there whole and of this config, else None (to be played again)."""
+    """Chunk k if it is there whole, of this config, and every row one the fit can read, else None
+    (to be played again)."""
     try:
         with open(chunk_path(folder, k)) as f:
             chunk = json.load(f)
     except (OSError, ValueError, RecursionError):   # nested too deep: the decoder's stack
         return None
     ok = isinstance(chunk, dict) and chunk.get("config") == config.digest and chunk.get("chunk") == k
-    return chunk if ok and isinstance(chunk.get("rows"), list) else None
+    return chunk if ok and isinstance(chunk.get("rows"), list) and _readable(config, chunk["rows"]) else None
+
+
+def _readable(config: DataConfig, rows: list) -> bool:
+    """Whether the fit can read every row: a game that replays to its end (target value), or a view
+    whose features can be computed with a bid and tricks the hand could make. A chunk damaged or
+    written by hand is played again, where it would have stopped the fit half-way."""
+    from agents.learned import bid_features
+    try:
+        for row in rows:
+            if type(row["deal"]) is not int:
+                return False
+            if config.target == "value":
+                if type(row["seed"]) is not int or any(type(a) is not int for a in row["actions"]):
+                    return False
+                state = engines.make(config.game_id, seed=row["seed"], **dict(config.params))
+                for action in row["actions"]:
+                    state.apply_action(action)
+                if not state.is_terminal():
+                    return False
+            else:
+                bid_features(row["obs"])
+                cards = row["obs"]["cards"]
+                if not all(type(row[key]) is int and 0 <= row[key] <= cards for key in ("bid", "tricks")):
+                    return False
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError):
+        return False
+    return True
 
 
 def chunks_for(games: int) -> int:

@@ -83,6 +83,33 @@ def test_a_chunk_of_another_config_is_played_again(tmp_path):
     assert data.missing_chunks(folder, config, data.CHUNK_GAMES) == [0]
 
 
+@pytest.mark.parametrize("target,damage", [
+    ("bid", lambda row: row.pop("obs")),
+    ("bid", lambda row: row["obs"].update(hand=["99x"])),
+    ("bid", lambda row: row.update(tricks=40)),
+    ("value", lambda row: row["actions"].__setitem__(0, 9999)),
+    ("value", lambda row: row["actions"].pop()),
+    ("value", lambda row: row.update(seed="1")),
+], ids=["no-view", "no-card", "tricks-beyond-the-hand", "illegal-action", "game-cut-short", "seed-as-text"])
+def test_a_chunk_whose_rows_the_fit_cannot_read_is_played_again(tmp_path, target, damage):
+    """A chunk of this config damaged or written by hand (its config digest is no secret) used to
+    stop the fit with an internal error; it is played again, as a lost one is, and the model is the
+    one the teacher's own play gives."""
+    pytest.importorskip("sklearn")
+    game = "wizard" if target == "bid" else "insert"
+    args = ("--target", target, "--game", game)
+    assert train(tmp_path, "a.json", *args).exit_code == 0
+    [folder] = (tmp_path / "training").iterdir()
+    chunk = json.loads((folder / "chunk-00000.json").read_text())
+    played = json.dumps(chunk)
+    damage(chunk["rows"][0])
+    (folder / "chunk-00000.json").write_text(json.dumps(chunk))
+    again = train(tmp_path, "b.json", *args)
+    assert again.exit_code == 0, again.output
+    assert json.dumps(json.loads((folder / "chunk-00000.json").read_text())) == played
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
 def test_an_interrupted_generation_keeps_every_chunk_played_before_it(tmp_path, monkeypatch):
     """Ctrl-C while the third chunk plays with -j 1 (each chunk played in this process as it is
     submitted): the chunks played before it are written."""
