@@ -26,6 +26,7 @@ tricks the hand takes (beyond its Wizards: `beyond_wizards`); the bid is the leg
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
@@ -83,7 +84,11 @@ def load(path: str, features_name: str | None = None) -> dict[str, Any]:
     (a Wizard bidder's `wizard-bid`, a leaf value's `leaf`). :raises BadModel: see the module."""
     path = path or shipped_path()
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # a FIFO opens at once, to be refused, not waited on
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise BadModel(f"model {path}: not a model file (not a regular file)")
+        with os.fdopen(fd, "rb") as f:
             raw = f.read(MAX_BYTES)
         body = json.loads(raw)
     except FileNotFoundError:

@@ -2,6 +2,7 @@
 model file's checks, the shipped bidder's bids, and the agents' contract (legal complete games,
 deterministic under a seed)."""
 import json
+import os
 
 import pytest
 
@@ -82,6 +83,16 @@ def test_a_missing_path_or_a_file_that_is_no_model_is_one_line(tmp_path, content
     with pytest.raises(learned.BadModel, match=words) as e:
         learned.load(str(path))
     assert "\n" not in str(e.value)
+
+
+def test_a_path_that_is_no_regular_file_is_refused_at_once(tmp_path):
+    """A FIFO would wait for a writer for ever (in `arena models`, on a file left in models/ beside
+    the store), /dev/zero never ends, a folder holds no model."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        with pytest.raises(learned.BadModel, match=f"^model {path}: not a model file \\(not a regular file\\)$"):
+            learned.load(path)
 
 
 def test_a_model_whose_network_does_not_fit_is_refused(tmp_path):
