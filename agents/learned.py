@@ -79,18 +79,23 @@ def feature_count(body: dict[str, Any]) -> int:
     return len(bid_feature_names())
 
 
+def read_bytes(path: str) -> bytes:
+    """The content of the model file at `path`, at most MAX_BYTES of it.
+    :raises OSError: it cannot be read. :raises BadModel: it is no regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # a FIFO opens at once, to be refused, not waited on
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BadModel(f"model {path}: not a model file (not a regular file)")
+    with os.fdopen(fd, "rb") as f:
+        return f.read(MAX_BYTES)
+
+
 def load(path: str, features_name: str | None = None) -> dict[str, Any]:
     """The checked model at `path` ("" for the shipped one), built on `features_name` when given
     (a Wizard bidder's `wizard-bid`, a leaf value's `leaf`). :raises BadModel: see the module."""
     path = path or shipped_path()
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # a FIFO opens at once, to be refused, not waited on
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise BadModel(f"model {path}: not a model file (not a regular file)")
-        with os.fdopen(fd, "rb") as f:
-            raw = f.read(MAX_BYTES)
-        body = json.loads(raw)
+        body = json.loads(read_bytes(path))
     except FileNotFoundError:
         raise BadModel(f"model {path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:   # nested too deep: the decoder's stack

@@ -92,19 +92,16 @@ def _pin_models(spec):
     their digest as its `code`: a run, a comparison or a ladder entry never goes on with a model
     changed since it started. The files are not copied, since the agent reads them where they are."""
     import agents
-    from agents.learned import MAX_BYTES
+    from agents.learned import BadModel, read_bytes
     named = agents.agent_class(spec.source).files_read(dict(spec.params))
     if not named:
         return spec
     try:
-        files = []
-        for param, path in sorted(named.items()):
-            with open(path, "rb") as f:
-                files.append((param, f.read(MAX_BYTES + 1)))   # more is no model: the agent refuses it
-    except OSError as e:
+        files = [(param, read_bytes(path)) for param, path in sorted(named.items())]
+    except (OSError, BadModel) as e:
         if spec.code:
-            raise ValueError(f"agent {spec.label}: cannot read its model {e.filename} ({e.strerror}), which "
-                             f"it read when the run started; start a new run") from None
+            raise ValueError(f"agent {spec.label}: cannot read the model it read when the run started "
+                             f"({e.strerror if isinstance(e, OSError) else e}); start a new run") from None
         return spec   # the agent's own check says what is wrong with the path, in its words
     digest = _digest(files)
     if spec.code and spec.code != digest:

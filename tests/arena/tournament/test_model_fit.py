@@ -96,10 +96,13 @@ def test_a_model_changed_since_a_run_started_makes_a_new_run_and_the_old_is_not_
     assert len(runs) == 2 and {r.config.agents[0].code for r in runs} == {pinned["valued"], sched_code(model)}
     os.remove(model)
     gone = CliRunner().invoke(cli, ["run", "--resume", run.run_id, "--store", store])
-    assert gone.exit_code == 2 and "agent valued: cannot read its model" in gone.output, gone.output
+    assert gone.exit_code == 2 and "agent valued: cannot read the model it read when the run started (No such file" \
+        in gone.output, gone.output
 
 
-def test_a_run_whose_model_became_a_file_that_never_ends_is_not_resumed(tmp_path):
+@pytest.mark.parametrize("endless", ["/dev/zero", "fifo"])
+def test_a_run_whose_model_became_a_file_that_never_ends_is_not_resumed(tmp_path, endless):
+    """/dev/zero read whole takes every byte of memory; a FIFO waits for a writer for ever."""
     from arena.store import Store
     model = tmp_path / "m.json"
     model.symlink_to(model_copy("belladone_bluff", 2, tmp_path / "real.json"))
@@ -108,9 +111,14 @@ def test_a_run_whose_model_became_a_file_that_never_ends_is_not_resumed(tmp_path
             "--games", "1", "-j", "1", "--store", store]
     assert CliRunner().invoke(cli, args).exit_code == 0
     model.unlink()
-    model.symlink_to("/dev/zero")   # read whole, it would take every byte of memory
+    if endless == "fifo":
+        os.mkfifo(model)
+    else:
+        model.symlink_to(endless)
     resumed = CliRunner().invoke(cli, ["run", "--resume", Store(store).run().run_id, "--store", store])
-    assert resumed.exit_code == 2 and "agent valued: its model file changed since the run started" in resumed.output
+    assert resumed.exit_code == 2, resumed.output
+    assert "agent valued: cannot read the model it read when the run started (model " in resumed.output
+    assert "not a model file (not a regular file)); start a new run" in resumed.output
 
 
 def sched_code(model):
