@@ -172,6 +172,22 @@ def writing(out: str) -> Iterator[None]:
         raise ArenaError(f"cannot write {printable(out)}: {e.strerror or first_line(e)}") from None
 
 
+@contextlib.contextmanager
+def replacing(out: str) -> Iterator[Any]:
+    """A text file written beside `out` and renamed over it once whole: a reader (a tournament's
+    worker loading a model) sees the old file or the new one, never a part of it, and a failure (a
+    full disk, Ctrl-C) leaves the old one as it was. A failure to write is one line (`writing`)."""
+    tmp = os.path.join(os.path.dirname(os.path.abspath(out)), f".{os.path.basename(out)}.{os.getpid()}.tmp")
+    with writing(out):
+        try:
+            with open(tmp, "w") as f:
+                yield f
+            os.replace(tmp, out)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
 def play_options(fn: F) -> F:
     """--jobs, --backend, --address, --time-limit and --time-control: where and how fast matches are
     played."""

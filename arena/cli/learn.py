@@ -5,7 +5,7 @@ import shlex
 
 import click
 
-from arena.cli.common import ArenaError, WholeNumber, out_option, store_option, user_errors, writing
+from arena.cli.common import ArenaError, WholeNumber, out_option, replacing, store_option, user_errors
 
 
 def models_folder(store_path: str) -> str:
@@ -162,9 +162,8 @@ def _write_model(out: str | None, store_path: str, name: str, text: str) -> str:
     if out is None:
         os.makedirs(models_folder(store_path), exist_ok=True)
         out = os.path.join(models_folder(store_path), name)
-    with writing(out):
-        with open(out, "w") as f:
-            f.write(text)
+    with replacing(out) as f:   # a tournament's workers may be reading the model this replaces
+        f.write(text)
     return out
 
 

@@ -110,6 +110,28 @@ def test_a_chunk_whose_rows_the_fit_cannot_read_is_played_again(tmp_path, target
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
 
 
+def test_a_model_that_cannot_be_written_whole_leaves_the_one_it_would_replace(tmp_path):
+    """The file is written beside its place and renamed over it once whole, so a tournament's
+    workers reading the model never see part of one; here the disk refuses the write half-way
+    (a file size limit: EFBIG, as a full disk gives ENOSPC)."""
+    pytest.importorskip("sklearn")
+    import resource
+    import subprocess
+    assert train(tmp_path, "a.json").exit_code == 0
+    model = (tmp_path / "a.json").read_bytes()
+    limit = len(model) // 2
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    again = subprocess.run([sys.executable, "-m", "arena", "train", "--teacher", "greedy", "--games", "10", "--seed",
+                            "3", "-j", "1", "--quiet", "--stages", "10", "--store", str(tmp_path / "arena.sqlite"),
+                            "--out", str(tmp_path / "a.json")], preexec_fn=small_files, capture_output=True, text=True)
+    assert again.returncode == 2, again.stderr
+    assert again.stderr.splitlines()[-1] == f"Error: cannot write {tmp_path / 'a.json'}: File too large"
+    assert (tmp_path / "a.json").read_bytes() == model
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "training"]
+
+
 def test_an_interrupted_generation_keeps_every_chunk_played_before_it(tmp_path, monkeypatch):
     """Ctrl-C while the third chunk plays with -j 1 (each chunk played in this process as it is
     submitted): the chunks played before it are written."""
