@@ -82,10 +82,16 @@ def _load_opponents(opponents: str | list | tuple, game_id: str, game_params: di
     module docstring), for this game with its complete parameters."""
     import agents
     from arena import edge
+    from arena.agent_list import ScheduleError
+    from arena.tournament.schedule import check_can_play
     players = game_params["players"]
     out = []
     for spec in edge.opponents(opponents, players - 1, game_id):
         if spec.kind == "builtin":
+            try:
+                check_can_play([spec], game_id, game_params)
+            except ScheduleError as e:
+                raise ValueError(f"opponents: {e}") from None
             cls: Any = agents.agent_class(spec.source)
         else:
             from arena.sandbox import load_class
@@ -93,11 +99,9 @@ def _load_opponents(opponents: str | list | tuple, game_id: str, game_params: di
                 cls = load_class(spec.kind, spec.target)
             except Exception as e:
                 raise ValueError(f"opponents: cannot load {spec.source}: {type(e).__name__}: {e}".splitlines()[0]) from None
-        reason = cls.cannot_play(game_id, players) if hasattr(cls, "cannot_play") else None
-        if not reason and spec.kind == "builtin":
-            reason = cls.unfit(dict(spec.params), game_id, game_params)
-        if reason:
-            raise ValueError(f"opponents: {spec.label} cannot play {game_id} with {players} players: {reason}")
+            reason = cls.cannot_play(game_id, players) if hasattr(cls, "cannot_play") else None
+            if reason:
+                raise ValueError(f"opponents: {spec.label} cannot play {game_id} with {players} players: {reason}")
         try:
             out.append(cls(**dict(spec.params)))
         except Exception as e:
