@@ -76,6 +76,17 @@ def test_a_built_in_agent_whose_model_changed_is_a_new_version(store_path, tmp_p
     assert got["valued"].status == "retired"
 
 
+def test_a_ladder_does_not_play_an_entry_whose_model_changed(store_path, tmp_path):
+    model = model_copy("insert", 2, tmp_path / "m.json")
+    ok("ladder", "add", "ins", f"ismcts[iterations=5,value={model}] as valued", "--store", store_path)
+    ok("ladder", "add", "ins", "greedy", "--store", store_path)
+    ok("ladder", "run", "ins", "--matches", 2, "-j", 1, "--store", store_path)
+    model_copy("insert", 2, tmp_path / "m.json", " (retrained)")
+    refused = invoke("ladder", "run", "ins", "--matches", 2, "-j", 1, "--store", store_path)
+    assert refused.exit_code == 2 and refused.output == \
+        "Error: agent valued: its model file changed since the run started; start a new run\n"
+
+
 def test_entrants_own_their_labels():
     import tempfile
     with tempfile.TemporaryDirectory() as folder:
