@@ -3,6 +3,7 @@ import contextlib
 import functools
 import json
 import os
+import secrets
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -177,10 +178,12 @@ def replacing(out: str) -> Iterator[Any]:
     """A text file written beside `out` and renamed over it once whole: a reader (a tournament's
     worker loading a model) sees the old file or the new one, never a part of it, and a failure (a
     full disk, Ctrl-C) leaves the old one as it was. A failure to write is one line (`writing`)."""
-    tmp = os.path.join(os.path.dirname(os.path.abspath(out)), f".{os.path.basename(out)}.{os.getpid()}.tmp")
+    tmp = os.path.join(os.path.dirname(os.path.abspath(out)), f".{os.path.basename(out)}.{secrets.token_hex(8)}.tmp")
     with writing(out):
+        # O_EXCL: a new file, never one already there (a symlink planted in a shared folder)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
-            with open(tmp, "w") as f:
+            with os.fdopen(fd, "w") as f:
                 yield f
             os.replace(tmp, out)
         finally:
