@@ -93,7 +93,9 @@ def callgrind(command: list[str], what: str) -> int:
         raise ValgrindMissing("--instructions needs valgrind (Debian: apt-get install valgrind)")
     with tempfile.TemporaryDirectory(prefix="arena-callgrind-") as folder:
         run = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={os.path.join(folder, 'out')}"]
-                             + command, capture_output=True, text=True, env=dict(os.environ, PYTHONHASHSEED="0"))
+                             + command, capture_output=True, text=True,
+                             # numpy's BLAS threads spin as they start, a different count each run: one thread
+                             env=dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"))
     found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
     if run.returncode != 0 or not found:
         tail = run.stderr.strip().splitlines()[-1:] or ["no output"]
