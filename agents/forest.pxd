@@ -7,5 +7,5 @@ cdef class Forest:
     cdef double[::1] threshold, value, init
 
     cdef int _leaf(self, const double* x, int t) noexcept nogil
-    cdef int c_raw(self, const double[::1] x, double[::1] out) except -1 nogil
+    cdef void c_logits(self, const double* x, double* out) noexcept nogil
     cdef double c_value(self, const double* x) noexcept nogil

@@ -67,14 +67,13 @@ cdef class Forest:
                 node = self.right[node]
         return node
 
-    cdef int c_raw(self, const double[::1] x, double[::1] out) except -1 nogil:
-        """The logits of one row `x` into `out` (columns)."""
+    cdef void c_logits(self, const double* x, double* out) noexcept nogil:
+        """The logits of one row `x` into `out` (columns), from raw pointers."""
         cdef int t, k
         for k in range(self.columns):
             out[k] = self.init[k]
         for t in range(self.trees):
-            out[t % self.columns] += self.scale * self.value[self._leaf(&x[0], t)]
-        return 0
+            out[t % self.columns] += self.scale * self.value[self._leaf(x, t)]
 
     cdef double c_value(self, const double* x) noexcept nogil:
         """The first column's output for one row `x` (a regression forest's prediction), from raw
@@ -97,5 +96,5 @@ cdef class Forest:
         cdef Py_ssize_t i
         with nogil:
             for i in range(xs.shape[0]):
-                self.c_raw(xs[i], os[i])
+                self.c_logits(&xs[i, 0], &os[i, 0])
         return out

@@ -76,6 +76,7 @@ from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_un
 
 from agents.forest cimport Forest
 from agents.leaf cimport c_leaf_features
+from agents.world_weights cimport WorldWeights
 
 import json
 
@@ -86,6 +87,7 @@ DEF MAX_PLAYERS = 16
 DEF CLOCK_EVERY = 8        # iterations between clock reads under a time budget
 DEF LOG_TABLE = 4096       # log(n) precomputed below this
 DEF MAX_ITERATIONS = 10000000   # per search, also under a time budget: bounds the tree's memory
+DEF MAX_WORLDS = 10000    # inference=learned: worlds weighed a move
 DEF PROOF_DRAW = 127       # Edge.proof of a proven draw; wins and losses count plies up to MAX_PROOF
 DEF MAX_PROOF = 126
 DEF MAST_RECORD = 1024     # rollout plies per iteration whose MAST statistics are updated
@@ -127,6 +129,7 @@ cdef struct SearchConfig:
     bint pom               # another player's edges keyed by how the searcher sees the action
     bint opponent_policy   # another player's moves in the tree: the playout policy's
     int infer              # worlds drawn at most per iteration (kept by c_plausibility)
+    int worlds             # inference=learned: worlds drawn and weighed at each move (0: none)
     bint halving           # sequential halving at the root
     double bias            # progressive bias: the weight of an edge's evaluated rank
     bint valued            # a learned leaf value (Search.value) scores every leaf short of the game's end
@@ -199,12 +202,14 @@ cdef class SearchSettings:
     the default, none. Another player's edges merged by `pom` have none."""
     cdef SearchConfig cfg
     cdef readonly Forest value
+    cdef readonly WorldWeights weights
 
     def __init__(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                  str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                  str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
                  double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0,
-                 Forest value=None, str value_reward="share", double value_mix=1.0):
+                 Forest value=None, str value_reward="share", double value_mix=1.0,
+                 WorldWeights weights=None, int worlds=200):
         cdef bint solve
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
@@ -250,6 +255,12 @@ cdef class SearchSettings:
             raise ValueError(f"ismcts value_reward must be share or ranked, not {value_reward!r}")
         if not 0 <= value_mix <= 1:
             raise ValueError("ismcts needs a value_mix in [0, 1]")
+        if weights is not None and state.game_id != "wizard":
+            raise ValueError(f"world weights are Wizard's, not {state.game_id}'s")
+        if weights is not None and not 2 <= worlds <= MAX_WORLDS:
+            raise ValueError(f"ismcts needs worlds in [2, {MAX_WORLDS}]")
+        self.weights = weights
+        self.cfg.worlds = worlds if weights is not None else 0
         self.value = value
         self.cfg.valued = value is not None
         self.cfg.value_ranked = value_reward == "ranked"
@@ -322,6 +333,12 @@ cdef class Search:
     cdef int me
     cdef int n_players
     cdef Forest value                      # the learned leaf value of the current search (cfg.valued)
+    cdef WorldWeights weights              # inference=learned: how likely a world is (cfg.worlds)
+    cdef char* pool                        # cfg.worlds: the worlds drawn at the move's start,
+    cdef double* pool_sum                  # and the running sum of their weights
+    cdef int pool_cap
+    cdef size_t pool_rec                   # bytes of one world (c_position_bytes)
+    cdef public double effective_worlds    # cfg.worlds: (sum of weights)**2 / sum of squared weights
     cdef double leaf_x[2 + 4 * MAX_PLAYERS]   # its features of one seat
     cdef int root_round
     cdef double base[MAX_PLAYERS]
@@ -344,6 +361,10 @@ cdef class Search:
         self.path_nodes = NULL
         self.priors = NULL
         self.prior_cap = 0
+        self.pool = NULL
+        self.pool_sum = NULL
+        self.pool_cap = 0
+        self.effective_worlds = 0.0
         self.with_priors = False
         self.root_proof = 0
         self.n_nodes = self.node_cap = self.n_edges = self.edge_cap = self.path_cap = 0
@@ -361,6 +382,8 @@ cdef class Search:
         free(self.path)
         free(self.path_nodes)
         free(self.priors)
+        free(self.pool)
+        free(self.pool_sum)
 
     def seed(self, uint64_t seed):
         rng_seed(&self.rng, seed)
@@ -760,6 +783,8 @@ cdef class Search:
         cdef int depth
         cdef bint proven
         self._begin(root, cfg)
+        if cfg.worlds:
+            self._weigh_worlds(root, s, cfg)
         while it < cfg.iterations:
             if cfg.seconds > 0 and it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
                 break
@@ -805,16 +830,52 @@ cdef class Search:
         the root's round."""
         return not s.c_is_terminal() and (cfg.horizon == HORIZON_GAME or s.c_round() == self.root_round)
 
+    cdef int _weigh_worlds(self, GameState root, GameState s, const SearchConfig* cfg) except -1 nogil:
+        """inference=learned: cfg.worlds worlds drawn for the searcher, kept in `pool` with the
+        running sum of their weights (WorldWeights: how likely the bids it has seen are in each), so
+        that each iteration draws one by its weight: sampling importance resampling. Worlds that all
+        weigh 0 count alike."""
+        cdef double total = 0.0, squares = 0.0, w
+        cdef int i
+        for i in range(cfg.worlds):
+            s.c_copy_from(root)
+            s.c_determinize(self.me, &self.rng)
+            s.c_save_position(self.pool + i * self.pool_rec)
+            w = self.weights.c_weight(s, self.me)
+            total += w
+            squares += w * w
+            self.pool_sum[i] = total
+        if not total > 0:
+            for i in range(cfg.worlds):
+                self.pool_sum[i] = i + 1.0
+            total, squares = cfg.worlds, cfg.worlds
+        self.effective_worlds = total * total / squares
+        return 0
+
     cdef inline int _sample_world(self, GameState root, GameState s, const SearchConfig* cfg) except -1 nogil:
         """Determinization: `s` becomes the root with all the searcher cannot see resampled. With
         infer > 1, rejection sampling: a world is kept with the chance the engine's c_plausibility
-        gives it, the infer-th in any case. Its players' points are the base of a round's rewards."""
-        cdef int i
-        for i in range(cfg.infer):
-            s.c_copy_from(root)
-            s.c_determinize(self.me, &self.rng)
-            if i == cfg.infer - 1 or rng_uniform(&self.rng) < s.c_plausibility(self.me):
-                break
+        gives it, the infer-th in any case. With worlds (inference=learned), one of the worlds
+        weighed at the move's start (`_weigh_worlds`), drawn by its weight. Its players' points are
+        the base of a round's rewards."""
+        cdef int i, lo, hi
+        cdef double x
+        if cfg.worlds:
+            x = rng_uniform(&self.rng) * self.pool_sum[cfg.worlds - 1]
+            lo, hi = 0, cfg.worlds - 1
+            while lo < hi:                   # the first world whose running sum passes x
+                i = (lo + hi) // 2
+                if self.pool_sum[i] > x:
+                    hi = i
+                else:
+                    lo = i + 1
+            s.c_load_position(self.pool + lo * self.pool_rec)
+        else:
+            for i in range(cfg.infer):
+                s.c_copy_from(root)
+                s.c_determinize(self.me, &self.rng)
+                if i == cfg.infer - 1 or rng_uniform(&self.rng) < s.c_plausibility(self.me):
+                    break
         for i in range(self.n_players):
             self.base[i] = s.c_score(i)
         return 0
@@ -1204,10 +1265,29 @@ cdef class Search:
             self.scratch = state.clone()
         cdef GameState scratch = self.scratch
         self.value = settings.value
+        self.weights = settings.weights
+        if settings.cfg.worlds:
+            self._reserve_pool(settings.cfg.worlds, scratch.c_position_bytes())
         with nogil:
             self.run(state, scratch, &settings.cfg)
             a = self.best_action(state)
         return a
+
+    cdef int _reserve_pool(self, int worlds, size_t rec) except -1:
+        """Room in `pool` for `worlds` worlds of `rec` bytes each."""
+        cdef char* pool
+        cdef double* sums
+        if worlds > self.pool_cap or rec != self.pool_rec:
+            pool = <char*>realloc(self.pool, worlds * rec)
+            if pool == NULL:
+                raise MemoryError("ismcts worlds")
+            self.pool = pool
+            sums = <double*>realloc(self.pool_sum, worlds * sizeof(double))
+            if sums == NULL:
+                raise MemoryError("ismcts worlds")
+            self.pool_sum = sums
+            self.pool_cap, self.pool_rec = worlds, rec
+        return 0
 
     def rollout_action(self, GameState state, int decisive):
         """The action one ply of a rollout plays in `state` with the `decisive` policy (0 uniformly
@@ -1295,6 +1375,7 @@ cdef class Search:
             "children": self.root_children(),
             "proofs": self.root_proofs(),
             "root_proof": _proof_text(self.root_proof) if self.root_proof else None,
+            **({"effective_worlds": round(self.effective_worlds, 2)} if self.weights is not None else {}),
         }
 
 
@@ -1545,15 +1626,20 @@ class ISMCTSAgent(Agent):
     without a value, and the rewards mixed; 0.5, the default), `bidding` (Wizard's bids: `search`,
     the default, searched as any move; `learned`, the bid of highest expected score under a
     trained bidder's distribution of the tricks the hand takes, agents/learned.py, as
-    `pimc[bidding=learned]` bids; the cards are searched either way), `bid_model` (the bidder's
-    model file; "" or `shipped`, agents/models/wizard-bid-ismcts-4p.json, learned from ismcts's own
-    play), `seed` (combined with the match seed, the seat and the thread).
+    `pimc[bidding=learned]` bids; the cards are searched either way), `inference` (Wizard's worlds:
+    `engine`, the default, drawn as `infer` says; `learned`, `worlds` worlds drawn at the start of
+    each move and weighed by how likely the bids the searcher has seen are with the hands in each,
+    under the bid model, agents/world_weights.pyx, in C; each iteration then draws one of them by
+    its weight), `worlds` (200), `bid_model` (the model file of both; "" or `shipped`,
+    agents/models/wizard-bid-ismcts-4p.json, learned from ismcts's own play), `seed` (combined with
+    the match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
     after 10,000,000 iterations, so that its tree stays as small; c 0 to 100; margin 0 to 1;
     cutoff -1 to 1000; pom -1 to 1; span 0 to 1e6; epsilon -1 to 1; decisive -1 to 2; mast 0 to 1;
-    policy 0 to 1; infer 1 to 1000; bias 0 to 100; threads 1 to 64; value_mix 0 to 1; seed 0 to 2**64 - 1."""
+    policy 0 to 1; infer 1 to 1000; bias 0 to 100; threads 1 to 64; value_mix 0 to 1; worlds 2 to
+    10,000; seed 0 to 2**64 - 1."""
 
     name = "ismcts"
     # 10000 iterations: a mean move takes 0.05 to 0.12 s on each default game on the shared 2-core
@@ -1562,15 +1648,16 @@ class ISMCTSAgent(Agent):
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
               "root": "ucb", "bias": 0.0, "threads": 1, "value": "default", "value_reward": "share",
-              "value_mix": 0.5, "bidding": "search", "bid_model": "", "seed": 0}
+              "value_mix": 0.5, "bidding": "search", "inference": "engine", "worlds": 200, "bid_model": "",
+              "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
               "infer": (1, 1000), "bias": (0.0, 100.0), "threads": (1, 64), "value_mix": (0.0, 1.0),
-              "seed": SEED_LIMITS}
+              "worlds": (2, MAX_WORLDS), "seed": SEED_LIMITS}
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
                "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked"),
-               "bidding": ("search", "learned")}
+               "bidding": ("search", "learned"), "inference": ("engine", "learned")}
     FILE_PARAMS = {"value": ("", "none", "shipped", "default"), "bid_model": ("", "shipped")}
 
     def __init__(self, **params):
@@ -1581,14 +1668,20 @@ class ISMCTSAgent(Agent):
                 self._value = learned.value_forest(self.params["value"], "", 0)
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
-        self._bidder = None        # the learned Wizard bidder (bidding=learned)
-        if self.params["bidding"] == "learned":
+        self._bid_body = None      # the Wizard bid model file (bidding=learned, inference=learned)
+        self._bidder = None        # its bidder (bidding=learned)
+        self._weights = None       # its WorldWeights (inference=learned)
+        if self.params["bidding"] == "learned" or self.params["inference"] == "learned":
             try:
-                self._bidder = learned.WizardBidder(learned.load(self._bid_model(), learned.BID_FEATURES))
+                self._bid_body = learned.load(self._bid_model(), learned.BID_FEATURES)
+                if self.params["bidding"] == "learned":
+                    self._bidder = learned.WizardBidder(self._bid_body)
+                if self.params["inference"] == "learned":
+                    self._weights = WorldWeights(self._bid_body, self._bid_model())
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'bid_model' of agent ismcts: {e}") from None
         elif self.params["bid_model"]:
-            raise BadAgentParameter("parameter 'bid_model' of agent ismcts is for bidding=learned")
+            raise BadAgentParameter("parameter 'bid_model' of agent ismcts is for bidding=learned or inference=learned")
         self._searches = [Search() for _ in range(self.params["threads"])]
         self._search = self._searches[0]
         for t, search in enumerate(self._searches):
@@ -1610,9 +1703,9 @@ class ISMCTSAgent(Agent):
                 learned.check_for(self._value[0], game_id, game_params, self._value[0]["path"])
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
-        if self._bidder is not None:
+        if self._bid_body is not None:
             try:
-                learned.check_for(self._bidder.body, game_id, game_params, self._bid_model())
+                learned.check_for(self._bid_body, game_id, game_params, self._bid_model())
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'bid_model' of agent ismcts: {e}") from None
 
@@ -1653,7 +1746,7 @@ class ISMCTSAgent(Agent):
             epsilon=rollout_epsilon(state, p["epsilon"]), decisive=rollout_decisive(state, p["decisive"]),
             mast=p["mast"], policy=p["policy"], opponents=p["opponents"], infer=p["infer"], root=p["root"],
             bias=p["bias"], value=self._value[1] if self._value is not None else None, value_reward=p["value_reward"],
-            value_mix=p["value_mix"])
+            value_mix=p["value_mix"], weights=self._weights, worlds=p["worlds"])
 
     def _parallel(self, state, legal, solver):
         import threading

@@ -381,67 +381,19 @@ def bid_scores(dists: np.ndarray) -> np.ndarray:
     return dists @ table.T
 
 
-def bid_time_view(obs: dict[str, Any], hidden: bool) -> dict[str, Any]:
-    """The view seat `obs["player"]` had when it bid, from its view later in the round
-    (`state.observation`): its hand with the cards it has played since, and the bids of the seats
-    before it in the bidding ("?" for each under hidden or secret bids)."""
-    me, dealer, n = obs["player"], obs["dealer"], len(obs["bids"])
-    place = (me - dealer - 1) % n
-    earlier = {(dealer + 1 + k) % n for k in range(place)}
-    bids = [("?" if hidden else obs["bids"][q]) if q in earlier else None for q in range(n)]
-    hand = list(obs["hand"]) + [card for q, card in obs["plays"] if q == me]
-    return {"player": me, "dealer": dealer, "cards": obs["cards"], "trump": obs["trump"], "hand": hand, "bids": bids}
+def view_scores(net: dict[str, Any], views: Sequence[dict[str, Any]]) -> np.ndarray:
+    """Each bidder's view's expected round score of every bid 0..cards under the model `net`'s
+    distribution of its tricks (views x cards + 1; the views' hand sizes all alike): what a bid's
+    likelihood is a softmax of (agents/world_weights.pyx, which works it out in C for a search)."""
+    cards = views[0]["cards"]
+    probs = softmax(logits(net, len(bid_feature_names()))(np.asarray([bid_features(v) for v in views], dtype=float)))
+    wizards = np.asarray([v["hand"].count("W") for v in views])
+    return bid_scores(trick_distributions(probs, net["classes"], wizards, cards))
 
 
-class BidLikelihood:
-    """P(a seat bids b | its view when it bid) = softmax over its bids of E[score(b)] / T: the
-    seat picks the bid of highest expected score under the model's distribution of its tricks, as
-    the teacher's playouts (and the learned bidder) do, but with errors that are likelier the less
-    they cost (a logit quantal response). T, in points, is the one temperature of highest
-    likelihood of the teacher's held-out bids (`fit_temperature`, written by `arena train` as the
-    model's `bid_temperature`): a small T trusts the model's best bid, a large one any bid. The
-    trees are walked in C (agents/forest.pyx), every view of a call in one walk."""
-
-    def __init__(self, body: dict[str, Any], path: str = ""):
-        temperature = body.get("bid_temperature")
-        if not isinstance(temperature, (int, float)) or not 0 < temperature < float("inf"):
-            raise BadModel(f"model {path or shipped_path()}: no bid_temperature (a model of an older arena "
-                           f"train): retrain it")
-        self.temperature = float(temperature)
-        self.net = body["model"]
-        self._predict = logits(self.net, len(bid_feature_names()))
-        self.plus_minus_one = bool((body.get("params") or {}).get("plus_minus_one"))
-
-    def scores(self, views: Sequence[dict[str, Any]]) -> np.ndarray:
-        """Each view's expected score of every bid 0..cards (views x cards + 1; one hand size)."""
-        cards = views[0]["cards"]
-        probs = softmax(self._predict(np.asarray([bid_features(v) for v in views], dtype=float)))
-        wizards = np.asarray([v["hand"].count("W") for v in views])
-        return bid_scores(trick_distributions(probs, self.net["classes"], wizards, cards))
-
-    def of(self, views: Sequence[dict[str, Any]], bids: Sequence[int]) -> np.ndarray:
-        """P(bid | view) of each (view, bid), the views' hand sizes all alike."""
-        if not views:
-            return np.zeros(0)
-        return bid_probabilities(self.scores(views), self.temperature, self._forbidden(views))[
-            np.arange(len(views)), np.asarray(bids)]
-
-    def _forbidden(self, views: Sequence[dict[str, Any]]) -> np.ndarray:
-        """plus_minus_one: the bid the last bidder could not make (-1 for none)."""
-        out = np.full(len(views), -1)
-        if self.plus_minus_one:
-            for i, v in enumerate(views):
-                seen = [b for b in v["bids"] if isinstance(b, int)]
-                if len(seen) == len(v["bids"]) - 1 and sum(seen) <= v["cards"]:
-                    out[i] = v["cards"] - sum(seen)
-        return out
-
-
-def bid_probabilities(scores: np.ndarray, temperature: float, forbidden: np.ndarray | None = None) -> np.ndarray:
-    """softmax(scores / temperature) per row, a forbidden bid (>= 0) given none."""
+def bid_probabilities(scores: np.ndarray, temperature: float) -> np.ndarray:
+    """softmax(scores / temperature) per row: P(bid | view) of the views `view_scores` scored."""
     x = scores / temperature
-    if forbidden is not None:
-        x = np.where(np.arange(x.shape[1]) == forbidden[:, None], -np.inf, x)
     x = np.exp(x - x.max(axis=1, keepdims=True))
     return x / x.sum(axis=1, keepdims=True)
 
@@ -451,11 +403,10 @@ def fit_temperature(net: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict
     it bid, "bid": the bid}), searched on log T over 0.1 to 1000 points, and the mean log loss of
     those bids at it (`log_loss`) and under a uniform choice among the bids (`uniform_log_loss`)."""
     from scipy.optimize import minimize_scalar
-    likelihood = BidLikelihood({"model": net, "bid_temperature": 1.0})
     groups: dict[int, list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(row["obs"]["cards"], []).append(row)
-    parts = [(likelihood.scores([r["obs"] for r in g]), np.asarray([r["bid"] for r in g])) for g in groups.values()]
+    parts = [(view_scores(net, [r["obs"] for r in g]), np.asarray([r["bid"] for r in g])) for g in groups.values()]
 
     def loss(log_t: float) -> float:
         return -sum(float(np.log(bid_probabilities(s, float(np.exp(log_t)))[np.arange(len(b)), b]).sum())

@@ -31,8 +31,8 @@ card: "self" (the default: p's bids and cards do not count on sight it will not 
 
 `inference`="weight" weights each sampled world by how likely the other seats' bids that p has
 seen are with the hands they hold in it (importance weights, normalized over the worlds: the product
-over those seats of P(bid | the seat's view when it bid), agents/learned.py's `BidLikelihood` under
-the model `bid_model`); "none" (the default) counts every world alike. The sampler draws hands
+over those seats of P(bid | the seat's view when it bid) under the model `bid_model`, worked out in
+C by agents/world_weights.pyx as `ismcts[inference=learned]` does); "none" (the default) counts every world alike. The sampler draws hands
 uniformly among those consistent with the play, blind to the bids: a seat that bid 0 holding four
 Wizards is as likely as one that bid 4. Hidden bids are not weighted (p has not seen them).
 
@@ -58,7 +58,6 @@ from engines.core import GameState
 from engines.wizard import WizardState
 
 A_WIZ, A_JES, A_BID, A_TRUMP = 52, 53, 54, 75
-WEIGHT_CHUNK = 50   # inference="weight": worlds whose likelihoods one tree walk works out
 
 
 def _action(card):
@@ -108,7 +107,8 @@ class PIMCAgent(Agent):
                 if self.params["bidding"] == "learned":
                     self._bidder = learned.WizardBidder(self._model)
                 if self.params["inference"] == "weight":
-                    self._likelihood = learned.BidLikelihood(self._model, self.params["bid_model"])
+                    from agents.world_weights import WorldWeights
+                    self._likelihood = WorldWeights(self._model, self.params["bid_model"])
             except learned.BadModel as e:
                 raise BadAgentParameter(f"parameter 'bid_model' of agent pimc: {e}") from None
         elif self.params["bid_model"]:
@@ -244,29 +244,19 @@ class PIMCAgent(Agent):
     def _worlds(self, state, count):
         """`count` worlds sampled for the player to move, drawn as they are scored (a `time` budget
         may stop early), each with its weight: 1 under inference="none", else the likelihood of the
-        bids seen (`world_likelihoods`), worked out WEIGHT_CHUNK worlds at a time."""
+        bids seen (`world_likelihoods`)."""
         me = state.current_player()
-        chunk = WEIGHT_CHUNK if self._likelihood is not None else 1
-        for start in range(0, count, chunk):
-            worlds = [state.determinize(me, self.rng.getrandbits(64)) for _ in range(min(chunk, count - start))]
-            weights = self.world_likelihoods(state, worlds) if self._likelihood is not None else [1.0]
-            yield from zip(worlds, weights)
+        for _ in range(count):
+            world = state.determinize(me, self.rng.getrandbits(64))
+            yield world, self._likelihood.weight(world, me) if self._likelihood is not None else 1.0
 
     def world_likelihoods(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
         """Each world's P(the bids the player to move has seen | the other seats' hands in it): the
         product over the other seats whose bid it sees of the likelihood of that bid given the
-        seat's view when it bid in that world (learned.BidLikelihood); 1 when it has seen none."""
-        from agents import learned
+        seat's view when it bid in that world; 1 when it has seen none."""
         assert self._likelihood is not None, "inference=weight makes it"
         me = state.current_player()
-        seen = state.observation(me)["bids"]
-        seats = [q for q, b in enumerate(seen) if q != me and isinstance(b, int)]
-        if not seats:
-            return [1.0] * len(worlds)
-        hidden = bool(state.params.get("hidden_bids") or state.params.get("secret_bids"))
-        views = [learned.bid_time_view(w.observation(q), hidden) for w in worlds for q in seats]
-        likely = self._likelihood.of(views, [seen[q] for _ in worlds for q in seats])
-        return [float(x) for x in likely.reshape(len(worlds), len(seats)).prod(axis=1)]
+        return [self._likelihood.weight(w, me) for w in worlds]
 
     def world_weights(self, state: WizardState, worlds: list[WizardState]) -> list[float]:
         """The worlds' importance weights: their likelihoods normalized to sum 1 (equal if all are 0)."""

@@ -85,6 +85,9 @@ cdef class GameState:
     cdef int c_apply_undoable(self, action_t a) except -1 nogil   # push a snapshot, then c_apply
     cdef int c_undo(self) except -1 nogil                     # pop the last snapshot
     cdef int c_copy_from(self, GameState other) except -1 nogil    # position only; undo stack emptied
+    cdef size_t c_position_bytes(self) noexcept nogil          # what c_save_position writes
+    cdef void c_save_position(self, char* out) noexcept nogil   # the chance RNG and the position
+    cdef void c_load_position(self, const char* src) noexcept nogil   # from c_save_position; undo stack emptied
     cdef int _push_snapshot(self) except -1 nogil
     cdef GameState _new_empty(self)
     # ---- the Python face's one seat check: every public method taking a seat calls it first ----

@@ -135,6 +135,19 @@ cdef class GameState:
         memcpy(self._pos, src + sizeof(Rng), self._pos_size)
         return 0
 
+    # the undo stack's record of a position, for a caller that keeps positions of its own
+    cdef size_t c_position_bytes(self) noexcept nogil:
+        return sizeof(Rng) + self._pos_size
+
+    cdef void c_save_position(self, char* out) noexcept nogil:
+        memcpy(out, &self.chance, sizeof(Rng))
+        memcpy(out + sizeof(Rng), self._pos, self._pos_size)
+
+    cdef void c_load_position(self, const char* src) noexcept nogil:
+        memcpy(&self.chance, src, sizeof(Rng))
+        memcpy(self._pos, src + sizeof(Rng), self._pos_size)
+        self._undo_len = 0
+
     cdef int c_copy_from(self, GameState other) except -1 nogil:
         self.chance = other.chance
         memcpy(self._pos, other._pos, self._pos_size)

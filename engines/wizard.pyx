@@ -1196,3 +1196,87 @@ cdef inline int _others_total(WizPos* s, int p) noexcept nogil:
     """min(total of the other players' bids, cards + 1)."""
     cdef int t = s.bid_sum - (s.bids[p] if s.bids[p] >= 0 else 0)
     return t if t <= s.cards else s.cards + 1
+
+
+cdef bint bid_view(GameState state, int observer, int q, double* features, int* facts) noexcept nogil:
+    """Whether `observer` sees the bid seat q made this round; if so, the learned bidder's features
+    of q's view when it bid (agents/learned.py's bid_features of the observation q had then: the hand
+    it was dealt, the trump, its place and the bids before it) into `features` (BID_VIEW_FEATURES), and
+    into `facts` the Wizards it was dealt, the hand size, its bid and the bid plus_minus_one kept it
+    from (-1: none). `state` must be a WizardState."""
+    cdef WizPos* s = &(<WizardState>state).s
+    cdef uint64_t dealt = s.hand[q], cards
+    cdef int n = s.nplayers, place, k, i, c, rank, suit, seen = 0, seen_sum = 0, wizards, jesters
+    cdef int count[4]
+    cdef int top[4]
+    cdef int high[4]
+    cdef int order[4]
+    cdef int sides = 0, t, side13 = 0, side12 = 0
+    if q == observer or s.bids[q] < 0 or _bid_hidden(s):
+        return False
+    wizards = POP4[(dealt >> 52) & 0xF]
+    jesters = POP4[(dealt >> 56) & 0xF]
+    for i in range(s.n_plays):
+        if s.play_by[i] == q:
+            if s.plays[i] < 52:
+                dealt |= <uint64_t>1 << s.plays[i]
+            elif s.plays[i] == A_WIZ:
+                wizards += 1
+            else:
+                jesters += 1
+    place = (q - s.dealer - 1 + n) % n
+    if not s.hide:
+        for k in range(place):
+            seen += 1
+            seen_sum += s.bids[(s.dealer + 1 + k) % n]
+    for suit in range(4):
+        count[suit] = top[suit] = high[suit] = 0
+    cards = dealt & SUITED
+    while cards:
+        c = wz_ctz(cards)
+        cards &= cards - 1
+        suit, rank = c // 13, c % 13 + 1
+        count[suit] += 1
+        if rank > top[suit]:
+            top[suit] = rank
+        if suit == s.trump:
+            high[suit] += rank >= 10
+        else:
+            high[suit] += rank >= 11
+            side13 += rank == 13
+            side12 += rank == 12
+    for suit in range(4):         # the side suits by length, then top card, longest first (stable)
+        if suit == s.trump:
+            continue
+        k = sides
+        while k > 0 and (count[order[k - 1]] < count[suit]
+                         or (count[order[k - 1]] == count[suit] and top[order[k - 1]] < top[suit])):
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = suit
+        sides += 1
+    features[0] = n
+    features[1] = s.cards
+    features[2] = place
+    features[3] = seen
+    features[4] = seen_sum
+    features[5] = place if s.hide else 0
+    features[6] = s.cards - seen_sum
+    features[7] = wizards
+    features[8] = jesters
+    t = s.trump
+    features[9] = t >= 0
+    features[10] = count[t] if t >= 0 else 0
+    features[11] = high[t] if t >= 0 else 0
+    features[12] = top[t] if t >= 0 else 0
+    for k in range(4):
+        features[13 + 3 * k] = count[order[k]] if k < sides else 0
+        features[14 + 3 * k] = top[order[k]] if k < sides else 0
+        features[15 + 3 * k] = high[order[k]] if k < sides else 0
+    features[25] = side13
+    features[26] = side12
+    facts[0] = wizards
+    facts[1] = s.cards
+    facts[2] = s.bids[q]
+    facts[3] = s.cards - seen_sum if s.plus_minus_one and not s.hide and place == n - 1 and seen_sum <= s.cards else -1
+    return True

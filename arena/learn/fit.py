@@ -205,6 +205,6 @@ def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], tea
             "fitted_with": f"scikit-learn {sklearn.__version__}", "command": command, "model": net}
     if given_bid is not None:
         body["given_bid"] = given_bid
-    if "bid_likelihood" in validation:   # the temperature of the other seats' bids (learned.BidLikelihood)
+    if "bid_likelihood" in validation:   # the temperature of the other seats' bids (agents/world_weights.pyx)
         body["bid_temperature"] = validation["bid_likelihood"]["temperature"]
     return learned.dumps(body)
