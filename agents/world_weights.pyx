@@ -117,3 +117,17 @@ cdef class WorldWeights:
         if not bid_view(world, world.seat(observer), world.seat(seat), x, facts):
             return None
         return [x[i] for i in range(BID_VIEW_FEATURES)], [facts[i] for i in range(BID_VIEW_FACTS)]
+
+
+def bench_weights(GameState world, observer, long calls, WorldWeights weights=None):
+    """`calls` weights of `world` for `observer` in C, for `arena bench` (arena/bench/learned.py):
+    `weights`'s, or without it the engine's hand-written `c_plausibility`, which it replaces."""
+    cdef int o = world.seat(observer)
+    cdef double total = 0.0
+    cdef long i
+    if world.game_id != "wizard":
+        raise ValueError(f"world weights are Wizard's, not {world.game_id}'s")
+    with nogil:
+        for i in range(calls):
+            total += weights.c_weight(world, o) if weights is not None else world.c_plausibility(o)
+    return total

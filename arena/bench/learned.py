@@ -16,6 +16,12 @@ the first legal one):
   `bid_samples` as in its teacher): the hand-written rule, every bid played out in sampled worlds.
 - `learned/wizard/bid`: a bid of `pimc[bidding=learned]` with the shipped model (features, the trees
   in C, the bid of highest expected score), through `act`; baseline `bid_playout`.
+- `learned/wizard/world_plausibility`: how likely a sampled world is, by the engine's hand-written
+  `c_plausibility` (the bids seen against each hand's estimated tricks), in C, on POSITIONS worlds
+  drawn for the player to move at the first card of rounds dealt as above.
+- `learned/wizard/world_weight`: the same worlds' weights under ismcts's shipped bid model
+  (agents/world_weights.pyx: each seen bid's view, the trees and the bid's chance, in C), as
+  `ismcts[inference=learned]` weighs each world it draws; baseline `world_plausibility`.
 
 And for each game of `game_ids` with a shipped leaf value (agents/models/value-GAME-Np.json, at
 the game's default players), on LEAF_POSITIONS positions of random play (seeds 0.., a third of a
@@ -171,6 +177,29 @@ def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
     yield from versus(base, mine)
 
 
+WEIGHT_CALLS = 200   # calls per world and repeat
+
+
+def _weight_rows(repeats: int) -> Iterator[Row]:
+    from agents.world_weights import WorldWeights, bench_weights
+    worlds = []
+    for st in _positions(POSITIONS):
+        while st.phase() != "play":
+            st.apply_action(st.legal_actions()[0])
+        worlds.append((st.determinize(st.current_player(), len(worlds)), st.current_player()))
+    model = learned.shipped_path(learned.SHIPPED_ISMCTS)
+    weights = WorldWeights(learned.load(model, learned.BID_FEATURES), model)
+
+    def weigh(by: Any) -> Callable[[], None]:
+        return lambda: [bench_weights(world, me, WEIGHT_CALLS, by) for world, me in worlds]
+    calls = WEIGHT_CALLS * len(worlds)
+    info = {"worlds": len(worlds), "sizes": list(SIZES)}
+    base = row(f"learned/{GAME}/world_plausibility", "calls/s", _rate(weigh(None), calls, repeats), **info)
+    mine = row(f"learned/{GAME}/world_weight", "calls/s", _rate(weigh(weights), calls, repeats),
+               model=learned.SHIPPED_ISMCTS, **info)
+    yield from versus(base, mine)
+
+
 def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
     """Yields the rows described in the module docstring: the bid's when "wizard" is among the game
     ids, the leaf value's for each of them with a shipped one."""
@@ -181,6 +210,7 @@ def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
     body = learned.load("", learned.BID_FEATURES)
     yield from _tree_rows(body, repeats)
     yield from _bid_rows(body, _positions(POSITIONS), repeats)
+    yield from _weight_rows(repeats)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """`arena bench`'s learned rows (arena/bench/learned.py): the trees in C beside scikit-learn's
-predict on the same trees, the learned bid beside pimc's playout bid, a shipped leaf value beside
-the random play-out it replaces, each with its speedup."""
+predict on the same trees, the learned bid beside pimc's playout bid, a world's learned weight
+beside the engine's plausibility, a shipped leaf value beside the random play-out it replaces, each
+with its speedup."""
 import pytest
 
 from arena.bench import learned as bench
@@ -25,10 +26,13 @@ def test_each_learned_row_stands_beside_what_it_replaces(monkeypatch):
     rows = {r["case"]: r for r in bench.cases(["wizard"], repeats=1) if "/leaf_value" not in r["case"]
             and "/playout" not in r["case"]}
     assert list(rows) == ["learned/wizard/trees_sklearn", "learned/wizard/trees_c",
-                          "learned/wizard/bid_playout", "learned/wizard/bid"]
+                          "learned/wizard/bid_playout", "learned/wizard/bid",
+                          "learned/wizard/world_plausibility", "learned/wizard/world_weight"]
+    assert rows["learned/wizard/world_weight"]["baseline"] == "learned/wizard/world_plausibility"
+    assert rows["learned/wizard/world_weight"]["model"] == "wizard-bid-ismcts-4p.json"
     assert rows["learned/wizard/trees_c"]["baseline"] == "learned/wizard/trees_sklearn"
     assert rows["learned/wizard/bid"]["baseline"] == "learned/wizard/bid_playout"
     assert rows["learned/wizard/bid_playout"]["agent"] == "pimc[bid_samples=100]"   # the shipped model's teacher
     assert rows["learned/wizard/trees_c"]["trees"] == rows["learned/wizard/trees_sklearn"]["trees"] > 0
-    assert all(r["median_per_s"] > 0 and r["positions" if "bid" in case else "calls"] == 4
-               for case, r in rows.items())
+    assert all(r["median_per_s"] > 0 and r["positions" if "bid" in case else "worlds" if "world" in case
+                                              else "calls"] == 4 for case, r in rows.items())
