@@ -255,8 +255,8 @@ cdef class SearchSettings:
             raise ValueError(f"ismcts value_reward must be share or ranked, not {value_reward!r}")
         if not 0 <= value_mix <= 1:
             raise ValueError("ismcts needs a value_mix in [0, 1]")
-        if weights is not None and state.game_id != "wizard":
-            raise ValueError(f"world weights are Wizard's, not {state.game_id}'s")
+        if weights is not None:
+            weights.check(state)
         if weights is not None and not 2 <= worlds <= MAX_WORLDS:
             raise ValueError(f"ismcts needs worlds in [2, {MAX_WORLDS}]")
         self.weights = weights

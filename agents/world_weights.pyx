@@ -12,6 +12,7 @@ from libc.math cimport exp
 from engines.core cimport GameState
 from engines.wizard cimport bid_view, BID_VIEW_FEATURES, BID_VIEW_FACTS
 from agents.forest cimport Forest
+from engines.wizard import WizardState
 
 DEF MAX_CARDS = 20   # Wizard's largest hand
 
@@ -101,10 +102,15 @@ cdef class WorldWeights:
                 w *= self.c_bid_chance(x, facts)
         return w
 
+    @staticmethod
+    def check(GameState world):
+        """:raises ValueError: `world` is not a Wizard position, the only kind these weights read."""
+        if not isinstance(world, WizardState):
+            raise ValueError(f"world weights are Wizard's, not {world.game_id}'s")
+
     def weight(self, GameState world, observer):
         """`c_weight` of `world` for seat `observer` (a Wizard position)."""
-        if world.game_id != "wizard":
-            raise ValueError(f"world weights are Wizard's, not {world.game_id}'s")
+        self.check(world)
         return self.c_weight(world, world.seat(observer))
 
     def bid_view(self, GameState world, observer, seat):
@@ -112,8 +118,7 @@ cdef class WorldWeights:
         `observer` sees it in `world`, or None when it has not seen that bid."""
         cdef double x[BID_VIEW_FEATURES]
         cdef int facts[BID_VIEW_FACTS]
-        if world.game_id != "wizard":
-            raise ValueError(f"bid views are Wizard's, not {world.game_id}'s")
+        self.check(world)
         if not bid_view(world, world.seat(observer), world.seat(seat), x, facts):
             return None
         return [x[i] for i in range(BID_VIEW_FEATURES)], [facts[i] for i in range(BID_VIEW_FACTS)]
@@ -125,8 +130,7 @@ def bench_weights(GameState world, observer, long calls, WorldWeights weights=No
     cdef int o = world.seat(observer)
     cdef double total = 0.0
     cdef long i
-    if world.game_id != "wizard":
-        raise ValueError(f"world weights are Wizard's, not {world.game_id}'s")
+    WorldWeights.check(world)
     with nogil:
         for i in range(calls):
             total += weights.c_weight(world, o) if weights is not None else world.c_plausibility(o)

@@ -182,7 +182,7 @@ WEIGHT_CALLS = 200   # calls per world and repeat
 
 def _weight_rows(repeats: int) -> Iterator[Row]:
     from agents.world_weights import WorldWeights, bench_weights
-    worlds = []
+    worlds: list[tuple[Any, int]] = []
     for st in _positions(POSITIONS):
         while st.phase() != "play":
             st.apply_action(st.legal_actions()[0])
@@ -191,9 +191,12 @@ def _weight_rows(repeats: int) -> Iterator[Row]:
     weights = WorldWeights(learned.load(model, learned.BID_FEATURES), model)
 
     def weigh(by: Any) -> Callable[[], None]:
-        return lambda: [bench_weights(world, me, WEIGHT_CALLS, by) for world, me in worlds]
+        def fn() -> None:
+            for world, me in worlds:
+                bench_weights(world, me, WEIGHT_CALLS, by)
+        return fn
     calls = WEIGHT_CALLS * len(worlds)
-    info = {"worlds": len(worlds), "sizes": list(SIZES)}
+    info: dict[str, Any] = {"worlds": len(worlds), "sizes": list(SIZES)}
     base = row(f"learned/{GAME}/world_plausibility", "calls/s", _rate(weigh(None), calls, repeats), **info)
     mine = row(f"learned/{GAME}/world_weight", "calls/s", _rate(weigh(weights), calls, repeats),
                model=learned.SHIPPED_ISMCTS, **info)
