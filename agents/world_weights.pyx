@@ -36,6 +36,8 @@ cdef class WorldWeights:
         if net.get("kind") != "trees":
             raise learned.BadModel(f"{where}: weighing worlds needs trees (arena train --fit trees), not a network")
         classes = [int(c) for c in net["classes"]]
+        if any(not -MAX_CARDS <= c <= MAX_CARDS for c in classes):
+            raise learned.BadModel(f"{where}: its classes are not counts of tricks")
         if not 2 <= len(classes) <= MAX_CLASSES or int(net["columns"]) != (1 if len(classes) == 2 else len(classes)):
             raise learned.BadModel(f"{where}: its trees do not give one logit per class")
         try:

@@ -132,6 +132,16 @@ def test_a_model_without_a_bid_temperature_or_as_a_network_is_refused_in_one_lin
         WorldWeights(dict(learned.load(""), model={"kind": "network"}))
 
 
+def test_a_model_whose_classes_are_no_trick_counts_is_refused_in_one_line(tmp_path):
+    """A hand-made file with a digest that matches: classes beyond any C integer."""
+    body = learned.load("")
+    path = tmp_path / "huge.json"
+    path.write_text(learned.dumps(dict(body, model=dict(body["model"], classes=[10 ** 20] + body["model"]["classes"][1:]))))
+    with pytest.raises(agents.BadAgentParameter, match="bid_model.*classes are not counts of tricks") as e:
+        agents.make("ismcts", inference="learned", bid_model=str(path))
+    assert "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("name,params", [("pimc", {"inference": "weight"}), ("ismcts", {"inference": "learned"})])
 def test_inference_needs_a_model_for_this_game_and_these_players(name, params):
     bot = agents.make(name, **params)
