@@ -337,6 +337,7 @@ cdef class Search:
     cdef char* pool                        # cfg.worlds: the worlds drawn at the move's start,
     cdef double* pool_sum                  # and the running sum of their weights
     cdef int pool_cap
+    cdef int pool_len                      # the worlds in it this move
     cdef size_t pool_rec                   # bytes of one world (c_position_bytes)
     cdef public double effective_worlds    # cfg.worlds: (sum of weights)**2 / sum of squared weights
     cdef double leaf_x[2 + 4 * MAX_PLAYERS]   # its features of one seat
@@ -363,7 +364,7 @@ cdef class Search:
         self.prior_cap = 0
         self.pool = NULL
         self.pool_sum = NULL
-        self.pool_cap = 0
+        self.pool_cap = self.pool_len = 0
         self.effective_worlds = 0.0
         self.with_priors = False
         self.root_proof = 0
@@ -784,7 +785,7 @@ cdef class Search:
         cdef bint proven
         self._begin(root, cfg)
         if cfg.worlds:
-            self._weigh_worlds(root, s, cfg)
+            self._weigh_worlds(root, s, cfg, deadline)
         while it < cfg.iterations:
             if cfg.seconds > 0 and it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
                 break
@@ -830,14 +831,19 @@ cdef class Search:
         the root's round."""
         return not s.c_is_terminal() and (cfg.horizon == HORIZON_GAME or s.c_round() == self.root_round)
 
-    cdef int _weigh_worlds(self, GameState root, GameState s, const SearchConfig* cfg) except -1 nogil:
-        """inference=learned: cfg.worlds worlds drawn for the searcher, kept in `pool` with the
-        running sum of their weights (WorldWeights: how likely the bids it has seen are in each), so
-        that each iteration draws one by its weight: sampling importance resampling. Worlds that all
-        weigh 0 count alike."""
+    cdef int _weigh_worlds(self, GameState root, GameState s, const SearchConfig* cfg, double deadline) except -1 nogil:
+        """inference=learned: cfg.worlds worlds drawn for the searcher (fewer if a time budget runs
+        out first: at least one), kept in `pool` with the running sum of their weights
+        (WorldWeights: how likely the bids it has seen are in each), so that each iteration draws
+        one by its weight: sampling importance resampling. Worlds that all weigh 0 count alike. A
+        world drawn again replays the same later deals (horizon=game)."""
         cdef double total = 0.0, squares = 0.0, w
         cdef int i
+        self.pool_len = 0
         for i in range(cfg.worlds):
+            if cfg.seconds > 0 and i % CLOCK_EVERY == 0 and i > 0 and monotonic_seconds() >= deadline:
+                break
+            self.pool_len += 1
             s.c_copy_from(root)
             s.c_determinize(self.me, &self.rng)
             s.c_save_position(self.pool + i * self.pool_rec)
@@ -846,9 +852,9 @@ cdef class Search:
             squares += w * w
             self.pool_sum[i] = total
         if not total > 0:
-            for i in range(cfg.worlds):
+            for i in range(self.pool_len):
                 self.pool_sum[i] = i + 1.0
-            total, squares = cfg.worlds, cfg.worlds
+            total, squares = self.pool_len, self.pool_len
         self.effective_worlds = total * total / squares
         return 0
 
@@ -861,8 +867,8 @@ cdef class Search:
         cdef int i, lo, hi
         cdef double x
         if cfg.worlds:
-            x = rng_uniform(&self.rng) * self.pool_sum[cfg.worlds - 1]
-            lo, hi = 0, cfg.worlds - 1
+            x = rng_uniform(&self.rng) * self.pool_sum[self.pool_len - 1]
+            lo, hi = 0, self.pool_len - 1
             while lo < hi:                   # the first world whose running sum passes x
                 i = (lo + hi) // 2
                 if self.pool_sum[i] > x:
@@ -1375,7 +1381,8 @@ cdef class Search:
             "children": self.root_children(),
             "proofs": self.root_proofs(),
             "root_proof": _proof_text(self.root_proof) if self.root_proof else None,
-            **({"effective_worlds": round(self.effective_worlds, 2)} if self.weights is not None else {}),
+            **({"worlds": self.pool_len, "effective_worlds": round(self.effective_worlds, 2)}
+               if self.weights is not None else {}),
         }
 
 

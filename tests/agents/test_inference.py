@@ -177,7 +177,8 @@ def test_the_search_draws_its_worlds_by_weight():
     bot = agents.make("ismcts", inference="learned", iterations=200, worlds=300)
     bot.reset("wizard", st.params, 0, 0)
     bot.act(st.determinize(0, 0))
-    assert bot.last_stats()["iterations"] == 200 and 1.0 <= bot.last_stats()["effective_worlds"] < 100
+    assert bot.last_stats()["iterations"] == 200 and bot.last_stats()["worlds"] == 300
+    assert 1.0 <= bot.last_stats()["effective_worlds"] < 100
     first = engines.wizard.WizardState.from_deal(4, HANDS, turn_up="13h", dealer=1, rounds=(5,))  # seat 2 bids first
     bot.reset("wizard", first.params, 2, 0)
     bot.act(first.determinize(2, 0))
