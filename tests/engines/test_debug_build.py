@@ -1,4 +1,5 @@
-"""The contract tests again, on a build with bounds checks and wraparound checks turned on."""
+"""The contract tests again, and the C world weights' (which walk the trees' arrays), on a build with
+bounds checks and wraparound checks turned on."""
 import os
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ def test_contract_passes_with_bounds_checks(tmp_path):
     assert build.returncode == 0, build.stderr[-3000:]
     # run from the copy so its bounds-checked modules are the ones imported
     env["PYTHONPATH"] = str(tree)
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "tests/engines/test_contract.py"], cwd=tree, env=env, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/engines/test_contract.py",
+                          "tests/agents/test_inference.py"], cwd=tree, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:]
     assert " passed" in run.stdout
