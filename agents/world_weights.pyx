@@ -3,11 +3,11 @@ the other seats whose bid it sees, of P(that bid | the seat's view when it bid i
 
 P(bid b | view) is a softmax over the seat's bids of their expected round score under the model's
 distribution of the tricks the hand takes (agents/learned.py's `view_scores`), divided by the
-model's `bid_temperature` (`fit_temperature`), the bid plus_minus_one forbade given none. Here it is worked out in C
-for a whole world from its position (engines/wizard.pyx `bid_view`: the features of each seat's
-view when it bid), the model's trees walked from their arrays (agents/forest.pyx): no Python call,
-so `ismcts[inference=learned]` weighs its worlds inside the search and `pimc[inference=weight]`
-without reading views. Trees only: a network model is refused."""
+model's `bid_temperature` (`fit_temperature`), the bid plus_minus_one forbade given none. Here it
+is worked out in C for a whole world from its position (engines/wizard.pyx `bid_view`: the
+features of each seat's view when it bid), the model's trees walked from their arrays
+(agents/forest.pyx): no Python call, so `ismcts[inference=learned]` weighs its worlds inside the
+search and `pimc[inference=weight]` without reading views. Trees only: a network model is refused."""
 from libc.math cimport exp
 from engines.core cimport GameState
 from engines.wizard cimport bid_view, BID_VIEW_FEATURES, BID_VIEW_FACTS
