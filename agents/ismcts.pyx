@@ -88,7 +88,6 @@ DEF CLOCK_EVERY = 8        # iterations between clock reads under a time budget
 DEF LOG_TABLE = 4096       # log(n) precomputed below this
 DEF MAX_ITERATIONS = 10000000   # per search, also under a time budget: bounds the tree's memory
 DEF MAX_WORLDS = 10000    # inference=learned: worlds weighed a move
-DEF WEIGH_SHARE = 0.25    # inference=learned under a time budget: the share of it the weighing may take
 DEF PROOF_DRAW = 127       # Edge.proof of a proven draw; wins and losses count plies up to MAX_PROOF
 DEF MAX_PROOF = 126
 DEF MAST_RECORD = 1024     # rollout plies per iteration whose MAST statistics are updated
@@ -786,7 +785,7 @@ cdef class Search:
         cdef bint proven
         self._begin(root, cfg)
         if cfg.worlds:
-            self._weigh_worlds(root, s, cfg, start + WEIGH_SHARE * cfg.seconds)
+            self._weigh_worlds(root, s, cfg, deadline)
         while it < cfg.iterations:
             if cfg.seconds > 0 and it % CLOCK_EVERY == 0 and it > 0 and monotonic_seconds() >= deadline:
                 break
@@ -833,8 +832,8 @@ cdef class Search:
         return not s.c_is_terminal() and (cfg.horizon == HORIZON_GAME or s.c_round() == self.root_round)
 
     cdef int _weigh_worlds(self, GameState root, GameState s, const SearchConfig* cfg, double deadline) except -1 nogil:
-        """inference=learned: cfg.worlds worlds drawn for the searcher (fewer, at least one, once
-        `deadline` has passed under a time budget), kept in `pool` with the running sum of their weights
+        """inference=learned: cfg.worlds worlds drawn for the searcher (fewer if a time budget runs
+        out first: at least one), kept in `pool` with the running sum of their weights
         (WorldWeights: how likely the bids it has seen are in each), so that each iteration draws
         one by its weight: sampling importance resampling. Worlds that all weigh 0 count alike. A
         world drawn again replays the same later deals (horizon=game)."""
