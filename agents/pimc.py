@@ -32,9 +32,10 @@ card: "self" (the default: p's bids and cards do not count on sight it will not 
 `inference`="weight" weights each sampled world by how likely the other seats' bids that p has
 seen are with the hands they hold in it (importance weights, normalized over the worlds: the product
 over those seats of P(bid | the seat's view when it bid) under the model `bid_model`, worked out in
-C by agents/world_weights.pyx as `ismcts[inference=learned]` does); "none" (the default) counts every world alike. The sampler draws hands
-uniformly among those consistent with the play, blind to the bids: a seat that bid 0 holding four
-Wizards is as likely as one that bid 4. Hidden bids are not weighted (p has not seen them).
+C by agents/world_weights.pyx as `ismcts[inference=learned]` does); "none" (the default) counts
+every world alike. The sampler draws hands uniformly among those consistent with the play, blind to
+the bids: a seat that bid 0 holding four Wizards is as likely as one that bid 4. Hidden bids are not
+weighted (p has not seen them).
 
 `model`="mixed" scores each solved action by the mean of its paranoid value and its optimistic one
 (every other player helping); "paranoid" (the default) uses the first alone.
