@@ -1637,9 +1637,9 @@ class ISMCTSAgent(Agent):
     `engine`, the default, drawn as `infer` says; `learned`, `worlds` worlds drawn at the start of
     each move and weighed by how likely the bids the searcher has seen are with the hands in each,
     under the bid model, agents/world_weights.pyx, in C; each iteration then draws one of them by
-    its weight), `worlds` (200), `bid_model` (the model file of both; "" or `shipped`,
-    agents/models/wizard-bid-ismcts-4p.json, learned from ismcts's own play), `seed` (combined with
-    the match seed, the seat and the thread).
+    its weight), `worlds` (200; only with `inference=learned`), `bid_model` (the model file of
+    both; "" or `shipped`, agents/models/wizard-bid-ismcts-4p.json, learned from ismcts's own
+    play), `seed` (combined with the match seed, the seat and the thread).
 
     Limits (LIMITS): iterations 1 to 10,000,000 (about a minute a move at the fastest measured
     rate, and a tree of a few hundred MB); time 0 to 3600 seconds, and a timed search also stops
@@ -1689,6 +1689,8 @@ class ISMCTSAgent(Agent):
                 raise BadAgentParameter(f"parameter 'bid_model' of agent ismcts: {e}") from None
         elif self.params["bid_model"]:
             raise BadAgentParameter("parameter 'bid_model' of agent ismcts is for bidding=learned or inference=learned")
+        if "worlds" in params and self.params["inference"] != "learned":
+            raise BadAgentParameter("parameter 'worlds' of agent ismcts is for inference=learned")
         self._searches = [Search() for _ in range(self.params["threads"])]
         self._search = self._searches[0]
         for t, search in enumerate(self._searches):

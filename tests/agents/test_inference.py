@@ -208,3 +208,11 @@ def test_plays_legal_complete_games_and_is_deterministic_under_its_seed(rounds, 
             st.apply_action(a)
         return moves
     assert play() == play()
+
+
+def test_worlds_without_learned_inference_is_refused_in_one_line():
+    """`worlds` counts the worlds inference=learned weighs: without it the search would ignore it."""
+    with pytest.raises(agents.BadAgentParameter, match="'worlds' of agent ismcts is for inference=learned") as e:
+        agents.make("ismcts", worlds=50)
+    assert "\n" not in str(e.value)
+    assert agents.make("ismcts", inference="learned", worlds=50).params["worlds"] == 50
