@@ -2,6 +2,7 @@
 engine, search, arena and reporting benchmarks)."""
 import argparse
 import json
+import math
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -42,9 +43,11 @@ def row(case: str, unit: str, rates: Sequence[float], digits: int | None = 1, **
 
 
 def versus(base: Row, fast: Row, digits: int = 1) -> list[Row]:
-    """`fast` measured against `base`: its "baseline" case and its "speedup" (median over median)."""
+    """`fast` measured against `base`: its "baseline" case and its "speedup" (median over median),
+    to `digits` decimals, or to two significant figures where those would show less."""
     fast["baseline"] = base["case"]
-    fast["speedup"] = round(fast["median_per_s"] / base["median_per_s"], digits)
+    ratio = fast["median_per_s"] / base["median_per_s"]
+    fast["speedup"] = round(ratio, max(digits, 1 - math.floor(math.log10(ratio))) if ratio > 0 else digits)
     return [base, fast]
 
 

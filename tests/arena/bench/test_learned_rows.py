@@ -36,3 +36,14 @@ def test_each_learned_row_stands_beside_what_it_replaces(monkeypatch):
     assert rows["learned/wizard/trees_c"]["trees"] == rows["learned/wizard/trees_sklearn"]["trees"] > 0
     assert all(r["median_per_s"] > 0 and r["positions" if "bid" in case else "worlds" if "world" in case
                                               else "calls"] == 4 for case, r in rows.items())
+
+
+def test_a_speedup_far_below_one_keeps_two_significant_figures():
+    """A world's weight runs at about 0.006 of the plausibility's rate: shown as 0.0 it said nothing."""
+    from arena.bench.measure import versus
+
+    def rate(r):
+        return {"case": "c", "median_per_s": r}
+    assert versus(rate(20_400_000.0), rate(118_000.0))[1]["speedup"] == 0.0058
+    assert versus(rate(112.0), rate(4_600.0))[1]["speedup"] == 41.1
+    assert versus(rate(10.0), rate(3.0), digits=2)[1]["speedup"] == 0.3
