@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from engines.wizard import round_score  # RULES.md 1.5, as the engine scores a round
+
 FORMAT = 1
 BID_FEATURES = "wizard-bid"
 BID_GAME = "wizard"   # the game whose bids these features read
@@ -243,11 +245,6 @@ def bid_features(obs: dict[str, Any]) -> list[float]:
         row += [len(ranks), max(ranks, default=0), sum(r >= 11 for r in ranks)]
     side = [r for ranks in suits.values() for r in ranks]
     return [float(x) for x in row + [side.count(13), side.count(12)]]
-
-
-def round_score(bid: int, tricks: int) -> int:
-    """RULES.md: 20 + 10 per trick for a bid met, -10 per trick of difference otherwise."""
-    return 20 + 10 * tricks if bid == tricks else -10 * abs(tricks - bid)
 
 
 # ------------------------------------------------------------------ the model: trees or network

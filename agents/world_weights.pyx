@@ -11,17 +11,11 @@ search and `pimc[inference=weight]` without reading views. Trees only: a network
 from libc.math cimport exp
 from engines.core cimport GameState
 from engines.wizard cimport bid_view, BID_VIEW_FEATURES, BID_VIEW_FACTS
+from engines.wizard_rules cimport round_score
 from agents.forest cimport Forest
 from engines.wizard import WizardState
 
 DEF MAX_CARDS = 20   # Wizard's largest hand
-
-
-cdef inline double _round_score(int bid, int tricks) noexcept nogil:
-    """RULES.md: 20 + 10 per trick for a bid met, -10 per trick of difference otherwise."""
-    if bid == tricks:
-        return 20.0 + 10.0 * tricks
-    return -10.0 * (tricks - bid if tricks > bid else bid - tricks)
 
 
 cdef class WorldWeights:
@@ -82,7 +76,7 @@ cdef class WorldWeights:
         for b in range(cards + 1):
             score[b] = 0.0
             for t in range(cards + 1):
-                score[b] += dist[t] * _round_score(b, t)
+                score[b] += dist[t] * round_score(b, t)
             score[b] /= self.temperature
             if b != forbidden and score[b] > top:
                 top = score[b]

@@ -8,6 +8,7 @@ from engines.core import GameState
 SUITS: str
 
 
+def round_score(bid: int, tricks: int) -> int: ...
 def card_to_string(c: int) -> str: ...
 def parse_card(text: str) -> int:
     """:raises ValueError: not a card."""

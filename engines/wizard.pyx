@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
 from libc.string cimport memset
 from libc.math cimport exp
 from engines.core cimport GameState, Rng, action_t, rng_seed, rng_next, rng_below, HORIZON_ROUND
-from engines.wizard_rules cimport may_play, hand_promise, suited_promise
+from engines.wizard_rules cimport may_play, hand_promise, suited_promise, round_score as c_round_score
 from engines.registry import engine_params
 from engines.events import Event, ended
 cimport cython
@@ -285,16 +285,11 @@ cdef void _new_game(WizPos* s, Rng* chance) noexcept nogil:
 
 
 cdef void _end_round(WizPos* s, Rng* chance) noexcept nogil:
-    cdef int p, b, t, d
+    cdef int p, b
     for p in range(s.nplayers):
         b = s.bids[p]
-        t = s.tricks[p]
-        if b == t:
-            s.score[p] += 20 + 10 * t
-            s.exact[p] += 1
-        else:
-            d = t - b if t > b else b - t
-            s.score[p] -= 10 * d
+        s.score[p] += c_round_score(b, s.tricks[p])
+        s.exact[p] += b == s.tricks[p]
         if s.hide == HIDE_UNTIL_END:
             s.pub_key = _mix(s.pub_key, 0x200 + p * 32 + b)
     s.rounds_scored += 1
@@ -728,6 +723,11 @@ cdef void _resample_bids(WizPos* s, int p, Rng* rng) noexcept nogil:
         if s.bids[q] >= 0:
             total += s.bids[q]
     s.bid_sum = total
+
+
+def round_score(int bid, int tricks):
+    """A seat's points for a round (RULES.md 1.5), as the engine scores it."""
+    return c_round_score(bid, tricks)
 
 
 def card_to_string(int c):

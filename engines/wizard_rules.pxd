@@ -19,6 +19,14 @@ cdef inline uint64_t may_play(uint64_t hand, int led) noexcept nogil:
     return hand
 
 
+cdef inline int round_score(int bid, int tricks) noexcept nogil:
+    """A seat's points for a round (RULES.md 1.5): 20 + 10 per trick for a bid met, -10 per trick
+    of difference otherwise."""
+    if bid == tricks:
+        return 20 + 10 * tricks
+    return -10 * (tricks - bid if tricks > bid else bid - tricks)
+
+
 # ---- the tricks a hand promises: the one estimate of the engine's evaluation, playout policy and
 # plausibility, and of the solver's horizon and unknown bids (so of pimc's playouts) ----
 
