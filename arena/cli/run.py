@@ -290,6 +290,10 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
                "deals_compared": s["deals_compared"], "identical_play": s["identical_play"]}
               for s in sections]
     config = run_row.tournament
+    if config and config.compare:
+        from arena.compare.compare import stored_verdict
+        for board in boards:
+            board["verdict"] = stored_verdict(store, run_id)
     seeding = config.seeding if config else "independent"
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)

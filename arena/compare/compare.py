@@ -39,8 +39,9 @@ How the deals are played (the statistics are in arena.compare.sprt):
   code digest, not --jobs or the backend) is hashed into the run id (`cmp-GAME-HASH`): the same
   command on the same store resumes (after Ctrl-C or kill -9) or reprints the run. Deal seeds are
   those of `arena run` with the same seed and deal key. Its matches are ordinary matches: `arena
-  leaderboard`, `matchups` and `report` show them (ratings included). `arena run --resume` of a
-  compare run is not supported: it needs the compare command.
+  leaderboard`, `matchups` and `report` show them (ratings included); the leaderboard's verdict is
+  this test's (`stored_verdict`), never its own intervals'. `arena run --resume` of a compare run is
+  not supported: it needs the compare command.
 
 Decisions where the issue is silent: labels must differ (two copies of one agent need `as LABEL`);
 `--field` is refused for two-player games; --max-deals defaults to 1000 deals (2000 matches); the
@@ -211,6 +212,28 @@ def plan(store: "Store | str", candidate: AgentSpec, baseline: AgentSpec, game: 
         planned_in.create_run(run_id, config, 2 * max_deals, key)
     return ComparePlan(run_id, config, key, game_id, dict(game_params), cand, base, others, test, max_deals,
                        seed, time_limit, sandbox, time_control, book, planned_in)
+
+
+def stored_verdict(store: Store, run_id: str) -> str | None:
+    """The verdict of the comparison stored as `run_id` with its score, from its sequential test on
+    the matches stored, as `arena compare` gives it (its plan read back from the run's config:
+    nothing is staged, checked, claimed or played); None for a run that is no comparison."""
+    run = store.run(run_id)
+    config = run.tournament
+    if config is None or config.compare is None:
+        return None
+    settings, game = config.compare, config.games[0]
+    agent = {a.label: a for a in config.agents}
+    field = [agent[label] for label in settings.field] or [agent[settings.baseline]]
+    plan = ComparePlan(run_id, config, run.deal_key, game.game_id, dict(game.params), agent[settings.candidate],
+                       agent[settings.baseline], field, sprt.SprtParams(**settings.sprt), settings.max_deals,
+                       config.seed, config.time_limit, config.sandbox, config.time_control)
+    outcome = evaluate(plan, store.matches(run_id))
+    if not outcome.estimates:
+        return verdict(plan, outcome)
+    score = outcome.estimates["score"]
+    return f"{verdict(plan, outcome)}; score {score.mean:.3f} [{score.low:.3f}, {score.high:.3f}] " \
+           f"(the sequential test of `arena compare`)"
 
 
 def _share(match, seat):

@@ -12,6 +12,11 @@ from arena.tournament.schedule import stored_looks
 if TYPE_CHECKING:
     from arena.store import Store
 
+# A comparison stops by its sequential test, so intervals read after it stopped are no test of their
+# own; `arena leaderboard` (arena.cli, above arena.compare) puts the test's verdict in its place.
+COMPARISON_VERDICT = "a comparison (`arena compare`): its sequential test decides it, not these intervals; " \
+                     "`arena leaderboard RUN` prints its verdict"
+
 
 def run_sections(store: "Store", run_id: str, game_id: str | None = None, first_matches: int = 0
              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -38,7 +43,8 @@ def run_sections(store: "Store", run_id: str, game_id: str | None = None, first_
             "seed_range": summ["seeds"],
             "leaderboard": rows,
             "cycles": summ["cycles"],
-            "verdict": verdict(rows, h2h, summ["cycles"]) if tally.key not in looks else
+            "verdict": COMPARISON_VERDICT if config and config.compare else
+            verdict(rows, h2h, summ["cycles"]) if tally.key not in looks else
             settle_verdict(looks[tally.key], looks["rule"], len(rows)),
             "settled": looks[tally.key].settled if tally.key in looks else None,
             # over the deals with two or more matches; None when no deal has

@@ -45,6 +45,22 @@ def test_a_clearly_stronger_candidate_is_accepted_quickly(tmp_path):
     assert result.exit_code == 2 and "the same `arena compare` command resumes it" in result.output
 
 
+def test_the_leaderboard_of_a_comparison_gives_its_sequential_tests_verdict(tmp_path):
+    """Stopped undecided after 8 deals, greedy's interval against random is already above one half:
+    the leaderboard said "greedy is stronger" while `arena compare` said "no decision"."""
+    from arena.reports.sections import COMPARISON_VERDICT, run_sections
+    store = tmp_path / "u.sqlite"
+    data = run_json("greedy", "random", "--game", "insert", "--max-deals", 8, "--jobs", 1, "--store", store)
+    assert data["decision"] is None and data["score"]["low"] > 0.5, data
+    board = json.loads(invoke("leaderboard", data["run_id"], "--store", store, "--json").output)
+    said = board["leaderboards"][0]["verdict"]
+    assert said.startswith(data["verdict"] + "; score ") and "stronger" not in said
+    shown = invoke("leaderboard", data["run_id"], "--store", store).output
+    assert "no decision after 8 deals" in shown and "stronger" not in shown
+    # The report and the web app, below arena.compare, point to the test instead of an interval's verdict.
+    assert run_sections(Store(str(store)), data["run_id"])[0][0]["verdict"] == COMPARISON_VERDICT
+
+
 def test_with_the_default_test_greedy_is_accepted_over_random(tmp_path):
     data = run_json("greedy", "random", "--game", "insert", "--jobs", 1, "--store", tmp_path / "d.sqlite")
     assert data["sprt"]["elo0"] == 0 and data["sprt"]["elo1"] == 10
