@@ -217,16 +217,26 @@ def plan(store: "Store | str", candidate: AgentSpec, baseline: AgentSpec, game: 
 def stored_verdict(store: Store, run_id: str) -> str | None:
     """The verdict of the comparison stored as `run_id` with its score, from its sequential test on
     the matches stored, as `arena compare` gives it (its plan read back from the run's config:
-    nothing is staged, checked, claimed or played); None for a run that is no comparison."""
+    nothing is staged, checked, claimed or played); None for a run that is no comparison. A stored
+    config that does not make a comparison (a store changed by hand) gives a line that says so."""
     run = store.run(run_id)
     config = run.tournament
     if config is None or config.compare is None:
         return None
     settings, game = config.compare, config.games[0]
     agent = {a.label: a for a in config.agents}
+    missing = [x for x in (settings.candidate, settings.baseline, *settings.field) if x not in agent]
+    try:
+        if missing:
+            raise ValueError(f"it names no agent {missing[0]!r} of the run")
+        if not (isinstance(settings.max_deals, int) and 1 <= settings.max_deals <= MAX_DEALS):
+            raise ValueError(f"--max-deals {settings.max_deals!r}")
+        test = sprt.parse_sprt(",".join(f"{k}={v}" for k, v in dict(settings.sprt).items()))
+    except (ValueError, TypeError) as e:
+        return f"this comparison's stored settings cannot be tested: {e}"
     field = [agent[label] for label in settings.field] or [agent[settings.baseline]]
     plan = ComparePlan(run_id, config, run.deal_key, game.game_id, dict(game.params), agent[settings.candidate],
-                       agent[settings.baseline], field, sprt.SprtParams(**settings.sprt), settings.max_deals,
+                       agent[settings.baseline], field, test, settings.max_deals,
                        config.seed, config.time_limit, config.sandbox, config.time_control)
     outcome = evaluate(plan, store.matches(run_id))
     if not outcome.estimates:

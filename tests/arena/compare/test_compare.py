@@ -59,6 +59,17 @@ def test_the_leaderboard_of_a_comparison_gives_its_sequential_tests_verdict(tmp_
     assert "no decision after 8 deals" in shown and "stronger" not in shown
     # The report and the web app, below arena.compare, point to the test instead of an interval's verdict.
     assert run_sections(Store(str(store)), data["run_id"])[0][0]["verdict"] == COMPARISON_VERDICT
+    # A store changed by hand: settings that make no test are said in the verdict's line.
+    with sqlite3.connect(store) as db:
+        (text,) = db.execute("SELECT config FROM runs WHERE run_id = ?", (data["run_id"],)).fetchone()
+    for key, value, said in (("candidate", "ghost", "names no agent 'ghost'"), ("sprt", {"alpha": 7}, "alpha")):
+        with sqlite3.connect(store) as db:
+            config = json.loads(text)
+            config["compare"][key] = value
+            db.execute("UPDATE runs SET config = ? WHERE run_id = ?", (json.dumps(config), data["run_id"]))
+        result = invoke("leaderboard", data["run_id"], "--store", store)
+        assert result.exit_code == 0 and "verdict: this comparison's stored settings cannot be tested: " in result.output
+        assert said in result.output and "Error" not in result.output
 
 
 def test_with_the_default_test_greedy_is_accepted_over_random(tmp_path):
