@@ -44,7 +44,8 @@ class Agent:
     Subclasses set `name`, declare their parameters with defaults in `PARAMS` (the defaults fix
     the types), the inclusive range of each numeric parameter in `LIMITS` and the allowed values
     of each string parameter in `CHOICES`, and implement `act`. The constructor refuses, with
-    BadAgentParameter, a float that is not finite and any value out of its range or choices.
+    BadAgentParameter, a float that is not finite, any value out of its range or choices, and a
+    parameter of `NEEDS` given without the setting it needs.
     The arena calls `reset` once per match, then `act` whenever it is this agent's turn, with a
     state that holds only what this seat may know (in hidden-information games, a determinized
     copy). `act` returns one of `state.legal_actions()`. Under a time control the arena sets
@@ -65,6 +66,9 @@ class Agent:
     # for: any text, no CHOICES; the agent checks the file when it is made, and that the file fits
     # the game when it is reset (`unfit`).
     FILE_PARAMS: dict[str, tuple[str, ...]] = {}
+    # Parameters that only mean something with another one set (ismcts's worlds: inference=learned):
+    # given without it, they are refused rather than ignored.
+    NEEDS: dict[str, tuple[str, Any]] = {}
     clock: ClockReading | None = None   # set by the arena before each `act` under a time control
 
     def __init__(self, **params: Any) -> None:
@@ -76,6 +80,9 @@ class Agent:
             raise BadAgentParameter(f"unknown parameter {unknown[0]!r} for agent {self.name}; valid: {valid}")
         self.params = {k: coerce(params.get(k, d), d, f"parameter {k!r} of agent {self.name}", BadAgentParameter,
                                  self.CHOICES.get(k), self.LIMITS.get(k)) for k, d in self.PARAMS.items()}
+        for k, (other, value) in self.NEEDS.items():
+            if k in params and self.params[other] != value:
+                raise BadAgentParameter(f"parameter {k!r} of agent {self.name} is for {other}={value}")
         self.seat = 0
         self.seed = 0
         self.decisions = 0   # `act` calls since `reset` that asked for `next_seed`

@@ -1666,6 +1666,7 @@ class ISMCTSAgent(Agent):
                "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked"),
                "bidding": ("search", "learned"), "inference": ("engine", "learned")}
     FILE_PARAMS = {"value": ("", "none", "shipped", "default"), "bid_model": ("", "shipped")}
+    NEEDS = {"worlds": ("inference", "learned")}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -1689,8 +1690,6 @@ class ISMCTSAgent(Agent):
                 raise BadAgentParameter(f"parameter 'bid_model' of agent ismcts: {e}") from None
         elif self.params["bid_model"]:
             raise BadAgentParameter("parameter 'bid_model' of agent ismcts is for bidding=learned or inference=learned")
-        if "worlds" in params and self.params["inference"] != "learned":
-            raise BadAgentParameter("parameter 'worlds' of agent ismcts is for inference=learned")
         self._searches = [Search() for _ in range(self.params["threads"])]
         self._search = self._searches[0]
         for t, search in enumerate(self._searches):

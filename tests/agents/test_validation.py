@@ -83,11 +83,12 @@ def test_numeric_parameters_are_checked_at_both_ends_of_their_range(name, param)
     cls = agent_class(name)
     lo, hi = cls.LIMITS[param]
     step = 1 if isinstance(lo, int) else 1e-9 * max(1.0, abs(hi))
+    needs = dict([cls.NEEDS[param]]) if param in cls.NEEDS else {}
     for ok in (lo, hi):
-        assert cls(**{param: ok}).params[param] == ok
+        assert cls(**{param: ok}, **needs).params[param] == ok
     for bad in (lo - step, hi + step, 10**30, -10**30, str(hi + step)):
         with pytest.raises(BadAgentParameter) as err:
-            cls(**{param: bad})
+            cls(**{param: bad}, **needs)
         assert_one_line(err.value, name, repr(param))
 
 
