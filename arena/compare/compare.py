@@ -231,7 +231,7 @@ def stored_verdict(store: Store, run_id: str) -> str | None:
             raise ValueError(f"it names no agent {missing[0]!r} of the run")
         if not (isinstance(settings.max_deals, int) and 1 <= settings.max_deals <= MAX_DEALS):
             raise ValueError(f"--max-deals {settings.max_deals!r}")
-        test = sprt.parse_sprt(",".join(f"{k}={v}" for k, v in dict(settings.sprt).items()))
+        test = sprt.checked(settings.sprt)
     except (ValueError, TypeError) as e:
         return f"this comparison's stored settings cannot be tested: {e}"
     field = [agent[label] for label in settings.field] or [agent[settings.baseline]]

@@ -38,8 +38,9 @@ References: Van den Bergh, "A practical introduction to the GSPRT" and "Normaliz
 the fishtest project); Wald, "Sequential tests of statistical hypotheses" (1945).
 """
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -85,13 +86,22 @@ def parse_sprt(text: str | None) -> SprtParams:
         if not eq or name not in DEFAULTS:
             raise ValueError(f"malformed --sprt part {part!r}: expected elo0=, elo1=, alpha= or beta= with a number")
         try:
-            number = float(value)
+            values[name] = float(value)
         except ValueError:
             raise ValueError(f"--sprt {name} must be a number, not {value!r}") from None
-        if not math.isfinite(number):
-            raise ValueError(f"--sprt {name} must be a finite number, not {value!r}")
-        values[name] = number
-    p = SprtParams(**values)
+    return checked(values)
+
+
+def checked(values: Mapping[str, Any]) -> SprtParams:
+    """The test of these hypotheses and error rates (all four, as `parse_sprt` reads them or a
+    comparison's config stores them); ValueError (one line) for a missing or unknown one, a value
+    that is no finite number, elo0 >= elo1, or alpha or beta outside (0, 0.5)."""
+    if set(values) != set(DEFAULTS):
+        raise ValueError(f"--sprt needs {', '.join(DEFAULTS)}, not {', '.join(map(str, values)) or 'none'}")
+    for name, number in values.items():
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            raise ValueError(f"--sprt {name} must be a finite number, not {number!r}")
+    p = SprtParams(**{name: float(number) for name, number in values.items()})
     if not p.elo0 < p.elo1:
         raise ValueError(f"--sprt needs elo0 < elo1 (H0: elo0, H1: elo1), not elo0={p.elo0:g}, elo1={p.elo1:g}")
     if max(abs(p.elo0), abs(p.elo1)) >= 2000:
