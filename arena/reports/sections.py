@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 # A comparison stops by its sequential test, so intervals read after it stopped are no test of their
 # own; `arena leaderboard` (arena.cli, above arena.compare) puts the test's verdict in its place.
-COMPARISON_VERDICT = "a comparison (`arena compare`): its sequential test decides it, not these intervals; " \
-                     "`arena leaderboard RUN` prints its verdict"
+COMPARISON_VERDICT = "a comparison, decided by its sequential test and not by these intervals: " \
+                     "arena leaderboard {run_id} prints the test's verdict"
 
 
 def run_sections(store: "Store", run_id: str, game_id: str | None = None, first_matches: int = 0
@@ -43,7 +43,7 @@ def run_sections(store: "Store", run_id: str, game_id: str | None = None, first_
             "seed_range": summ["seeds"],
             "leaderboard": rows,
             "cycles": summ["cycles"],
-            "verdict": COMPARISON_VERDICT if config and config.compare else
+            "verdict": COMPARISON_VERDICT.format(run_id=run_id) if config and config.compare else
             verdict(rows, h2h, summ["cycles"]) if tally.key not in looks else
             settle_verdict(looks[tally.key], looks["rule"], len(rows)),
             "settled": looks[tally.key].settled if tally.key in looks else None,

@@ -58,7 +58,8 @@ def test_the_leaderboard_of_a_comparison_gives_its_sequential_tests_verdict(tmp_
     shown = invoke("leaderboard", data["run_id"], "--store", store).output
     assert "no decision after 8 deals" in shown and "stronger" not in shown
     # The report and the web app, below arena.compare, point to the test instead of an interval's verdict.
-    assert run_sections(Store(str(store)), data["run_id"])[0][0]["verdict"] == COMPARISON_VERDICT
+    assert run_sections(Store(str(store)), data["run_id"])[0][0]["verdict"] == \
+        COMPARISON_VERDICT.format(run_id=data["run_id"])
     # A store changed by hand: settings that make no test are said in the verdict's line.
     with sqlite3.connect(store) as db:
         (text,) = db.execute("SELECT config FROM runs WHERE run_id = ?", (data["run_id"],)).fetchone()
