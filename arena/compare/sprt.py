@@ -92,6 +92,16 @@ def parse_sprt(text: str | None) -> SprtParams:
     return checked(values)
 
 
+def _finite(number: Any) -> bool:
+    """A number (not a bool) that is finite as a float."""
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:   # an int beyond any float
+        return False
+
+
 def checked(values: Mapping[str, Any]) -> SprtParams:
     """The test of these hypotheses and error rates (all four, as `parse_sprt` reads them or a
     comparison's config stores them); ValueError (one line) for a missing or unknown one, a value
@@ -99,8 +109,8 @@ def checked(values: Mapping[str, Any]) -> SprtParams:
     if set(values) != set(DEFAULTS):
         raise ValueError(f"--sprt needs {', '.join(DEFAULTS)}, not {', '.join(map(str, values)) or 'none'}")
     for name, number in values.items():
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            raise ValueError(f"--sprt {name} must be a finite number, not {number!r}")
+        if not _finite(number):
+            raise ValueError(f"--sprt {name} must be a finite number, not {repr(number):.40}")
     p = SprtParams(**{name: float(number) for name, number in values.items()})
     if not p.elo0 < p.elo1:
         raise ValueError(f"--sprt needs elo0 < elo1 (H0: elo0, H1: elo1), not elo0={p.elo0:g}, elo1={p.elo1:g}")

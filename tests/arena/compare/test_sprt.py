@@ -122,6 +122,17 @@ def test_bad_sprt_text_is_one_line(text, words):
     assert "\n" not in str(e.value) and all(w in str(e.value) for w in words), str(e.value)
 
 
+@pytest.mark.parametrize("change, words", [
+    ({"elo1": 10 ** 400}, ["elo1", "finite"]), ({"elo1": True}, ["elo1", "finite"]), ({"alpha": "0.05"}, ["alpha"]),
+    ({"gamma": 1}, ["needs elo0, elo1, alpha, beta"]), ({"alpha": 0.7}, ["alpha", "between 0 and 0.5"])])
+def test_stored_hypotheses_that_make_no_test_are_refused_in_one_short_line(change, words):
+    """A comparison's config, as a store gives it back (a store changed by hand included)."""
+    with pytest.raises(ValueError) as e:
+        sprt.checked({**sprt.DEFAULTS, **change})
+    assert "\n" not in str(e.value) and len(str(e.value)) < 120 and all(w in str(e.value) for w in words), str(e.value)
+    assert sprt.checked(dict(sprt.DEFAULTS)) == sprt.SprtParams()
+
+
 def test_sprt_text_keeps_defaults():
     assert sprt.parse_sprt("elo1=5") == sprt.SprtParams(0, 5, 0.05, 0.05)
     assert sprt.parse_sprt(" elo0 = -3 , beta=0.1") == sprt.SprtParams(-3, 10, 0.05, 0.1)
