@@ -63,7 +63,9 @@ def test_the_leaderboard_of_a_comparison_gives_its_sequential_tests_verdict(tmp_
     # A store changed by hand: settings that make no test are said in the verdict's line.
     with sqlite3.connect(store) as db:
         (text,) = db.execute("SELECT config FROM runs WHERE run_id = ?", (data["run_id"],)).fetchone()
-    for key, value, said in (("candidate", "ghost", "names no agent 'ghost'"), ("sprt", {"elo0": 0, "elo1": 10, "alpha": 7, "beta": 0.05}, "alpha must be between 0 and 0.5")):
+    hand_made = [("candidate", "ghost", "names no agent 'ghost'"),
+                 ("sprt", {"elo0": 0, "elo1": 10, "alpha": 7, "beta": 0.05}, "alpha must be between 0 and 0.5")]
+    for key, value, said in hand_made:
         with sqlite3.connect(store) as db:
             config = json.loads(text)
             config["compare"][key] = value
