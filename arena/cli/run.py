@@ -292,8 +292,9 @@ def _print_leaderboards(store, run_id, as_json, game_id=None):
     config = run_row.tournament
     if config and config.compare:
         from arena.compare.compare import stored_verdict
+        said = stored_verdict(store, run_id)   # a comparison plays one game: one verdict for its boards
         for board in boards:
-            board["verdict"] = stored_verdict(store, run_id)
+            board["verdict"] = said
     seeding = config.seeding if config else "independent"
     fault_summary = [f for s in sections for f in s["fault_summary"]]
     matches = sum(s["matches"] for s in sections)

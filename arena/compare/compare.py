@@ -226,14 +226,18 @@ def stored_verdict(store: Store, run_id: str) -> str | None:
     settings, game = config.compare, config.games[0]
     agent = {a.label: a for a in config.agents}
     missing = [x for x in (settings.candidate, settings.baseline, *settings.field) if x not in agent]
-    try:
-        if missing:
-            raise ValueError(f"it names no agent {missing[0]!r} of the run")
-        if not (isinstance(settings.max_deals, int) and 1 <= settings.max_deals <= MAX_DEALS):
-            raise ValueError(f"--max-deals {settings.max_deals!r}")
-        test = sprt.checked(settings.sprt)
-    except (ValueError, TypeError) as e:
-        return f"this comparison's stored settings cannot be tested: {e}"
+    problem = ""
+    if missing:
+        problem = f"it names no agent {missing[0]!r} of the run"
+    elif not (isinstance(settings.max_deals, int) and 1 <= settings.max_deals <= MAX_DEALS):
+        problem = f"--max-deals {settings.max_deals!r}"
+    else:
+        try:
+            test = sprt.checked(settings.sprt)
+        except (ValueError, TypeError) as e:
+            problem = str(e)
+    if problem:
+        return f"this comparison's stored settings cannot be tested: {problem}"
     field = [agent[label] for label in settings.field] or [agent[settings.baseline]]
     plan = ComparePlan(run_id, config, run.deal_key, game.game_id, dict(game.params), agent[settings.candidate],
                        agent[settings.baseline], field, test, settings.max_deals,
