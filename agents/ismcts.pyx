@@ -76,10 +76,12 @@ from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_below, rng_un
 
 from agents.forest cimport Forest
 from agents.leaf cimport c_leaf_features
+from agents.move_policy cimport MovePolicy
 from agents.world_weights cimport WorldWeights
 
 import json
 
+import engines
 from agents import learned
 from agents.base import Agent, BadAgentParameter, SEED_LIMITS, TIME_LIMITS
 
@@ -135,6 +137,7 @@ cdef struct SearchConfig:
     bint valued            # a learned leaf value (Search.value) scores every leaf short of the game's end
     bint value_ranked      # its shares ranked and blended with their margin, not taken as they are
     double value_mix       # the value's weight against the play-out's rewards (1: no play-out)
+    bint patterned         # a learned playout policy (Search.playout) plays the plies that would be random
 
 cdef struct Views:
     # pom, at another player's node: its legal actions in this world (members), in classes of the
@@ -199,17 +202,20 @@ cdef class SearchSettings:
     sum of rewards; not under a time budget, which leaves the rounds unknown, nor with the solver,
     which stops once the root is proven). `bias`: progressive bias (Chaslot et al. 2008), the weight
     of an edge's evaluated rank among its siblings in its UCB value, fading as 1 / (visits + 1); 0,
-    the default, none. Another player's edges merged by `pom` have none."""
+    the default, none. Another player's edges merged by `pom` have none. `playout`: a learned
+    playout policy (agents/move_policy.pyx) that plays the rollout plies that would be uniformly
+    random (after MAST's and the engine policy's chances), or None."""
     cdef SearchConfig cfg
     cdef readonly Forest value
     cdef readonly WorldWeights weights
+    cdef readonly MovePolicy playout
 
     def __init__(self, GameState state, long iterations=1000, double seconds=0.0, double c=0.7,
                  str horizon="round", double margin=0.5, solver=None, span=None, int cutoff=0,
                  str expand="random", bint pom=False, double epsilon=1.0, int decisive=0, double mast=0.0,
                  double policy=0.0, str opponents="search", int infer=1, str root="ucb", double bias=0.0,
                  Forest value=None, str value_reward="share", double value_mix=1.0,
-                 WorldWeights weights=None, int worlds=200):
+                 WorldWeights weights=None, int worlds=200, MovePolicy playout=None):
         cdef bint solve
         if state.c_is_terminal():
             raise ValueError("cannot search from a terminal state")
@@ -257,6 +263,10 @@ cdef class SearchSettings:
             raise ValueError("ismcts needs a value_mix in [0, 1]")
         if weights is not None:
             weights.check(state)
+        if playout is not None:
+            playout.check(state)
+        self.playout = playout
+        self.cfg.patterned = playout is not None
         if weights is not None and not 2 <= worlds <= MAX_WORLDS:
             raise ValueError(f"ismcts needs worlds in [2, {MAX_WORLDS}]")
         self.weights = weights
@@ -333,6 +343,7 @@ cdef class Search:
     cdef int me
     cdef int n_players
     cdef Forest value                      # the learned leaf value of the current search (cfg.valued)
+    cdef MovePolicy playout                # its learned playout policy (cfg.patterned)
     cdef WorldWeights weights              # inference=learned: how likely a world is (cfg.worlds)
     cdef char* pool                        # cfg.worlds: the worlds drawn at the move's start,
     cdef double* pool_sum                  # and the running sum of their weights
@@ -641,8 +652,9 @@ cdef class Search:
         """The action of a rollout ply among acts[:k] that would otherwise be uniformly random: with
         chance `mast`, the action whose mean reward for the mover is best so far in this search (MAST,
         Finnsson and Bjoernsson 2008; an action never seen first, ties from a random start); else
-        with chance `policy` the engine's playout policy's (`c_policy_action`); else by the
-        `decisive` policy. Records the ply for the MAST update."""
+        with chance `policy` the engine's playout policy's (`c_policy_action`); else with a learned
+        playout policy (cfg.patterned) its draw by the moves' patterns; else by the `decisive`
+        policy. Records the ply for the MAST update."""
         cdef int mover = s.c_current_player(), i, j, best, start
         cdef action_t a
         cdef double u, best_u = -1.0, mast = cfg.mast, policy = cfg.policy
@@ -660,6 +672,8 @@ cdef class Search:
             a = acts[best]
         elif policy > 0.0 and k > 1 and (policy >= 1.0 or rng_uniform(&self.rng) < policy):
             a = s.c_policy_action(&self.rng)
+        elif cfg.patterned and k > 1:
+            a = acts[self.playout.c_choose(s, acts, k, &self.rng)]
         elif cfg.decisive > 0:
             a = acts[self._decisive_ply(s, acts, k, cfg.decisive)]
         else:
@@ -1036,7 +1050,7 @@ cdef class Search:
         """The iteration's rewards, into `reward`: a proven leaf's from its proof; otherwise from a
         rollout in `s` to the horizon (none when the descent reached it: a descent that ended the
         root's round does not roll into the next) by the engine's c_rollout, or by `_rollout_ply`
-        with a decisive, MAST or policy rollout, or cut off after cfg.cutoff plies
+        with a decisive, MAST, policy or learned playout policy's rollout, or cut off after cfg.cutoff plies
         (`_cut_rollout`) and then scored by the engine's evaluation. With a learned leaf value
         (cfg.valued) the leaf, or the cut-off rollout's end, short of the game's end is scored by
         it (`_valued_rewards`), with no rollout when there is no cutoff; with a `value_mix` below 1
@@ -1064,7 +1078,7 @@ cdef class Search:
             # a learned leaf value without a cutoff scores the leaf itself: no play-out
             if cfg.cutoff > 0:
                 evaluated = self._cut_rollout(s, cfg)
-            elif cfg.decisive > 0 or cfg.mast > 0.0 or cfg.policy > 0.0:
+            elif cfg.decisive > 0 or cfg.mast > 0.0 or cfg.policy > 0.0 or cfg.patterned:
                 # a full rollout by these policies instead of the engine's random one
                 self._policy_rollout(s, cfg)
             else:
@@ -1272,6 +1286,7 @@ cdef class Search:
         cdef GameState scratch = self.scratch
         self.value = settings.value
         self.weights = settings.weights
+        self.playout = settings.playout
         if settings.cfg.worlds:
             self._reserve_pool(settings.cfg.worlds, scratch.c_position_bytes())
         with nogil:
@@ -1472,7 +1487,12 @@ EXPAND_EVAL = {"insert"}
 LEAF_VALUES = {"belle_of_the_ball"}
 
 
-_default_values = {}   # (game, its parameters as JSON) -> default_value's answer: a file read once
+# Games whose searches play their play-outs by the shipped learned playout policy (playout=default):
+# where that measured stronger at equal time per move (docs/training.md).
+PLAYOUT_POLICIES = {"royal_ball"}
+
+
+_defaults = {}   # (parameter, game, its parameters as JSON) -> default_model's answer: a file read once
 
 
 def _unsearched(**flags):
@@ -1481,20 +1501,23 @@ def _unsearched(**flags):
             "root_proof": None, **flags}
 
 
-def default_value(str game_id, dict game_params):
-    """(model file, Forest) of the shipped leaf value when it is `game_id`'s default (LEAF_VALUES)
-    and was trained for these players and parameters, else None: the play-outs alone."""
-    if game_id not in LEAF_VALUES:
+def default_model(str param, str game_id, dict game_params):
+    """(model file, model) of the shipped model of `param` (`value`: a leaf value and its Forest;
+    `playout`: a playout policy and its MovePolicy) when it is `game_id`'s default (LEAF_VALUES,
+    PLAYOUT_POLICIES) and was trained for these players and parameters, else None: the play-outs
+    alone, uniformly random."""
+    games, loader = (LEAF_VALUES, learned.value_forest) if param == "value" else (PLAYOUT_POLICIES, learned.move_policy)
+    if game_id not in games:
         return None
-    key = (game_id, json.dumps(game_params, sort_keys=True))
-    if key not in _default_values:
+    key = (param, game_id, json.dumps(game_params, sort_keys=True))
+    if key not in _defaults:
         try:
-            value = learned.value_forest("shipped", game_id, game_params.get("players", 0))
-            learned.check_for(value[0], game_id, game_params, value[0]["path"])
+            model = loader("shipped", game_id, game_params.get("players", 0))
+            learned.check_for(model[0], game_id, game_params, model[0]["path"])
         except learned.BadModel:
-            value = None   # no shipped value for this player count or variant: it was not measured there
-        _default_values[key] = value
-    return _default_values[key]
+            model = None   # none shipped for this player count or variant: it was not measured there
+        _defaults[key] = model
+    return _defaults[key]
 
 
 def expansion(GameState state, str expand="default"):
@@ -1630,7 +1653,13 @@ class ISMCTSAgent(Agent):
     the shares ranked among the players and blended by `margin` with each one's lead over the
     others' mean, as a play-out's points are), `value_mix` (the value's weight in a leaf's reward:
     1 the value alone, in place of the play-out; below 1 the leaf is valued and also played out as
-    without a value, and the rewards mixed; 0.5, the default), `bidding` (Wizard's bids: `search`,
+    without a value, and the rewards mixed; 0.5, the default), `playout` (a learned playout policy,
+    the model file `arena train --target playout` writes, or `shipped`,
+    agents/models/playout-GAME-Np.json: each play-out ply that would be uniformly random draws its
+    move with chance proportional to the learned weight of the move's pattern, in C,
+    agents/move_policy.pyx; `none` (or "") none; `default`, the default, the shipped one in the
+    games of PLAYOUT_POLICIES where it was trained for the players and parameters, else none;
+    docs/training.md), `bidding` (Wizard's bids: `search`,
     the default, searched as any move; `learned`, the bid of highest expected score under a
     trained bidder's distribution of the tricks the hand takes, agents/learned.py, as
     `pimc[bidding=learned]` bids; the cards are searched either way), `inference` (Wizard's worlds:
@@ -1655,8 +1684,8 @@ class ISMCTSAgent(Agent):
               "solver": True, "cutoff": -1, "expand": "default", "pom": -1, "span": 0.0, "epsilon": -1.0,
               "decisive": -1, "mast": 0.0, "policy": 0.0, "opponents": "search", "infer": 1,
               "root": "ucb", "bias": 0.0, "threads": 1, "value": "default", "value_reward": "share",
-              "value_mix": 0.5, "bidding": "search", "inference": "engine", "worlds": 200, "bid_model": "",
-              "seed": 0}
+              "value_mix": 0.5, "playout": "default", "bidding": "search", "inference": "engine", "worlds": 200,
+              "bid_model": "", "seed": 0}
     LIMITS = {"iterations": (1, MAX_ITERATIONS), "time": TIME_LIMITS, "c": (0.0, 100.0),
               "margin": (0.0, 1.0), "cutoff": (-1, 1000), "pom": (-1, 1), "span": (0.0, 1e6),
               "epsilon": (-1.0, 1.0), "decisive": (-1, 2), "mast": (0.0, 1.0), "policy": (0.0, 1.0),
@@ -1665,17 +1694,21 @@ class ISMCTSAgent(Agent):
     CHOICES = {"horizon": ("round", "game"), "expand": ("default", "random", "eval"),
                "opponents": ("search", "policy"), "root": ("ucb", "halving"), "value_reward": ("share", "ranked"),
                "bidding": ("search", "learned"), "inference": ("engine", "learned")}
-    FILE_PARAMS = {"value": ("", "none", "shipped", "default"), "bid_model": ("", "shipped")}
+    FILE_PARAMS = {"value": ("", "none", "shipped", "default"), "playout": ("", "none", "shipped", "default"),
+                   "bid_model": ("", "shipped")}
+    _LOADERS = {"value": learned.value_forest, "playout": learned.move_policy}   # the models of the first two
     NEEDS = {"worlds": ("inference", "learned")}
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._value = None         # (model file, Forest) of the learned leaf value, if any
-        if self.params["value"] not in self.FILE_PARAMS["value"]:
-            try:
-                self._value = learned.value_forest(self.params["value"], "", 0)
-            except learned.BadModel as e:
-                raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
+        # (model file, model) of the learned leaf value (a Forest) and playout policy (a MovePolicy), if any
+        self._models = {param: None for param in self._LOADERS}
+        for param, load in self._LOADERS.items():
+            if self.params[param] not in self.FILE_PARAMS[param]:
+                try:
+                    self._models[param] = load(self.params[param], "", 0)
+                except learned.BadModel as e:
+                    raise BadAgentParameter(f"parameter {param!r} of agent ismcts: {e}") from None
         self._bid_body = None      # the Wizard bid model file (bidding=learned, inference=learned)
         self._bidder = None        # its bidder (bidding=learned)
         self._weights = None       # its WorldWeights (inference=learned)
@@ -1699,18 +1732,22 @@ class ISMCTSAgent(Agent):
     def reset(self, game_id, game_params, seat, seed):
         super().reset(game_id, game_params, seat, seed)
         self._stats = None
-        path = self.params["value"]
-        if path == "default":
-            self._value = default_value(game_id, game_params)
-        elif path in ("", "none"):
-            self._value = None
-        else:
-            try:
-                if path == "shipped":
-                    self._value = learned.value_forest(path, game_id, game_params.get("players", 0))
-                learned.check_for(self._value[0], game_id, game_params, self._value[0]["path"])
-            except learned.BadModel as e:
-                raise BadAgentParameter(f"parameter 'value' of agent ismcts: {e}") from None
+        for param, load in self._LOADERS.items():
+            path = self.params[param]
+            if path == "default":
+                self._models[param] = default_model(param, game_id, game_params)
+            elif path in ("", "none"):
+                self._models[param] = None
+            else:
+                try:
+                    if path == "shipped":
+                        self._models[param] = load(path, game_id, game_params.get("players", 0))
+                    body, model = self._models[param]
+                    learned.check_for(body, game_id, game_params, body["path"])
+                    if param == "playout":
+                        model.check(engines.make(game_id, **game_params))
+                except (learned.BadModel, ValueError) as e:
+                    raise BadAgentParameter(f"parameter {param!r} of agent ismcts: {e}") from None
         if self._bid_body is not None:
             try:
                 learned.check_for(self._bid_body, game_id, game_params, self._bid_model())
@@ -1753,8 +1790,12 @@ class ISMCTSAgent(Agent):
             expand=expansion(state, p["expand"]), pom=partial_moves(state, p["pom"]),
             epsilon=rollout_epsilon(state, p["epsilon"]), decisive=rollout_decisive(state, p["decisive"]),
             mast=p["mast"], policy=p["policy"], opponents=p["opponents"], infer=p["infer"], root=p["root"],
-            bias=p["bias"], value=self._value[1] if self._value is not None else None, value_reward=p["value_reward"],
-            value_mix=p["value_mix"], weights=self._weights, worlds=p["worlds"])
+            bias=p["bias"], value=self._model("value"), value_reward=p["value_reward"],
+            value_mix=p["value_mix"], weights=self._weights, worlds=p["worlds"], playout=self._model("playout"))
+
+    def _model(self, param):
+        """The learned model of `param` (`value`, `playout`) this match plays with, or None."""
+        return self._models[param][1] if self._models[param] is not None else None
 
     def _parallel(self, state, legal, solver):
         import threading

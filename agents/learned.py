@@ -45,6 +45,8 @@ SHIPPED = "wizard-bid-4p.json"   # the model agents play with when given none (a
 SHIPPED_ISMCTS = "wizard-bid-ismcts-4p.json"   # ismcts's: learned from ismcts's own play
 LEAF_FEATURES = "leaf"           # agents/leaf.pyx: a learned leaf value's features, every game
 LEAF_FEATURES_VERSION = 2        # equal to agents.leaf.LEAF_FEATURES_VERSION (tests/agents/test_leaf_value.py)
+MOVE_PATTERNS = "move-patterns"  # engines' c_move_patterns: a learned playout policy's, per game
+MOVE_PATTERNS_VERSION = 1        # a change to any engine's move patterns is a new version
 
 
 class BadModel(ValueError):
@@ -72,6 +74,11 @@ def shipped_path(name: str = SHIPPED) -> str:
 def value_model_name(game_id: str, players: int) -> str:
     """The file name of a shipped leaf value for `game_id` at `players` (agents/models/)."""
     return f"value-{game_id}-{players}p.json"
+
+
+def playout_model_name(game_id: str, players: int) -> str:
+    """The file name of a shipped playout policy for `game_id` at `players` (agents/models/)."""
+    return f"playout-{game_id}-{players}p.json"
 
 
 def feature_count(body: dict[str, Any]) -> int:
@@ -111,7 +118,8 @@ def load(path: str, features_name: str | None = None) -> dict[str, Any]:
     features = body.get("features")
     name = features.get("name") if isinstance(features, dict) else None
     version = features.get("version") if isinstance(features, dict) else None
-    versions = {BID_FEATURES: BID_FEATURES_VERSION, LEAF_FEATURES: LEAF_FEATURES_VERSION}
+    versions = {BID_FEATURES: BID_FEATURES_VERSION, LEAF_FEATURES: LEAF_FEATURES_VERSION,
+                MOVE_PATTERNS: MOVE_PATTERNS_VERSION}
     if name not in versions or version != versions[name]:
         known = f"{name!r} version {versions[name]}" if name in versions else \
             " or ".join(f"{k!r} version {v}" for k, v in versions.items())
@@ -122,8 +130,8 @@ def load(path: str, features_name: str | None = None) -> dict[str, Any]:
     for key, kind in (("game", str), ("params", dict), ("data", dict), ("validation", dict), ("model", dict)):
         if not isinstance(body.get(key), kind):
             raise BadModel(f"model {path}: not a model file ({key!r} is missing or not a {kind.__name__})")
-    if name == LEAF_FEATURES:
-        problem = value_problem(body)
+    if name in (LEAF_FEATURES, MOVE_PATTERNS):
+        problem = value_problem(body) if name == LEAF_FEATURES else playout_problem(body)
         if problem:
             raise BadModel(f"model {path}: not a model file ({problem})")
         return body
@@ -160,6 +168,31 @@ def value_forest(path: str, game_id: str, players: int) -> tuple[dict[str, Any],
     path = shipped_path(value_model_name(game_id, players)) if path == "shipped" else path
     body = load(path, LEAF_FEATURES)
     return dict(body, path=path), Forest(body["model"], feature_count(body))
+
+
+def playout_problem(body: dict[str, Any]) -> str | None:
+    """What is wrong with a playout policy's logits (one per move pattern), or None."""
+    from agents.move_policy import MovePolicy
+    if body["model"].get("kind") != "logits":
+        return "a playout policy is logits"
+    try:
+        policy = MovePolicy(body["model"].get("logits"))
+    except ValueError as e:
+        return str(e)
+    if policy.patterns != body["features"].get("patterns"):
+        return "its logits do not fit its move patterns"
+    return None
+
+
+def move_policy(path: str, game_id: str, players: int) -> tuple[dict[str, Any], Any]:
+    """(the checked model file with its "path", its MovePolicy: agents/move_policy.pyx) of the
+    playout policy at `path` ("shipped": the one in agents/models/ for the game and player count),
+    checked: its features, its digest and its logits. :raises BadModel: see the module (check_for
+    at the table, and MovePolicy.check against the engine, check the rest)."""
+    from agents.move_policy import MovePolicy
+    path = shipped_path(playout_model_name(game_id, players)) if path == "shipped" else path
+    body = load(path, MOVE_PATTERNS)
+    return dict(body, path=path), MovePolicy(body["model"]["logits"])
 
 
 def net_problem(net: dict[str, Any], inputs: int) -> str | None:

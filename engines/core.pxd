@@ -80,6 +80,9 @@ cdef class GameState:
     # ---- engine: playouts ----
     cdef action_t c_policy_action(self, Rng* rng) noexcept nogil  # a cheap playout policy's move (default: random)
     cdef double c_plausibility(self, int observer) noexcept nogil  # (0, 1]: how likely the others' moves are in this world
+    # ---- engine: learned playout policies (agents/move_policy.pyx) ----
+    cdef int c_move_pattern_count(self) noexcept nogil      # patterns the engine describes moves by (0: none)
+    cdef void c_move_patterns(self, const action_t* acts, int k, int32_t* out) noexcept nogil  # each act's pattern
     # ---- provided by the base (engines may override c_rollout with a faster one) ----
     cdef int c_rollout(self, Rng* rng, int horizon) except -1 nogil
     cdef int c_apply_undoable(self, action_t a) except -1 nogil   # push a snapshot, then c_apply

@@ -36,6 +36,9 @@ class GameState:
     def placements(self) -> list[int]: ...
     def information_state_key(self, player: int) -> int:
         """:raises ValueError: no such seat."""
+    def move_patterns(self) -> list[int]:
+        """:raises ValueError: the engine has no move patterns, or the game is over."""
+    def move_pattern_count(self) -> int: ...
     def plausibility(self, observer: int) -> float:
         """:raises ValueError: no such seat."""
     def policy_action(self, seed: int = 0) -> int:

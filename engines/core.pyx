@@ -67,6 +67,16 @@ cdef class GameState:
         cdef action_t buf[MAX_ACTIONS]
         return buf[rng_below(rng, self.c_legal_actions(buf))]
 
+    cdef int c_move_pattern_count(self) noexcept nogil:
+        # How many move patterns the engine describes its moves by, for a learned playout policy
+        # (a weight per pattern, learned from a teacher's moves): 0, the default, none.
+        return 0
+
+    cdef void c_move_patterns(self, const action_t* acts, int k, int32_t* out) noexcept nogil:
+        # The pattern, in [0, c_move_pattern_count()), of each of the k legal actions `acts` for the
+        # player to move, from what that player sees. Only engines with patterns are asked.
+        pass
+
     cdef double c_plausibility(self, int observer) noexcept nogil:
         # How likely, in (0, 1], the other players' public moves so far are with what they hold in
         # this world (a determinization for `observer`), up to a constant: a search may weight its
@@ -276,6 +286,23 @@ cdef class GameState:
             raise ValueError("the game is over: no player to move")
         rng_seed(&rng, <uint64_t>seed)
         return self.c_policy_action(&rng)
+
+    def move_patterns(self):
+        """The move pattern of each legal action, in the order of `legal_actions`
+        (`c_move_patterns`), for a learned playout policy."""
+        cdef action_t buf[MAX_ACTIONS]
+        cdef int32_t out[MAX_ACTIONS]
+        if self.c_move_pattern_count() == 0:
+            raise ValueError(f"{self.game_id} describes its moves by no patterns")
+        if self.c_is_terminal():
+            raise ValueError("the game is over: no player to move")
+        cdef int k = self.c_legal_actions(buf)
+        self.c_move_patterns(buf, k, out)
+        return [int(out[i]) for i in range(k)]
+
+    def move_pattern_count(self):
+        """How many move patterns the engine describes its moves by (0: none)."""
+        return self.c_move_pattern_count()
 
     def plausibility(self, observer):
         """How likely, in (0, 1], the other players' moves so far are with what they hold here, for

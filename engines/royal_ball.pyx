@@ -26,6 +26,11 @@ c_evaluate(p) = 100 per favour + p's hand scored (with the best feeding) against
 counts as p sees them.
 Information: the King's pile keeps a flag per card (face up, face down from the draft, or a gift by
 seat q); each player's face-down takes are listed; face-up takes are counted per player (public).
+Move patterns (for a learned playout policy, agents/move_policy.pyx), from what the mover sees:
+"stop" is pattern 600; every other move is ((phase x 8 + card) x 5 + mine) x 5 + king, with phase 0
+take, 1 keep, 2 give, card its type (7: the face-down card), mine the mover's cards of that type
+and king the King's uneaten ones among the cards the mover knows of, each at most 4 (0 for the
+face-down card).
 """
 from libc.stdint cimport uint64_t, uint16_t, int8_t, int16_t, int32_t
 from libc.string cimport memset
@@ -47,6 +52,8 @@ DEF A_KEEP_HIDDEN = 15
 DEF A_GIVE = 16
 DEF A_STOP = 23
 DEF FAVOUR_WEIGHT = 100.0
+DEF MOVE_PATTERNS = 601  # 3 phases x 8 cards x 5 x 5 counts, and "stop"
+DEF PATTERN_STOP = 600
 
 DEF CAKE = 0
 DEF CARROT = 1
@@ -452,6 +459,23 @@ cdef void _king_counts_known(RBPos* s, int p, int* kc) noexcept nogil:
     _king_counts(pile, NULL, n, -1, kc)
 
 
+cdef inline int _move_pattern(RBPos* s, int p, const int* king, int a) noexcept nogil:
+    """Move a's pattern for its mover p, `king` the King's counts p knows of (see the module)."""
+    cdef int phase, t, mine = 0, k = 0
+    if a == A_STOP:
+        return PATTERN_STOP
+    if a >= A_GIVE:
+        phase, t = 2, a - A_GIVE
+    elif a >= A_KEEP:
+        phase, t = 1, a - A_KEEP
+    else:
+        phase, t = 0, a
+    if t < NT:
+        mine = s.hand[p][t] if s.hand[p][t] < 4 else 4
+        k = king[t] if king[t] < 4 else 4
+    return ((phase * 8 + t) * 5 + mine) * 5 + k
+
+
 cdef inline uint64_t _mix(uint64_t h, uint64_t v) noexcept nogil:
     h = (h ^ v) * 0x9E3779B97F4A7C15ULL
     return h ^ (h >> 29)
@@ -624,6 +648,16 @@ cdef class RoyalBallState(GameState):
         for t in range(NT):
             K[t] = kc[t] + (unknown * unseen[t] / <double>u_total if u_total else 0.0)
         return FAVOUR_WEIGHT * s.favours[p] + _best_score(s.hand[p], K, s.chicken_cap, NULL)
+
+    cdef int c_move_pattern_count(self) noexcept nogil:
+        return MOVE_PATTERNS
+
+    cdef void c_move_patterns(self, const action_t* acts, int k, int32_t* out) noexcept nogil:
+        cdef int kc[NT]
+        cdef int i, p = self.c_current_player()
+        _king_counts_known(&self.s, p, kc)
+        for i in range(k):
+            out[i] = _move_pattern(&self.s, p, kc, acts[i])
 
     # ---- imperfect information ----
     cdef action_t c_action_view(self, int o, action_t a) noexcept nogil:

@@ -5,6 +5,7 @@ import shlex
 
 import click
 
+import engines
 from arena.cli.common import ArenaError, WholeNumber, out_option, replacing, store_option, user_errors
 
 
@@ -13,12 +14,14 @@ def models_folder(store_path: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(store_path)), "models")
 
 
-@click.command(short_help="Train a model from a teacher's play (Wizard's bidder, or any game's leaf value).")
+@click.command(short_help="Train a model from a teacher's play (Wizard's bidder, a leaf value, a playout policy).")
 @click.option("--game", "game_id", default="wizard", show_default=True,
-              help="The game (any with --target value; Wizard with --target bid).")
-@click.option("--target", type=click.Choice(["bid", "value"]), default="bid", show_default=True,
+              help="The game (any with --target value; Wizard with --target bid; one whose engine has move "
+                   "patterns, Royal Ball, with --target playout).")
+@click.option("--target", type=click.Choice(["bid", "value", "playout"]), default="bid", show_default=True,
               help="bid: Wizard's bidder; value: a leaf value for ismcts[value=FILE] (the final score share "
-                   "of each seat from the position's features).")
+                   "of each seat from the position's features); playout: a playout policy for "
+                   "ismcts[playout=FILE] (a weight per move pattern, from the teacher's moves).")
 @click.option("--players", type=int, default=None, help="Players per game (default: the game's).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Game parameter.")
 @click.option("--teacher", default=None,
@@ -46,9 +49,10 @@ def models_folder(store_path: str) -> str:
 def train(game_id: str, target: str, players: int | None, params: tuple[str, ...], teacher: str | None, games: int,
           seed: int,
           fit_kind: str, stages: int, hidden: str | None, given_bid: bool, jobs: int | None, sandbox: str, quiet: bool, out: str | None, store_path: str) -> None:
-    """Train Wizard's learned bidder (--target bid) or a game's leaf value for ismcts (--target value:
+    """Train Wizard's learned bidder (--target bid), a game's leaf value for ismcts (--target value:
     every position of the teacher's games, each seat's features and final score share, regression
-    trees; docs/training.md). The teacher plays --games whole games in every seat, on worker
+    trees) or its playout policy (--target playout: every move of the teacher's games among its
+    legal ones, a logit per move pattern; docs/training.md). The teacher plays --games whole games in every seat, on worker
     processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
     beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
     interrupted run resumes there). A scikit-learn classifier learns the tricks a hand takes, is
@@ -63,11 +67,12 @@ def train(game_id: str, target: str, players: int | None, params: tuple[str, ...
     from arena.cli.run import progress_bar
     from arena.learn import data, fit
     from arena.sandbox import stage, validate_all
-    fit.check_installed()
+    if target != "playout":   # a playout policy is fitted by scipy, which every install has
+        fit.check_installed()
     if target == "bid" and game_id != learned.BID_GAME:
         raise ValueError(f"--target bid learns Wizard's bidder only, not {game_id!r} (--target value: any game)")
-    if target == "value" and (fit_kind != "trees" or given_bid):
-        raise ValueError("--target value fits trees only: --fit network and --given-bid are for bids")
+    if target != "bid" and (fit_kind != "trees" or given_bid):
+        raise ValueError(f"--target {target} takes no --fit network or --given-bid: they are for bids")
     teacher = teacher or ("pimc" if target == "bid" else "ismcts")
     if hidden is not None and fit_kind != "network":
         raise ValueError("--hidden shapes a network: give it with --fit network")
@@ -78,6 +83,9 @@ def train(game_id: str, target: str, players: int | None, params: tuple[str, ...
         raise ValueError(f"--hidden must be sizes like 32 or 64,32 (0: none), not {hidden!r}") from None
     game = edge.game(game_id, players, params, command="train")
     game_id, full = game.game_id, dict(game.params)
+    if target == "playout" and not engines.make(game_id, **full).move_pattern_count():
+        raise ValueError(f"--target playout needs an engine that describes its moves by patterns; {game_id}'s "
+                         f"does not (royal_ball's does)")
     policy = edge.sandbox_policy(sandbox)
     spec = stage(edge.agent(teacher, policy))
     validate_all([spec], policy)
@@ -96,6 +104,9 @@ def train(game_id: str, target: str, players: int | None, params: tuple[str, ...
     played = time.monotonic() - started
     if target == "value":
         _write_value(config, folder, games, total, seed, stages, params, out, store_path, played, started)
+        return
+    if target == "playout":
+        _write_playout(config, folder, games, total, seed, params, out, store_path, played, started)
         return
     train_rows: list[dict] = []
     held_rows: list[dict] = []
@@ -127,17 +138,50 @@ def train(game_id: str, target: str, players: int | None, params: tuple[str, ...
                f"{validation.get('teacher_bid_met', 0):.3f}), log loss {validation.get('log_loss', 0):.3f}")
 
 
+def _whole_games(config, folder: str, games: int) -> tuple[list[dict], list[dict]]:
+    """(the games trained on, those held out) of whole-games data."""
+    from arena.learn import data
+    train_games: list[dict] = []
+    held_games: list[dict] = []
+    for k, row in data.load_rows(folder, config, games):
+        (held_games if data.is_validation(k) else train_games).append(row)
+    return train_games, held_games
+
+
+def _write_playout(config, folder: str, games: int, total: int, seed: int, params: tuple[str, ...],
+                   out: str | None, store_path: str, played: float, started: float) -> None:
+    """--target playout: a logit per move pattern fitted to the games' moves, validated on the held-out ones."""
+    import time
+
+    from arena.learn import fit
+    full = dict(config.params)
+    train_games, held_games = _whole_games(config, folder, games)
+    patterns, chosen = fit.move_table(config.game_id, full, train_games)
+    logits = fit.fit_move_policy(patterns, chosen, engines.make(config.game_id, **full).move_pattern_count())
+    validation = fit.validate_move_policy(logits, *fit.move_table(config.game_id, full, held_games))
+    command = " ".join(["arena train --target playout --game", config.game_id, "--players", str(full["players"])]
+                       + [f"--param {shlex.quote(p)}" for p in params]
+                       + ["--teacher", shlex.quote(config.teacher.label), "--games", str(total), "--seed", str(seed)])
+    text = fit.model_file({"kind": "logits", "logits": logits}, game_id=config.game_id, params=full,
+                          teacher=config.teacher.label,
+                          data={"config": config.digest, "games": total, "train_rows": len(chosen)},
+                          validation=validation, seed=seed, shape={}, command=command, target="playout")
+    out = _write_model(out, store_path, f"playout-{config.game_id}-{config.digest}.json", text)
+    click.echo(f"model {out}: {len(chosen)} moves from {total} games of {config.teacher.label} (played in "
+               f"{played:.0f}s, fitted in {time.monotonic() - started - played:.0f}s); held out "
+               f"{validation['moves']} moves: log loss {validation.get('log_loss', 0):.3f} (uniform "
+               f"{validation.get('log_loss_uniform', 0):.3f}), the teacher's move likeliest "
+               f"{validation.get('top_move', 0):.3f}")
+
+
 def _write_value(config, folder: str, games: int, total: int, seed: int, stages: int, params: tuple[str, ...],
                  out: str | None, store_path: str, played: float, started: float) -> None:
     """--target value: the leaf value fitted to the games' positions, validated on the held-out ones."""
     import time
 
-    from arena.learn import data, fit
+    from arena.learn import fit
     full = dict(config.params)
-    train_games: list[dict] = []
-    held_games: list[dict] = []
-    for k, row in data.load_rows(folder, config, games):
-        (held_games if data.is_validation(k) else train_games).append(row)
+    train_games, held_games = _whole_games(config, folder, games)
     x, y = fit.value_table(config.game_id, full, train_games)
     hx, hy = fit.value_table(config.game_id, full, held_games)
     trees = fit.fit_value_trees(x, y, seed, stages)
@@ -199,9 +243,18 @@ def models(paths: tuple[str, ...], store_path: str) -> None:
         click.echo(f"{printable(path)}: {body['game']} {players} players"
                    f"{' ' + params if params else ''}; teacher {printable(str(body.get('teacher')))}; "
                    f"{body['data'].get('games')} games, {body['data'].get('train_rows')} rows; held out "
-                   f"{v.get('rows')} rows, "
-                   + (f"mean squared error {v.get('mse')} (a constant {v.get('mse_constant')}); "
-                      if body["features"]["name"] == learned.LEAF_FEATURES else
-                      f"bid met {v.get('model_bid_met')} (teacher {v.get('teacher_bid_met')}); ")
+                   f"{v.get('moves') if 'moves' in v else v.get('rows')} "
+                   f"{'moves' if 'moves' in v else 'rows'}, "
+                   + _held_out(body["features"]["name"], v)
                    + f"{body.get('kind')}; "
                    f"seed {body.get('seed')}; digest {body['digest'][:12]}")
+
+
+def _held_out(features: str, v: dict) -> str:
+    """A model's held-out figures, as `arena models` lists them."""
+    from agents import learned
+    if features == learned.LEAF_FEATURES:
+        return f"mean squared error {v.get('mse')} (a constant {v.get('mse_constant')}); "
+    if features == learned.MOVE_PATTERNS:
+        return f"log loss {v.get('log_loss')} (uniform {v.get('log_loss_uniform')}); "
+    return f"bid met {v.get('model_bid_met')} (teacher {v.get('teacher_bid_met')}); "

@@ -1,6 +1,7 @@
 """Training data: what a teacher's bids were made from and how many tricks each hand then took
-(target `bid`), or the teacher's whole games (target `value`: each replayed at fit time into its
-positions and each seat's final score share, arena/learn/fit.py `value_table`).
+(target `bid`), or the teacher's whole games (targets `value` and `playout`, which share them: each
+game replayed at fit time into its positions and each seat's final score share, arena/learn/fit.py
+`value_table`, or into its moves and their patterns, `move_table`).
 
 The teacher (any agent `--agents` accepts: built in, or submitted and sandboxed) plays every seat of
 whole games, each through the tournament's own runner (`play_match`, the referee's views, seeds and
@@ -40,13 +41,19 @@ class DataConfig:
     teacher: AgentSpec
     seed: int
     sandbox: SandboxPolicy | None = None   # how a submitted teacher is confined (not part of the data)
-    target: str = "bid"    # "bid": Wizard's bids and tricks; "value": whole games' actions
+    target: str = "bid"    # "bid": Wizard's bids and tricks; "value" and "playout": whole games' actions
+
+    @property
+    def whole_games(self) -> bool:
+        """Whether the data are whole games (a seed and the actions of each)."""
+        return self.target != "bid"
 
     def to_json(self) -> dict[str, Any]:
         out = {"version": DATA_VERSION, "game": self.game_id, "params": json.loads(json.dumps(dict(self.params))),
                "teacher": self.teacher.as_dict(), "seed": self.seed}
-        # the bids' data keeps the digest it had before there were targets
-        return out if self.target == "bid" else dict(out, target=self.target)
+        # the bids' data keeps the digest it had before there were targets; whole games serve both
+        # the leaf value and the playout policy, so the two share one folder
+        return dict(out, target="value") if self.whole_games else out
 
     @property
     def digest(self) -> str:
@@ -106,7 +113,7 @@ def play_chunk(config: DataConfig, k: int) -> dict[str, Any]:
             f = result.faults[0]
             raise ValueError(f"the teacher {f.label} faulted ({f.kind}: {f.message}) in game {spec.match_id}; "
                              f"no data is kept from it")
-        if config.target == "value":
+        if config.whole_games:
             rows.append({"deal": spec.match_id, "seed": spec.seed, "actions": list(result.actions)})
         else:
             rows += [dict(r, deal=spec.match_id) for r in bid_rows(spec.game_id, spec.params_dict(), spec.seed,
@@ -135,7 +142,7 @@ def read_chunk(folder: str, config: DataConfig, k: int) -> dict[str, Any] | None
 
 
 def _readable(config: DataConfig, rows: list) -> bool:
-    """Whether the fit can read every row: a game that replays to its end (target value), or a view
+    """Whether the fit can read every row: a game that replays to its end (whole games), or a view
     whose features can be computed with a bid and tricks the hand could make. A chunk damaged or
     written by hand is played again, where it would have stopped the fit half-way."""
     from agents.learned import bid_features
@@ -143,7 +150,7 @@ def _readable(config: DataConfig, rows: list) -> bool:
         for row in rows:
             if type(row["deal"]) is not int:
                 return False
-            if config.target == "value":
+            if config.whole_games:
                 if type(row["seed"]) is not int or any(type(a) is not int for a in row["actions"]):
                     return False
                 state = engines.make(config.game_id, seed=row["seed"], **dict(config.params))

@@ -5,7 +5,8 @@ deals, exported to the model of agents/learned.py and written as a model file.
 agents/forest.pyx walks in C (`export_trees`); `fit` a network: `hidden` is the hidden layers'
 sizes, () a multinomial LogisticRegression, anything else an MLPClassifier with ReLU. All are
 seeded, so the same rows and seed give the same file. `fit_value_trees` fits a leaf value
-(GradientBoostingRegressor) to `value_table`'s positions and score shares.
+(GradientBoostingRegressor) to `value_table`'s positions and score shares; `fit_move_policy` a
+playout policy, a logit per move pattern, to `move_table`'s moves (scipy's L-BFGS).
 """
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -137,6 +138,72 @@ def value_table(game_id: str, params: dict[str, Any], games: Iterable[dict[str, 
     return np.asarray(x, dtype=float), np.asarray(y, dtype=float)
 
 
+def move_table(game_id: str, params: dict[str, Any], games: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """(patterns, chosen) of every move of each game (a data row of whole games: its seed and
+    actions) among two or more legal ones, the game replayed whole: a row of `patterns` holds the
+    legal moves' patterns (`state.move_patterns()`), padded with -1, and `chosen` the index of the
+    move the teacher made."""
+    import engines
+    rows: list[list[int]] = []
+    chosen: list[int] = []
+    for game in games:
+        state = engines.make(game_id, seed=game["seed"], **params)
+        for action in game["actions"]:
+            legal = state.legal_actions()
+            if len(legal) > 1:
+                rows.append(state.move_patterns())
+                chosen.append(legal.index(action))
+            state.apply_action(action)
+    width = max((len(r) for r in rows), default=1)
+    patterns = np.full((len(rows), width), -1, dtype=np.int64)
+    for i, r in enumerate(rows):
+        patterns[i, :len(r)] = r
+    return patterns, np.asarray(chosen, dtype=np.int64)
+
+
+PATTERN_L2 = 1e-5   # a Gaussian prior on each logit, per move: unseen patterns stay near 0, none goes to -inf
+
+
+def _move_loss(logits: np.ndarray, patterns: np.ndarray, chosen: np.ndarray) -> tuple[float, np.ndarray]:
+    """The mean negative log-likelihood of the chosen moves under the softmax over each move's legal
+    patterns' logits, and its gradient."""
+    padded = np.append(logits, -np.inf)[patterns]          # pattern -1 (padding) reads -inf
+    top = padded.max(axis=1, keepdims=True)
+    e = np.exp(padded - top)
+    total = e.sum(axis=1)
+    rows = np.arange(len(chosen))
+    loss = -(padded[rows, chosen] - top[:, 0] - np.log(total)).mean()
+    grad = np.zeros(len(logits) + 1)
+    np.add.at(grad, patterns, e / total[:, None])
+    np.add.at(grad, patterns[rows, chosen], -1.0)
+    return float(loss), grad[:-1] / len(chosen)
+
+
+def fit_move_policy(patterns: np.ndarray, chosen: np.ndarray, count: int) -> list[float]:
+    """A logit per move pattern (`count` of them) of highest likelihood of the teacher's moves
+    (conditional logit, Coulom's move patterns), fitted from zeros by scipy's L-BFGS: the same
+    moves give the same logits."""
+    from scipy.optimize import minimize
+
+    def objective(w: np.ndarray) -> tuple[float, np.ndarray]:
+        loss, grad = _move_loss(w, patterns, chosen)
+        return loss + PATTERN_L2 * float(w @ w), grad + 2 * PATTERN_L2 * w
+    result = minimize(objective, np.zeros(count), jac=True, method="L-BFGS-B")
+    return [round(float(w), 6) for w in result.x]
+
+
+def validate_move_policy(logits: list[float], patterns: np.ndarray, chosen: np.ndarray) -> dict[str, Any]:
+    """Held-out figures of a playout policy: moves, the mean log loss of the teacher's moves under it
+    and under a uniform choice among the legal moves, and how often its likeliest move is the teacher's."""
+    if not len(chosen):
+        return {"moves": 0}
+    w = np.asarray(logits)
+    uniform = float(np.log((patterns >= 0).sum(axis=1)).mean())
+    likeliest = np.append(w, -np.inf)[patterns].argmax(axis=1)
+    return {"moves": int(len(chosen)), "log_loss": round(_move_loss(w, patterns, chosen)[0], 4),
+            "log_loss_uniform": round(uniform, 4), "top_move": round(float(np.mean(likeliest == chosen)), 4)}
+
+
 def validate_value(trees: dict[str, Any], x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     """Held-out figures of a leaf value: rows, mean squared error of the trees (walked in C) and of
     the constant mean share, and the share of the variance explained."""
@@ -190,19 +257,28 @@ def validate(net: dict[str, Any], rows: list[dict[str, Any]], given_bid: dict[st
 def model_file(net: dict[str, Any], *, game_id: str, params: dict[str, Any], teacher: str, data: dict[str, Any],
                validation: dict[str, Any], seed: int, shape: dict[str, Any], command: str,
                given_bid: dict[str, Any] | None = None, target: str = "bid") -> str:
-    """The model file's text, its digest set: a Wizard bidder (`target` bid) or a leaf value (`value`)."""
-    import sklearn
-    if target == "value":
-        from agents.leaf import leaf_feature_names
-        kind, features = "ismcts-value", {"name": learned.LEAF_FEATURES, "version": learned.LEAF_FEATURES_VERSION,
-                                          "names": leaf_feature_names(int(params["players"]))}
+    """The model file's text, its digest set: a Wizard bidder (`target` bid), a leaf value (`value`)
+    or a playout policy (`playout`, `net` its logits)."""
+    if target == "playout":
+        import scipy
+        kind, features = "ismcts-playout", {"name": learned.MOVE_PATTERNS, "version": learned.MOVE_PATTERNS_VERSION,
+                                            "patterns": len(net["logits"])}
+        fitted_with = f"scipy {scipy.__version__}"
     else:
-        kind, features = learned.BID_FEATURES, {"name": learned.BID_FEATURES, "version": learned.BID_FEATURES_VERSION,
-                                                "names": learned.bid_feature_names()}
+        import sklearn
+        fitted_with = f"scikit-learn {sklearn.__version__}"
+        if target == "value":
+            from agents.leaf import leaf_feature_names
+            kind, features = "ismcts-value", {"name": learned.LEAF_FEATURES, "version": learned.LEAF_FEATURES_VERSION,
+                                              "names": leaf_feature_names(int(params["players"]))}
+        else:
+            kind, features = learned.BID_FEATURES, {"name": learned.BID_FEATURES,
+                                                    "version": learned.BID_FEATURES_VERSION,
+                                                    "names": learned.bid_feature_names()}
     body = {"format": learned.FORMAT, "kind": kind, "game": game_id, "params": learned.as_json(params),
             "features": features,
             "teacher": teacher, "data": data, "validation": validation, "seed": seed, **shape,
-            "fitted_with": f"scikit-learn {sklearn.__version__}", "command": command, "model": net}
+            "fitted_with": fitted_with, "command": command, "model": net}
     if given_bid is not None:
         body["given_bid"] = given_bid
     if "bid_likelihood" in validation:   # the temperature of the other seats' bids (agents/world_weights.pyx)
