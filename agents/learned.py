@@ -16,7 +16,8 @@ either gradient-boosted trees (`"kind": "trees"`: scikit-learn's GradientBoostin
 arrays, walked in C by agents/forest.pyx, which checks them first) or a network (a standardisation
 of the features, dense layers with ReLU between them: scikit-learn's LogisticRegression and
 MLPClassifier export to it, evaluated with numpy); either gives logits, and a softmax over
-`classes` their probabilities.
+`classes` their probabilities. A playout policy's model (features `move-patterns`) is a logit per
+move pattern of its game's engine (`"kind": "logits"`, agents/move_policy.pyx).
 
 Wizard's bidder (`WizardBidder`): from the bidder's own view (`state.observation(seat)`: its hand,
 the trump, the bids it can see, its place in the bidding) the model gives the distribution of the

@@ -12,7 +12,8 @@ refuses a game whose engine has another number of patterns (ValueError, one line
 """
 import numpy as np
 
-from engines.core cimport GameState, Rng, action_t, rng_seed, rng_uniform, MAX_ACTIONS
+from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_uniform, MAX_ACTIONS, HORIZON_GAME,
+                           HORIZON_ROUND)
 from libc.stdint cimport int32_t, uint64_t
 
 MAX_PATTERNS = 1 << 20
@@ -73,3 +74,24 @@ cdef class MovePolicy:
         rng_seed(&rng, seed)
         cdef int k = state.c_legal_actions(buf)
         return int(buf[self.c_choose(state, buf, k, &rng)])
+
+
+def bench_playouts(GameState state, MovePolicy policy, long calls, str horizon="game", unsigned long long seed=0):
+    """`calls` play-outs from `state` to `horizon` (the end of the game, or of the round under way),
+    each from a copy, every ply with two or more legal moves drawn by `policy`: as a search plays
+    them out (agents/ismcts.pyx)."""
+    cdef GameState s = state.clone()
+    cdef Rng rng
+    cdef long i
+    cdef int k, start = state.c_round()
+    cdef bint whole = horizon == "game"
+    cdef action_t buf[MAX_ACTIONS]
+    policy.check(state)
+    rng_seed(&rng, seed)
+    with nogil:
+        for i in range(calls):
+            s.c_copy_from(state)
+            while not s.c_is_terminal() and (whole or s.c_round() == start):
+                k = s.c_legal_actions(buf)
+                s.c_apply(buf[policy.c_choose(s, buf, k, &rng) if k > 1 else 0])
+    return calls

@@ -24,14 +24,20 @@ the first legal one):
   `ismcts[inference=learned]` weighs each world it draws; baseline `world_plausibility`.
 
 And for each game of `game_ids` with a shipped leaf value (agents/models/value-GAME-Np.json, at
-the game's default players), on LEAF_POSITIONS positions of random play (seeds 0.., a third of a
-random game's plies in):
+the game's default players) or playout policy (below), on LEAF_POSITIONS positions of random play
+(seeds 0.., a third of a random game's plies in):
 
 - `learned/GAME/playout`: a random play-out from the position to the horizon ismcts plays out to
   by default (`round`: Wizard's and Royal Ball's round, the others' game), the engine's `c_rollout`
   on a copy, in C: what the leaf value replaces.
 - `learned/GAME/leaf_value`: the leaf value of the same position for every seat (the features of
   agents/leaf.pyx and the trees walked in C, the path ismcts takes per leaf); baseline `playout`.
+
+And for each game of `game_ids` with a shipped playout policy (agents/models/playout-GAME-Np.json),
+on the same positions:
+
+- `learned/GAME/playout_policy`: the same play-out with every ply drawn by the policy from its moves'
+  patterns (agents/move_policy.pyx), as `ismcts[playout=...]` plays out; baseline `playout`.
 
 Rates are calls per second of the process's CPU time, one core. Run alone: `python -m arena.bench.learned`.
 """
@@ -154,27 +160,39 @@ def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
 
     from agents.ismcts import ISMCTSAgent
     from agents.leaf import bench_rollouts, bench_values
+    from agents.move_policy import bench_playouts
     players = engines.make(game_id).num_players
-    name = learned.value_model_name(game_id, players)
-    if not (resources.files("agents") / "models" / name).is_file():
+    shipped = {kind: name for kind, name in (("value", learned.value_model_name(game_id, players)),
+                                             ("playout", learned.playout_model_name(game_id, players)))
+               if (resources.files("agents") / "models" / name).is_file()}
+    if not shipped:
         return
-    body, forest = learned.value_forest("shipped", game_id, players)
     positions = _leaf_positions(game_id)
     horizon = ISMCTSAgent.PARAMS["horizon"]
     calls = LEAF_CALLS * len(positions)
+    info = {"positions": len(positions), "players": players}
 
     def playouts():
         for st in positions:
             bench_rollouts(st, LEAF_CALLS, horizon)
-
-    def values():
-        for st in positions:
-            bench_values(st, forest, LEAF_CALLS)
-    info = {"positions": len(positions), "players": players}
     base = row(f"learned/{game_id}/playout", "calls/s", _rate(playouts, calls, repeats), horizon=horizon, **info)
-    mine = row(f"learned/{game_id}/leaf_value", "calls/s", _rate(values, calls, repeats), model=name,
-               trees=forest.trees, nodes=forest.nodes, **info)
-    yield from versus(base, mine)
+    yield base
+    if "value" in shipped:
+        _, forest = learned.value_forest("shipped", game_id, players)
+
+        def values():
+            for st in positions:
+                bench_values(st, forest, LEAF_CALLS)
+        yield versus(base, row(f"learned/{game_id}/leaf_value", "calls/s", _rate(values, calls, repeats),
+                               model=shipped["value"], trees=forest.trees, nodes=forest.nodes, **info))[1]
+    if "playout" in shipped:
+        _, policy = learned.move_policy("shipped", game_id, players)
+
+        def policy_playouts():
+            for st in positions:
+                bench_playouts(st, policy, LEAF_CALLS, horizon)
+        yield versus(base, row(f"learned/{game_id}/playout_policy", "calls/s", _rate(policy_playouts, calls, repeats),
+                               model=shipped["playout"], patterns=policy.patterns, horizon=horizon, **info))[1]
 
 
 WEIGHT_CALLS = 200   # calls per world and repeat
@@ -205,7 +223,7 @@ def _weight_rows(repeats: int) -> Iterator[Row]:
 
 def cases(game_ids: Iterable[str], repeats: int = 3) -> Iterator[Row]:
     """Yields the rows described in the module docstring: the bid's when "wizard" is among the game
-    ids, the leaf value's for each of them with a shipped one."""
+    ids, the leaf value's and the playout policy's for each of them with a shipped one."""
     for game_id in game_ids:
         yield from _leaf_rows(game_id, repeats)
     if GAME not in game_ids:

@@ -14,22 +14,9 @@ import agents
 import engines
 from agents import learned
 from agents.base import BadAgentParameter
+from tests.support.games import random_games
 
 GAMES = ["insert", "belladone_bluff", "belle_of_the_ball", "royal_ball", "wizard"]
-
-
-def random_games(game_id, n, seed=0):
-    """Whole games of random play, as the data of target value keeps them (seed and actions)."""
-    out = []
-    for g in range(n):
-        rng = random.Random(seed * 1000 + g)
-        st = engines.make(game_id, seed=g)
-        actions = []
-        while not st.is_terminal():
-            actions.append(rng.choice(st.legal_actions()))
-            st.apply_action(actions[-1])
-        out.append({"deal": g, "seed": g, "actions": actions})
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
-"""The contract tests again, and the C world weights' (which walk the trees' arrays), on a build with
-bounds checks and wraparound checks turned on."""
+"""The contract tests again, the C world weights' (which walk the trees' arrays) and the playout
+policy's (which read a weight per engine pattern), on a build with bounds checks and wraparound
+checks turned on."""
 import os
 import shutil
 import subprocess
@@ -25,6 +26,6 @@ def test_contract_passes_with_bounds_checks(tmp_path):
     # run from the copy so its bounds-checked modules are the ones imported
     env["PYTHONPATH"] = str(tree)
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/engines/test_contract.py",
-                          "tests/agents/test_inference.py"], cwd=tree, env=env, capture_output=True, text=True)
+                          "tests/agents/test_inference.py", "tests/agents/test_playout_policy.py"], cwd=tree, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:]
     assert " passed" in run.stdout

@@ -1,6 +1,6 @@
 """`arena bench`'s learned rows (arena/bench/learned.py): the trees in C beside scikit-learn's
 predict on the same trees, the learned bid beside pimc's playout bid, a world's learned weight
-beside the engine's plausibility, a shipped leaf value beside the random play-out it replaces, each
+beside the engine's plausibility, a shipped leaf value and playout policy beside the random play-out, each
 with its speedup."""
 import pytest
 
@@ -47,3 +47,15 @@ def test_a_speedup_far_below_one_keeps_two_significant_figures():
     assert versus(rate(20_400_000.0), rate(118_000.0))[1]["speedup"] == 0.0058
     assert versus(rate(112.0), rate(4_600.0))[1]["speedup"] == 41.1
     assert versus(rate(10.0), rate(3.0), digits=2)[1]["speedup"] == 0.3
+
+
+def test_a_shipped_playout_policy_stands_beside_the_random_playout(monkeypatch):
+    monkeypatch.setattr(bench, "LEAF_POSITIONS", 3)
+    monkeypatch.setattr(bench, "LEAF_CALLS", 5)
+    rows = {r["case"]: r for r in bench.cases(["royal_ball"], repeats=1)}
+    assert list(rows) == ["learned/royal_ball/playout", "learned/royal_ball/leaf_value",
+                          "learned/royal_ball/playout_policy"]
+    policy = rows["learned/royal_ball/playout_policy"]
+    assert policy["baseline"] == "learned/royal_ball/playout" and policy["model"] == "playout-royal_ball-4p.json"
+    assert policy["patterns"] == 601 and policy["horizon"] == "round"
+    assert all(r["median_per_s"] > 0 and r["positions"] == 3 for r in rows.values())

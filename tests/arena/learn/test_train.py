@@ -231,4 +231,45 @@ def test_target_value_writes_a_leaf_value_and_the_same_seed_the_same_file(tmp_pa
 def test_target_value_refuses_a_network_and_given_bid(tmp_path):
     pytest.importorskip("sklearn")
     result = arena("train", "--target", "value", "--game", "insert", "--fit", "network", "--store", tmp_path / "s.sqlite")
-    assert result.exit_code == 2 and "fits trees only" in result.output
+    assert result.exit_code == 2 and "--target value takes no --fit network or --given-bid" in result.output
+
+
+def train_playout(tmp_path, out, seed=3, game="royal_ball"):
+    return arena("train", "--target", "playout", "--game", game, "--teacher", "random", "--games", 10, "--seed", seed,
+                 "-j", 1, "--quiet", "--store", tmp_path / "arena.sqlite", "--out", tmp_path / out)
+
+
+def test_target_playout_writes_a_playout_policy_and_the_same_seed_the_same_file(tmp_path):
+    first = train_playout(tmp_path, "a.json")
+    assert first.exit_code == 0, first.output
+    body = learned.load(str(tmp_path / "a.json"), learned.MOVE_PATTERNS)
+    assert body["game"] == "royal_ball" and body["kind"] == "ismcts-playout"
+    assert len(body["model"]["logits"]) == body["features"]["patterns"] == 601
+    v = body["validation"]
+    assert v["moves"] > 0 and 0 < v["log_loss"] and 0 <= v["top_move"] <= 1
+    assert body["command"] == "arena train --target playout --game royal_ball --players 4 --teacher random --games 10 --seed 3"
+    again = train_playout(tmp_path, "b.json")
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "a.json").read_bytes()
+    listed = arena("models", tmp_path / "a.json")
+    assert listed.exit_code == 0 and "royal_ball 4 players; teacher random" in listed.output and "log loss" in listed.output
+
+
+def test_the_leaf_value_and_the_playout_policy_learn_from_the_same_games(tmp_path):
+    """Both read whole games, so the second target plays none: one data folder."""
+    pytest.importorskip("sklearn")
+    assert train_playout(tmp_path, "p.json").exit_code == 0
+    value = arena("train", "--target", "value", "--game", "royal_ball", "--teacher", "random", "--games", 10,
+                  "--seed", 3, "-j", 1, "--quiet", "--stages", "5", "--store", tmp_path / "arena.sqlite",
+                  "--out", tmp_path / "v.json")
+    assert value.exit_code == 0, value.output
+    assert "(10 of 10 games there)" in value.output
+    assert len(list((tmp_path / "training").iterdir())) == 1
+
+
+def test_target_playout_refuses_an_engine_without_patterns_and_bids_options(tmp_path):
+    result = train_playout(tmp_path, "i.json", game="insert")
+    assert result.exit_code == 2 and "insert's does not (royal_ball's does)" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    result = arena("train", "--target", "playout", "--game", "royal_ball", "--given-bid", "--store", tmp_path / "s.sqlite")
+    assert result.exit_code == 2 and "--target playout takes no --fit network or --given-bid" in result.output
