@@ -240,11 +240,11 @@ def models(paths: tuple[str, ...], store_path: str) -> None:
         except ValueError:   # a game or player count this arena does not have
             defaults = {}
         params = ",".join(f"{k}={x}" for k, x in sorted(body["params"].items()) if x != defaults.get(k))
+        unit = "moves" if body["features"]["name"] == learned.MOVE_PATTERNS else "rows"   # a policy learns from moves
         click.echo(f"{printable(path)}: {body['game']} {players} players"
                    f"{' ' + params if params else ''}; teacher {printable(str(body.get('teacher')))}; "
-                   f"{body['data'].get('games')} games, {body['data'].get('train_rows')} rows; held out "
-                   f"{v.get('moves') if 'moves' in v else v.get('rows')} "
-                   f"{'moves' if 'moves' in v else 'rows'}, "
+                   f"{body['data'].get('games')} games, {body['data'].get('train_rows')} {unit}; held out "
+                   f"{v.get(unit)} {unit}, "
                    + _held_out(body["features"]["name"], v)
                    + f"{body.get('kind')}; "
                    f"seed {body.get('seed')}; digest {body['digest'][:12]}")

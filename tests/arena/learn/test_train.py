@@ -253,6 +253,7 @@ def test_target_playout_writes_a_playout_policy_and_the_same_seed_the_same_file(
     assert (tmp_path / "b.json").read_bytes() == (tmp_path / "a.json").read_bytes()
     listed = arena("models", tmp_path / "a.json")
     assert listed.exit_code == 0 and "royal_ball 4 players; teacher random" in listed.output and "log loss" in listed.output
+    assert f"10 games, {body['data']['train_rows']} moves; held out {v['moves']} moves" in listed.output
 
 
 def test_the_leaf_value_and_the_playout_policy_learn_from_the_same_games(tmp_path):
