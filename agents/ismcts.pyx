@@ -1050,8 +1050,8 @@ cdef class Search:
         """The iteration's rewards, into `reward`: a proven leaf's from its proof; otherwise from a
         rollout in `s` to the horizon (none when the descent reached it: a descent that ended the
         root's round does not roll into the next) by the engine's c_rollout, or by `_rollout_ply`
-        with a decisive, MAST, policy or learned playout policy's rollout, or cut off after cfg.cutoff plies
-        (`_cut_rollout`) and then scored by the engine's evaluation. With a learned leaf value
+        with a decisive, MAST, policy or learned playout policy's rollout, or cut off after
+        cfg.cutoff plies (`_cut_rollout`) and then scored by the engine's evaluation. With a learned leaf value
         (cfg.valued) the leaf, or the cut-off rollout's end, short of the game's end is scored by
         it (`_valued_rewards`), with no rollout when there is no cutoff; with a `value_mix` below 1
         the leaf is valued, then played out as without a value, and the two rewards mixed (as
@@ -1696,7 +1696,8 @@ class ISMCTSAgent(Agent):
                "bidding": ("search", "learned"), "inference": ("engine", "learned")}
     FILE_PARAMS = {"value": ("", "none", "shipped", "default"), "playout": ("", "none", "shipped", "default"),
                    "bid_model": ("", "shipped")}
-    _LOADERS = {"value": learned.value_forest, "playout": learned.move_policy}   # the models of the first two
+    # the FILE_PARAMS naming a model the search plays with, and how each is read
+    _LOADERS = {"value": learned.value_forest, "playout": learned.move_policy}
     NEEDS = {"worlds": ("inference", "learned")}
 
     def __init__(self, **params):

@@ -52,12 +52,12 @@ def train(game_id: str, target: str, players: int | None, params: tuple[str, ...
     """Train Wizard's learned bidder (--target bid), a game's leaf value for ismcts (--target value:
     every position of the teacher's games, each seat's features and final score share, regression
     trees) or its playout policy (--target playout: every move of the teacher's games among its
-    legal ones, a logit per move pattern; docs/training.md). The teacher plays --games whole games in every seat, on worker
-    processes; at each bid the bidder's view and the tricks its hand then took are kept, in chunks
-    beside the store (training/DIGEST/, DIGEST of the game, parameters, teacher and seed; an
-    interrupted run resumes there). A scikit-learn classifier learns the tricks a hand takes, is
-    validated on held-out deals and written as a model file that `pimc[bidding=learned,bid_model=FILE]`
-    and `ismcts[bidding=learned,bid_model=FILE]` play with."""
+    legal ones, a logit per move pattern; docs/training.md). The teacher plays --games whole games
+    in every seat, on worker processes; at each bid the bidder's view and the tricks its hand then
+    took are kept, in chunks beside the store (training/DIGEST/, DIGEST of the game, parameters,
+    teacher and seed; an interrupted run resumes there). A scikit-learn classifier learns the
+    tricks a hand takes, is validated on held-out deals and written as a model file that
+    `pimc[bidding=learned,bid_model=FILE]` and `ismcts[bidding=learned,bid_model=FILE]` play with."""
     import time
 
     import numpy as np

@@ -181,15 +181,16 @@ def _move_loss(logits: np.ndarray, patterns: np.ndarray, chosen: np.ndarray) -> 
 
 def fit_move_policy(patterns: np.ndarray, chosen: np.ndarray, count: int) -> list[float]:
     """A logit per move pattern (`count` of them) of highest likelihood of the teacher's moves
-    (conditional logit, Coulom's move patterns), fitted from zeros by scipy's L-BFGS: the same
-    moves give the same logits."""
+    (conditional logit, Coulom's move patterns), fitted from zeros by scipy's L-BFGS and clipped to
+    the range a policy accepts: the same moves give the same logits."""
+    from agents.move_policy import MAX_LOGIT
     from scipy.optimize import minimize
 
     def objective(w: np.ndarray) -> tuple[float, np.ndarray]:
         loss, grad = _move_loss(w, patterns, chosen)
         return loss + PATTERN_L2 * float(w @ w), grad + 2 * PATTERN_L2 * w
     result = minimize(objective, np.zeros(count), jac=True, method="L-BFGS-B")
-    return [round(float(w), 6) for w in result.x]
+    return [round(float(w), 6) for w in np.clip(result.x, -MAX_LOGIT, MAX_LOGIT)]
 
 
 def validate_move_policy(logits: list[float], patterns: np.ndarray, chosen: np.ndarray) -> dict[str, Any]:
