@@ -7,13 +7,13 @@ Ball's is the move's card, the mover's count of it and the King's, from what the
 `arena train --target playout` learns a logit per pattern from a teacher's moves (arena/learn/fit.py
 `fit_move_policy`), and `ismcts[playout=FILE]` plays its play-outs with them, in C.
 
-`MovePolicy(logits)` checks them before any draw: a flat list of finite numbers; `check(state)`
-refuses a game whose engine has another number of patterns (ValueError, one line).
+`MovePolicy(logits)` checks them before any draw: a flat list of finite numbers within
+±MAX_LOGIT; `check(state)` refuses a game whose engine has another number of patterns
+(ValueError, one line).
 """
 import numpy as np
 
-from engines.core cimport (GameState, Rng, action_t, rng_seed, rng_uniform, MAX_ACTIONS, HORIZON_GAME,
-                           HORIZON_ROUND)
+from engines.core cimport GameState, Rng, action_t, rng_seed, rng_uniform, MAX_ACTIONS
 from libc.stdint cimport int32_t, uint64_t
 
 MAX_PATTERNS = 1 << 20
