@@ -32,6 +32,7 @@ import engines
 from agents.pimc import PIMCAgent
 from agents.registry import make
 from arena.agent_list import parse_agent, split_list
+from engines.wizard import WizardState
 
 PLAYERS = 4
 
@@ -76,6 +77,7 @@ def play_game(field: list[str], sight: frozenset, seed: int, game: int) -> list[
     """One game: for each agent of the field, (the round's cards, whether its bid was met) by round.
     A round's score is positive exactly when the bid was met (20 + 10 a trick; -10 a trick off)."""
     state = engines.make("wizard", players=PLAYERS, seed=seed + game)
+    assert isinstance(state, WizardState)
     full = engines.registry.resolve("wizard", players=PLAYERS)
     seat_of = [(i + game) % PLAYERS for i in range(PLAYERS)]
     players: list = [None] * PLAYERS
