@@ -1489,7 +1489,7 @@ LEAF_VALUES = {"belle_of_the_ball"}
 
 # Games whose searches play their play-outs by the shipped learned playout policy (playout=default):
 # where that measured stronger at equal time per move (docs/training.md).
-PLAYOUT_POLICIES = {"royal_ball"}
+PLAYOUT_POLICIES = {"royal_ball", "belle_of_the_ball"}
 
 
 _defaults = {}   # (parameter, game, its parameters as JSON) -> default_model's answer: a file read once
@@ -1747,7 +1747,7 @@ class ISMCTSAgent(Agent):
                     learned.check_for(body, game_id, game_params, body["path"])
                     if param == "playout":
                         model.check(engines.make(game_id, **game_params))
-                except (learned.BadModel, ValueError) as e:
+                except ValueError as e:        # learned.BadModel, or a policy another engine's
                     raise BadAgentParameter(f"parameter {param!r} of agent ismcts: {e}") from None
         if self._bid_body is not None:
             try:

@@ -2,8 +2,9 @@
 proportional to the weight of its pattern (Coulom 2007, "Computing Elo ratings of move patterns":
 a softmax over learned logits, one per pattern).
 
-The engine describes each legal move by a pattern (`c_move_patterns`, engines/core.pxd: Royal
-Ball's is the move's card, the mover's count of it and the King's, from what the mover sees);
+The engine describes each legal move by a pattern (`c_move_patterns`, engines/core.pxd), from what
+the mover sees: Royal Ball's is the move's card, the mover's count of it and the King's; Belle of
+the Ball's what a taken card costs and brings, and where a guest or a Belle goes;
 `arena train --target playout` learns a logit per pattern from a teacher's moves (arena/learn/fit.py
 `fit_move_policy`), and `ismcts[playout=FILE]` plays its play-outs with them, in C.
 

@@ -118,6 +118,15 @@ DEF R_ANY_GUEST = 6     # a guest in any party
 DEF R_OWN_GUEST = 7     # a guest of yours (the first Guest of the line always exists during play)
 DEF N_REQ = 8
 
+# Move patterns (c_move_patterns, for a learned playout policy), each from what the mover sees:
+DEF PAT_TAKE_GUEST = 0    # + (k * 3 + its Regrets, at most 2) * 4 + its best match in an open group: 72
+DEF PAT_TAKE_BELLE = 72   # + (k * 3 + its Regrets, at most 2) * 3 + the Belle's mode: 54
+DEF PAT_GROUP = 126       # + ((place, move, Mirth) * 4 + cards in the group) * 4 + the guest's match: 48
+DEF PAT_OPP = 174         # + cards in the group * 4 + its points now (0, 1-3, 4-6, 7 and up): 16
+DEF PAT_PLAY = 190        # + the Belle played (MAXB of them), or + MAXB for no Belle: 33
+DEF PAT_PICK = 223        # + 0 for a guest of the mover's, 1 for another player's
+DEF MOVE_PATTERNS = 225
+
 
 cdef struct BellePos:
     uint64_t gdiscard                 # discarded guests (public), bit per guest
@@ -704,6 +713,55 @@ cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
     return z ^ (z >> 31)
 
 
+cdef inline uint32_t _group_mask(BellePos* s, int p, int g) noexcept nogil:
+    """The interests of the guests in group g of p."""
+    cdef uint32_t m = 0
+    cdef int i, c
+    for i in range(s.gcount[p][g]):
+        c = s.cards[p][g][i]
+        if c < BELLE_CODE:
+            m |= G_MASK[c]
+    return m
+
+cdef inline int _match(BellePos* s, int p, int g, int guest) noexcept nogil:
+    """How many of the guest's interests group g of p already shows, at most 3."""
+    cdef int n = __builtin_popcount(G_MASK[guest] & _group_mask(s, p, g))
+    return n if n < 3 else 3
+
+cdef int _move_pattern(BellePos* s, int p, int a) noexcept nogil:
+    """Move a's pattern for its mover p (the PAT_ constants): what a taken card brings, where a
+    guest or a Belle goes, and whose guest a Mayhem Belle acts on."""
+    cdef int k, g, q, i, x, best = 0, pts
+    if a >= A_GUEST:
+        x = a - A_GUEST
+        for g in range(NGROUPS):
+            for i in range(s.gcount[p][g]):
+                if s.cards[p][g][i] == x:
+                    return PAT_PICK
+        return PAT_PICK + 1
+    if a >= A_OPP:
+        q, g = (a - A_OPP) // 3, (a - A_OPP) % 3
+        pts = _group_points(s, q, g)
+        pts = 0 if pts <= 0 else (1 if pts <= 3 else (2 if pts <= 6 else 3))
+        return PAT_OPP + s.gcount[q][g] * 4 + pts
+    if a >= A_GROUP:
+        g = a - A_GROUP
+        if s.phase == PH_MIRTH:
+            return PAT_GROUP + (2 * 4 + s.gcount[p][g]) * 4
+        return PAT_GROUP + ((s.phase == PH_DEST) * 4 + s.gcount[p][g]) * 4 + _match(s, p, g, s.pend_guest)
+    if a >= A_TAKE_BELLE:
+        k = a - A_TAKE_BELLE
+        return PAT_TAKE_BELLE + (k * 3 + (s.breg[k] if s.breg[k] < 2 else 2)) * 3 + B_MODE[s.bdeck[s.bhead + k]]
+    if a >= A_TAKE_GUEST:
+        k = a - A_TAKE_GUEST
+        x = s.gdeck[s.ghead + k]
+        for g in range(NGROUPS):
+            if not _is_full(s, p, g) and _match(s, p, g, x) > best:
+                best = _match(s, p, g, x)
+        return PAT_TAKE_GUEST + (k * 3 + (s.greg[k] if s.greg[k] < 2 else 2)) * 4 + best
+    return PAT_PLAY + a      # A_PLAY + b, or A_PASS (= MAXB) for no Belle
+
+
 cdef class BelleState(GameState):
     cdef BellePos s
 
@@ -753,6 +811,14 @@ cdef class BelleState(GameState):
 
     cdef int c_round(self) noexcept nogil:
         return 0
+
+    cdef int c_move_pattern_count(self) noexcept nogil:
+        return MOVE_PATTERNS
+
+    cdef void c_move_patterns(self, const action_t* acts, int k, int32_t* out) noexcept nogil:
+        cdef int i, p = self.s.to_move
+        for i in range(k):
+            out[i] = _move_pattern(&self.s, p, acts[i])
 
     cdef double c_evaluate(self, int p) noexcept nogil:
         """p's prospect: the score so far; for each group, what it would score now plus, while open,

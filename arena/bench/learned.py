@@ -23,9 +23,10 @@ the first legal one):
   (agents/world_weights.pyx: each seen bid's view, the trees and the bid's chance, in C), as
   `ismcts[inference=learned]` weighs each world it draws; baseline `world_plausibility`.
 
-And for each game of `game_ids` with a shipped leaf value (agents/models/value-GAME-Np.json, at
-the game's default players) or playout policy (below), on LEAF_POSITIONS positions of random play
-(seeds 0.., a third of a random game's plies in):
+And for each game of `game_ids` with a shipped leaf value (agents/models/value-GAME-Np.json) or
+playout policy (below), at each player count N one was trained for, on LEAF_POSITIONS positions of
+random N-player play (seeds 0.., a third of a random game's plies in); the rows of a player count
+other than the game's default are named `learned/GAME/Np/...`:
 
 - `learned/GAME/playout`: a random play-out from the position to the horizon ismcts plays out to
   by default (`round`: Wizard's and Royal Ball's round, the others' game), the engine's `c_rollout`
@@ -139,35 +140,47 @@ LEAF_POSITIONS = 20
 LEAF_CALLS = 200   # calls per position and repeat
 
 
-def _leaf_positions(game_id: str) -> list[Any]:
+def _leaf_positions(game_id: str, players: int) -> list[Any]:
     out = []
     for i in range(LEAF_POSITIONS):
         rng = random.Random(i)
-        st: Any = engines.make(game_id, seed=i)
+        st: Any = engines.make(game_id, players=players, seed=i)
         actions = []
         while not st.is_terminal():
             actions.append(rng.choice(st.legal_actions()))
             st.apply_action(actions[-1])
-        st = engines.make(game_id, seed=i)
+        st = engines.make(game_id, players=players, seed=i)
         for a in actions[: len(actions) // 3]:
             st.apply_action(a)
         out.append(st)
     return out
 
 
-def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
+def _shipped(game_id: str) -> dict[int, dict[str, str]]:
+    """{players: {"value" or "playout": file name}}: the leaf values and playout policies shipped
+    for `game_id` (agents/models/), by the player count each was trained for."""
     from importlib import resources
+    spec = engines.spec(game_id)
+    names = {"value": learned.value_model_name, "playout": learned.playout_model_name}
+    found: dict[int, dict[str, str]] = {}
+    for players in range(spec.min_players, spec.max_players + 1):
+        for kind, name in names.items():
+            if (resources.files("agents") / "models" / name(game_id, players)).is_file():
+                found.setdefault(players, {})[kind] = name(game_id, players)
+    return found
 
+
+def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
+    for players, shipped in sorted(_shipped(game_id).items()):
+        prefix = f"learned/{game_id}" + ("" if players == engines.spec(game_id).default_players else f"/{players}p")
+        yield from _leaf_rows_of(game_id, players, shipped, prefix, repeats)
+
+
+def _leaf_rows_of(game_id: str, players: int, shipped: dict[str, str], prefix: str, repeats: int) -> Iterator[Row]:
     from agents.ismcts import ISMCTSAgent
     from agents.leaf import bench_rollouts, bench_values
     from agents.move_policy import bench_playouts
-    players = engines.make(game_id).num_players
-    shipped = {kind: name for kind, name in (("value", learned.value_model_name(game_id, players)),
-                                             ("playout", learned.playout_model_name(game_id, players)))
-               if (resources.files("agents") / "models" / name).is_file()}
-    if not shipped:
-        return
-    positions = _leaf_positions(game_id)
+    positions = _leaf_positions(game_id, players)
     horizon = ISMCTSAgent.PARAMS["horizon"]
     calls = LEAF_CALLS * len(positions)
     info = {"positions": len(positions), "players": players}
@@ -175,7 +188,7 @@ def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
     def playouts():
         for st in positions:
             bench_rollouts(st, LEAF_CALLS, horizon)
-    base = row(f"learned/{game_id}/playout", "calls/s", _rate(playouts, calls, repeats), horizon=horizon, **info)
+    base = row(f"{prefix}/playout", "calls/s", _rate(playouts, calls, repeats), horizon=horizon, **info)
     yield base
     if "value" in shipped:
         _, forest = learned.value_forest("shipped", game_id, players)
@@ -183,7 +196,7 @@ def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
         def values():
             for st in positions:
                 bench_values(st, forest, LEAF_CALLS)
-        yield versus(base, row(f"learned/{game_id}/leaf_value", "calls/s", _rate(values, calls, repeats),
+        yield versus(base, row(f"{prefix}/leaf_value", "calls/s", _rate(values, calls, repeats),
                                model=shipped["value"], trees=forest.trees, nodes=forest.nodes, **info))[1]
     if "playout" in shipped:
         _, policy = learned.move_policy("shipped", game_id, players)
@@ -191,7 +204,7 @@ def _leaf_rows(game_id: str, repeats: int) -> Iterator[Row]:
         def policy_playouts():
             for st in positions:
                 bench_playouts(st, policy, LEAF_CALLS, horizon)
-        yield versus(base, row(f"learned/{game_id}/playout_policy", "calls/s", _rate(policy_playouts, calls, repeats),
+        yield versus(base, row(f"{prefix}/playout_policy", "calls/s", _rate(policy_playouts, calls, repeats),
                                model=shipped["playout"], patterns=policy.patterns, horizon=horizon, **info))[1]
 
 

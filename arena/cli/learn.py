@@ -17,7 +17,7 @@ def models_folder(store_path: str) -> str:
 @click.command(short_help="Train a model from a teacher's play (Wizard's bidder, a leaf value, a playout policy).")
 @click.option("--game", "game_id", default="wizard", show_default=True,
               help="The game (any with --target value; Wizard with --target bid; one whose engine has move "
-                   "patterns, Royal Ball, with --target playout).")
+                   "patterns, Royal Ball or Belle of the Ball, with --target playout).")
 @click.option("--target", type=click.Choice(["bid", "value", "playout"]), default="bid", show_default=True,
               help="bid: Wizard's bidder; value: a leaf value for ismcts[value=FILE] (the final score share "
                    "of each seat from the position's features); playout: a playout policy for "

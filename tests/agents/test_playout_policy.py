@@ -10,6 +10,7 @@ import random
 import numpy as np
 import pytest
 from agents.move_policy import MovePolicy
+from engines.belle_of_the_ball import BelleState
 from engines.royal_ball import RoyalBallState
 
 import agents
@@ -20,6 +21,7 @@ from arena.learn import fit
 from tests.support.games import random_games
 
 GAMES = ["insert", "belladone_bluff", "belle_of_the_ball", "royal_ball", "wizard"]
+PATTERNED = {"royal_ball", "belle_of_the_ball"}
 
 
 def pattern(phase, card, mine, king):
@@ -51,7 +53,55 @@ def test_royal_balls_patterns_count_only_the_king_cards_the_mover_knows():
     assert st.move_patterns() == [pattern(0, 3, 0, 0), pattern(0, 7, 0, 0)]
 
 
-@pytest.mark.parametrize("game_id", [g for g in GAMES if g != "royal_ball"])
+def belle_take(k, regrets, match):
+    """Belle of the Ball's pattern of taking the Guest at line position k + 1 (engines/belle_of_the_ball.pyx)."""
+    return (k * 3 + min(regrets, 2)) * 4 + match
+
+
+def belle_take_belle(k, regrets, mode):
+    return 72 + (k * 3 + min(regrets, 2)) * 3 + mode
+
+
+def belle_group(phase, cards, match):
+    """Placing in one of the mover's groups: phase 0 a taken Guest, 1 a moved one, 2 a Mirth Belle."""
+    return 126 + (phase * 4 + cards) * 4 + match
+
+
+def test_belle_of_the_balls_take_patterns_are_the_cost_the_regrets_and_the_best_match():
+    """RULES.md 4.3 step 2: position j costs j - 1 Regrets and the taker gains those beside the
+    card. The second Guest shares all three interests with the mover's full-but-one group (Chat,
+    Books and Tree among Chat-Books-Fish, Chat-Cake-Fish, Chat-Cake-Tree); the others share two with
+    its first group (Chat, Music). Placing it: the match in each group and the group's cards."""
+    st = BelleState.from_setup(
+        [[["Eye of Anglebottom"], ["Jack of Highmount", "Cape of Dent", "Lord Lance of Craw"], []],
+         [[], [], []], [[], [], []]],
+        guests=["Drake of Anglebottom", "Lady Quill of Indigum", "Eye of Dent", "Rock of Latesun"],
+        belles=["RUSHED", "Earl Grey, Hot", "Loves a Crowd"], regrets=[2, 3, 3],
+        guest_regrets=[1, 0, 3], belle_regrets=[0, 2])
+    assert st.legal_actions() == [33, 34, 35, 39, 40, 41]
+    assert st.move_patterns() == [belle_take(0, 1, 2), belle_take(1, 0, 3), belle_take(2, 3, 2),
+                                  belle_take_belle(0, 0, 1), belle_take_belle(1, 2, 0), belle_take_belle(2, 0, 2)]
+    st.apply_action(34)                       # take the second Guest: place it
+    assert st.legal_actions() == [45, 46, 47]
+    assert st.move_patterns() == [belle_group(0, 1, 1), belle_group(0, 3, 3), belle_group(0, 0, 0)]
+    assert st.move_pattern_count() == 225
+
+
+def test_belle_of_the_balls_belle_patterns_are_the_belle_and_the_targets_cards_and_points():
+    """RULES.md 4.3 step 1: a Mischief Belle goes into an opponent's group; the group's score is
+    the icons whose interest is on another guest too (step 3): Chat and Music twice, 4 points."""
+    st = BelleState.from_setup(
+        [[["Eye of Anglebottom"], [], []],
+         [["Lady Quill of Flappingap", "Rock of Latesun"], [], []], [[], [], []]],
+        guests=["Drake of Anglebottom"], hands=[["RUSHED"]], regrets=[3, 3, 3])
+    assert [st.action_to_string(a) for a in st.legal_actions()] == ["play RUSHED", "no Belle"]
+    assert st.move_patterns() == [190 + 9, 190 + 32]
+    st.apply_action(9)
+    assert st.legal_actions()[:2] == [48 + 3, 48 + 4]     # player 1, groups 1 and 2
+    assert st.move_patterns()[:2] == [174 + 2 * 4 + 2, 174]
+
+
+@pytest.mark.parametrize("game_id", [g for g in GAMES if g not in PATTERNED])
 def test_an_engine_without_patterns_says_so_in_one_line(game_id):
     st = engines.make(game_id)
     assert st.move_pattern_count() == 0
@@ -59,10 +109,11 @@ def test_an_engine_without_patterns_says_so_in_one_line(game_id):
         st.move_patterns()
 
 
-def test_every_legal_move_of_random_games_has_a_pattern_in_range():
+@pytest.mark.parametrize("game_id", sorted(PATTERNED))
+def test_every_legal_move_of_random_games_has_a_pattern_in_range(game_id):
     rng = random.Random(0)
     for seed in range(3):
-        st = engines.make("royal_ball", seed=seed)
+        st = engines.make(game_id, seed=seed)
         while not st.is_terminal():
             patterns = st.move_patterns()
             assert len(patterns) == len(st.legal_actions())
@@ -150,22 +201,34 @@ def test_ismcts_with_a_playout_policy_is_deterministic_under_its_seed_and_plays_
     assert searched(st, iterations=400, playout="none") != first   # the policy, not uniform draws, played out
 
 
+def shipped_players(game_id):
+    """The player counts a playout policy is shipped for (agents/models/playout-GAME-Np.json)."""
+    from importlib import resources
+    spec = engines.spec(game_id)
+    return [n for n in range(spec.min_players, spec.max_players + 1)
+            if (resources.files("agents") / "models" / learned.playout_model_name(game_id, n)).is_file()]
+
+
 @pytest.mark.parametrize("game_id", GAMES)
 def test_the_default_search_plays_out_by_the_shipped_policy_only_in_the_games_it_won(game_id):
     """`playout=default`: the shipped policy in the games of PLAYOUT_POLICIES (where it measured
-    stronger at equal time); elsewhere uniformly random play-outs."""
+    stronger at equal time), at the player count it was shipped for; elsewhere uniformly random
+    play-outs."""
     from agents.ismcts import PLAYOUT_POLICIES
-    st = engines.make(game_id, seed=4)
-    default = searched(st, iterations=300)
-    if game_id in PLAYOUT_POLICIES:
-        assert default == searched(st, iterations=300, playout="shipped")
-        assert default != searched(st, iterations=300, playout="none")
-    else:
-        assert default == searched(st, iterations=300, playout="none")
+    assert PLAYOUT_POLICIES == {"royal_ball", "belle_of_the_ball"}
+    for players in shipped_players(game_id) if game_id in PLAYOUT_POLICIES else [None]:
+        st = engines.make(game_id, seed=4, players=players)
+        default = searched(st, iterations=300)
+        if game_id in PLAYOUT_POLICIES:
+            assert default == searched(st, iterations=300, playout="shipped")
+            assert default != searched(st, iterations=300, playout="none")
+        else:
+            assert default == searched(st, iterations=300, playout="none")
 
 
-def test_the_default_leaves_out_a_policy_not_trained_for_the_players():
-    st = engines.make("royal_ball", seed=4, players=3)
+@pytest.mark.parametrize("game_id", ["royal_ball", "belle_of_the_ball"])
+def test_the_default_leaves_out_a_policy_not_trained_for_the_players(game_id):
+    st = engines.make(game_id, seed=4, players=3)
     assert searched(st, iterations=300) == searched(st, iterations=300, playout="none")
     with pytest.raises(BadAgentParameter, match="parameter 'playout'"):
         searched(st, iterations=300, playout="shipped")

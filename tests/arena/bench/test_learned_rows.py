@@ -59,3 +59,17 @@ def test_a_shipped_playout_policy_stands_beside_the_random_playout(monkeypatch):
     assert policy["baseline"] == "learned/royal_ball/playout" and policy["model"] == "playout-royal_ball-4p.json"
     assert policy["patterns"] == 601 and policy["horizon"] == "round"
     assert all(r["median_per_s"] > 0 and r["positions"] == 3 for r in rows.values())
+
+
+def test_a_policy_shipped_for_other_players_than_the_games_default_has_rows_of_its_own(monkeypatch):
+    """Belle of the Ball's leaf value is shipped for its default 3 players, its playout policy for
+    4: each stands beside a play-out of its own player count, the 4-player rows named so."""
+    monkeypatch.setattr(bench, "LEAF_POSITIONS", 3)
+    monkeypatch.setattr(bench, "LEAF_CALLS", 5)
+    rows = {r["case"]: r for r in bench.cases(["belle_of_the_ball"], repeats=1)}
+    assert list(rows) == ["learned/belle_of_the_ball/playout", "learned/belle_of_the_ball/leaf_value",
+                          "learned/belle_of_the_ball/4p/playout", "learned/belle_of_the_ball/4p/playout_policy"]
+    assert [rows[c]["players"] for c in rows] == [3, 3, 4, 4]
+    policy = rows["learned/belle_of_the_ball/4p/playout_policy"]
+    assert policy["baseline"] == "learned/belle_of_the_ball/4p/playout"
+    assert policy["model"] == "playout-belle_of_the_ball-4p.json" and policy["patterns"] == 225
