@@ -63,14 +63,15 @@ def test_a_shipped_playout_policy_stands_beside_the_random_playout(monkeypatch):
 
 def test_a_policy_shipped_for_other_players_than_the_games_default_has_rows_of_its_own(monkeypatch):
     """Belle of the Ball's leaf value is shipped for its default 3 players, its playout policies for
-    4 and 5: each stands beside a play-out of its own player count, the rows of 4 and 5 named so."""
+    2, 4 and 5: each stands beside a play-out of its own player count, the rows of 2, 4 and 5 named so."""
     monkeypatch.setattr(bench, "LEAF_POSITIONS", 3)
     monkeypatch.setattr(bench, "LEAF_CALLS", 5)
     rows = {r["case"]: r for r in bench.cases(["belle_of_the_ball"], repeats=1)}
-    assert list(rows) == ["learned/belle_of_the_ball/playout", "learned/belle_of_the_ball/leaf_value",
+    assert list(rows) == ["learned/belle_of_the_ball/2p/playout", "learned/belle_of_the_ball/2p/playout_policy",
+                          "learned/belle_of_the_ball/playout", "learned/belle_of_the_ball/leaf_value",
                           "learned/belle_of_the_ball/4p/playout", "learned/belle_of_the_ball/4p/playout_policy",
                           "learned/belle_of_the_ball/5p/playout", "learned/belle_of_the_ball/5p/playout_policy"]
-    assert [rows[c]["players"] for c in rows] == [3, 3, 4, 4, 5, 5]
+    assert [rows[c]["players"] for c in rows] == [2, 2, 3, 3, 4, 4, 5, 5]
     policy = rows["learned/belle_of_the_ball/4p/playout_policy"]
     assert policy["baseline"] == "learned/belle_of_the_ball/4p/playout"
     assert policy["model"] == "playout-belle_of_the_ball-4p.json" and policy["patterns"] == 225
