@@ -1747,7 +1747,7 @@ class ISMCTSAgent(Agent):
                     learned.check_for(body, game_id, game_params, body["path"])
                     if param == "playout":
                         model.check(engines.make(game_id, **game_params))
-                except ValueError as e:        # learned.BadModel, or a policy another engine's
+                except ValueError as e:        # learned.BadModel, or MovePolicy.check's refusal
                     raise BadAgentParameter(f"parameter {param!r} of agent ismcts: {e}") from None
         if self._bid_body is not None:
             try:

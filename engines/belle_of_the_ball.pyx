@@ -121,7 +121,7 @@ DEF N_REQ = 8
 # Move patterns (c_move_patterns, for a learned playout policy), each from what the mover sees:
 DEF PAT_TAKE_GUEST = 0    # + (k * 3 + its Regrets, at most 2) * 4 + its best match in an open group: 72
 DEF PAT_TAKE_BELLE = 72   # + (k * 3 + its Regrets, at most 2) * 3 + the Belle's mode: 54
-DEF PAT_GROUP = 126       # + ((place, move, Mirth) * 4 + cards in the group) * 4 + the guest's match: 48
+DEF PAT_GROUP = 126       # + ((place, move, Mirth) * 4 + cards in the group) * 4 + the guest's match (a Mirth Belle: 0): 48
 DEF PAT_OPP = 174         # + cards in the group * 4 + its points now (0, 1-3, 4-6, 7 and up): 16
 DEF PAT_PLAY = 190        # + the Belle played (MAXB of them), or + MAXB for no Belle: 33
 DEF PAT_PICK = 223        # + 0 for a guest of the mover's, 1 for another player's
